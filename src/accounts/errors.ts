@@ -1,0 +1,22 @@
+import { LedgeError } from '../shared/errors.ts';
+
+/** Authentication and account-access failures, with the codes Cloudflare's API uses. */
+export const AuthErrors = {
+  missingHeaders: () => new LedgeError(400, 9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers'),
+  invalidHeaders: (chainCode: 6102 | 6103 | 6111) =>
+    new LedgeError(400, 6003, 'Invalid request headers', {
+      chain: [{ code: chainCode, message: CHAIN_MESSAGES[chainCode] }],
+    }),
+  unknownKey: () => new LedgeError(403, 9103, 'Unknown X-Auth-Key or X-Auth-Email'),
+  invalidToken: () => new LedgeError(401, 1000, 'Invalid API Token'),
+  notAToken: () => new LedgeError(400, 1001, 'This endpoint verifies API tokens; the request did not use one'),
+  /** The same answer for an account that does not exist and one the caller is not a member of. */
+  accountForbidden: () => new LedgeError(403, 9109, 'Unauthorized to access requested resource'),
+  readOnly: () => new LedgeError(403, 10000, 'Authentication error'),
+} as const;
+
+const CHAIN_MESSAGES = {
+  6102: 'Invalid format for X-Auth-Email header',
+  6103: 'Invalid format for X-Auth-Key header',
+  6111: 'Invalid format for Authorization header',
+} as const;

@@ -1,0 +1,7 @@
+export { accountMigrations } from './migrations.ts';
+export { AccountService, isEmail } from './service.ts';
+export { SqliteAccountStore, type AccountStore } from './store.ts';
+export { accountRoutes } from './routes.ts';
+export { AuthErrors } from './errors.ts';
+export { canAccessAccount, type Principal } from './principal.ts';
+export type { Account, ApiToken, Membership, User } from './types.ts';

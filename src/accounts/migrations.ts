@@ -1,0 +1,44 @@
+import type { Migration } from '../db/index.ts';
+
+export const accountMigrations: readonly Migration[] = [
+  {
+    id: 'accounts/0001_initial',
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL DEFAULT 'standard',
+        created_on TEXT NOT NULL
+      );
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        api_key_hash TEXT,
+        created_on TEXT NOT NULL,
+        modified_on TEXT NOT NULL
+      );
+      CREATE TABLE memberships (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        roles TEXT NOT NULL DEFAULT '["Administrator"]',
+        status TEXT NOT NULL DEFAULT 'accepted',
+        created_on TEXT NOT NULL,
+        UNIQUE (account_id, user_id)
+      );
+      CREATE INDEX memberships_user ON memberships(user_id);
+      CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+        read_only INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'active',
+        not_before TEXT,
+        expires_on TEXT,
+        created_on TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,164 @@
+import { digestsEqual, hashCredential } from '../shared/crypto.ts';
+import { LedgeError } from '../shared/errors.ts';
+import { newGlobalApiKey, newId, newSecret } from '../shared/ids.ts';
+import { isoNow } from '../shared/time.ts';
+import { AuthErrors } from './errors.ts';
+import type { Principal } from './principal.ts';
+import type { AccountStore } from './store.ts';
+import type { Account, ApiToken, Membership, User } from './types.ts';
+
+const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
+const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
+const TOKEN_FORMAT = /^[A-Za-z0-9._~+/=-]{1,256}$/;
+// A structurally valid digest to compare against when the user is unknown, so timing does not tell.
+const DUMMY_DIGEST = hashCredential('ledge-no-such-user');
+
+export interface AuthHeaders {
+  authorization?: string | undefined;
+  email?: string | undefined;
+  key?: string | undefined;
+}
+
+export function isEmail(value: string): boolean {
+  return EMAIL_FORMAT.test(value) && value.length <= 254;
+}
+
+/** Accounts, users, keys and tokens: creation (bootstrap, admin CLI) and request authentication. */
+export class AccountService {
+  readonly #store: AccountStore;
+
+  constructor(store: AccountStore) {
+    this.#store = store;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.#store.countAccounts()) === 0;
+  }
+
+  async createAccount(input: { name: string; id?: string }): Promise<Account> {
+    const id = input.id ?? newId();
+    if (!/^[0-9a-f]{32}$/.test(id)) throw new LedgeError(400, 1001, 'account id must be 32 lowercase hex characters');
+    if (await this.#store.getAccount(id)) throw new LedgeError(409, 1002, `account ${id} already exists`);
+    const account: Account = { id, name: input.name, type: 'standard', created_on: isoNow() };
+    await this.#store.insertAccount(account);
+    return account;
+  }
+
+  /** Creates a user with a global API key (random unless given); returns the key once. */
+  async createUser(input: { email: string; apiKey?: string }): Promise<{ user: User; apiKey: string }> {
+    if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
+    if (await this.#store.getUserByEmail(input.email)) {
+      throw new LedgeError(409, 1002, `a user with email ${input.email} already exists`);
+    }
+    const apiKey = input.apiKey ?? newGlobalApiKey();
+    if (!API_KEY_FORMAT.test(apiKey)) throw new LedgeError(400, 1001, 'API key must be 1-128 of [A-Za-z0-9_-]');
+    const now = isoNow();
+    const user: User = { id: newId(), email: input.email, created_on: now, modified_on: now };
+    await this.#store.insertUser(user, hashCredential(apiKey));
+    return { user, apiKey };
+  }
+
+  async addMember(accountId: string, userId: string, roles: string[] = ['Administrator']): Promise<void> {
+    await this.#store.insertMembership({ id: newId(), account_id: accountId, user_id: userId, roles, created_on: isoNow() });
+  }
+
+  /** Creates an API token (random unless given); returns its value once, only its hash is stored. */
+  async createToken(input: {
+    userId: string;
+    name: string;
+    accountId?: string | null;
+    readOnly?: boolean;
+    value?: string;
+  }): Promise<{ token: ApiToken; value: string }> {
+    const value = input.value ?? newSecret(30);
+    if (!TOKEN_FORMAT.test(value)) throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
+    const token: ApiToken = {
+      id: newId(),
+      user_id: input.userId,
+      name: input.name,
+      account_id: input.accountId ?? null,
+      read_only: input.readOnly ?? false,
+      status: 'active',
+      not_before: null,
+      expires_on: null,
+      created_on: isoNow(),
+    };
+    await this.#store.insertToken(token, hashCredential(value));
+    return { token, value };
+  }
+
+  getAccount(id: string): Promise<Account | undefined> {
+    return this.#store.getAccount(id);
+  }
+
+  getUser(id: string): Promise<User | undefined> {
+    return this.#store.getUserById(id);
+  }
+
+  getUserByEmail(email: string): Promise<User | undefined> {
+    return this.#store.getUserByEmail(email);
+  }
+
+  /** Who this server belongs to (first user, first account), for start-up messages. */
+  owner(): Promise<{ email: string; account_id: string } | undefined> {
+    return this.#store.firstMembership();
+  }
+
+  /** The memberships a principal may see (a scoped token sees only its account). */
+  async membershipsOf(principal: Principal): Promise<Membership[]> {
+    const all = await this.#store.listMemberships(principal.userId);
+    return all.filter((m) => principal.accountIds.has(m.account.id));
+  }
+
+  /**
+   * Resolves request headers to a principal, or throws the v4 error Cloudflare gives for that case.
+   * A bearer token wins when both styles are present.
+   */
+  async authenticate(headers: AuthHeaders): Promise<Principal> {
+    if (headers.authorization !== undefined) return this.#authenticateToken(headers.authorization);
+    if (headers.email === undefined || headers.key === undefined) throw AuthErrors.missingHeaders();
+    if (!isEmail(headers.email)) throw AuthErrors.invalidHeaders(6102);
+    if (!API_KEY_FORMAT.test(headers.key)) throw AuthErrors.invalidHeaders(6103);
+    const user = await this.#store.getUserByEmail(headers.email);
+    const matches = digestsEqual(hashCredential(headers.key), user?.api_key_hash ?? DUMMY_DIGEST);
+    if (!user || !user.api_key_hash || !matches) throw AuthErrors.unknownKey();
+    const memberships = await this.#store.listMemberships(user.id);
+    return {
+      userId: user.id,
+      email: user.email,
+      via: 'global_key',
+      token: null,
+      readOnly: false,
+      accountIds: new Set(memberships.map((m) => m.account.id)),
+    };
+  }
+
+  async #authenticateToken(header: string): Promise<Principal> {
+    const match = /^Bearer ([^\s]+)$/.exec(header.trim());
+    if (!match?.[1] || !TOKEN_FORMAT.test(match[1])) throw AuthErrors.invalidHeaders(6111);
+    const hash = hashCredential(match[1]);
+    const token = await this.#store.getTokenByHash(hash);
+    if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
+    const user = await this.#store.getUserById(token.user_id);
+    if (!user) throw AuthErrors.invalidToken();
+    const memberships = await this.#store.listMemberships(user.id);
+    const accountIds = memberships.map((m) => m.account.id).filter((id) => !token.account_id || id === token.account_id);
+    const { token_hash: _hash, ...publicToken } = token;
+    return {
+      userId: user.id,
+      email: user.email,
+      via: 'api_token',
+      token: publicToken,
+      readOnly: token.read_only,
+      accountIds: new Set(accountIds),
+    };
+  }
+}
+
+function isUsable(token: ApiToken): boolean {
+  const now = Date.now();
+  if (token.status !== 'active') return false;
+  if (token.not_before && Date.parse(token.not_before) > now) return false;
+  if (token.expires_on && Date.parse(token.expires_on) <= now) return false;
+  return true;
+}

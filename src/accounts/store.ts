@@ -1,0 +1,131 @@
+import { fromSqlBool, toSqlBool, type Database } from '../db/index.ts';
+import type { Account, ApiToken, Membership, User } from './types.ts';
+
+/** Persistence of accounts, users, memberships and API tokens. Async so another backend can replace it. */
+export interface AccountStore {
+  countAccounts(): Promise<number>;
+  insertAccount(account: Account): Promise<void>;
+  getAccount(id: string): Promise<Account | undefined>;
+  insertUser(user: User, apiKeyHash: string | null): Promise<void>;
+  getUserById(id: string): Promise<User | undefined>;
+  getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined>;
+  setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void>;
+  insertMembership(membership: { id: string; account_id: string; user_id: string; roles: string[]; created_on: string }): Promise<void>;
+  /** Memberships of a user, ordered by account name then id (stable pages). */
+  listMemberships(userId: string): Promise<Membership[]>;
+  /** The earliest user and its first account: who a single-tenant server belongs to. */
+  firstMembership(): Promise<{ email: string; account_id: string } | undefined>;
+  insertToken(token: ApiToken, tokenHash: string): Promise<void>;
+  getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
+}
+
+interface TokenRow extends Omit<ApiToken, 'read_only'> {
+  read_only: number;
+  token_hash: string;
+}
+
+export class SqliteAccountStore implements AccountStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async countAccounts(): Promise<number> {
+    return this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM accounts')?.n ?? 0;
+  }
+
+  async insertAccount(account: Account): Promise<void> {
+    this.#db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (:id, :name, :type, :created_on)', { ...account });
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    return this.#db.get<Account>('SELECT id, name, type, created_on FROM accounts WHERE id = ?', [id]);
+  }
+
+  async insertUser(user: User, apiKeyHash: string | null): Promise<void> {
+    this.#db.run(
+      'INSERT INTO users (id, email, api_key_hash, created_on, modified_on) VALUES (:id, :email, :hash, :created_on, :modified_on)',
+      { ...user, hash: apiKeyHash },
+    );
+  }
+
+  async getUserById(id: string): Promise<User | undefined> {
+    return this.#db.get<User>('SELECT id, email, created_on, modified_on FROM users WHERE id = ?', [id]);
+  }
+
+  async getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined> {
+    return this.#db.get('SELECT id, email, api_key_hash, created_on, modified_on FROM users WHERE email = ?', [email]);
+  }
+
+  async setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void> {
+    this.#db.run('UPDATE users SET api_key_hash = ?, modified_on = ? WHERE id = ?', [
+      apiKeyHash,
+      new Date().toISOString(),
+      userId,
+    ]);
+  }
+
+  async insertMembership(m: { id: string; account_id: string; user_id: string; roles: string[]; created_on: string }) {
+    this.#db.run(
+      'INSERT INTO memberships (id, account_id, user_id, roles, created_on) VALUES (?, ?, ?, ?, ?)',
+      [m.id, m.account_id, m.user_id, JSON.stringify(m.roles), m.created_on],
+    );
+  }
+
+  async listMemberships(userId: string): Promise<Membership[]> {
+    const rows = this.#db.all<{
+      id: string;
+      account_id: string;
+      account_name: string;
+      user_id: string;
+      roles: string;
+      status: string;
+      created_on: string;
+    }>(
+      `SELECT m.id, m.account_id, a.name AS account_name, m.user_id, m.roles, m.status, m.created_on
+         FROM memberships m JOIN accounts a ON a.id = m.account_id
+        WHERE m.user_id = ? ORDER BY a.name, a.id`,
+      [userId],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      account: { id: row.account_id, name: row.account_name },
+      user_id: row.user_id,
+      roles: JSON.parse(row.roles) as string[],
+      status: row.status,
+      created_on: row.created_on,
+    }));
+  }
+
+  async firstMembership(): Promise<{ email: string; account_id: string } | undefined> {
+    return this.#db.get(
+      `SELECT u.email, m.account_id FROM users u JOIN memberships m ON m.user_id = u.id
+        ORDER BY u.created_on, m.created_on LIMIT 1`,
+    );
+  }
+
+  async insertToken(token: ApiToken, tokenHash: string): Promise<void> {
+    this.#db.run(
+      `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        token.id,
+        token.user_id,
+        token.name,
+        tokenHash,
+        token.account_id,
+        toSqlBool(token.read_only),
+        token.status,
+        token.not_before,
+        token.expires_on,
+        token.created_on,
+      ],
+    );
+  }
+
+  async getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
+    const row = this.#db.get<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ?', [tokenHash]);
+    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+  }
+}

@@ -1,0 +1,35 @@
+export interface Account {
+  id: string;
+  name: string;
+  type: string;
+  created_on: string;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  created_on: string;
+  modified_on: string;
+}
+
+export interface Membership {
+  id: string;
+  account: { id: string; name: string };
+  user_id: string;
+  roles: string[];
+  status: string;
+  created_on: string;
+}
+
+export interface ApiToken {
+  id: string;
+  user_id: string;
+  name: string;
+  /** Set when the token is limited to one account. */
+  account_id: string | null;
+  read_only: boolean;
+  status: 'active' | 'disabled' | 'expired';
+  not_before: string | null;
+  expires_on: string | null;
+  created_on: string;
+}

@@ -1,0 +1,30 @@
+import type { MiddlewareHandler } from 'hono';
+import { AuthErrors } from '../accounts/errors.ts';
+import { canAccessAccount } from '../accounts/principal.ts';
+import type { AccountService } from '../accounts/service.ts';
+import type { AppEnv } from './context.ts';
+
+const ACCOUNT_PATH = /^\/client\/v4\/accounts\/([^/]+)(?:\/|$)/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Authenticates every /client/v4 request, then applies the two rules that hold for all routes:
+ * `/accounts/{id}/...` requires membership (an unknown and a foreign account get the same 403), and a
+ * read-only token may not change anything.
+ */
+export function authMiddleware(accounts: AccountService): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal = await accounts.authenticate({
+      authorization: c.req.header('authorization'),
+      email: c.req.header('x-auth-email'),
+      key: c.req.header('x-auth-key'),
+    });
+    c.set('principal', principal);
+    const accountId = ACCOUNT_PATH.exec(new URL(c.req.url).pathname)?.[1];
+    if (accountId !== undefined && !canAccessAccount(principal, decodeURIComponent(accountId))) {
+      throw AuthErrors.accountForbidden();
+    }
+    if (principal.readOnly && !SAFE_METHODS.has(c.req.method)) throw AuthErrors.readOnly();
+    await next();
+  };
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { ApiClient, listAccounts } from '../client/index.ts';
+import { CliError } from './errors.ts';
+import { reportError } from './output.ts';
+import { resolveConnection, type Connection, type ConnectionFlags } from './settings.ts';
+
+export type Options = Record<string, unknown> & ConnectionFlags & { json?: boolean };
+
+/** What every command handler gets: its options (global ones included) and lazy API access. */
+export class CliContext {
+  readonly options: Options;
+  #connection: Connection | undefined;
+  #client: ApiClient | undefined;
+
+  constructor(options: Options) {
+    this.options = options;
+  }
+
+  get json(): boolean {
+    return this.options.json === true;
+  }
+
+  get connection(): Connection {
+    return (this.#connection ??= resolveConnection(this.options));
+  }
+
+  get client(): ApiClient {
+    return (this.#client ??= new ApiClient({ apiUrl: this.connection.apiUrl, auth: this.connection.auth }));
+  }
+
+  /** The account to act on: configured, or the only one the credentials can reach. */
+  async accountId(): Promise<string> {
+    if (this.connection.accountId) return this.connection.accountId;
+    const accounts = await listAccounts(this.client);
+    if (accounts.length === 1 && accounts[0]) return accounts[0].id;
+    if (accounts.length === 0) throw new CliError('these credentials reach no account');
+    throw new CliError(
+      `these credentials reach ${accounts.length} accounts: choose one with --account-id or LEDGE_ACCOUNT_ID (see \`ledge whoami\`)`,
+    );
+  }
+}
+
+/**
+ * Wraps a command handler: builds its context from the parsed options and turns any failure into one
+ * error line and exit code (1 for API and user errors, 2 for usage errors).
+ */
+export function handler(fn: (ctx: CliContext, args: unknown[]) => Promise<void> | void) {
+  return async (...params: unknown[]) => {
+    const command = params[params.length - 1] as Command;
+    const ctx = new CliContext(command.optsWithGlobals() as Options);
+    try {
+      await fn(ctx, params.slice(0, -2));
+    } catch (error) {
+      process.exitCode = reportError(error);
+    }
+  };
+}

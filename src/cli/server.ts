@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { resolveServerConfig, startServer } from '../server/index.ts';
+import { handler } from './context.ts';
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('Run the platform: the /client/v4 API, object storage, functions, health checks and notifications')
+    .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)', undefined)
+    .option('--host <host>', 'address the API listens on (env LEDGE_HOST)', undefined)
+    .option('--port <port>', 'API port, 0 for any free port (env LEDGE_PORT)', undefined)
+    .option('--functions-port <port>', 'port that serves deployed functions (env LEDGE_FUNCTIONS_PORT)', undefined)
+    .option('--functions-domain <domain>', 'functions answer at <script>.<subdomain>.<domain> (env LEDGE_FUNCTIONS_DOMAIN)', undefined)
+    .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
+    .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
+    .action(
+      handler(async (ctx) => {
+        const o = ctx.options as Record<string, string | undefined>;
+        const config = resolveServerConfig({
+          dataDir: o['dataDir'],
+          host: o['host'],
+          port: o['port'],
+          functionsPort: o['functionsPort'],
+          functionsDomain: o['functionsDomain'],
+          smtpUrl: o['smtpUrl'],
+        });
+        const running = await startServer(config);
+        const credentialsFile = running.platform.paths.credentials;
+        const owner = await running.platform.accounts.owner();
+        const summary = {
+          api_url: running.apiUrl,
+          account_id: running.credentials?.account_id ?? owner?.account_id,
+          email: running.credentials?.email ?? owner?.email,
+          data_dir: config.dataDir,
+          ...(running.credentials ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token } : {}),
+        };
+        if (ctx.json) {
+          process.stdout.write(`${JSON.stringify(summary)}\n`);
+        } else {
+          process.stdout.write(`Ledge is running.\n  API:      ${running.apiUrl}\n  Data dir: ${config.dataDir}\n`);
+          if (running.credentials) {
+            process.stdout.write(
+              `\nFirst start: created an account and credentials (shown once, also in ${credentialsFile}, mode 0600):\n` +
+                `  account id: ${running.credentials.account_id}\n  email:      ${running.credentials.email}\n` +
+                `  API key:    ${running.credentials.api_key}\n  API token:  ${running.credentials.api_token}\n`,
+            );
+          }
+          process.stdout.write('\nPress Ctrl+C to stop.\n');
+        }
+        await new Promise<void>((resolve) => {
+          const stop = (signal: string) => {
+            running.platform.logger.info('shutting down', { signal });
+            void running.close().then(resolve);
+          };
+          process.once('SIGINT', () => stop('SIGINT'));
+          process.once('SIGTERM', () => stop('SIGTERM'));
+        });
+      }),
+    );
+}

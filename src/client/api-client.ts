@@ -1,0 +1,114 @@
+import type { ErrorDetail } from '../shared/errors.ts';
+
+export type Auth = { token: string } | { email: string; key: string };
+
+export interface ClientSettings {
+  /** Base URL including `/client/v4`, e.g. http://127.0.0.1:8787/client/v4 or https://api.cloudflare.com/client/v4. */
+  apiUrl: string;
+  auth: Auth;
+  fetch?: typeof fetch;
+  userAgent?: string;
+}
+
+export interface ApiResponse<T> {
+  result: T;
+  result_info?: Record<string, unknown> & {
+    page?: number;
+    per_page?: number;
+    count?: number;
+    total_count?: number;
+    total_pages?: number;
+    cursor?: string;
+  };
+  messages: { code: number; message: string }[];
+}
+
+/** A v4 failure: the HTTP status plus the envelope's errors (the first one's code is the one to branch on). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: number;
+  readonly errors: ErrorDetail[];
+
+  constructor(status: number, errors: ErrorDetail[]) {
+    const first = errors[0] ?? { code: 0, message: `HTTP ${status}` };
+    const chain = first.error_chain?.map((e) => `${e.message} (${e.code})`).join('; ');
+    super(chain ? `${first.message}: ${chain}` : first.message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = first.code;
+    this.errors = errors;
+  }
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A small /client/v4 client used by the CLI and the migration tool. It speaks only the public API, so
+ * it works against Ledge and against Cloudflare's own API alike.
+ */
+export class ApiClient {
+  readonly apiUrl: string;
+  readonly #auth: Auth;
+  readonly #fetch: typeof fetch;
+  readonly #userAgent: string;
+
+  constructor(settings: ClientSettings) {
+    this.apiUrl = settings.apiUrl.replace(/\/+$/, '');
+    this.#auth = settings.auth;
+    this.#fetch = settings.fetch ?? fetch;
+    this.#userAgent = settings.userAgent ?? 'ledge-cli';
+  }
+
+  /** Sends one request and unwraps the envelope; throws `ApiError` when `success` is false. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const response = await this.raw(method, path, options);
+    const text = await response.text();
+    let body: { success?: boolean; errors?: ErrorDetail[]; result?: T; result_info?: ApiResponse<T>['result_info']; messages?: ApiResponse<T>['messages'] };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+    }
+    if (!body.success) throw new ApiError(response.status, body.errors ?? []);
+    return { result: body.result as T, result_info: body.result_info, messages: body.messages ?? [] };
+  }
+
+  /** Sends one request and returns the raw Response (object bodies, streams). */
+  async raw(method: string, path: string, options: RequestOptions & { rawBody?: RequestInit['body']; duplex?: 'half' } = {}): Promise<Response> {
+    const url = new URL(this.apiUrl + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...this.#authHeaders(), ...options.headers };
+    let body: RequestInit['body'] | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, body };
+    if (options.duplex) init.duplex = options.duplex;
+    return this.#fetch(url, init);
+  }
+
+  /** Walks a page-numbered list to the end (stops on an empty page or when `total_pages` is reached). */
+  async *paginate<T>(path: string, query: Query = {}, perPage = 50): AsyncGenerator<T> {
+    for (let page = 1; ; page++) {
+      const { result, result_info } = await this.request<T[]>('GET', path, { query: { ...query, page, per_page: perPage } });
+      yield* result;
+      const totalPages = result_info?.total_pages;
+      if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return;
+    }
+  }
+
+  #authHeaders(): Record<string, string> {
+    return 'token' in this.#auth
+      ? { authorization: `Bearer ${this.#auth.token}` }
+      : { 'x-auth-email': this.#auth.email, 'x-auth-key': this.#auth.key };
+  }
+}

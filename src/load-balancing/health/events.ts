@@ -1,0 +1,47 @@
+/**
+ * Health events: the contract between load balancing (producer) and notifications (consumer).
+ *
+ * load-balancing never imports notifications. The health checker records every Healthy <-> Unhealthy
+ * transition of an origin or a pool in `lb_health_events`, and calls the bus's listeners synchronously
+ * INSIDE the same database transaction as the state change. A consumer (notifications) that writes
+ * its outbox rows from a listener therefore commits or rolls back together with the event itself.
+ */
+export type Health = 'Healthy' | 'Unhealthy';
+export type EventSource = 'pool' | 'origin';
+
+export interface HealthEvent {
+  /** Row id in lb_health_events (monotonic). */
+  id: number;
+  /** RFC 3339 time of the transition. */
+  occurredAt: string;
+  accountId: string;
+  poolId: string;
+  poolName: string;
+  eventSource: EventSource;
+  /** Set for origin events. */
+  originName: string | null;
+  originAddress: string | null;
+  newHealth: Health;
+  /** The failure_reason vocabulary of the health API ("No failures" when healthy). */
+  reason: string;
+}
+
+/** Called inside the transaction that records the event; must be synchronous and must not swallow errors. */
+export type HealthEventListener = (event: HealthEvent) => void;
+
+export class HealthEventBus {
+  readonly #listeners: HealthEventListener[] = [];
+
+  subscribe(listener: HealthEventListener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  /** Producers call this inside their transaction, after inserting the event row. */
+  publish(event: HealthEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}

@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+import { parseLogLevel, type LogLevel } from '../shared/logger.ts';
+
+export interface BootstrapValues {
+  email?: string | undefined;
+  apiKey?: string | undefined;
+  apiToken?: string | undefined;
+  accountId?: string | undefined;
+}
+
+export interface ServerConfig {
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  logLevel: LogLevel;
+  /** Values that make the first-boot credentials deterministic (LEDGE_BOOTSTRAP_*). */
+  bootstrap: BootstrapValues;
+  /** 32-byte key (base64) for secrets at rest; otherwise `<data-dir>/secret.key` is used or created. */
+  secretKey?: string | undefined;
+  /** SMTP server for outgoing mail (smtp://user:pass@host:port); without it mail goes to the local outbox. */
+  smtpUrl?: string | undefined;
+  /** Where deployed functions are served: http://<script>.<subdomain>.<functionsDomain>:<functionsPort>. */
+  functionsHost: string;
+  functionsPort: number;
+  functionsDomain: string;
+}
+
+export interface ServerFlags {
+  dataDir?: string | undefined;
+  host?: string | undefined;
+  port?: string | number | undefined;
+  smtpUrl?: string | undefined;
+  functionsPort?: string | number | undefined;
+  functionsDomain?: string | undefined;
+}
+
+export const DEFAULT_API_PORT = 8787;
+export const DEFAULT_FUNCTIONS_PORT = 8788;
+
+/** Flags win over environment variables, which win over the embedded defaults. */
+export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  return {
+    dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
+    host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
+    port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
+    logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),
+    bootstrap: {
+      email: env['LEDGE_BOOTSTRAP_EMAIL'],
+      apiKey: env['LEDGE_BOOTSTRAP_API_KEY'],
+      apiToken: env['LEDGE_BOOTSTRAP_API_TOKEN'],
+      accountId: env['LEDGE_BOOTSTRAP_ACCOUNT_ID'],
+    },
+    secretKey: env['LEDGE_SECRET_KEY'],
+    smtpUrl: flags.smtpUrl ?? env['LEDGE_SMTP_URL'],
+    functionsHost: env['LEDGE_FUNCTIONS_HOST'] ?? '127.0.0.1',
+    functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),
+    functionsDomain: flags.functionsDomain ?? env['LEDGE_FUNCTIONS_DOMAIN'] ?? 'localhost',
+  };
+}
+
+function toPort(value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${value}`);
+  return port;
+}

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { resolveServerConfig, startServer, type RunningServer, type ServerFlags } from '../../src/server/index.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
+
+/** Deterministic first-boot credentials, as LEDGE_BOOTSTRAP_* would set them. */
+export const TEST_CREDENTIALS = {
+  email: 'dev@example.com',
+  apiKey: '0123456789abcdef0123456789abcdef01234',
+  apiToken: 'test-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  accountId: '0123456789abcdef0123456789abcdef',
+} as const;
+
+export interface TestLedge {
+  apiUrl: string;
+  port: number;
+  dataDir: string;
+  accountId: string;
+  email: string;
+  apiKey: string;
+  apiToken: string;
+  server: RunningServer;
+  /** Headers for the global key, and for the bearer token. */
+  keyHeaders: Record<string, string>;
+  tokenHeaders: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'ledge-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts a real `ledge server` in this process on 127.0.0.1 with free ports and a fresh data dir. */
+export async function startLedge(options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv } = {}): Promise<TestLedge> {
+  const dataDir = options.dataDir ?? tempDir();
+  const config = resolveServerConfig(
+    { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
+    {
+      LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
+      LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
+      LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+      ...options.env,
+    },
+  );
+  const server = await startServer(config, createLogger('warn'));
+  return {
+    apiUrl: server.apiUrl,
+    port: server.port,
+    dataDir,
+    accountId: TEST_CREDENTIALS.accountId,
+    email: TEST_CREDENTIALS.email,
+    apiKey: TEST_CREDENTIALS.apiKey,
+    apiToken: TEST_CREDENTIALS.apiToken,
+    server,
+    keyHeaders: { 'x-auth-email': TEST_CREDENTIALS.email, 'x-auth-key': TEST_CREDENTIALS.apiKey },
+    tokenHeaders: { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` },
+    close: async () => {
+      await server.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `ledge` CLI (the same Node that runs the tests) and collects its output. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...cleanEnv(), LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'), ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The CLI env of a test: connection to `ledge` via the LEDGE_* variables, nothing inherited. */
+export function cliEnv(ledge: TestLedge, auth: 'token' | 'key' = 'token'): NodeJS.ProcessEnv {
+  const base = { LEDGE_API_URL: ledge.apiUrl, LEDGE_ACCOUNT_ID: ledge.accountId };
+  return auth === 'token'
+    ? { ...base, LEDGE_API_TOKEN: ledge.apiToken }
+    : { ...base, LEDGE_EMAIL: ledge.email, LEDGE_API_KEY: ledge.apiKey };
+}
+
+/** The environment without any credentials a developer's shell may carry. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(LEDGE_|CLOUDFLARE_|CF_)/.test(name) && name !== 'LEDGE_LOG_LEVEL') delete env[name];
+  }
+  return env;
+}
+
+export interface SpawnedLedge {
+  child: ChildProcess;
+  apiUrl: string;
+  info: Record<string, string>;
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `ledge server --json` as a child process (for restart, SIGTERM and kill -9 tests). */
+export async function spawnLedge(dataDir: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SpawnedLedge> {
+  const child = spawn(process.execPath, [CLI_ENTRY, 'server', '--json', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', ...extraArgs], {
+    cwd: REPO_ROOT,
+    env: {
+      ...cleanEnv(),
+      LEDGE_LOG_LEVEL: 'warn',
+      LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
+      LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
+      LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const line = await new Promise<string>((resolveLine, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolveLine);
+    child.once('exit', (code) => reject(new Error(`ledge server exited (${code}) before ready: ${stderr}`)));
+  });
+  const info = JSON.parse(line) as Record<string, string>;
+  return {
+    child,
+    apiUrl: info['api_url']!,
+    info,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
