@@ -24,6 +24,8 @@ export interface HealthEvent {
   newHealth: Health;
   /** The failure_reason vocabulary of the health API ("No failures" when healthy). */
   reason: string;
+  /** The pool's legacy `notification_email` at the time of the event ("" = none), for the legacy path. */
+  legacyNotificationEmail: string;
 }
 
 /** Called inside the transaction that records the event; must be synchronous and must not swallow errors. */
