@@ -10,5 +10,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { LEDGE_LOG_LEVEL: 'warn' },
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

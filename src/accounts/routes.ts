@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
+import { readJson } from '../api/body.ts';
 import type { AppEnv } from '../api/context.ts';
 import { pageOf, parsePagination } from '../api/pagination.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { AuthErrors } from './errors.ts';
+import { AccountUpdateSchema } from './schemas.ts';
 import type { AccountService } from './service.ts';
 import type { Account, User } from './types.ts';
 
@@ -22,9 +24,13 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
   app.get('/user/tokens/verify', (c) => {
     const token = c.get('principal').token;
     if (!token) throw AuthErrors.notAToken();
-    return ok(c, { id: token.id, status: token.status, not_before: token.not_before, expires_on: token.expires_on }, {
-      messages: [{ code: 10000, message: 'This API Token is valid and active' }],
-    });
+    return ok(
+      c,
+      { id: token.id, status: token.status, not_before: token.not_before, expires_on: token.expires_on },
+      {
+        messages: [{ code: 10000, message: 'This API Token is valid and active' }],
+      },
+    );
   });
 
   app.get('/accounts', async (c) => {
@@ -36,12 +42,22 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     if (name) memberships = memberships.filter((m) => m.account.name.toLowerCase().includes(name.toLowerCase()));
     if (direction === 'desc') memberships = memberships.reverse();
     const found = await Promise.all(memberships.map((m) => accounts.getAccount(m.account.id)));
-    const { items, info } = pageOf(found.filter((a): a is Account => a !== undefined), request);
+    const { items, info } = pageOf(
+      found.filter((a): a is Account => a !== undefined),
+      request,
+    );
     return ok(c, items.map(renderAccount), { resultInfo: info });
   });
 
   app.get('/accounts/:account_id', async (c) => {
     const account = await accounts.getAccount(c.req.param('account_id'));
+    if (!account) throw AuthErrors.accountForbidden();
+    return ok(c, renderAccount(account));
+  });
+
+  app.put('/accounts/:account_id', async (c) => {
+    const update = await readJson(c, AccountUpdateSchema, { code: 1001 });
+    const account = await accounts.renameAccount(c.req.param('account_id'), update.name);
     if (!account) throw AuthErrors.accountForbidden();
     return ok(c, renderAccount(account));
   });

@@ -59,7 +59,13 @@ export class AccountService {
   }
 
   async addMember(accountId: string, userId: string, roles: string[] = ['Administrator']): Promise<void> {
-    await this.#store.insertMembership({ id: newId(), account_id: accountId, user_id: userId, roles, created_on: isoNow() });
+    await this.#store.insertMembership({
+      id: newId(),
+      account_id: accountId,
+      user_id: userId,
+      roles,
+      created_on: isoNow(),
+    });
   }
 
   /** Creates an API token (random unless given); returns its value once, only its hash is stored. */
@@ -71,7 +77,8 @@ export class AccountService {
     value?: string;
   }): Promise<{ token: ApiToken; value: string }> {
     const value = input.value ?? newSecret(30);
-    if (!TOKEN_FORMAT.test(value)) throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
+    if (!TOKEN_FORMAT.test(value))
+      throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
     const token: ApiToken = {
       id: newId(),
       user_id: input.userId,
@@ -88,6 +95,11 @@ export class AccountService {
   }
 
   getAccount(id: string): Promise<Account | undefined> {
+    return this.#store.getAccount(id);
+  }
+
+  async renameAccount(id: string, name: string): Promise<Account | undefined> {
+    await this.#store.renameAccount(id, name);
     return this.#store.getAccount(id);
   }
 
@@ -142,7 +154,9 @@ export class AccountService {
     const user = await this.#store.getUserById(token.user_id);
     if (!user) throw AuthErrors.invalidToken();
     const memberships = await this.#store.listMemberships(user.id);
-    const accountIds = memberships.map((m) => m.account.id).filter((id) => !token.account_id || id === token.account_id);
+    const accountIds = memberships
+      .map((m) => m.account.id)
+      .filter((id) => !token.account_id || id === token.account_id);
     const { token_hash: _hash, ...publicToken } = token;
     return {
       userId: user.id,

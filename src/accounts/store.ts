@@ -6,11 +6,18 @@ export interface AccountStore {
   countAccounts(): Promise<number>;
   insertAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
+  renameAccount(id: string, name: string): Promise<void>;
   insertUser(user: User, apiKeyHash: string | null): Promise<void>;
   getUserById(id: string): Promise<User | undefined>;
   getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined>;
   setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void>;
-  insertMembership(membership: { id: string; account_id: string; user_id: string; roles: string[]; created_on: string }): Promise<void>;
+  insertMembership(membership: {
+    id: string;
+    account_id: string;
+    user_id: string;
+    roles: string[];
+    created_on: string;
+  }): Promise<void>;
   /** Memberships of a user, ordered by account name then id (stable pages). */
   listMemberships(userId: string): Promise<Membership[]>;
   /** The earliest user and its first account: who a single-tenant server belongs to. */
@@ -36,11 +43,17 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertAccount(account: Account): Promise<void> {
-    this.#db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (:id, :name, :type, :created_on)', { ...account });
+    this.#db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (:id, :name, :type, :created_on)', {
+      ...account,
+    });
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
     return this.#db.get<Account>('SELECT id, name, type, created_on FROM accounts WHERE id = ?', [id]);
+  }
+
+  async renameAccount(id: string, name: string): Promise<void> {
+    this.#db.run('UPDATE accounts SET name = ? WHERE id = ?', [name, id]);
   }
 
   async insertUser(user: User, apiKeyHash: string | null): Promise<void> {
@@ -67,10 +80,13 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertMembership(m: { id: string; account_id: string; user_id: string; roles: string[]; created_on: string }) {
-    this.#db.run(
-      'INSERT INTO memberships (id, account_id, user_id, roles, created_on) VALUES (?, ?, ?, ?, ?)',
-      [m.id, m.account_id, m.user_id, JSON.stringify(m.roles), m.created_on],
-    );
+    this.#db.run('INSERT INTO memberships (id, account_id, user_id, roles, created_on) VALUES (?, ?, ?, ?, ?)', [
+      m.id,
+      m.account_id,
+      m.user_id,
+      JSON.stringify(m.roles),
+      m.created_on,
+    ]);
   }
 
   async listMemberships(userId: string): Promise<Membership[]> {

@@ -31,7 +31,10 @@ export function registerAdmin(program: Command): void {
           const account = await platform.accounts.createAccount({ name: ctx.options['name'] as string });
           if (user) await platform.accounts.addMember(account.id, user.id);
           if (ctx.json) printJson(account);
-          else process.stdout.write(`Created account ${account.name} (${account.id})${user ? ` owned by ${user.email}` : ''}.\n`);
+          else
+            process.stdout.write(
+              `Created account ${account.name} (${account.id})${user ? ` owned by ${user.email}` : ''}.\n`,
+            );
         }),
       ),
     );
@@ -41,18 +44,20 @@ export function registerAdmin(program: Command): void {
     .description('Manage users')
     .command('create')
     .description('Create a user with a global API key (printed once)')
-    .requiredOption('--email <email>', 'email address')
+    .argument('<email>', 'email address')
     .option('--account <id>', 'make the user a member (Administrator) of this account')
     .option('--json', 'print JSON')
     .action(
-      handler((ctx) =>
+      handler((ctx, [email]) =>
         withPlatform(ctx.options, async (platform) => {
           const accountId = ctx.options['account'] as string | undefined;
-          if (accountId && !(await platform.accounts.getAccount(accountId))) throw new CliError(`no account ${accountId}`);
-          const { user, apiKey } = await platform.accounts.createUser({ email: ctx.options['email'] as string });
+          if (accountId && !(await platform.accounts.getAccount(accountId)))
+            throw new CliError(`no account ${accountId}`);
+          const { user, apiKey } = await platform.accounts.createUser({ email: email as string });
           if (accountId) await platform.accounts.addMember(accountId, user.id);
           if (ctx.json) printJson({ id: user.id, email: user.email, api_key: apiKey, account_id: accountId ?? null });
-          else process.stdout.write(`Created user ${user.email} (${user.id}).\nGlobal API key (shown once): ${apiKey}\n`);
+          else
+            process.stdout.write(`Created user ${user.email} (${user.id}).\nGlobal API key (shown once): ${apiKey}\n`);
         }),
       ),
     );
@@ -62,7 +67,7 @@ export function registerAdmin(program: Command): void {
     .description('Manage API tokens')
     .command('create')
     .description('Create an API token for a user (printed once)')
-    .requiredOption('--email <email>', 'the user the token acts as')
+    .requiredOption('--user <email>', 'the user the token acts as')
     .option('--name <name>', 'token name', 'cli token')
     .option('--account <id>', 'limit the token to this account')
     .option('--read-only', 'allow only reads (GET)')
@@ -70,9 +75,10 @@ export function registerAdmin(program: Command): void {
     .action(
       handler((ctx) =>
         withPlatform(ctx.options, async (platform) => {
-          const user = await requireUser(platform, ctx.options['email'] as string);
+          const user = await requireUser(platform, ctx.options['user'] as string);
           const accountId = ctx.options['account'] as string | undefined;
-          if (accountId && !(await platform.accounts.getAccount(accountId))) throw new CliError(`no account ${accountId}`);
+          if (accountId && !(await platform.accounts.getAccount(accountId)))
+            throw new CliError(`no account ${accountId}`);
           const { token, value } = await platform.accounts.createToken({
             userId: user.id,
             name: ctx.options['name'] as string,
@@ -86,7 +92,10 @@ export function registerAdmin(program: Command): void {
     );
 }
 
-async function withPlatform(options: Record<string, unknown>, fn: (platform: Platform) => Promise<void>): Promise<void> {
+async function withPlatform(
+  options: Record<string, unknown>,
+  fn: (platform: Platform) => Promise<void>,
+): Promise<void> {
   const config = resolveServerConfig({ dataDir: options['dataDir'] as string | undefined });
   const platform = createPlatform(config, createLogger('warn'));
   try {

@@ -15,7 +15,8 @@ export function registerLogin(program: Command): void {
     .action(
       handler(async (ctx) => {
         const o = ctx.options;
-        if (!o.apiToken && !(o.email && o.apiKey)) throw new UsageError('ledge login needs --api-token, or --email with --api-key');
+        if (!o.apiToken && !(o.email && o.apiKey))
+          throw new UsageError('ledge login needs --api-token, or --email with --api-key');
         const apiUrl = o.apiUrl ?? DEFAULT_API_URL;
         const auth = o.apiToken ? { token: o.apiToken } : { email: o.email as string, key: o.apiKey as string };
         const user = await getUser(new ApiClient({ apiUrl, auth }));

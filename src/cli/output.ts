@@ -13,7 +13,11 @@ export function printTable(rows: Record<string, unknown>[], columns: string[], e
   }
   const cell = (value: unknown) => (value === undefined || value === null ? '' : String(value));
   const widths = columns.map((col) => Math.max(col.length, ...rows.map((row) => cell(row[col]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${line(columns)}\n`);
   for (const row of rows) process.stdout.write(`${line(columns.map((col) => cell(row[col])))}\n`);
 }
@@ -32,9 +36,12 @@ export function reportError(error: unknown): number {
     process.stderr.write(`error: ${error.message}\n`);
     return 1;
   }
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  if (error instanceof TypeError && cause?.code === 'ECONNREFUSED') {
-    process.stderr.write('error: cannot reach the API (connection refused): is `ledge server` running?\n');
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? 'network error';
+    process.stderr.write(
+      `error: cannot reach the API (${reason}): is \`ledge server\` running, and is the API URL right?\n`,
+    );
     return 1;
   }
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -10,7 +10,11 @@ export function registerServer(program: Command): void {
     .option('--host <host>', 'address the API listens on (env LEDGE_HOST)', undefined)
     .option('--port <port>', 'API port, 0 for any free port (env LEDGE_PORT)', undefined)
     .option('--functions-port <port>', 'port that serves deployed functions (env LEDGE_FUNCTIONS_PORT)', undefined)
-    .option('--functions-domain <domain>', 'functions answer at <script>.<subdomain>.<domain> (env LEDGE_FUNCTIONS_DOMAIN)', undefined)
+    .option(
+      '--functions-domain <domain>',
+      'functions answer at <script>.<subdomain>.<domain> (env LEDGE_FUNCTIONS_DOMAIN)',
+      undefined,
+    )
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
@@ -32,7 +36,9 @@ export function registerServer(program: Command): void {
           account_id: running.credentials?.account_id ?? owner?.account_id,
           email: running.credentials?.email ?? owner?.email,
           data_dir: config.dataDir,
-          ...(running.credentials ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token } : {}),
+          ...(running.credentials
+            ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token }
+            : {}),
         };
         if (ctx.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);

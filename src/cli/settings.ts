@@ -77,7 +77,16 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const envKey = env['LEDGE_API_KEY'] ?? env['CLOUDFLARE_API_KEY'];
 
   const layers: [Connection['source'], SavedConfig][] = [
-    ['flags', { api_url: flags.apiUrl, api_token: flags.apiToken, email: flags.email, api_key: flags.apiKey, account_id: flags.accountId }],
+    [
+      'flags',
+      {
+        api_url: flags.apiUrl,
+        api_token: flags.apiToken,
+        email: flags.email,
+        api_key: flags.apiKey,
+        account_id: flags.accountId,
+      },
+    ],
     [
       'environment',
       {
@@ -91,15 +100,29 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     ['login', saved],
     ['local server', local ?? {}],
   ];
-  const first = (field: keyof SavedConfig) => layers.map(([, layer]) => layer[field]).find((v) => v !== undefined && v !== '');
+  const first = (field: keyof SavedConfig) =>
+    layers.map(([, layer]) => layer[field]).find((v) => v !== undefined && v !== '');
 
   for (const [source, layer] of layers) {
-    if (layer.api_token) return { apiUrl: first('api_url') ?? DEFAULT_API_URL, auth: { token: layer.api_token }, accountId: first('account_id'), source };
+    if (layer.api_token)
+      return {
+        apiUrl: first('api_url') ?? DEFAULT_API_URL,
+        auth: { token: layer.api_token },
+        accountId: first('account_id'),
+        source,
+      };
     if (layer.email && layer.api_key) {
-      return { apiUrl: first('api_url') ?? DEFAULT_API_URL, auth: { email: layer.email, key: layer.api_key }, accountId: first('account_id'), source };
+      return {
+        apiUrl: first('api_url') ?? DEFAULT_API_URL,
+        auth: { email: layer.email, key: layer.api_key },
+        accountId: first('account_id'),
+        source,
+      };
     }
     if (layer.email || layer.api_key) {
-      throw new CliError(`incomplete credentials from ${source}: an email needs an API key and an API key needs an email`);
+      throw new CliError(
+        `incomplete credentials from ${source}: an email needs an API key and an API key needs an email`,
+      );
     }
   }
   throw new CliError(

@@ -16,8 +16,14 @@ export function registerWhoami(program: Command): void {
           printJson({ email: user.email, api_url: ctx.connection.apiUrl, accounts: rows });
           return;
         }
-        process.stdout.write(`You are logged in as ${user.email} (${ctx.connection.source}, ${ctx.connection.apiUrl}).\n\n`);
-        printTable(rows.map((r) => ({ 'Account Name': r.name, 'Account ID': r.id })), ['Account Name', 'Account ID'], 'No accounts.');
+        process.stdout.write(
+          `You are logged in as ${user.email} (${ctx.connection.source}, ${ctx.connection.apiUrl}).\n\n`,
+        );
+        printTable(
+          rows.map((r) => ({ 'Account Name': r.name, 'Account ID': r.id })),
+          ['Account Name', 'Account ID'],
+          'No accounts.',
+        );
       }),
     );
 }

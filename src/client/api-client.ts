@@ -69,23 +69,39 @@ export class ApiClient {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const response = await this.raw(method, path, options);
     const text = await response.text();
-    let body: { success?: boolean; errors?: ErrorDetail[]; result?: T; result_info?: ApiResponse<T>['result_info']; messages?: ApiResponse<T>['messages'] };
+    let body: {
+      success?: boolean;
+      errors?: ErrorDetail[];
+      result?: T;
+      result_info?: ApiResponse<T>['result_info'];
+      messages?: ApiResponse<T>['messages'];
+    };
     try {
       body = JSON.parse(text);
     } catch {
-      throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+      throw new ApiError(response.status, [
+        { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
+      ]);
     }
     if (!body.success) throw new ApiError(response.status, body.errors ?? []);
     return { result: body.result as T, result_info: body.result_info, messages: body.messages ?? [] };
   }
 
   /** Sends one request and returns the raw Response (object bodies, streams). */
-  async raw(method: string, path: string, options: RequestOptions & { rawBody?: RequestInit['body']; duplex?: 'half' } = {}): Promise<Response> {
+  async raw(
+    method: string,
+    path: string,
+    options: RequestOptions & { rawBody?: RequestInit['body']; duplex?: 'half' } = {},
+  ): Promise<Response> {
     const url = new URL(this.apiUrl + path);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { 'user-agent': this.#userAgent, ...this.#authHeaders(), ...options.headers };
+    const headers: Record<string, string> = {
+      'user-agent': this.#userAgent,
+      ...this.#authHeaders(),
+      ...options.headers,
+    };
     let body: RequestInit['body'] | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -99,7 +115,9 @@ export class ApiClient {
   /** Walks a page-numbered list to the end (stops on an empty page or when `total_pages` is reached). */
   async *paginate<T>(path: string, query: Query = {}, perPage = 50): AsyncGenerator<T> {
     for (let page = 1; ; page++) {
-      const { result, result_info } = await this.request<T[]>('GET', path, { query: { ...query, page, per_page: perPage } });
+      const { result, result_info } = await this.request<T[]>('GET', path, {
+        query: { ...query, page, per_page: perPage },
+      });
       yield* result;
       const totalPages = result_info?.total_pages;
       if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return;

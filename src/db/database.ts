@@ -36,7 +36,10 @@ export class Database {
   }
 
   run(sql: string, params: SqlParams = []): RunResult {
-    const result = this.#bind(this.#prepare(sql), 'run', params) as { changes: number | bigint; lastInsertRowid: number | bigint };
+    const result = this.#bind(this.#prepare(sql), 'run', params) as {
+      changes: number | bigint;
+      lastInsertRowid: number | bigint;
+    };
     return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
   }
 

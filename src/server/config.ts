@@ -46,10 +46,10 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),
     bootstrap: {
-      email: env['LEDGE_BOOTSTRAP_EMAIL'],
-      apiKey: env['LEDGE_BOOTSTRAP_API_KEY'],
-      apiToken: env['LEDGE_BOOTSTRAP_API_TOKEN'],
-      accountId: env['LEDGE_BOOTSTRAP_ACCOUNT_ID'],
+      email: nonEmpty(env['LEDGE_BOOTSTRAP_EMAIL']),
+      apiKey: nonEmpty(env['LEDGE_BOOTSTRAP_API_KEY']),
+      apiToken: nonEmpty(env['LEDGE_BOOTSTRAP_API_TOKEN']),
+      accountId: nonEmpty(env['LEDGE_BOOTSTRAP_ACCOUNT_ID']),
     },
     secretKey: env['LEDGE_SECRET_KEY'],
     smtpUrl: flags.smtpUrl ?? env['LEDGE_SMTP_URL'],
@@ -57,6 +57,11 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),
     functionsDomain: flags.functionsDomain ?? env['LEDGE_FUNCTIONS_DOMAIN'] ?? 'localhost',
   };
+}
+
+/** An empty variable (`FOO=`) means unset, as shells and CI files often leave them. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 function toPort(value: string | number | undefined, fallback: number): number {

@@ -25,7 +25,9 @@ export function createLogger(
   const threshold = LEVELS[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer)}\n`);
+    write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer)}\n`,
+    );
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),

@@ -37,7 +37,9 @@ export function tempDir(prefix = 'ledge-test-'): string {
 }
 
 /** Starts a real `ledge server` in this process on 127.0.0.1 with free ports and a fresh data dir. */
-export async function startLedge(options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv } = {}): Promise<TestLedge> {
+export async function startLedge(
+  options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestLedge> {
   const dataDir = options.dataDir ?? tempDir();
   const config = resolveServerConfig(
     { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
@@ -75,7 +77,10 @@ export interface CliResult {
 }
 
 /** Runs the real `ledge` CLI (the same Node that runs the tests) and collects its output. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
@@ -118,20 +123,28 @@ export interface SpawnedLedge {
 }
 
 /** Starts `ledge server --json` as a child process (for restart, SIGTERM and kill -9 tests). */
-export async function spawnLedge(dataDir: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<SpawnedLedge> {
-  const child = spawn(process.execPath, [CLI_ENTRY, 'server', '--json', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', ...extraArgs], {
-    cwd: REPO_ROOT,
-    env: {
-      ...cleanEnv(),
-      LEDGE_LOG_LEVEL: 'warn',
-      LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
-      LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
-      LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
-      LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
-      ...env,
+export async function spawnLedge(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<SpawnedLedge> {
+  const child = spawn(
+    process.execPath,
+    [CLI_ENTRY, 'server', '--json', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', ...extraArgs],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...cleanEnv(),
+        LEDGE_LOG_LEVEL: 'warn',
+        LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
+        LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
+        LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
+        LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

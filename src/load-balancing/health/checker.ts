@@ -1,0 +1,215 @@
+import type { BackgroundService } from '../../server/platform.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { Monitor } from '../monitor-schemas.ts';
+import type { MonitorStore } from '../monitor-store.ts';
+import type { Pool } from '../pool-schemas.ts';
+import type { PoolStore } from '../pool-store.ts';
+import type { PoolPlan } from './health-state.ts';
+import type { CheckOutcome, HealthStore } from './health-store.ts';
+import { isProbed, probe } from './probe.ts';
+import type { ProbeTarget } from './probe-types.ts';
+import { probeTarget, targetKey } from './targets.ts';
+import { TimerHeap } from './timer-heap.ts';
+
+interface Job {
+  due: number;
+  poolId: string;
+  origin: { name: string; address: string };
+  target: ProbeTarget;
+  key: string;
+  intervalMs: number;
+  cancelled: boolean;
+  inFlight: boolean;
+}
+
+export interface CheckerStats {
+  origins: number;
+  probes: number;
+  /** Probes skipped because the previous check of the same origin was still running. */
+  skipped: number;
+  maxLateMs: number;
+  lateOver1s: number;
+}
+
+/**
+ * The health checker: one timer for all origins. Jobs sit in a min-heap by due time; each tick pops
+ * what is due, starts those probes and pushes the jobs back one interval later (drift-free: from the
+ * due time, not from completion). Results are batched and recorded in one transaction per batch.
+ */
+export class HealthChecker implements BackgroundService {
+  readonly name = 'load-balancing health checker';
+  readonly #pools: PoolStore;
+  readonly #monitors: MonitorStore;
+  readonly #health: HealthStore;
+  readonly #logger: Logger;
+  readonly #heap = new TimerHeap<Job>();
+  readonly #jobs = new Map<string, Map<string, Job>>();
+  readonly #plans = new Map<string, PoolPlan>();
+  readonly #stats: CheckerStats = { origins: 0, probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 };
+  #pending: CheckOutcome[] = [];
+  #flushQueued = false;
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor = Infinity;
+  #running = false;
+
+  constructor(deps: { pools: PoolStore; monitors: MonitorStore; health: HealthStore; logger: Logger }) {
+    this.#pools = deps.pools;
+    this.#monitors = deps.monitors;
+    this.#health = deps.health;
+    this.#logger = deps.logger;
+  }
+
+  async start(): Promise<void> {
+    this.#running = true;
+    const monitored = await this.#pools.listMonitored();
+    const monitors = await this.#monitors.getMany(monitored.map((m) => m.pool.monitor ?? ''));
+    const now = performance.now();
+    // Spread the first round over one interval so a restart does not probe every origin at once.
+    monitored.forEach(({ accountId, pool }, index) => {
+      const monitor = pool.monitor ? monitors.get(pool.monitor) : undefined;
+      const spread = monitor ? (index / monitored.length) * monitor.interval * 1000 : 0;
+      this.#install(accountId, pool.id, pool, monitor, now + spread);
+    });
+    this.#arm();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flush();
+    for (const jobs of this.#jobs.values()) for (const job of jobs.values()) job.cancelled = true;
+    this.#jobs.clear();
+    this.#plans.clear();
+    this.#heap.clear();
+  }
+
+  /** Called after a pool was created, changed or deleted. */
+  async refreshPool(accountId: string, poolId: string): Promise<void> {
+    if (!this.#running) return;
+    const pool = await this.#pools.get(accountId, poolId);
+    const monitor = pool?.monitor ? await this.#monitors.get(accountId, pool.monitor) : undefined;
+    this.#install(accountId, poolId, pool, monitor, performance.now());
+    this.#arm();
+  }
+
+  /** Called after a monitor changed: every pool using it is re-planned. */
+  async refreshMonitor(accountId: string, monitorId: string): Promise<void> {
+    if (!this.#running) return;
+    for (const pool of await this.#pools.listByMonitor(accountId, monitorId)) await this.refreshPool(accountId, pool.id);
+  }
+
+  stats(): CheckerStats {
+    return { ...this.#stats, origins: [...this.#jobs.values()].reduce((n, jobs) => n + jobs.size, 0) };
+  }
+
+  resetStats(): void {
+    Object.assign(this.#stats, { probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 });
+  }
+
+  #install(accountId: string, poolId: string, pool: Pool | undefined, monitor: Monitor | undefined, firstDue: number): void {
+    const previous = this.#jobs.get(poolId) ?? new Map<string, Job>();
+    const checked = pool !== undefined && pool.enabled && monitor !== undefined && isProbed(monitor.type);
+    if (!checked) {
+      for (const job of previous.values()) job.cancelled = true;
+      this.#jobs.delete(poolId);
+      this.#plans.delete(poolId);
+      if (pool) this.#health.forget(poolId);
+      return;
+    }
+    const origins = pool.origins.filter((o) => o.enabled);
+    const plan: PoolPlan = {
+      accountId,
+      poolId,
+      poolName: pool.name,
+      legacyEmail: pool.notification_email,
+      minimumOrigins: pool.minimum_origins,
+      consecutiveUp: monitor.consecutive_up,
+      consecutiveDown: monitor.consecutive_down,
+      origins: origins.map((o) => ({ name: o.name, address: o.address })),
+    };
+    const jobs = new Map<string, Job>();
+    for (const origin of origins) {
+      const target = probeTarget(monitor, origin, poolId);
+      const key = targetKey(target, monitor.interval);
+      const kept = previous.get(origin.name);
+      if (kept && kept.key === key && !kept.cancelled) {
+        jobs.set(origin.name, kept);
+        continue;
+      }
+      const job: Job = {
+        due: firstDue,
+        poolId,
+        origin: { name: origin.name, address: origin.address },
+        target,
+        key,
+        intervalMs: monitor.interval * 1000,
+        cancelled: false,
+        inFlight: false,
+      };
+      jobs.set(origin.name, job);
+      this.#heap.push(job);
+    }
+    for (const [name, job] of previous) if (jobs.get(name) !== job) job.cancelled = true;
+    this.#jobs.set(poolId, jobs);
+    this.#plans.set(poolId, plan);
+    this.#health.reconcile(plan);
+  }
+
+  #arm(): void {
+    const next = this.#heap.peek();
+    if (!this.#running || !next || next.due >= this.#armedFor) return;
+    clearTimeout(this.#timer);
+    this.#armedFor = next.due;
+    this.#timer = setTimeout(() => this.#tick(), Math.max(0, next.due - performance.now()));
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = performance.now();
+    for (let job = this.#heap.peek(); job && job.due <= now + 1; job = this.#heap.peek()) {
+      this.#heap.pop();
+      if (job.cancelled) continue;
+      if (job.inFlight) {
+        this.#stats.skipped++;
+      } else {
+        this.#launch(job, now);
+      }
+      job.due += job.intervalMs;
+      // After a stall (e.g. the process was suspended) skip missed rounds instead of bursting.
+      if (job.due <= now) job.due = now + job.intervalMs;
+      this.#heap.push(job);
+    }
+    this.#arm();
+  }
+
+  #launch(job: Job, now: number): void {
+    const late = now - job.due;
+    this.#stats.probes++;
+    if (late > this.#stats.maxLateMs) this.#stats.maxLateMs = late;
+    if (late > 1000) this.#stats.lateOver1s++;
+    job.inFlight = true;
+    void probe(job.target).then((result) => {
+      job.inFlight = false;
+      const plan = this.#plans.get(job.poolId);
+      if (job.cancelled || !this.#running || !plan) return;
+      this.#pending.push({ plan, origin: job.origin, result });
+      if (!this.#flushQueued) {
+        this.#flushQueued = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushQueued = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    try {
+      this.#health.record(batch);
+    } catch (error) {
+      this.#logger.error('health results could not be recorded', { err: error, results: batch.length });
+    }
+  }
+}

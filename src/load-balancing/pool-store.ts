@@ -1,0 +1,121 @@
+import type { Database } from '../db/index.ts';
+import type { Pool } from './pool-schemas.ts';
+
+export interface PoolPage {
+  pools: Pool[];
+  total: number;
+}
+
+export interface PoolQuery {
+  monitorId?: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+/** Persistence of pools. Async so that another backend (PostgreSQL) can replace the SQLite one. */
+export interface PoolStore {
+  /** One page ordered by name then id, plus the total for `result_info`. */
+  list(accountId: string, query: PoolQuery): Promise<PoolPage>;
+  get(accountId: string, id: string): Promise<Pool | undefined>;
+  /** Pools of the account that use a monitor (monitor references, previews). */
+  listByMonitor(accountId: string, monitorId: string): Promise<Pool[]>;
+  /** Every enabled pool that has a monitor, across accounts (the health checker's plan). */
+  listMonitored(): Promise<{ accountId: string; pool: Pool }[]>;
+  nameTaken(accountId: string, name: string, exceptId?: string): Promise<boolean>;
+  insert(accountId: string, pool: Pool): Promise<void>;
+  update(accountId: string, pool: Pool): Promise<void>;
+  /** Applies `change` to each pool of one page inside one transaction and returns the changed pools. */
+  updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  countWithLegacyEmail(accountId: string): Promise<number>;
+}
+
+interface PoolRow {
+  data: string;
+}
+
+export class SqlitePoolStore implements PoolStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async list(accountId: string, query: PoolQuery): Promise<PoolPage> {
+    return this.#page(accountId, query);
+  }
+
+  async get(accountId: string, id: string): Promise<Pool | undefined> {
+    const row = this.#db.get<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]);
+    return row ? (JSON.parse(row.data) as Pool) : undefined;
+  }
+
+  async listByMonitor(accountId: string, monitorId: string): Promise<Pool[]> {
+    return this.#db
+      .all<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND monitor_id = ? ORDER BY name, id', [accountId, monitorId])
+      .map((row) => JSON.parse(row.data) as Pool);
+  }
+
+  async listMonitored(): Promise<{ accountId: string; pool: Pool }[]> {
+    return this.#db
+      .all<PoolRow & { account_id: string }>('SELECT account_id, data FROM lb_pools WHERE monitor_id IS NOT NULL')
+      .map((row) => ({ accountId: row.account_id, pool: JSON.parse(row.data) as Pool }));
+  }
+
+  async nameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
+    return (
+      this.#db.get('SELECT 1 AS x FROM lb_pools WHERE account_id = ? AND name = ? AND id <> ?', [accountId, name, exceptId]) !==
+      undefined
+    );
+  }
+
+  async insert(accountId: string, pool: Pool): Promise<void> {
+    this.#db.run(
+      `INSERT INTO lb_pools (id, account_id, name, monitor_id, notification_email, data, created_on, modified_on)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [pool.id, accountId, pool.name, pool.monitor ?? null, pool.notification_email, JSON.stringify(pool), pool.created_on, pool.modified_on],
+    );
+  }
+
+  async update(accountId: string, pool: Pool): Promise<void> {
+    this.#write(accountId, pool);
+  }
+
+  async updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage> {
+    return this.#db.transaction(() => {
+      const page = this.#page(accountId, query);
+      const changed = page.pools.map(change);
+      for (const pool of changed) this.#write(accountId, pool);
+      return { pools: changed, total: page.total };
+    });
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]).changes > 0;
+  }
+
+  async countWithLegacyEmail(accountId: string): Promise<number> {
+    return this.#db.get<{ n: number }>("SELECT COUNT(*) AS n FROM lb_pools WHERE account_id = ? AND notification_email <> ''", [accountId])?.n ?? 0;
+  }
+
+  #page(accountId: string, query: PoolQuery): PoolPage {
+    const byMonitor = query.monitorId !== undefined;
+    const where = byMonitor ? 'account_id = ? AND monitor_id = ?' : 'account_id = ?';
+    const params = byMonitor ? [accountId, query.monitorId ?? ''] : [accountId];
+    const total = this.#db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM lb_pools WHERE ${where}`, params)?.n ?? 0;
+    const rows = this.#db.all<PoolRow>(`SELECT data FROM lb_pools WHERE ${where} ORDER BY name, id LIMIT ? OFFSET ?`, [
+      ...params,
+      query.limit,
+      query.offset,
+    ]);
+    return { pools: rows.map((row) => JSON.parse(row.data) as Pool), total };
+  }
+
+  #write(accountId: string, pool: Pool): void {
+    this.#db.run(
+      `UPDATE lb_pools SET name = ?, monitor_id = ?, notification_email = ?, data = ?, modified_on = ?
+       WHERE account_id = ? AND id = ?`,
+      [pool.name, pool.monitor ?? null, pool.notification_email, JSON.stringify(pool), pool.modified_on, accountId, pool.id],
+    );
+  }
+}

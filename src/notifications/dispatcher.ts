@@ -1,0 +1,217 @@
+import type { Database } from '../db/index.ts';
+import type { SecretBox } from '../shared/crypto.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { DeliveryHistory, HistoryItem } from './history.ts';
+import type { Mailer, MailMessage } from './mail.ts';
+import type { Outbox, OutboxRow } from './outbox.ts';
+import { deprecationNotice } from './payload.ts';
+import type { PoolDirectory } from './types.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+import { openWebhookSecret } from './webhook-secret.ts';
+
+export interface RetryPolicy {
+  /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A delivery still failing this long after it was written is given up (the history keeps every attempt). */
+  giveUpAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 60_000, giveUpAfterMs: 24 * 60 * 60 * 1000 };
+
+interface Outcome {
+  row: OutboxRow;
+  ok: boolean;
+  error: string | null;
+  mechanism: string;
+  webhookId: string | null;
+  /** What was sent, for the history. */
+  body: string;
+  /** A failure that retrying cannot fix (the webhook was deleted). */
+  permanent: boolean;
+  /** Nothing had to be sent (a deprecation notice after the account migrated). */
+  skipped: boolean;
+}
+
+export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.random): number {
+  const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Sends due outbox rows: woken whenever rows are written (low latency) and by a timer for retries. Up to
+ * `concurrency` sends run at once; their outcomes are written back in batches, one transaction each
+ * (history row per attempt, webhook last_success/last_failure, row removed or rescheduled). A row is
+ * removed only after its outcome is committed, so a crash mid-send means a resend: at-least-once.
+ */
+export class Dispatcher {
+  readonly name = 'notifications-dispatcher';
+  readonly #db: Database;
+  readonly #outbox: Outbox;
+  readonly #history: DeliveryHistory;
+  readonly #webhooks: WebhookSender;
+  readonly #mailer: Mailer;
+  readonly #secretBox: SecretBox;
+  readonly #pools: PoolDirectory;
+  readonly #logger: Logger;
+  readonly #retry: RetryPolicy;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  #running = false;
+  #inFlight = 0;
+  #tickQueued = false;
+  #timer: NodeJS.Timeout | undefined;
+  #outcomes: Outcome[] = [];
+  #flushQueued = false;
+  #idle: (() => void)[] = [];
+
+  constructor(options: {
+    db: Database;
+    outbox: Outbox;
+    history: DeliveryHistory;
+    webhooks: WebhookSender;
+    mailer: Mailer;
+    secretBox: SecretBox;
+    pools: PoolDirectory;
+    logger: Logger;
+    retry?: RetryPolicy;
+    concurrency?: number;
+    leaseMs?: number;
+  }) {
+    this.#db = options.db;
+    this.#outbox = options.outbox;
+    this.#history = options.history;
+    this.#webhooks = options.webhooks;
+    this.#mailer = options.mailer;
+    this.#secretBox = options.secretBox;
+    this.#pools = options.pools;
+    this.#logger = options.logger;
+    this.#retry = options.retry ?? DEFAULT_RETRY;
+    this.#concurrency = options.concurrency ?? 256;
+    this.#leaseMs = options.leaseMs ?? 120_000;
+  }
+
+  start(): void {
+    this.#running = true;
+    const released = this.#outbox.releaseLeases(Date.now());
+    if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    // Let sends already under way finish and record their outcome; unsent rows stay in the outbox.
+    if (this.#inFlight > 0 || this.#outcomes.length > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    this.#webhooks.close();
+    this.#mailer.close();
+  }
+
+  /** Called when rows are written; cheap and safe to call often (coalesced into one tick). */
+  wake = (): void => {
+    if (!this.#running || this.#tickQueued) return;
+    this.#tickQueued = true;
+    setImmediate(() => {
+      this.#tickQueued = false;
+      this.#tick();
+    });
+  };
+
+  #tick(): void {
+    if (!this.#running) return;
+    const capacity = this.#concurrency - this.#inFlight;
+    if (capacity <= 0) return; // a finishing send wakes us again
+    const now = Date.now();
+    const rows = this.#outbox.claim(now, capacity, this.#leaseMs);
+    for (const row of rows) {
+      this.#inFlight++;
+      void this.#deliver(row).then((outcome) => this.#finish(outcome));
+    }
+    if (rows.length < capacity) this.#scheduleTimer(now);
+  }
+
+  /** Sleeps until the next row is due (retries, expired leases); wake() cuts the sleep short. */
+  #scheduleTimer(now: number): void {
+    clearTimeout(this.#timer);
+    const due = this.#outbox.nextDueMs();
+    if (due === undefined) return;
+    this.#timer = setTimeout(this.wake, Math.max(10, Math.min(due - now, 60_000)));
+    this.#timer.unref();
+  }
+
+  async #deliver(row: OutboxRow): Promise<Outcome> {
+    const base = { row, mechanism: row.target, webhookId: null, body: row.payload, permanent: false, skipped: false };
+    try {
+      if (row.mechanism_type === 'email') return await this.#deliverMail(row, base);
+      const webhook = this.#db.get<{ id: string; url: string; secret_sealed: string | null }>(
+        'SELECT id, url, secret_sealed FROM notification_webhooks WHERE id = ? AND account_id = ?',
+        [row.target, row.account_id],
+      );
+      if (!webhook) return { ...base, ok: false, error: 'webhook destination was deleted', permanent: true };
+      const secret = openWebhookSecret(this.#secretBox, webhook);
+      const result = await this.#webhooks.send(webhook.url, row.payload, secret);
+      return { ...base, ok: result.ok, error: result.error, mechanism: webhook.url, webhookId: webhook.id };
+    } catch (error) {
+      return { ...base, ok: false, error: (error as Error).message };
+    }
+  }
+
+  async #deliverMail(row: OutboxRow, base: Omit<Outcome, 'ok' | 'error'>): Promise<Outcome> {
+    let mail: MailMessage;
+    if (row.kind === 'deprecation_notice') {
+      // Notices stop as soon as no pool of the account keeps a legacy email, even ones already queued.
+      const remaining = await this.#pools.countPoolsWithLegacyEmail(row.account_id);
+      if (remaining === 0) {
+        return { ...base, ok: true, skipped: true, body: '', error: 'not sent: no pool of the account keeps a legacy notification_email' };
+      }
+      mail = deprecationNotice(row.target, row.account_id, remaining);
+    } else {
+      mail = JSON.parse(row.payload) as MailMessage;
+    }
+    await this.#mailer.send(mail);
+    return { ...base, ok: true, error: null, mechanism: mail.to, body: mail.text };
+  }
+
+  #finish(outcome: Outcome): void {
+    this.#outcomes.push(outcome);
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushQueued = false;
+    const batch = this.#outcomes;
+    this.#outcomes = [];
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    try {
+      this.#db.transaction(() => {
+        for (const outcome of batch) this.#recordOutcome(outcome, now, at);
+      });
+    } catch (error) {
+      // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
+      this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
+    }
+    this.#inFlight -= batch.length;
+    if (this.#inFlight === 0 && this.#outcomes.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    this.wake();
+  }
+
+  #recordOutcome(outcome: Outcome, now: number, at: string): void {
+    const { row } = outcome;
+    if (outcome.webhookId) {
+      this.#db.run(`UPDATE notification_webhooks SET ${outcome.ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [at, outcome.webhookId]);
+    }
+    const givingUp = !outcome.ok && (outcome.permanent || now - row.created_ms >= this.#retry.giveUpAfterMs);
+    const status: HistoryItem['status'] = outcome.skipped ? 'skipped' : outcome.ok ? 'delivered' : givingUp ? 'failed' : 'retrying';
+    this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, body: outcome.body, at });
+    if (outcome.ok || givingUp) {
+      this.#outbox.remove(row.id);
+      if (givingUp) this.#logger.warn('notification delivery given up', { outbox_id: row.id, target: row.target, error: outcome.error });
+      return;
+    }
+    const attempts = row.attempts + 1;
+    this.#outbox.retryLater(row.id, attempts, now + backoffMs(attempts, this.#retry), outcome.error ?? 'failed');
+  }
+}

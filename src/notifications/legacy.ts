@@ -1,0 +1,80 @@
+import type { Database } from '../db/index.ts';
+import type { HealthEvent } from '../load-balancing/health/events.ts';
+import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
+import type { Outbox } from './outbox.ts';
+import { DEPRECATION_SUBJECT, describeEvent, legacyAlertEmail } from './payload.ts';
+
+export const LEGACY_POLICY_NAME = 'Legacy pool notification_email';
+export const DEPRECATION_POLICY_NAME = 'notification_email deprecation notice';
+export const DEFAULT_DEPRECATION_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/** The pool's notification_email field: comma-separated addresses, "" = none. */
+export function legacyAddresses(field: string): string[] {
+  return [...new Set(field.split(',').map((address) => address.trim()).filter((address) => address !== ''))];
+}
+
+/**
+ * The deprecated per-pool email path. A health event on a pool with a legacy address mails the alert there,
+ * plus a deprecation notice (at most one per address per interval). Whether any pool of the account still
+ * keeps a legacy email is checked when the notice is sent (see the dispatcher), so a notice queued just
+ * before the account finished migrating is dropped rather than sent.
+ */
+export class LegacyEmailPath {
+  readonly #db: Database;
+  readonly #outbox: Outbox;
+  readonly #noticeIntervalMs: number;
+
+  constructor(db: Database, outbox: Outbox, noticeIntervalMs: number) {
+    this.#db = db;
+    this.#outbox = outbox;
+    this.#noticeIntervalMs = noticeIntervalMs;
+  }
+
+  /** Writes the legacy rows for one event; returns how many. Synchronous (inside the event's transaction). */
+  handle(event: HealthEvent, nowMs: number): number {
+    const addresses = legacyAddresses(event.legacyNotificationEmail);
+    if (addresses.length === 0) return 0;
+    const base = {
+      accountId: event.accountId,
+      eventId: event.id,
+      eventMs: Date.parse(event.occurredAt),
+      policyId: null,
+      alertType: LOAD_BALANCING_HEALTH_ALERT,
+      mechanismType: 'email' as const,
+    };
+    let written = 0;
+    for (const address of addresses) {
+      const mail = legacyAlertEmail(address, event);
+      this.#outbox.append(
+        { ...base, kind: 'legacy_alert', policyName: LEGACY_POLICY_NAME, description: describeEvent(event), target: address, payload: JSON.stringify(mail) },
+        nowMs,
+      );
+      written++;
+    }
+    for (const address of addresses) {
+      if (!this.#claimNoticeSlot(event.accountId, address, nowMs)) continue;
+      // The text is written at send time, with the number of pools still to migrate then.
+      this.#outbox.append(
+        { ...base, kind: 'deprecation_notice', policyName: DEPRECATION_POLICY_NAME, description: DEPRECATION_SUBJECT, target: address, payload: '{}' },
+        nowMs,
+      );
+      written++;
+    }
+    return written;
+  }
+
+  /** True (and the slot taken) when this address has had no notice within the interval. */
+  #claimNoticeSlot(accountId: string, address: string, nowMs: number): boolean {
+    const last = this.#db.get<{ last_notice_ms: number }>(
+      'SELECT last_notice_ms FROM notification_legacy_notices WHERE account_id = ? AND address = ?',
+      [accountId, address],
+    );
+    if (last && nowMs - last.last_notice_ms < this.#noticeIntervalMs) return false;
+    this.#db.run(
+      `INSERT INTO notification_legacy_notices (account_id, address, last_notice_ms) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, address) DO UPDATE SET last_notice_ms = excluded.last_notice_ms`,
+      [accountId, address, nowMs],
+    );
+    return true;
+  }
+}

@@ -1,0 +1,106 @@
+import type { Migration } from '../db/index.ts';
+
+/**
+ * Notifications schema. The outbox is the durable queue between health events and deliveries: rows are
+ * written in the same transaction as the event, so an event is never recorded without its deliveries.
+ * Times used for scheduling are epoch milliseconds (cheap comparisons); API-facing times are RFC 3339.
+ */
+export const notificationMigrations: readonly Migration[] = [
+  {
+    id: 'notifications/0001_initial',
+    sql: `
+      CREATE TABLE notification_webhooks (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        type TEXT NOT NULL,
+        secret_sealed TEXT,
+        created_at TEXT NOT NULL,
+        last_success TEXT,
+        last_failure TEXT
+      );
+      CREATE INDEX notification_webhooks_account ON notification_webhooks(account_id, created_at);
+
+      CREATE TABLE notification_policies (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        enabled INTEGER NOT NULL,
+        alert_type TEXT NOT NULL,
+        mechanisms TEXT NOT NULL,
+        filters TEXT NOT NULL,
+        alert_interval TEXT,
+        created TEXT NOT NULL,
+        modified TEXT NOT NULL
+      );
+      CREATE INDEX notification_policies_match ON notification_policies(account_id, alert_type, enabled);
+
+      -- Last time a policy alerted for one subject (pool or origin), for alert_interval throttling.
+      CREATE TABLE notification_policy_throttle (
+        policy_id TEXT NOT NULL REFERENCES notification_policies(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        last_alert_ms INTEGER NOT NULL,
+        PRIMARY KEY (policy_id, subject)
+      );
+
+      -- The open incident of a policy for one subject: an Unhealthy alert starts it, the next Healthy one
+      -- ends it, and both carry the same alert_correlation_id.
+      CREATE TABLE notification_incidents (
+        policy_id TEXT NOT NULL REFERENCES notification_policies(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        correlation_id TEXT NOT NULL,
+        PRIMARY KEY (policy_id, subject)
+      );
+
+      CREATE TABLE notification_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        event_id INTEGER,
+        event_ms INTEGER NOT NULL,
+        policy_id TEXT,
+        policy_name TEXT NOT NULL,
+        alert_type TEXT NOT NULL,
+        description TEXT NOT NULL,
+        mechanism_type TEXT NOT NULL,
+        target TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms INTEGER NOT NULL,
+        lease_until_ms INTEGER NOT NULL DEFAULT 0,
+        created_ms INTEGER NOT NULL,
+        last_error TEXT
+      );
+      CREATE INDEX notification_outbox_due ON notification_outbox(next_attempt_ms);
+
+      CREATE TABLE notification_history (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        outbox_id INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        policy_id TEXT,
+        name TEXT NOT NULL,
+        alert_type TEXT NOT NULL,
+        description TEXT NOT NULL,
+        mechanism TEXT NOT NULL,
+        mechanism_type TEXT NOT NULL,
+        alert_body TEXT NOT NULL,
+        sent TEXT NOT NULL
+      );
+      CREATE INDEX notification_history_account ON notification_history(account_id, sent);
+
+      -- Last deprecation notice per legacy address, so each address gets at most one per interval.
+      CREATE TABLE notification_legacy_notices (
+        account_id TEXT NOT NULL,
+        address TEXT NOT NULL COLLATE NOCASE,
+        last_notice_ms INTEGER NOT NULL,
+        PRIMARY KEY (account_id, address)
+      );
+    `,
+  },
+];

@@ -1,0 +1,111 @@
+import { isoNow } from '../shared/time.ts';
+import { newId } from '../shared/ids.ts';
+import type { SecretBox } from '../shared/crypto.ts';
+import { NotificationErrors } from './errors.ts';
+import type { WebhookInput } from './schemas.ts';
+import type { NotificationStore } from './store.ts';
+import type { Webhook } from './types.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+import { sealWebhookSecret } from './webhook-secret.ts';
+import { webhookTypeOf } from './webhook-type.ts';
+
+export const TEST_MESSAGE_TEXT = 'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
+
+/** The API's view of a destination: everything but the secret. */
+export function renderWebhook(webhook: Webhook) {
+  return {
+    id: webhook.id,
+    name: webhook.name,
+    url: webhook.url,
+    type: webhook.type,
+    created_at: webhook.created_at,
+    last_success: webhook.last_success,
+    last_failure: webhook.last_failure,
+  };
+}
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw NotificationErrors.invalidUrl(`"${raw}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw NotificationErrors.invalidUrl('must be an http:// or https:// URL');
+  return url;
+}
+
+/**
+ * Webhook destinations. Creating or changing one first POSTs the test message to the URL (with the secret
+ * header) and refuses the destination when the receiver does not answer 2xx, so a typo never becomes a
+ * destination that silently drops alerts.
+ */
+export class WebhookDestinations {
+  readonly #store: NotificationStore;
+  readonly #sender: WebhookSender;
+  readonly #secretBox: SecretBox;
+
+  constructor(deps: { store: NotificationStore; sender: WebhookSender; secretBox: SecretBox }) {
+    this.#store = deps.store;
+    this.#sender = deps.sender;
+    this.#secretBox = deps.secretBox;
+  }
+
+  async create(accountId: string, input: WebhookInput): Promise<Webhook> {
+    const url = parseUrl(input.url);
+    await this.#sendTestMessage(url, input.secret);
+    const id = newId();
+    const now = isoNow();
+    const webhook: Webhook = {
+      id,
+      account_id: accountId,
+      name: input.name,
+      url: url.toString(),
+      type: webhookTypeOf(url),
+      secret_sealed: sealWebhookSecret(this.#secretBox, id, input.secret),
+      created_at: now,
+      last_success: now,
+      last_failure: null,
+    };
+    await this.#store.insertWebhook(webhook);
+    return webhook;
+  }
+
+  async update(accountId: string, id: string, input: WebhookInput): Promise<Webhook> {
+    const existing = await this.get(accountId, id);
+    const url = parseUrl(input.url);
+    await this.#sendTestMessage(url, input.secret);
+    const updated: Webhook = {
+      ...existing,
+      name: input.name,
+      url: url.toString(),
+      type: webhookTypeOf(url),
+      // Omitting the secret keeps the current one (it cannot be read back to resend it).
+      secret_sealed: input.secret === undefined ? existing.secret_sealed : sealWebhookSecret(this.#secretBox, id, input.secret),
+    };
+    await this.#store.updateWebhook(updated);
+    return updated;
+  }
+
+  async get(accountId: string, id: string): Promise<Webhook> {
+    const webhook = await this.#store.getWebhook(accountId, id);
+    if (!webhook) throw NotificationErrors.webhookNotFound(id);
+    return webhook;
+  }
+
+  list(accountId: string): Promise<Webhook[]> {
+    return this.#store.listWebhooks(accountId);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.get(accountId, id);
+    const users = await this.#store.policiesUsingWebhook(accountId, id);
+    if (users.length > 0) throw NotificationErrors.webhookInUse(id, users);
+    await this.#store.deleteWebhook(accountId, id);
+  }
+
+  async #sendTestMessage(url: URL, secret: string | undefined): Promise<void> {
+    const result = await this.#sender.send(url.toString(), JSON.stringify({ text: TEST_MESSAGE_TEXT }), secret ?? null);
+    if (!result.ok) throw NotificationErrors.webhookTestFailed(`${url.toString()} answered ${result.error ?? 'with an error'}`);
+  }
+}

@@ -1,0 +1,106 @@
+import { newId } from '../shared/ids.ts';
+import { R2Errors } from './errors.ts';
+import type { BlobGarbage } from './garbage.ts';
+import type { MetadataStore } from './metadata-store.ts';
+import type { BucketRecord, StorageClass } from './types.ts';
+import { assertBucketName } from './validation.ts';
+
+export const LOCATION_HINTS = ['apac', 'eeur', 'enam', 'weur', 'wnam', 'oc'] as const;
+export const JURISDICTIONS = ['default', 'eu', 'fedramp'] as const;
+
+export interface CreateBucketInput {
+  name: string;
+  locationHint?: string | undefined;
+  storageClass?: StorageClass | undefined;
+  jurisdiction?: string | undefined;
+}
+
+export interface BucketListOptions {
+  nameContains?: string | undefined;
+  startAfter?: string | undefined;
+  cursor?: string | undefined;
+  direction: 'asc' | 'desc';
+  perPage: number;
+}
+
+/** Buckets of an account: names are unique per account (two accounts may use the same name). */
+export class BucketService {
+  readonly #store: MetadataStore;
+  readonly #garbage: BlobGarbage;
+
+  constructor(store: MetadataStore, garbage: BlobGarbage) {
+    this.#store = store;
+    this.#garbage = garbage;
+  }
+
+  async create(accountId: string, input: CreateBucketInput): Promise<BucketRecord> {
+    assertBucketName(input.name);
+    const hint = input.locationHint?.toLowerCase();
+    if (hint !== undefined && !(LOCATION_HINTS as readonly string[]).includes(hint)) {
+      throw R2Errors.invalidArgument(`locationHint must be one of ${LOCATION_HINTS.join(', ')}`);
+    }
+    const jurisdiction = input.jurisdiction ?? 'default';
+    if (!(JURISDICTIONS as readonly string[]).includes(jurisdiction)) {
+      throw R2Errors.invalidArgument(`jurisdiction must be one of ${JURISDICTIONS.join(', ')}`);
+    }
+    const bucket: BucketRecord = {
+      id: newId(),
+      accountId,
+      name: input.name,
+      createdAt: Date.now(),
+      location: (hint ?? 'enam').toUpperCase(),
+      storageClass: input.storageClass ?? 'Standard',
+      jurisdiction,
+    };
+    if (!(await this.#store.createBucket(bucket))) throw R2Errors.bucketExists(input.name);
+    return bucket;
+  }
+
+  /** The bucket, or undefined (the workers deploy uses this to refuse bindings to missing buckets). */
+  get(accountId: string, name: string): Promise<BucketRecord | undefined> {
+    return this.#store.getBucket(accountId, name);
+  }
+
+  async require(accountId: string, name: string): Promise<BucketRecord> {
+    const bucket = await this.#store.getBucket(accountId, name);
+    if (!bucket) throw R2Errors.noSuchBucket(name);
+    return bucket;
+  }
+
+  /** One page in name order; `cursor` is set when more buckets follow. */
+  async list(accountId: string, options: BucketListOptions): Promise<{ buckets: BucketRecord[]; cursor: string | undefined }> {
+    const after = options.cursor !== undefined ? decodeBucketCursor(options.cursor) : options.startAfter;
+    const rows = await this.#store.listBuckets(accountId, {
+      nameContains: options.nameContains,
+      after,
+      direction: options.direction,
+      limit: options.perPage + 1,
+    });
+    const buckets = rows.slice(0, options.perPage);
+    const last = buckets[buckets.length - 1];
+    const cursor = rows.length > options.perPage && last ? Buffer.from(last.name, 'utf8').toString('base64url') : undefined;
+    return { buckets, cursor };
+  }
+
+  async update(accountId: string, name: string, patch: { storageClass?: StorageClass }): Promise<BucketRecord> {
+    const bucket = await this.#store.updateBucket(accountId, name, patch);
+    if (!bucket) throw R2Errors.noSuchBucket(name);
+    return bucket;
+  }
+
+  /** Only an empty bucket can be deleted; its unfinished multipart uploads go with it. */
+  async delete(accountId: string, name: string): Promise<void> {
+    const result = await this.#store.deleteBucket(accountId, name);
+    if (result.status === 'missing') throw R2Errors.noSuchBucket(name);
+    if (result.status === 'not-empty') throw R2Errors.bucketNotEmpty(name);
+    this.#garbage.discard(result.discardedParts.map((p) => p.blobId));
+  }
+}
+
+function decodeBucketCursor(cursor: string): string {
+  const name = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (name === '' || Buffer.from(name, 'utf8').toString('base64url') !== cursor) {
+    throw R2Errors.invalidArgument('cursor is not valid: pass result_info.cursor from the previous page');
+  }
+  return name;
+}

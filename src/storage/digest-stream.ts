@@ -1,0 +1,62 @@
+import { createHash, type Hash } from 'node:crypto';
+import { R2Errors } from './errors.ts';
+import type { ChecksumAlgorithm, Checksums } from './types.ts';
+
+export interface MeasuredSource {
+  /** The same bytes, hashed and counted on the way through. */
+  source: AsyncIterable<Uint8Array>;
+  /** Digests (hex) and size, valid once `source` has been fully consumed. */
+  result(): { size: number; checksums: Checksums };
+}
+
+/**
+ * Wraps an upload body so its digests are computed while it streams to the blob store (no second
+ * pass, no buffering). Refuses the body as soon as it passes `maxBytes`, and at the end if it is not
+ * exactly `expectedBytes` long, so a truncated upload never becomes an object.
+ */
+export function measure(
+  body: AsyncIterable<Uint8Array>,
+  options: { algorithms: readonly ChecksumAlgorithm[]; maxBytes: number; expectedBytes?: number | undefined },
+): MeasuredSource {
+  const hashes = new Map<ChecksumAlgorithm, Hash>();
+  for (const algorithm of new Set<ChecksumAlgorithm>(['md5', ...options.algorithms])) hashes.set(algorithm, createHash(algorithm));
+  let size = 0;
+  let done = false;
+  async function* source() {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > options.maxBytes) throw R2Errors.entityTooLarge();
+      for (const hash of hashes.values()) hash.update(chunk);
+      yield chunk;
+    }
+    if (options.expectedBytes !== undefined && size !== options.expectedBytes) throw R2Errors.incompleteBody();
+    done = true;
+  }
+  return {
+    source: source(),
+    result() {
+      if (!done) throw new Error('measure(): the source was not fully consumed');
+      const checksums: Checksums = {};
+      for (const [algorithm, hash] of hashes) checksums[algorithm] = hash.digest('hex');
+      return { size, checksums };
+    },
+  };
+}
+
+/** Compares digests the client declared (hex) with what was received; the first mismatch is BadDigest. */
+export function verifyDigests(declared: Checksums, received: Checksums): void {
+  for (const [algorithm, expected] of Object.entries(declared) as [ChecksumAlgorithm, string | undefined][]) {
+    if (expected !== undefined && expected.toLowerCase() !== received[algorithm]) throw R2Errors.badDigest(algorithm);
+  }
+}
+
+const DIGEST_HEX_LENGTH: Record<ChecksumAlgorithm, number> = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
+
+/** A declared digest must have its algorithm's length before any byte is stored. */
+export function assertDigestShapes(declared: Checksums): void {
+  for (const [algorithm, value] of Object.entries(declared) as [ChecksumAlgorithm, string | undefined][]) {
+    if (value !== undefined && !new RegExp(`^[0-9a-fA-F]{${DIGEST_HEX_LENGTH[algorithm]}}$`).test(value)) {
+      throw R2Errors.invalidDigest(algorithm);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Object storage engine (what other subsystems may import).
+ *
+ * - `StorageService`: buckets (`storage.buckets`), objects (`storage.objects`), multipart
+ *   (`storage.multipart`), `storage.list(bucket, ...)`, and `storage.getBucket(accountId, name)` which the
+ *   workers deploy uses to refuse a binding to a bucket that does not exist.
+ * - `MetadataStore` / `BlobStore`: the two persistence interfaces, with the SQLite and filesystem
+ *   implementations; test/storage/conformance/ holds the suite any other implementation must pass.
+ */
+export { StorageService, type StorageOptions } from './storage-service.ts';
+export { storageMigrations } from './migrations.ts';
+export type { MetadataStore } from './metadata-store.ts';
+export { SqliteMetadataStore } from './sqlite-metadata-store.ts';
+export { BlobNotFoundError, type BlobStore } from './blob-store.ts';
+export { FsBlobStore } from './fs-blob-store.ts';
+export { R2Errors } from './errors.ts';
+export { R2_LIMITS } from './limits.ts';
+export { conditionalFromHeaders, conditionHolds } from './conditionals.ts';
+export type { GetResult, PutOptions } from './object-service.ts';
+export type { ListResult, ListOptions } from './object-listing.ts';
+export type * from './types.ts';
+export { STORAGE_CLASSES, CHECKSUM_ALGORITHMS } from './types.ts';

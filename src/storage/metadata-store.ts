@@ -1,0 +1,76 @@
+import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
+
+export interface BucketListQuery {
+  nameContains?: string | undefined;
+  /** Exclusive bound in the listing direction. */
+  after?: string | undefined;
+  direction: 'asc' | 'desc';
+  limit: number;
+}
+
+export interface ObjectListQuery {
+  prefix?: string | undefined;
+  /** Keys strictly greater than this. */
+  startAfter?: string | undefined;
+  /** Keys greater than or equal to this (used to skip past a delimited prefix). */
+  startAt?: string | undefined;
+  limit: number;
+}
+
+export type CommitResult =
+  | { status: 'committed'; replaced: ObjectRecord | undefined }
+  | { status: 'precondition-failed'; current: ObjectRecord | undefined }
+  | { status: 'no-bucket' };
+
+export type PartResult = { status: 'stored'; replaced: PartRecord | undefined } | { status: 'no-upload' };
+
+export type CompleteResult =
+  | { status: 'completed'; object: ObjectRecord; replaced: ObjectRecord | undefined; unusedParts: PartRecord[] }
+  | { status: 'no-upload' };
+
+export type BucketDeleteResult =
+  | { status: 'deleted'; discardedParts: PartRecord[] }
+  | { status: 'not-empty' }
+  | { status: 'missing' };
+
+/**
+ * Object-storage metadata: buckets, objects, multipart uploads and parts. Every method that changes
+ * more than one row is atomic. Callbacks passed in (preconditions, object builders) run synchronously
+ * inside the transaction, which a PostgreSQL implementation reproduces with SELECT ... FOR UPDATE.
+ * Blob bytes live elsewhere (BlobStore); records only reference blob ids.
+ */
+export interface MetadataStore {
+  createBucket(bucket: BucketRecord): Promise<boolean>;
+  getBucket(accountId: string, name: string): Promise<BucketRecord | undefined>;
+  listBuckets(accountId: string, query: BucketListQuery): Promise<BucketRecord[]>;
+  updateBucket(accountId: string, name: string, patch: { storageClass?: StorageClass }): Promise<BucketRecord | undefined>;
+  /** Refuses a bucket that still holds objects; drops its unfinished uploads with it. */
+  deleteBucket(accountId: string, name: string): Promise<BucketDeleteResult>;
+
+  getObject(bucketId: string, key: string): Promise<ObjectRecord | undefined>;
+  /** Inserts or replaces an object if `precondition` holds for the current one, atomically. */
+  commitObject(object: ObjectRecord, precondition?: (current: ObjectRecord | undefined) => boolean): Promise<CommitResult>;
+  /** Deletes the keys that exist and returns their records (their blobs become garbage). */
+  deleteObjects(bucketId: string, keys: readonly string[]): Promise<ObjectRecord[]>;
+  /** Objects in byte-wise key order. */
+  listObjects(bucketId: string, query: ObjectListQuery): Promise<ObjectRecord[]>;
+
+  createUpload(upload: UploadRecord): Promise<boolean>;
+  getUpload(bucketId: string, uploadId: string): Promise<UploadRecord | undefined>;
+  putPart(bucketId: string, part: PartRecord): Promise<PartResult>;
+  /**
+   * Turns an upload into an object: `build` sees the upload and its parts and returns the object (or
+   * throws to refuse); the upload and its parts go away in the same transaction.
+   */
+  completeUpload(
+    bucketId: string,
+    uploadId: string,
+    build: (upload: UploadRecord, parts: PartRecord[]) => ObjectRecord,
+  ): Promise<CompleteResult>;
+  /** Removes an upload; returns its parts (their blobs become garbage), or undefined if unknown. */
+  abortUpload(bucketId: string, uploadId: string): Promise<PartRecord[] | undefined>;
+  uploadsCreatedBefore(time: number, limit: number): Promise<UploadRecord[]>;
+
+  /** Every blob id some object or part references (for orphan collection). */
+  referencedBlobIds(): Promise<Set<string>>;
+}

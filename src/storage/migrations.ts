@@ -1,0 +1,57 @@
+import type { Migration } from '../db/index.ts';
+
+/**
+ * Object storage schema. Plain SQL that PostgreSQL can mirror: JSON documents are TEXT here (jsonb
+ * there), times are integer milliseconds, and ordering relies on byte-wise key comparison (SQLite's
+ * BINARY collation on UTF-8, `COLLATE "C"` in PostgreSQL).
+ */
+export const storageMigrations: readonly Migration[] = [
+  {
+    id: 'storage/0001_initial',
+    sql: `
+      CREATE TABLE r2_buckets (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        location TEXT NOT NULL,
+        storage_class TEXT NOT NULL,
+        jurisdiction TEXT NOT NULL,
+        UNIQUE (account_id, name)
+      );
+      CREATE TABLE r2_objects (
+        bucket_id TEXT NOT NULL REFERENCES r2_buckets(id),
+        key TEXT NOT NULL,
+        version TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        etag TEXT NOT NULL,
+        uploaded INTEGER NOT NULL,
+        http_metadata TEXT NOT NULL,
+        custom_metadata TEXT NOT NULL,
+        checksums TEXT NOT NULL,
+        storage_class TEXT NOT NULL,
+        segments TEXT NOT NULL,
+        PRIMARY KEY (bucket_id, key)
+      );
+      CREATE TABLE r2_uploads (
+        upload_id TEXT PRIMARY KEY,
+        bucket_id TEXT NOT NULL REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        http_metadata TEXT NOT NULL,
+        custom_metadata TEXT NOT NULL,
+        storage_class TEXT NOT NULL
+      );
+      CREATE INDEX r2_uploads_created ON r2_uploads(created_at);
+      CREATE TABLE r2_parts (
+        upload_id TEXT NOT NULL REFERENCES r2_uploads(upload_id) ON DELETE CASCADE,
+        part_number INTEGER NOT NULL,
+        blob_id TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        etag TEXT NOT NULL,
+        uploaded_at INTEGER NOT NULL,
+        PRIMARY KEY (upload_id, part_number)
+      );
+    `,
+  },
+];

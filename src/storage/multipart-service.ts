@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { newId } from '../shared/ids.ts';
+import type { BlobStore } from './blob-store.ts';
+import { measure } from './digest-stream.ts';
+import { R2Errors } from './errors.ts';
+import type { BlobGarbage } from './garbage.ts';
+import { R2_LIMITS } from './limits.ts';
+import type { MetadataStore } from './metadata-store.ts';
+import type { BucketRecord, CustomMetadata, HttpMetadata, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
+import { assertCustomMetadata, assertObjectKey } from './validation.ts';
+
+export interface UploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/**
+ * Multipart uploads. Each part is a blob of its own; completing an upload publishes an object whose
+ * segments are the chosen parts in order, so nothing is copied however large the object is.
+ */
+export class MultipartService {
+  readonly #store: MetadataStore;
+  readonly #blobs: BlobStore;
+  readonly #garbage: BlobGarbage;
+
+  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage) {
+    this.#store = store;
+    this.#blobs = blobs;
+    this.#garbage = garbage;
+  }
+
+  async create(
+    bucket: BucketRecord,
+    key: string,
+    options: { httpMetadata?: HttpMetadata | undefined; customMetadata?: CustomMetadata | undefined; storageClass?: StorageClass | undefined } = {},
+  ): Promise<UploadRecord> {
+    assertObjectKey(key);
+    const customMetadata = options.customMetadata ?? {};
+    assertCustomMetadata(customMetadata);
+    const upload: UploadRecord = {
+      uploadId: newId(),
+      bucketId: bucket.id,
+      key,
+      createdAt: Date.now(),
+      httpMetadata: options.httpMetadata ?? {},
+      customMetadata,
+      storageClass: options.storageClass ?? bucket.storageClass,
+    };
+    if (!(await this.#store.createUpload(upload))) throw R2Errors.noSuchBucket(bucket.name);
+    return upload;
+  }
+
+  async uploadPart(
+    bucket: BucketRecord,
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: AsyncIterable<Uint8Array>,
+    size?: number,
+  ): Promise<UploadedPart> {
+    if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > R2_LIMITS.maxParts) {
+      throw R2Errors.invalidArgument(`Part number must be an integer between 1 and ${R2_LIMITS.maxParts}, inclusive.`);
+    }
+    await this.#requireUpload(bucket, key, uploadId);
+    if (size !== undefined && size > R2_LIMITS.maxPartBytes) throw R2Errors.entityTooLarge();
+    const measured = measure(body, { algorithms: [], maxBytes: R2_LIMITS.maxPartBytes, expectedBytes: size });
+    const blob = await this.#blobs.write(measured.source);
+    const { checksums } = measured.result();
+    const part: PartRecord = { uploadId, partNumber, blobId: blob.blobId, size: blob.size, etag: checksums.md5!, uploadedAt: Date.now() };
+    const result = await this.#store.putPart(bucket.id, part);
+    if (result.status === 'no-upload') {
+      await this.#blobs.delete([blob.blobId]);
+      throw R2Errors.noSuchUpload();
+    }
+    if (result.replaced) this.#garbage.discard([result.replaced.blobId]);
+    return { partNumber, etag: part.etag };
+  }
+
+  /** Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N. */
+  async complete(bucket: BucketRecord, key: string, uploadId: string, parts: readonly UploadedPart[]): Promise<ObjectRecord> {
+    await this.#requireUpload(bucket, key, uploadId);
+    const result = await this.#store.completeUpload(bucket.id, uploadId, (upload, stored) => buildObject(upload, stored, parts));
+    if (result.status === 'no-upload') throw R2Errors.noSuchUpload();
+    const discarded = result.unusedParts.map((p) => p.blobId);
+    if (result.replaced) discarded.push(...result.replaced.segments.map((s) => s.blobId));
+    this.#garbage.discard(discarded);
+    return result.object;
+  }
+
+  async abort(bucket: BucketRecord, key: string, uploadId: string): Promise<void> {
+    await this.#requireUpload(bucket, key, uploadId);
+    const parts = await this.#store.abortUpload(bucket.id, uploadId);
+    if (parts === undefined) throw R2Errors.noSuchUpload();
+    this.#garbage.discard(parts.map((p) => p.blobId));
+  }
+
+  async #requireUpload(bucket: BucketRecord, key: string, uploadId: string): Promise<UploadRecord> {
+    assertObjectKey(key);
+    const upload = await this.#store.getUpload(bucket.id, uploadId);
+    if (!upload || upload.key !== key) throw R2Errors.noSuchUpload();
+    return upload;
+  }
+}
+
+/** Runs inside the completing transaction: any throw leaves the upload untouched. */
+function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly UploadedPart[]): ObjectRecord {
+  if (requested.length === 0) throw R2Errors.badUpload('at least one part must be listed');
+  if (requested.length > R2_LIMITS.maxParts) throw R2Errors.badUpload(`at most ${R2_LIMITS.maxParts} parts are allowed`);
+  const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
+  const ordered = [...requested].sort((a, b) => a.partNumber - b.partNumber);
+  const chosen: PartRecord[] = [];
+  for (const [index, wanted] of ordered.entries()) {
+    if (index > 0 && ordered[index - 1]!.partNumber === wanted.partNumber) throw R2Errors.badUpload(`part ${wanted.partNumber} is listed twice`);
+    const part = byNumber.get(wanted.partNumber);
+    if (!part || part.etag !== wanted.etag.replace(/^"(.*)"$/, '$1')) throw R2Errors.invalidPart();
+    chosen.push(part);
+  }
+  const leading = chosen.slice(0, -1);
+  if (leading.some((p) => p.size < R2_LIMITS.minPartBytes)) throw R2Errors.entityTooSmall();
+  if (leading.some((p) => p.size !== leading[0]!.size)) throw R2Errors.badUpload('All non-trailing parts must have the same size.');
+  const size = chosen.reduce((total, p) => total + p.size, 0);
+  if (size > R2_LIMITS.maxObjectBytes) throw R2Errors.entityTooLarge();
+  const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.etag, 'hex')));
+  return {
+    bucketId: upload.bucketId,
+    key: upload.key,
+    version: newId(),
+    size,
+    etag: `${createHash('md5').update(md5s).digest('hex')}-${chosen.length}`,
+    uploaded: Date.now(),
+    httpMetadata: upload.httpMetadata,
+    customMetadata: upload.customMetadata,
+    checksums: {},
+    storageClass: upload.storageClass,
+    segments: chosen.map((p) => ({ blobId: p.blobId, size: p.size })),
+  };
+}

@@ -1,0 +1,128 @@
+import type { Readable } from 'node:stream';
+import { newId } from '../shared/ids.ts';
+import type { BlobStore } from './blob-store.ts';
+import { conditionHolds } from './conditionals.ts';
+import { assertDigestShapes, measure, verifyDigests } from './digest-stream.ts';
+import { R2Errors } from './errors.ts';
+import type { BlobGarbage } from './garbage.ts';
+import { R2_LIMITS } from './limits.ts';
+import type { MetadataStore } from './metadata-store.ts';
+import { openSegments } from './object-reader.ts';
+import { resolveRange } from './ranges.ts';
+import type {
+  BucketRecord,
+  ChecksumAlgorithm,
+  Checksums,
+  Conditional,
+  CustomMetadata,
+  HttpMetadata,
+  ObjectRecord,
+  RangeRequest,
+  ResolvedRange,
+  StorageClass,
+} from './types.ts';
+import { assertCustomMetadata, assertObjectKey } from './validation.ts';
+
+export interface PutOptions {
+  /** The body length when known up front (Content-Length): too large is refused before reading. */
+  size?: number | undefined;
+  httpMetadata?: HttpMetadata | undefined;
+  customMetadata?: CustomMetadata | undefined;
+  /** Digests the client declared (hex); a mismatch is BadDigest and nothing is stored. */
+  digests?: Checksums | undefined;
+  onlyIf?: Conditional | undefined;
+  storageClass?: StorageClass | undefined;
+}
+
+export interface GetOptions {
+  range?: RangeRequest | undefined;
+  onlyIf?: Conditional | undefined;
+}
+
+export type GetResult =
+  | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable }
+  | { status: 'precondition-failed'; object: ObjectRecord };
+
+/** Single objects: put, get, head, delete. All writes are atomic per key (see MetadataStore.commitObject). */
+export class ObjectService {
+  readonly #store: MetadataStore;
+  readonly #blobs: BlobStore;
+  readonly #garbage: BlobGarbage;
+
+  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage) {
+    this.#store = store;
+    this.#blobs = blobs;
+    this.#garbage = garbage;
+  }
+
+  /**
+   * Streams `body` into a blob, verifies it, then publishes it in one metadata transaction. Returns null
+   * when `onlyIf` does not hold (checked before and again at commit). Any failure stores nothing.
+   */
+  async put(bucket: BucketRecord, key: string, body: AsyncIterable<Uint8Array>, options: PutOptions = {}): Promise<ObjectRecord | null> {
+    assertObjectKey(key);
+    const customMetadata = options.customMetadata ?? {};
+    assertCustomMetadata(customMetadata);
+    const digests = options.digests ?? {};
+    assertDigestShapes(digests);
+    if (options.size !== undefined && options.size > R2_LIMITS.maxSinglePutBytes) throw R2Errors.entityTooLarge();
+    const precondition = (current: ObjectRecord | undefined) => conditionHolds(options.onlyIf, current);
+    if (options.onlyIf && !precondition(await this.#store.getObject(bucket.id, key))) return null;
+
+    const algorithms = (Object.keys(digests) as ChecksumAlgorithm[]).filter((a) => digests[a] !== undefined);
+    const measured = measure(body, { algorithms, maxBytes: R2_LIMITS.maxSinglePutBytes, expectedBytes: options.size });
+    const blob = await this.#blobs.write(measured.source);
+    let committed = false;
+    try {
+      const { size, checksums } = measured.result();
+      verifyDigests(digests, checksums);
+      const object: ObjectRecord = {
+        bucketId: bucket.id,
+        key,
+        version: newId(),
+        size,
+        etag: checksums.md5!,
+        uploaded: Date.now(),
+        httpMetadata: options.httpMetadata ?? {},
+        customMetadata,
+        checksums,
+        storageClass: options.storageClass ?? bucket.storageClass,
+        segments: [{ blobId: blob.blobId, size }],
+      };
+      const result = await this.#store.commitObject(object, options.onlyIf ? precondition : undefined);
+      if (result.status === 'no-bucket') throw R2Errors.noSuchBucket(bucket.name);
+      if (result.status === 'precondition-failed') return null;
+      committed = true;
+      if (result.replaced) this.#garbage.discard(result.replaced.segments.map((s) => s.blobId));
+      return object;
+    } finally {
+      if (!committed) await this.#blobs.delete([blob.blobId]);
+    }
+  }
+
+  head(bucket: BucketRecord, key: string): Promise<ObjectRecord | undefined> {
+    assertObjectKey(key);
+    return this.#store.getObject(bucket.id, key);
+  }
+
+  /** undefined when the key does not exist; a failed precondition returns the metadata without a body. */
+  async get(bucket: BucketRecord, key: string, options: GetOptions = {}): Promise<GetResult | undefined> {
+    assertObjectKey(key);
+    const object = await this.#store.getObject(bucket.id, key);
+    if (!object) return undefined;
+    if (!conditionHolds(options.onlyIf, object)) return { status: 'precondition-failed', object };
+    const range = resolveRange(options.range, object.size);
+    const body = await openSegments(this.#blobs, object.segments, range ?? { offset: 0, length: object.size });
+    return { status: 'found', object, range, body };
+  }
+
+  /** Deletes up to 1000 keys; keys that do not exist are fine. */
+  async delete(bucket: BucketRecord, keys: readonly string[]): Promise<void> {
+    if (keys.length > R2_LIMITS.maxDeleteKeys) {
+      throw R2Errors.invalidArgument(`at most ${R2_LIMITS.maxDeleteKeys} keys can be deleted at once`);
+    }
+    for (const key of keys) assertObjectKey(key);
+    const removed = await this.#store.deleteObjects(bucket.id, keys);
+    this.#garbage.discard(removed.flatMap((o) => o.segments.map((s) => s.blobId)));
+  }
+}

@@ -1,0 +1,347 @@
+import type { Database } from '../db/index.ts';
+import type {
+  BucketDeleteResult,
+  BucketListQuery,
+  CommitResult,
+  CompleteResult,
+  MetadataStore,
+  ObjectListQuery,
+  PartResult,
+} from './metadata-store.ts';
+import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
+
+interface BucketRow {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: number;
+  location: string;
+  storage_class: string;
+  jurisdiction: string;
+}
+
+interface ObjectRow {
+  bucket_id: string;
+  key: string;
+  version: string;
+  size: number;
+  etag: string;
+  uploaded: number;
+  http_metadata: string;
+  custom_metadata: string;
+  checksums: string;
+  storage_class: string;
+  segments: string;
+}
+
+interface UploadRow {
+  upload_id: string;
+  bucket_id: string;
+  key: string;
+  created_at: number;
+  http_metadata: string;
+  custom_metadata: string;
+  storage_class: string;
+}
+
+interface PartRow {
+  upload_id: string;
+  part_number: number;
+  blob_id: string;
+  size: number;
+  etag: string;
+  uploaded_at: number;
+}
+
+/** The embedded MetadataStore on SQLite (node:sqlite, WAL). */
+export class SqliteMetadataStore implements MetadataStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async createBucket(bucket: BucketRecord): Promise<boolean> {
+    const result = this.#db.run(
+      `INSERT INTO r2_buckets (id, account_id, name, created_at, location, storage_class, jurisdiction)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, name) DO NOTHING`,
+      [bucket.id, bucket.accountId, bucket.name, bucket.createdAt, bucket.location, bucket.storageClass, bucket.jurisdiction],
+    );
+    return result.changes === 1;
+  }
+
+  async getBucket(accountId: string, name: string): Promise<BucketRecord | undefined> {
+    const row = this.#db.get<BucketRow>('SELECT * FROM r2_buckets WHERE account_id = ? AND name = ?', [accountId, name]);
+    return row && toBucket(row);
+  }
+
+  async listBuckets(accountId: string, query: BucketListQuery): Promise<BucketRecord[]> {
+    const asc = query.direction === 'asc';
+    const rows = this.#db.all<BucketRow>(
+      `SELECT * FROM r2_buckets
+       WHERE account_id = ? AND (? IS NULL OR name ${asc ? '>' : '<'} ?) AND (? IS NULL OR instr(name, ?) > 0)
+       ORDER BY name ${asc ? 'ASC' : 'DESC'} LIMIT ?`,
+      [accountId, query.after ?? null, query.after ?? null, query.nameContains ?? null, query.nameContains ?? null, query.limit],
+    );
+    return rows.map(toBucket);
+  }
+
+  async updateBucket(accountId: string, name: string, patch: { storageClass?: StorageClass }): Promise<BucketRecord | undefined> {
+    if (patch.storageClass) {
+      this.#db.run('UPDATE r2_buckets SET storage_class = ? WHERE account_id = ? AND name = ?', [patch.storageClass, accountId, name]);
+    }
+    return this.getBucket(accountId, name);
+  }
+
+  async deleteBucket(accountId: string, name: string): Promise<BucketDeleteResult> {
+    return this.#db.transaction((): BucketDeleteResult => {
+      const bucket = this.#db.get<{ id: string }>('SELECT id FROM r2_buckets WHERE account_id = ? AND name = ?', [accountId, name]);
+      if (!bucket) return { status: 'missing' };
+      if (this.#db.get('SELECT 1 FROM r2_objects WHERE bucket_id = ? LIMIT 1', [bucket.id])) return { status: 'not-empty' };
+      const parts = this.#db.all<PartRow>(
+        'SELECT p.* FROM r2_parts p JOIN r2_uploads u ON u.upload_id = p.upload_id WHERE u.bucket_id = ?',
+        [bucket.id],
+      );
+      this.#db.run('DELETE FROM r2_buckets WHERE id = ?', [bucket.id]);
+      return { status: 'deleted', discardedParts: parts.map(toPart) };
+    });
+  }
+
+  async getObject(bucketId: string, key: string): Promise<ObjectRecord | undefined> {
+    return this.#getObject(bucketId, key);
+  }
+
+  async commitObject(object: ObjectRecord, precondition?: (current: ObjectRecord | undefined) => boolean): Promise<CommitResult> {
+    return this.#db.transaction((): CommitResult => {
+      if (!this.#db.get('SELECT 1 FROM r2_buckets WHERE id = ?', [object.bucketId])) return { status: 'no-bucket' };
+      const current = this.#getObject(object.bucketId, object.key);
+      if (precondition && !precondition(current)) return { status: 'precondition-failed', current };
+      this.#upsertObject(object);
+      return { status: 'committed', replaced: current };
+    });
+  }
+
+  async deleteObjects(bucketId: string, keys: readonly string[]): Promise<ObjectRecord[]> {
+    return this.#db.transaction(() => {
+      const removed: ObjectRecord[] = [];
+      for (const key of new Set(keys)) {
+        const current = this.#getObject(bucketId, key);
+        if (!current) continue;
+        this.#db.run('DELETE FROM r2_objects WHERE bucket_id = ? AND key = ?', [bucketId, key]);
+        removed.push(current);
+      }
+      return removed;
+    });
+  }
+
+  async listObjects(bucketId: string, query: ObjectListQuery): Promise<ObjectRecord[]> {
+    const prefix = query.prefix ?? '';
+    const upper = prefix === '' ? null : prefixUpperBound(prefix);
+    const rows = this.#db.all<ObjectRow>(
+      `SELECT * FROM r2_objects
+       WHERE bucket_id = ? AND key >= ? AND (? IS NULL OR key < ?)
+         AND (? IS NULL OR key > ?) AND (? IS NULL OR key >= ?)
+       ORDER BY key LIMIT ?`,
+      [
+        bucketId,
+        prefix,
+        upper,
+        upper,
+        query.startAfter ?? null,
+        query.startAfter ?? null,
+        query.startAt ?? null,
+        query.startAt ?? null,
+        query.limit,
+      ],
+    );
+    return rows.map(toObject);
+  }
+
+  async createUpload(upload: UploadRecord): Promise<boolean> {
+    return this.#db.transaction(() => {
+      if (!this.#db.get('SELECT 1 FROM r2_buckets WHERE id = ?', [upload.bucketId])) return false;
+      this.#db.run(
+        `INSERT INTO r2_uploads (upload_id, bucket_id, key, created_at, http_metadata, custom_metadata, storage_class)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [
+          upload.uploadId,
+          upload.bucketId,
+          upload.key,
+          upload.createdAt,
+          JSON.stringify(upload.httpMetadata),
+          JSON.stringify(upload.customMetadata),
+          upload.storageClass,
+        ],
+      );
+      return true;
+    });
+  }
+
+  async getUpload(bucketId: string, uploadId: string): Promise<UploadRecord | undefined> {
+    return this.#getUpload(bucketId, uploadId);
+  }
+
+  async putPart(bucketId: string, part: PartRecord): Promise<PartResult> {
+    return this.#db.transaction((): PartResult => {
+      if (!this.#getUpload(bucketId, part.uploadId)) return { status: 'no-upload' };
+      const replaced = this.#db.get<PartRow>('SELECT * FROM r2_parts WHERE upload_id = ? AND part_number = ?', [
+        part.uploadId,
+        part.partNumber,
+      ]);
+      this.#db.run(
+        `INSERT INTO r2_parts (upload_id, part_number, blob_id, size, etag, uploaded_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (upload_id, part_number) DO UPDATE SET
+           blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, uploaded_at = excluded.uploaded_at`,
+        [part.uploadId, part.partNumber, part.blobId, part.size, part.etag, part.uploadedAt],
+      );
+      return { status: 'stored', replaced: replaced && toPart(replaced) };
+    });
+  }
+
+  async completeUpload(
+    bucketId: string,
+    uploadId: string,
+    build: (upload: UploadRecord, parts: PartRecord[]) => ObjectRecord,
+  ): Promise<CompleteResult> {
+    return this.#db.transaction((): CompleteResult => {
+      const upload = this.#getUpload(bucketId, uploadId);
+      if (!upload) return { status: 'no-upload' };
+      const parts = this.#parts(uploadId);
+      const object = build(upload, parts);
+      const replaced = this.#getObject(bucketId, upload.key);
+      this.#upsertObject(object);
+      this.#db.run('DELETE FROM r2_uploads WHERE upload_id = ?', [uploadId]);
+      const used = new Set(object.segments.map((s) => s.blobId));
+      return { status: 'completed', object, replaced, unusedParts: parts.filter((p) => !used.has(p.blobId)) };
+    });
+  }
+
+  async abortUpload(bucketId: string, uploadId: string): Promise<PartRecord[] | undefined> {
+    return this.#db.transaction(() => {
+      if (!this.#getUpload(bucketId, uploadId)) return undefined;
+      const parts = this.#parts(uploadId);
+      this.#db.run('DELETE FROM r2_uploads WHERE upload_id = ?', [uploadId]);
+      return parts;
+    });
+  }
+
+  async uploadsCreatedBefore(time: number, limit: number): Promise<UploadRecord[]> {
+    return this.#db
+      .all<UploadRow>('SELECT * FROM r2_uploads WHERE created_at < ? ORDER BY created_at LIMIT ?', [time, limit])
+      .map(toUpload);
+  }
+
+  async referencedBlobIds(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const row of this.#db.iterate<{ segments: string }>('SELECT segments FROM r2_objects')) {
+      for (const segment of JSON.parse(row.segments) as [string, number][]) ids.add(segment[0]);
+    }
+    for (const row of this.#db.iterate<{ blob_id: string }>('SELECT blob_id FROM r2_parts')) ids.add(row.blob_id);
+    return ids;
+  }
+
+  #getObject(bucketId: string, key: string): ObjectRecord | undefined {
+    const row = this.#db.get<ObjectRow>('SELECT * FROM r2_objects WHERE bucket_id = ? AND key = ?', [bucketId, key]);
+    return row && toObject(row);
+  }
+
+  #getUpload(bucketId: string, uploadId: string): UploadRecord | undefined {
+    const row = this.#db.get<UploadRow>('SELECT * FROM r2_uploads WHERE upload_id = ? AND bucket_id = ?', [uploadId, bucketId]);
+    return row && toUpload(row);
+  }
+
+  #parts(uploadId: string): PartRecord[] {
+    return this.#db.all<PartRow>('SELECT * FROM r2_parts WHERE upload_id = ? ORDER BY part_number', [uploadId]).map(toPart);
+  }
+
+  #upsertObject(o: ObjectRecord): void {
+    this.#db.run(
+      `INSERT INTO r2_objects (bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (bucket_id, key) DO UPDATE SET
+         version = excluded.version, size = excluded.size, etag = excluded.etag, uploaded = excluded.uploaded,
+         http_metadata = excluded.http_metadata, custom_metadata = excluded.custom_metadata,
+         checksums = excluded.checksums, storage_class = excluded.storage_class, segments = excluded.segments`,
+      [
+        o.bucketId,
+        o.key,
+        o.version,
+        o.size,
+        o.etag,
+        o.uploaded,
+        JSON.stringify(o.httpMetadata),
+        JSON.stringify(o.customMetadata),
+        JSON.stringify(o.checksums),
+        o.storageClass,
+        JSON.stringify(o.segments.map((s) => [s.blobId, s.size])),
+      ],
+    );
+  }
+}
+
+/**
+ * The smallest string greater than every string that starts with `prefix`, in code point (= UTF-8 byte)
+ * order: the last code point incremented. Undefined when no such bound exists (all U+10FFFF).
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) {
+      const next = last === 0xd7ff ? 0xe000 : last + 1;
+      return points.join('') + String.fromCodePoint(next);
+    }
+  }
+  return null;
+}
+
+function toBucket(row: BucketRow): BucketRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    createdAt: Number(row.created_at),
+    location: row.location,
+    storageClass: row.storage_class as StorageClass,
+    jurisdiction: row.jurisdiction,
+  };
+}
+
+function toObject(row: ObjectRow): ObjectRecord {
+  return {
+    bucketId: row.bucket_id,
+    key: row.key,
+    version: row.version,
+    size: Number(row.size),
+    etag: row.etag,
+    uploaded: Number(row.uploaded),
+    httpMetadata: JSON.parse(row.http_metadata),
+    customMetadata: JSON.parse(row.custom_metadata),
+    checksums: JSON.parse(row.checksums),
+    storageClass: row.storage_class as StorageClass,
+    segments: (JSON.parse(row.segments) as [string, number][]).map(([blobId, size]) => ({ blobId, size })),
+  };
+}
+
+function toUpload(row: UploadRow): UploadRecord {
+  return {
+    uploadId: row.upload_id,
+    bucketId: row.bucket_id,
+    key: row.key,
+    createdAt: Number(row.created_at),
+    httpMetadata: JSON.parse(row.http_metadata),
+    customMetadata: JSON.parse(row.custom_metadata),
+    storageClass: row.storage_class as StorageClass,
+  };
+}
+
+function toPart(row: PartRow): PartRecord {
+  return {
+    uploadId: row.upload_id,
+    partNumber: Number(row.part_number),
+    blobId: row.blob_id,
+    size: Number(row.size),
+    etag: row.etag,
+    uploadedAt: Number(row.uploaded_at),
+  };
+}

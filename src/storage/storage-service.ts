@@ -1,0 +1,91 @@
+import type { Logger } from '../shared/logger.ts';
+import type { BlobStore } from './blob-store.ts';
+import { BucketService } from './bucket-service.ts';
+import { BlobGarbage } from './garbage.ts';
+import { R2_LIMITS } from './limits.ts';
+import { collectOrphans, expireUploads } from './maintenance.ts';
+import type { MetadataStore } from './metadata-store.ts';
+import { MultipartService } from './multipart-service.ts';
+import { listObjects, type ListOptions, type ListResult } from './object-listing.ts';
+import { ObjectService } from './object-service.ts';
+import type { BucketRecord } from './types.ts';
+
+export interface StorageOptions {
+  logger?: Logger | undefined;
+  /** How long a discarded blob stays readable for in-flight readers. */
+  garbageGraceMs?: number | undefined;
+  uploadTtlMs?: number | undefined;
+  sweepIntervalMs?: number | undefined;
+  /** Blobs older than this and unreferenced are orphans of a previous process (default: construction time). */
+  bootTime?: number | undefined;
+}
+
+/**
+ * The object-storage engine: buckets, objects and multipart uploads on top of a MetadataStore and a
+ * BlobStore. Transport-neutral: the /client/v4 routes and the workerd wire backend both call it.
+ *
+ * For other subsystems: `storage.getBucket(accountId, name)` answers whether a bucket exists (the
+ * workers deploy refuses a binding to a missing bucket with it).
+ */
+export class StorageService {
+  readonly buckets: BucketService;
+  readonly objects: ObjectService;
+  readonly multipart: MultipartService;
+  readonly #store: MetadataStore;
+  readonly #blobs: BlobStore;
+  readonly #garbage: BlobGarbage;
+  readonly #options: Required<Omit<StorageOptions, 'logger'>> & { logger: Logger | undefined };
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(store: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
+    this.#store = store;
+    this.#blobs = blobs;
+    this.#options = {
+      logger: options.logger,
+      garbageGraceMs: options.garbageGraceMs ?? 2_000,
+      uploadTtlMs: options.uploadTtlMs ?? R2_LIMITS.uploadTtlMs,
+      sweepIntervalMs: options.sweepIntervalMs ?? 3600_000,
+      bootTime: options.bootTime ?? Date.now(),
+    };
+    this.#garbage = new BlobGarbage(blobs, { graceMs: this.#options.garbageGraceMs, logger: options.logger });
+    this.buckets = new BucketService(store, this.#garbage);
+    this.objects = new ObjectService(store, blobs, this.#garbage);
+    this.multipart = new MultipartService(store, blobs, this.#garbage);
+  }
+
+  /** The bucket of an account, or undefined. */
+  getBucket(accountId: string, name: string): Promise<BucketRecord | undefined> {
+    return this.buckets.get(accountId, name);
+  }
+
+  list(bucket: BucketRecord, options: ListOptions): Promise<ListResult> {
+    return listObjects(this.#store, bucket, options);
+  }
+
+  /** Start-up work (orphans of a crashed process, expired uploads) and the periodic expiry sweep. */
+  async start(): Promise<void> {
+    const collected = await collectOrphans(this.#store, this.#blobs, this.#options.bootTime);
+    if (collected.orphans + collected.temporary > 0) this.#options.logger?.info('collected orphaned blobs', collected);
+    await this.expireUploads();
+    this.#sweep = setInterval(() => {
+      this.expireUploads().catch((error: unknown) => this.#options.logger?.error('upload expiry failed', { err: error }));
+    }, this.#options.sweepIntervalMs);
+    this.#sweep.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#sweep) clearInterval(this.#sweep);
+    this.#sweep = undefined;
+    await this.#garbage.flush();
+  }
+
+  /** Aborts uploads older than the TTL; returns how many. */
+  expireUploads(now = Date.now()): Promise<number> {
+    return expireUploads(this.#store, this.#garbage, now - this.#options.uploadTtlMs);
+  }
+
+  /** Deletes discarded blobs now instead of after the grace period (shutdown, tests). */
+  flushGarbage(): Promise<void> {
+    return this.#garbage.flush();
+  }
+}

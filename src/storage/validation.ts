@@ -1,0 +1,27 @@
+import { R2Errors } from './errors.ts';
+import { R2_LIMITS } from './limits.ts';
+import type { CustomMetadata } from './types.ts';
+
+const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
+export function assertBucketName(name: string): void {
+  if (!BUCKET_NAME.test(name)) throw R2Errors.invalidBucketName(name);
+}
+
+/** Keys are non-empty UTF-8 strings of at most 1024 bytes; lone surrogates cannot be stored as UTF-8. */
+export function assertObjectKey(key: string): void {
+  if (key.length === 0 || Buffer.byteLength(key, 'utf8') > R2_LIMITS.maxKeyBytes || !key.isWellFormed()) {
+    throw R2Errors.invalidObjectName();
+  }
+}
+
+/** Custom metadata counts the UTF-8 bytes of every name and value. */
+export function assertCustomMetadata(metadata: CustomMetadata): void {
+  let total = 0;
+  for (const [name, value] of Object.entries(metadata)) total += Buffer.byteLength(name) + Buffer.byteLength(value);
+  if (total > R2_LIMITS.maxCustomMetadataBytes) throw R2Errors.metadataTooLarge();
+}
+
+export function assertListLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > R2_LIMITS.maxListLimit) throw R2Errors.invalidMaxKeys();
+}

@@ -1,0 +1,5 @@
+export { workerMigrations } from './migrations.ts';
+export { workerRoutes } from './routes.ts';
+export { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+export { SqliteWorkerStore, type WorkerStore } from './store.ts';
+export { FunctionsRuntime, type R2ServiceResolver } from './runtime/supervisor.ts';

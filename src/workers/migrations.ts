@@ -1,0 +1,66 @@
+import type { Migration } from '../db/index.ts';
+
+export const workerMigrations: readonly Migration[] = [
+  {
+    id: 'workers/0001_initial',
+    sql: `
+      CREATE TABLE worker_scripts (
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        tag TEXT NOT NULL,
+        current_deployment_id TEXT,
+        workers_dev INTEGER NOT NULL DEFAULT 0,
+        previews_enabled INTEGER NOT NULL DEFAULT 0,
+        settings TEXT NOT NULL DEFAULT '{}',
+        last_deployed_from TEXT NOT NULL DEFAULT 'api',
+        created_on TEXT NOT NULL,
+        modified_on TEXT NOT NULL,
+        PRIMARY KEY (account_id, name)
+      );
+      CREATE TABLE worker_versions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        main_module TEXT NOT NULL,
+        modules TEXT NOT NULL,
+        bindings TEXT NOT NULL,
+        compatibility_date TEXT,
+        compatibility_flags TEXT NOT NULL,
+        etag TEXT NOT NULL,
+        source TEXT NOT NULL,
+        author_email TEXT,
+        created_on TEXT NOT NULL,
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE,
+        UNIQUE (account_id, script_name, number)
+      );
+      CREATE TABLE worker_deployments (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        version_id TEXT NOT NULL REFERENCES worker_versions(id) ON DELETE CASCADE,
+        source TEXT NOT NULL,
+        author_email TEXT,
+        annotations TEXT NOT NULL DEFAULT '{}',
+        created_on TEXT NOT NULL,
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+      );
+      CREATE INDEX worker_deployments_script ON worker_deployments(account_id, script_name, created_on);
+      CREATE TABLE worker_secrets (
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        sealed TEXT NOT NULL,
+        created_on TEXT NOT NULL,
+        modified_on TEXT NOT NULL,
+        PRIMARY KEY (account_id, script_name, name),
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+      );
+      CREATE TABLE worker_account_subdomains (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+        subdomain TEXT NOT NULL UNIQUE
+      );
+    `,
+  },
+];

@@ -1,0 +1,184 @@
+import { Hono } from 'hono';
+import { readJson } from '../api/body.ts';
+import type { ApiContext, AppEnv } from '../api/context.ts';
+import { ok } from '../api/respond.ts';
+import { WorkerErrors } from './errors.ts';
+import { renderBindings, renderDeployment, renderScript, renderVersion } from './render.ts';
+import {
+  AccountSubdomainSchema,
+  DeploymentCreateSchema,
+  ScriptSettingsPatchSchema,
+  ScriptSubdomainSchema,
+  SecretPutSchema,
+} from './schemas.ts';
+import type { WorkersService } from './service.ts';
+import { parseScriptUpload } from './upload.ts';
+
+const CODE = 10021;
+/** Script uploads may carry several modules; Cloudflare's paid limit is 10 MB compressed. */
+const UPLOAD_LIMIT = 25 * 1024 * 1024;
+
+/** `/accounts/{account_id}/workers/...`: what `wrangler deploy`, `wrangler secret` and `ledge` call. */
+export function workerRoutes(workers: WorkersService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const base = '/accounts/:account_id/workers';
+  const account = (c: ApiContext) => c.req.param('account_id')!;
+  const script = (c: ApiContext) => c.req.param('script')!;
+  const caller = (c: ApiContext) => ({
+    email: c.get('principal').email,
+    source: /wrangler/i.test(c.req.header('user-agent') ?? '') ? 'wrangler' : 'api',
+  });
+  const today = () => new Date().toISOString().slice(0, 10);
+  const upload = async (c: ApiContext) => {
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > UPLOAD_LIMIT) throw WorkerErrors.malformedUpload(`the upload is larger than ${UPLOAD_LIMIT} bytes`);
+    return parseScriptUpload(c.req.raw, today());
+  };
+
+  app.get(`${base}/scripts`, async (c) => {
+    const scripts = await workers.store.listScripts(account(c));
+    const rendered = await Promise.all(
+      scripts.map(async (s) => renderScript(s, await workers.currentVersion(s), s.current_deployment_id)),
+    );
+    return ok(c, rendered);
+  });
+
+  app.put(`${base}/scripts/:script`, async (c) => {
+    const parsed = await upload(c);
+    const { script: saved, version, deployment } = await workers.upload(account(c), script(c), parsed, caller(c), true);
+    return ok(c, { ...renderScript(saved, version, deployment?.id ?? null), startup_time_ms: 0 });
+  });
+
+  app.get(`${base}/scripts/:script`, async (c) => {
+    const found = await workers.requireScript(account(c), script(c));
+    const version = await workers.currentVersion(found);
+    const main = version?.modules.find((m) => m.name === version.main_module);
+    if (!main) throw WorkerErrors.scriptNotFound();
+    return new Response(Buffer.from(main.content, 'base64'), { headers: { 'content-type': 'application/javascript+module' } });
+  });
+
+  app.delete(`${base}/scripts/:script`, async (c) => {
+    await workers.deleteScript(account(c), script(c));
+    return ok(c, { id: script(c) });
+  });
+
+  app.get(`${base}/services/:script`, async (c) => {
+    const found = await workers.store.getScript(account(c), script(c));
+    if (!found) throw WorkerErrors.serviceNotFound();
+    const version = await workers.currentVersion(found);
+    const environment = {
+      environment: 'production',
+      created_on: found.created_on,
+      modified_on: found.modified_on,
+      script: renderScript(found, version, found.current_deployment_id),
+    };
+    return ok(c, { id: found.name, created_on: found.created_on, modified_on: found.modified_on, default_environment: environment });
+  });
+
+  app.post(`${base}/scripts/:script/versions`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const parsed = await upload(c);
+    const { version } = await workers.upload(account(c), script(c), parsed, caller(c), false);
+    const secretNames = await workers.store.listSecretNames(account(c), script(c));
+    return ok(c, { ...renderVersion(version, secretNames), startup_time_ms: 0 });
+  });
+
+  app.get(`${base}/scripts/:script/versions`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const secretNames = await workers.store.listSecretNames(account(c), script(c));
+    const versions = await workers.store.listVersions(account(c), script(c));
+    return ok(c, { items: versions.map((v) => renderVersion(v, secretNames)) });
+  });
+
+  app.get(`${base}/scripts/:script/versions/:version`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const version = await workers.store.getVersion(account(c), script(c), c.req.param('version'));
+    if (!version) throw WorkerErrors.versionNotFound(c.req.param('version'));
+    return ok(c, renderVersion(version, await workers.store.listSecretNames(account(c), script(c))));
+  });
+
+  app.get(`${base}/scripts/:script/deployments`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const deployments = await workers.store.listDeployments(account(c), script(c));
+    return ok(c, { deployments: deployments.map(renderDeployment) });
+  });
+
+  app.post(`${base}/scripts/:script/deployments`, async (c) => {
+    const body = await readJson(c, DeploymentCreateSchema, { code: CODE });
+    const [first, ...rest] = body.versions;
+    if (!first || rest.length > 0 || first.percentage !== 100) {
+      throw WorkerErrors.invalidDeployment('Ledge serves one version per Worker: send exactly one version with percentage 100.');
+    }
+    const deployment = await workers.deploy(account(c), script(c), first.version_id, caller(c), body.annotations ?? {});
+    return ok(c, renderDeployment(deployment));
+  });
+
+  app.get(`${base}/scripts/:script/settings`, async (c) => {
+    const found = await workers.requireScript(account(c), script(c));
+    const version = await workers.currentVersion(found);
+    const secretNames = await workers.store.listSecretNames(account(c), script(c));
+    return ok(c, {
+      bindings: renderBindings(version?.bindings ?? [], secretNames),
+      ...(version?.compatibility_date ? { compatibility_date: version.compatibility_date } : {}),
+      compatibility_flags: version?.compatibility_flags ?? [],
+      logpush: found.settings.logpush ?? false,
+      placement: {},
+      tail_consumers: found.settings.tail_consumers ?? [],
+      usage_model: 'standard',
+    });
+  });
+
+  const scriptSettings = async (c: ApiContext) => {
+    const found = await workers.requireScript(account(c), script(c));
+    const s = found.settings;
+    return { logpush: s.logpush ?? false, tail_consumers: s.tail_consumers ?? null, observability: s.observability ?? { enabled: false }, tags: s.tags ?? [] };
+  };
+  app.get(`${base}/scripts/:script/script-settings`, async (c) => ok(c, await scriptSettings(c)));
+  app.patch(`${base}/scripts/:script/script-settings`, async (c) => {
+    const patch = await readJson(c, ScriptSettingsPatchSchema, { code: CODE });
+    await workers.patchSettings(account(c), script(c), patch);
+    return ok(c, await scriptSettings(c));
+  });
+
+  app.get(`${base}/subdomain`, async (c) => ok(c, { subdomain: await workers.subdomain(account(c)) }));
+  app.put(`${base}/subdomain`, async (c) => {
+    const body = await readJson(c, AccountSubdomainSchema, { code: 10032 });
+    await workers.setSubdomain(account(c), body.subdomain);
+    return ok(c, { subdomain: body.subdomain });
+  });
+
+  const scriptSubdomain = async (c: ApiContext) => {
+    const found = await workers.requireScript(account(c), script(c));
+    const url = workers.functionUrl(found.name, await workers.subdomain(account(c)));
+    return { enabled: found.workers_dev, previews_enabled: found.previews_enabled, ...(url ? { url } : {}) };
+  };
+  app.get(`${base}/scripts/:script/subdomain`, async (c) => ok(c, await scriptSubdomain(c)));
+  app.post(`${base}/scripts/:script/subdomain`, async (c) => {
+    const body = await readJson(c, ScriptSubdomainSchema, { code: CODE });
+    await workers.setWorkersDev(account(c), script(c), body.enabled, body.previews_enabled ?? body.enabled);
+    return ok(c, await scriptSubdomain(c));
+  });
+
+  app.get(`${base}/scripts/:script/secrets`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const names = await workers.store.listSecretNames(account(c), script(c));
+    return ok(c, names.map((name) => ({ name, type: 'secret_text' })));
+  });
+  app.put(`${base}/scripts/:script/secrets`, async (c) => {
+    const body = await readJson(c, SecretPutSchema, { code: CODE });
+    await workers.putSecret(account(c), script(c), body.name, body.text);
+    return ok(c, { name: body.name, type: 'secret_text' });
+  });
+  app.get(`${base}/scripts/:script/secrets/:name`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const names = await workers.store.listSecretNames(account(c), script(c));
+    if (!names.includes(c.req.param('name'))) throw WorkerErrors.secretNotFound(c.req.param('name'));
+    return ok(c, { name: c.req.param('name'), type: 'secret_text' });
+  });
+  app.delete(`${base}/scripts/:script/secrets/:name`, async (c) => {
+    await workers.deleteSecret(account(c), script(c), c.req.param('name'));
+    return ok(c, null);
+  });
+
+  return app;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** JavaScript identifiers: what `env.<NAME>` can name (bindings and secrets). */
+export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** A script name doubles as the first label of its hostname, so it must be a DNS label. */
+export const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The bindings a stored version may hold (secrets live apart, encrypted; see store.ts). */
+export type Binding =
+  | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
+  | { name: string; type: 'plain_text'; text: string }
+  | { name: string; type: 'json'; json: unknown };
+
+export const ModuleTypes = {
+  esModule: 'application/javascript+module',
+  commonJs: 'application/javascript',
+  text: 'text/plain',
+  data: 'application/octet-stream',
+  wasm: 'application/wasm',
+  json: 'application/json',
+} as const;
+export type ModuleType = keyof typeof ModuleTypes;
+
+export interface WorkerModule {
+  name: string;
+  type: ModuleType;
+  /** base64 of the module bytes (modules may be binary: wasm, data). */
+  content: string;
+}
+
+/** The `metadata` part of a script or version upload, as wrangler and the API docs send it. */
+export const UploadMetadataSchema = z
+  .object({
+    main_module: z.string().min(1).optional(),
+    body_part: z.string().optional(),
+    bindings: z.array(z.object({ name: z.string(), type: z.string() }).loose()).default([]),
+    compatibility_date: z.string().optional(),
+    compatibility_flags: z.array(z.string()).default([]),
+    keep_bindings: z.array(z.string()).default([]),
+    logpush: z.boolean().optional(),
+    tags: z.array(z.string()).optional(),
+    annotations: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
+
+export const SecretPutSchema = z.object({
+  name: z.string(),
+  text: z.string(),
+  type: z.literal('secret_text').default('secret_text'),
+});
+
+export const DeploymentCreateSchema = z.object({
+  strategy: z.literal('percentage').default('percentage'),
+  versions: z.array(z.object({ version_id: z.string(), percentage: z.number() })).min(1),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ScriptSubdomainSchema = z.object({
+  enabled: z.boolean(),
+  previews_enabled: z.boolean().optional(),
+});
+
+export const AccountSubdomainSchema = z.object({ subdomain: z.string() });
+
+export const ScriptSettingsPatchSchema = z
+  .object({
+    logpush: z.boolean().optional(),
+    observability: z.record(z.string(), z.unknown()).nullable().optional(),
+    tags: z.array(z.string()).nullable().optional(),
+    tail_consumers: z.array(z.unknown()).nullable().optional(),
+  })
+  .loose();

@@ -1,0 +1,234 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { AccountService } from '../accounts/index.ts';
+import { newId } from '../shared/ids.ts';
+import { isoNow } from '../shared/time.ts';
+import { WorkerErrors } from './errors.ts';
+import { SCRIPT_NAME, SUBDOMAIN, type Binding } from './schemas.ts';
+import type { WorkerStore } from './store.ts';
+import type { DeployedScript, DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
+import { checkBindingName, type ScriptUpload } from './upload.ts';
+
+/** What the service needs from the function runtime (implemented by runtime/supervisor.ts). */
+export interface FunctionRuntime {
+  /** Loads one script alone in a throwaway workerd; rejects with the runtime's own message if it fails. */
+  check(candidate: DeployedScript): Promise<void>;
+  /** Regenerates the configuration from the current deployments and swaps workerd generations. */
+  reload(): Promise<void>;
+  /** http://<script>.<subdomain>.<domain>:<port>, once the functions socket is open. */
+  functionUrl(script: string, subdomain: string): string | undefined;
+}
+
+/** Looks up R2 buckets so a binding to a missing bucket is refused at upload time. */
+export interface BucketLookup {
+  bucketExists(accountId: string, name: string): Promise<boolean>;
+}
+
+export interface Caller {
+  email: string;
+  source: string;
+}
+
+/** Scripts, versions, deployments, secrets and workers.dev subdomains of every account. */
+export class WorkersService {
+  readonly store: WorkerStore;
+  readonly #runtime: FunctionRuntime;
+  readonly #buckets: BucketLookup;
+  readonly #accounts: AccountService;
+
+  constructor(deps: { store: WorkerStore; runtime: FunctionRuntime; buckets: BucketLookup; accounts: AccountService }) {
+    this.store = deps.store;
+    this.#runtime = deps.runtime;
+    this.#buckets = deps.buckets;
+    this.#accounts = deps.accounts;
+  }
+
+  async requireScript(accountId: string, name: string): Promise<ScriptRecord> {
+    const script = await this.store.getScript(accountId, name);
+    if (!script) throw WorkerErrors.scriptNotFound();
+    return script;
+  }
+
+  async currentVersion(script: ScriptRecord): Promise<VersionRecord | undefined> {
+    if (!script.current_deployment_id) return undefined;
+    const deployment = await this.store.getDeployment(script.current_deployment_id);
+    return deployment && this.store.getVersion(script.account_id, script.name, deployment.version_id);
+  }
+
+  /**
+   * Stores an uploaded version after checking it loads in workerd, and deploys it when `deploy` is set.
+   * Nothing is written when any check fails, so the previous deployment keeps serving.
+   */
+  async upload(accountId: string, name: string, upload: ScriptUpload, caller: Caller, deploy: boolean) {
+    if (!SCRIPT_NAME.test(name)) throw WorkerErrors.invalidScriptName(name);
+    const existing = await this.store.getScript(accountId, name);
+    const previous = existing && (await this.currentVersion(existing));
+    const bindings = mergeBindings(upload, previous);
+    for (const binding of bindings) {
+      if (binding.type === 'r2_bucket' && !(await this.#buckets.bucketExists(accountId, binding.bucket_name))) {
+        throw WorkerErrors.invalidScript(
+          `Binding "${binding.name}" refers to the R2 bucket "${binding.bucket_name}", which does not exist in this account: create it first (ledge bucket create ${binding.bucket_name}).`,
+        );
+      }
+    }
+    const now = isoNow();
+    const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';
+    const version: Omit<VersionRecord, 'number'> = {
+      id: randomUUID(),
+      account_id: accountId,
+      script_name: name,
+      main_module: upload.mainModule,
+      modules: upload.modules,
+      bindings,
+      compatibility_date: upload.compatibilityDate ?? null,
+      compatibility_flags: upload.compatibilityFlags,
+      etag: createHash('sha256').update(Buffer.from(mainContent, 'base64')).digest('hex'),
+      source: caller.source,
+      author_email: caller.email,
+      created_on: now,
+    };
+    const script = existing ?? {
+      account_id: accountId,
+      name,
+      tag: newId(),
+      current_deployment_id: null,
+      workers_dev: false,
+      previews_enabled: false,
+      settings: {},
+      last_deployed_from: caller.source,
+      created_on: now,
+      modified_on: now,
+    };
+    const secrets = [...(existing ? await this.store.getSecrets(accountId, name) : [])];
+    for (const secret of upload.secrets) {
+      const index = secrets.findIndex((s) => s.name === secret.name);
+      const record = { name: secret.name, type: 'secret_text' as const, text: secret.text };
+      if (index >= 0) secrets[index] = record;
+      else secrets.push(record);
+    }
+    await this.#runtime.check({
+      script,
+      version: { ...version, number: 0 },
+      secrets,
+      subdomain: 'check',
+    });
+    const deployment: DeploymentRecord | undefined = deploy
+      ? { id: randomUUID(), account_id: accountId, script_name: name, version_id: version.id, source: caller.source, author_email: caller.email, annotations: upload.annotations, created_on: now }
+      : undefined;
+    const stored = await this.store.saveVersion({
+      script: { ...script, last_deployed_from: caller.source, modified_on: now },
+      version,
+      secrets: upload.secrets,
+      ...(deployment ? { deployment } : {}),
+    });
+    if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) await this.#runtime.reload();
+    const saved = (await this.store.getScript(accountId, name))!;
+    return { script: saved, version: stored, deployment };
+  }
+
+  async deploy(accountId: string, name: string, versionId: string, caller: Caller, annotations: Record<string, unknown>) {
+    await this.requireScript(accountId, name);
+    const version = await this.store.getVersion(accountId, name, versionId);
+    if (!version) throw WorkerErrors.versionNotFound(versionId);
+    const deployment: DeploymentRecord = {
+      id: randomUUID(),
+      account_id: accountId,
+      script_name: name,
+      version_id: version.id,
+      source: caller.source,
+      author_email: caller.email,
+      annotations,
+      created_on: isoNow(),
+    };
+    await this.store.addDeployment(deployment);
+    await this.#runtime.reload();
+    return deployment;
+  }
+
+  async deleteScript(accountId: string, name: string) {
+    if (!(await this.store.deleteScript(accountId, name))) throw WorkerErrors.scriptNotFound();
+    await this.#runtime.reload();
+  }
+
+  async putSecret(accountId: string, name: string, secretName: string, text: string) {
+    checkBindingName(secretName, 'Secret');
+    const script = await this.requireScript(accountId, name);
+    const version = await this.currentVersion(script);
+    if (version?.bindings.some((b) => b.name === secretName)) {
+      throw WorkerErrors.invalidSecret(`Binding name "${secretName}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`);
+    }
+    await this.store.putSecret(accountId, name, secretName, text);
+    if (script.current_deployment_id) await this.#runtime.reload();
+  }
+
+  async deleteSecret(accountId: string, name: string, secretName: string) {
+    const script = await this.requireScript(accountId, name);
+    if (!(await this.store.deleteSecret(accountId, name, secretName))) throw WorkerErrors.secretNotFound(secretName);
+    if (script.current_deployment_id) await this.#runtime.reload();
+  }
+
+  async setWorkersDev(accountId: string, name: string, enabled: boolean, previews: boolean) {
+    const script = await this.requireScript(accountId, name);
+    await this.store.setWorkersDev(accountId, name, enabled, previews);
+    if (script.workers_dev !== enabled && script.current_deployment_id) await this.#runtime.reload();
+  }
+
+  async patchSettings(accountId: string, name: string, patch: ScriptSettings) {
+    const script = await this.requireScript(accountId, name);
+    const settings = { ...script.settings, ...patch };
+    await this.store.updateSettings(accountId, name, settings);
+    return settings;
+  }
+
+  /** The account's workers.dev-style subdomain; the first read assigns one derived from the account name. */
+  async subdomain(accountId: string): Promise<string> {
+    const existing = await this.store.getSubdomain(accountId);
+    if (existing) return existing;
+    const account = await this.#accounts.getAccount(accountId);
+    const base = slug((account?.name ?? '').replace(/'s account$/i, '')) || 'account';
+    const candidate = (await this.store.subdomainOwner(base)) ? `${base.slice(0, 50)}-${accountId.slice(0, 8)}` : base;
+    await this.store.setSubdomain(accountId, candidate);
+    return candidate;
+  }
+
+  async setSubdomain(accountId: string, subdomain: string) {
+    if (!SUBDOMAIN.test(subdomain)) throw WorkerErrors.invalidSubdomain(subdomain);
+    const owner = await this.store.subdomainOwner(subdomain);
+    if (owner && owner !== accountId) throw WorkerErrors.subdomainTaken(subdomain);
+    await this.store.setSubdomain(accountId, subdomain);
+    await this.#runtime.reload();
+  }
+
+  functionUrl(script: string, subdomain: string): string | undefined {
+    return this.#runtime.functionUrl(script, subdomain);
+  }
+
+  /** Everything deployed, with decrypted secrets: for the runtime configuration only. */
+  async deployedScripts(): Promise<DeployedScript[]> {
+    const deployed = await this.store.listDeployed();
+    const out: DeployedScript[] = [];
+    for (const { script, version } of deployed) {
+      out.push({ script, version, secrets: await this.store.getSecrets(script.account_id, script.name), subdomain: await this.subdomain(script.account_id) });
+    }
+    return out;
+  }
+}
+
+/** New bindings = the uploaded ones, plus `inherit` names and `keep_bindings` types from the previous version. */
+function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined): Binding[] {
+  const result = [...upload.bindings];
+  const named = new Set(result.map((b) => b.name));
+  for (const name of upload.inherit) {
+    const old = previous?.bindings.find((b) => b.name === name);
+    if (!old) throw WorkerErrors.invalidScript(`Binding "${name}" is marked inherit, but the previous version has no binding of that name.`);
+    result.push(old);
+    named.add(name);
+  }
+  for (const old of previous?.bindings ?? []) {
+    if (upload.keepBindings.includes(old.type) && !named.has(old.name)) result.push(old);
+  }
+  return result;
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+}

@@ -1,0 +1,64 @@
+import type { Binding, WorkerModule } from './schemas.ts';
+
+export interface ScriptRecord {
+  account_id: string;
+  name: string;
+  tag: string;
+  current_deployment_id: string | null;
+  workers_dev: boolean;
+  previews_enabled: boolean;
+  settings: ScriptSettings;
+  last_deployed_from: string;
+  created_on: string;
+  modified_on: string;
+}
+
+/** Settings that do not change the code (PATCH script-settings). */
+export interface ScriptSettings {
+  logpush?: boolean;
+  observability?: Record<string, unknown> | null;
+  tags?: string[] | null;
+  tail_consumers?: unknown[] | null;
+}
+
+export interface VersionRecord {
+  id: string;
+  account_id: string;
+  script_name: string;
+  number: number;
+  main_module: string;
+  modules: WorkerModule[];
+  bindings: Binding[];
+  compatibility_date: string | null;
+  compatibility_flags: string[];
+  etag: string;
+  source: string;
+  author_email: string | null;
+  created_on: string;
+}
+
+export interface DeploymentRecord {
+  id: string;
+  account_id: string;
+  script_name: string;
+  version_id: string;
+  source: string;
+  author_email: string | null;
+  annotations: Record<string, unknown>;
+  created_on: string;
+}
+
+export interface SecretRecord {
+  name: string;
+  type: 'secret_text';
+  /** Decrypted value: only ever handed to the runtime, never to an API response. */
+  text: string;
+}
+
+/** Everything the runtime needs to serve one deployed script. */
+export interface DeployedScript {
+  script: ScriptRecord;
+  version: VersionRecord;
+  secrets: SecretRecord[];
+  subdomain: string;
+}
