@@ -1,6 +1,10 @@
 import { Hono } from 'hono';
 import { accountRoutes } from '../accounts/index.ts';
+import { loadBalancingRoutes } from '../load-balancing/index.ts';
+import { notificationRoutes } from '../notifications/index.ts';
 import type { Platform } from '../server/platform.ts';
+import { workerRoutes } from '../workers/index.ts';
+import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, notFoundResponse } from './errors.ts';
@@ -19,6 +23,10 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
 
   api.route('/', accountRoutes(platform.accounts));
   // Subsystem routes are mounted here, each under its own prefix.
+  api.route('/accounts/:account_id/load_balancers', loadBalancingRoutes(platform.loadBalancing));
+  api.route('/', notificationRoutes(platform.notifications));
+  api.route('/', workerRoutes(platform.functions.workers, platform.functions.logs));
+  api.route('/', r2Routes(platform.storage));
 
   api.notFound(notFoundResponse);
   api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId')));

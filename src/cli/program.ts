@@ -1,6 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './admin.ts';
 import { registerLogin } from './login.ts';
+import { registerMail } from './mail.ts';
+import { registerNotifications } from './notifications.ts';
+import { registerMigrationCommands } from './notifications-migration.ts';
 import { registerServer } from './server.ts';
 import { registerWhoami } from './whoami.ts';
 
@@ -21,6 +24,10 @@ export function buildProgram(): Command {
   registerWhoami(program);
   registerLogin(program);
   registerAdmin(program);
+  registerNotifications(program);
+  registerMail(program);
+  // Adds `notifications migrate|migration-status` to the notifications noun: keep it after registerNotifications.
+  registerMigrationCommands(program);
   return program;
 }
 

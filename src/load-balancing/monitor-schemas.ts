@@ -4,7 +4,7 @@ export const MONITOR_TYPES = ['http', 'https', 'tcp', 'udp_icmp', 'icmp_ping', '
 export type MonitorType = (typeof MONITOR_TYPES)[number];
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** "200", "2xx", or a comma-separated list of those ("200,301"). */
-const EXPECTED_CODES = /^[1-5](\d\d|xx)(\s*,\s*[1-5](\d\d|xx))*$/;
+const EXPECTED_CODES = /^$|^[1-5](\d\d|xx)(\s*,\s*[1-5](\d\d|xx))*$/;
 
 export function isHttpType(type: MonitorType): type is 'http' | 'https' {
   return type === 'http' || type === 'https';
@@ -23,7 +23,7 @@ export function monitorInputSchema(minInterval: number) {
       type: z.enum(MONITOR_TYPES).default('http'),
       description: z.string().max(1024).default(''),
       method: z.string().optional(),
-      path: z.string().max(2048).startsWith('/', 'must start with "/"').optional(),
+      path: z.string().max(2048).refine((v) => v === '' || v.startsWith('/'), 'must start with "/"').optional(),
       header: z.record(z.string().min(1).max(256), z.array(z.string().max(4096)).min(1)).default({}),
       port: z.number().int().min(0).max(65535).nullable().default(0),
       timeout: z.number().int().min(1).max(10).default(5),
@@ -48,9 +48,6 @@ export function monitorInputSchema(minInterval: number) {
       const hostValues = Object.entries(monitor.header).find(([name]) => name.toLowerCase() === 'host')?.[1];
       if (hostValues && hostValues.length !== 1) {
         ctx.addIssue({ code: 'custom', path: ['header', 'Host'], message: 'exactly one Host value is allowed' });
-      }
-      if (!http && (monitor.type === 'tcp' || monitor.type === 'smtp' || monitor.type === 'udp_icmp') && !monitor.port) {
-        ctx.addIssue({ code: 'custom', path: ['port'], message: `is required for ${monitor.type} monitors` });
       }
     });
 }
@@ -88,13 +85,13 @@ export function toMonitor(input: MonitorInput, meta: { id: string; created_on: s
     type: input.type,
     description: input.description,
     method: input.method ?? (http ? 'GET' : input.type === 'tcp' ? 'connection_established' : ''),
-    path: http ? (input.path ?? '/') : '',
+    path: http ? input.path || '/' : '',
     header: input.header,
     port: input.port ?? 0,
     timeout: input.timeout,
     retries: input.retries,
     interval: input.interval,
-    expected_codes: http ? (input.expected_codes ?? '200') : '',
+    expected_codes: http ? input.expected_codes || '200' : '',
     expected_body: input.expected_body,
     follow_redirects: input.follow_redirects,
     allow_insecure: input.allow_insecure,

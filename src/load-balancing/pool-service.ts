@@ -141,6 +141,7 @@ export class PoolService {
 function toPool(input: PoolInput, meta: { id: string; created_on: string; modified_on: string }, previous?: Pool): Pool {
   const { id: _id, created_on: _c, modified_on: _m, disabled_at: _d, monitor, origins, ...fields } = input;
   const pool: Pool = { ...meta, ...fields, origins: origins.map((o) => toOrigin(o, previous, meta.modified_on)) };
+  if (pool.notification_email !== '') pool.notification_email = normaliseEmailList(pool.notification_email);
   if (monitor) pool.monitor = monitor;
   if (!input.enabled) pool.disabled_at = previous?.enabled === false ? (previous.disabled_at ?? meta.modified_on) : meta.modified_on;
   return pool;

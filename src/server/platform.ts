@@ -1,7 +1,13 @@
 import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
 import { Database, migrate } from '../db/index.ts';
+import { HealthEventBus, LoadBalancing, loadBalancingSettings } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
+import { createMailer, NotificationService } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import { createFunctions, type FunctionsPlatform } from '../workers/index.ts';
+import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
+import { R2WireBackend } from '../r2/index.ts';
+import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
@@ -24,6 +30,17 @@ export interface Platform {
   logger: Logger;
   secretBox: SecretBox;
   accounts: AccountService;
+  /** Health events of pools and origins; notifications subscribes (see src/load-balancing/health/events.ts). */
+  healthEvents: HealthEventBus;
+  loadBalancing: LoadBalancing;
+  /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
+  notifications: NotificationService;
+  /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
+  functions: FunctionsPlatform;
+  /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
+  storage: StorageService;
+  /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
+  r2Backend: R2WireBackend;
   /** Started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
 }
@@ -36,5 +53,25 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
   const accounts = new AccountService(new SqliteAccountStore(db));
   const background: BackgroundService[] = [];
-  return { config, paths, db, logger, secretBox, accounts, background };
+  const storage = new StorageService(new SqliteMetadataStore(db), new FsBlobStore(paths.blobs), { logger });
+  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
+  // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
+  background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
+  const healthEvents = new HealthEventBus();
+  const loadBalancing = new LoadBalancing({ db, logger, bus: healthEvents, settings: loadBalancingSettings() });
+  background.push(loadBalancing.checker);
+  // Subscribed before anything runs, so no health event is recorded without its deliveries.
+  const notifications = new NotificationService({
+    db, secretBox, logger, pools: loadBalancing, mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+  });
+  notifications.subscribeTo(healthEvents);
+  background.push(notifications.dispatcher);
+  const functions = createFunctions({
+    config, db, secretBox, accounts, logger, paths,
+    buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
+    r2: { workerdService: (accountId, name) => r2Backend.workerdService(accountId, name) },
+  });
+  // Started after the storage backend (bindings reach it) and stopped before it.
+  background.push(functions.runtime);
+  return { config, paths, db, logger, secretBox, accounts, healthEvents, loadBalancing, notifications, functions, storage, r2Backend, background };
 }

@@ -11,7 +11,9 @@ import {
   ScriptSubdomainSchema,
   SecretPutSchema,
 } from './schemas.ts';
+import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
+import { mountTailRoute } from './tail-route.ts';
 import { parseScriptUpload } from './upload.ts';
 
 const CODE = 10021;
@@ -19,8 +21,9 @@ const CODE = 10021;
 const UPLOAD_LIMIT = 25 * 1024 * 1024;
 
 /** `/accounts/{account_id}/workers/...`: what `wrangler deploy`, `wrangler secret` and `ledge` call. */
-export function workerRoutes(workers: WorkersService): Hono<AppEnv> {
+export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  mountTailRoute(app, workers, logs);
   const base = '/accounts/:account_id/workers';
   const account = (c: ApiContext) => c.req.param('account_id')!;
   const script = (c: ApiContext) => c.req.param('script')!;

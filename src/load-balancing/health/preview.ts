@@ -1,0 +1,57 @@
+import type { Database } from '../../db/index.ts';
+import { newId } from '../../shared/ids.ts';
+import { LbErrors } from '../errors.ts';
+import type { Monitor } from '../monitor-schemas.ts';
+import type { Pool } from '../pool-schemas.ts';
+import { formatRtt, type OriginHealth } from './health-view.ts';
+import { probe } from './probe.ts';
+import { probeTarget } from './targets.ts';
+
+export type PreviewResult = Record<string, { healthy: boolean; origins: Record<string, OriginHealth>[] }>;
+
+/**
+ * Previews run a monitor configuration once against pools' enabled origins (retries included) and
+ * keep the result under a preview id. The POST waits for the probes (bounded by timeout x tries),
+ * so `GET /preview/{id}` always answers with finished results.
+ */
+export class PreviewService {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async run(accountId: string, pools: readonly Pool[], monitor: Monitor): Promise<{ preview_id: string; pools: Record<string, string> }> {
+    const result: PreviewResult = {};
+    await Promise.all(
+      pools.map(async (pool) => {
+        const origins = pool.origins.filter((o) => o.enabled);
+        const checks = await Promise.all(origins.map((origin) => probe(probeTarget(monitor, origin, pool.id))));
+        const healthyCount = checks.filter((c) => c.healthy).length;
+        result[pool.id] = {
+          healthy: healthyCount >= pool.minimum_origins,
+          origins: checks.map((check, i) => {
+            const health: OriginHealth = { healthy: check.healthy, failure_reason: check.failureReason };
+            if (check.rttMs !== null) health.rtt = formatRtt(check.rttMs);
+            if (check.responseCode !== null) health.response_code = check.responseCode;
+            return { [origins[i]?.address ?? '']: health };
+          }),
+        };
+      }),
+    );
+    const id = newId();
+    this.#db.run('INSERT INTO lb_previews (id, account_id, result, created_on) VALUES (?, ?, ?, ?)', [
+      id,
+      accountId,
+      JSON.stringify(result),
+      new Date().toISOString(),
+    ]);
+    return { preview_id: id, pools: Object.fromEntries(pools.map((p) => [p.id, p.name])) };
+  }
+
+  get(accountId: string, id: string): PreviewResult {
+    const row = this.#db.get<{ result: string }>('SELECT result FROM lb_previews WHERE account_id = ? AND id = ?', [accountId, id]);
+    if (!row) throw LbErrors.previewNotFound(id);
+    return JSON.parse(row.result) as PreviewResult;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Database } from '../db/index.ts';
+import type { Logger } from '../shared/logger.ts';
+import { HealthChecker } from './health/checker.ts';
+import type { HealthEventBus } from './health/events.ts';
+import { HealthStore } from './health/health-store.ts';
+import { poolHealthView, type PoolHealth } from './health/health-view.ts';
+import { PreviewService, type PreviewResult } from './health/preview.ts';
+import { MonitorService, type MonitorSettings } from './monitor-service.ts';
+import { SqliteMonitorStore } from './monitor-store.ts';
+import { PoolService } from './pool-service.ts';
+import { SqlitePoolStore } from './pool-store.ts';
+
+export type LoadBalancingSettings = MonitorSettings;
+
+/** LEDGE_LB_MIN_INTERVAL (seconds, >= 1): the smallest monitor interval accepted; default 5 as on paid plans. */
+export function loadBalancingSettings(env: NodeJS.ProcessEnv = process.env): LoadBalancingSettings {
+  const raw = env['LEDGE_LB_MIN_INTERVAL'];
+  const value = raw === undefined || raw === '' ? 5 : Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`LEDGE_LB_MIN_INTERVAL must be an integer from 1 to 3600, got "${raw}"`);
+  return { minIntervalSeconds: value };
+}
+
+/**
+ * The load-balancing subsystem of one platform: pools, monitors, previews, health state and the
+ * checker (a BackgroundService the platform starts). Constructing it starts nothing.
+ */
+export class LoadBalancing {
+  readonly pools: PoolService;
+  readonly monitors: MonitorService;
+  readonly previews: PreviewService;
+  readonly health: HealthStore;
+  readonly checker: HealthChecker;
+
+  constructor(deps: { db: Database; logger: Logger; bus: HealthEventBus; settings: LoadBalancingSettings }) {
+    const poolStore = new SqlitePoolStore(deps.db);
+    const monitorStore = new SqliteMonitorStore(deps.db);
+    this.pools = new PoolService(poolStore, monitorStore);
+    this.monitors = new MonitorService(monitorStore, poolStore, deps.settings);
+    this.previews = new PreviewService(deps.db);
+    this.health = new HealthStore(deps.db, deps.bus);
+    this.checker = new HealthChecker({ pools: poolStore, monitors: monitorStore, health: this.health, logger: deps.logger.child({ component: 'lb-health' }) });
+    this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
+    this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));
+  }
+
+  /** For notifications: does this account own this pool? */
+  poolExists(accountId: string, poolId: string): Promise<boolean> {
+    return this.pools.poolExists(accountId, poolId);
+  }
+
+  /** For notifications' migration status: pools still carrying a legacy notification_email. */
+  countPoolsWithLegacyEmail(accountId: string): Promise<number> {
+    return this.pools.countPoolsWithLegacyEmail(accountId);
+  }
+
+  async poolHealth(accountId: string, poolId: string): Promise<PoolHealth> {
+    const pool = await this.pools.get(accountId, poolId);
+    const monitor = pool.monitor ? await this.monitors.get(accountId, pool.monitor) : undefined;
+    return poolHealthView(pool, monitor, this.health);
+  }
+
+  /** POST /pools/{id}/preview: the body is a monitor configuration to try on this pool. */
+  async previewPool(accountId: string, poolId: string, body: unknown) {
+    const pool = await this.pools.get(accountId, poolId);
+    return this.previews.run(accountId, [pool], this.monitors.parse(body));
+  }
+
+  /** POST /monitors/{id}/preview: the body's configuration is tried on the pools that use the monitor. */
+  async previewMonitor(accountId: string, monitorId: string, body: unknown) {
+    await this.monitors.get(accountId, monitorId);
+    const monitor = this.monitors.parse(body);
+    const pools = (await this.pools.list(accountId, { page: 1, perPage: 1000, offset: 0, limit: 1000 }, monitorId)).pools;
+    return this.previews.run(accountId, pools, monitor);
+  }
+
+  getPreview(accountId: string, previewId: string): PreviewResult {
+    return this.previews.get(accountId, previewId);
+  }
+}

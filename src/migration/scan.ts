@@ -1,0 +1,34 @@
+import type { MigrationApi, PoolSummary } from './api.ts';
+
+export interface PageOfPools {
+  page: number;
+  pools: PoolSummary[];
+}
+
+/** Walks every page of the pool list (in the API's order, by name) until an empty or the last page. */
+export async function* poolPages(api: MigrationApi, perPage: number): AsyncGenerator<PageOfPools> {
+  for (let page = 1; ; page++) {
+    const { items, totalPages } = await api.listPools(page, perPage);
+    if (items.length === 0) return;
+    yield { page, pools: items };
+    if (totalPages !== undefined && page >= totalPages) return;
+  }
+}
+
+export interface Scan {
+  pools: number;
+  legacy: PoolSummary[];
+  /** Pages (at this page size) that hold at least one legacy email. */
+  legacyPages: number[];
+}
+
+export async function scanPools(api: MigrationApi, perPage: number): Promise<Scan> {
+  const scan: Scan = { pools: 0, legacy: [], legacyPages: [] };
+  for await (const { page, pools } of poolPages(api, perPage)) {
+    scan.pools += pools.length;
+    const legacy = pools.filter((pool) => pool.notification_email !== '');
+    if (legacy.length > 0) scan.legacyPages.push(page);
+    scan.legacy.push(...legacy);
+  }
+  return scan;
+}

@@ -1,0 +1,78 @@
+import type { Database } from '../db/index.ts';
+import type { HealthEventBus } from '../load-balancing/health/events.ts';
+import type { SecretBox } from '../shared/crypto.ts';
+import type { Logger } from '../shared/logger.ts';
+import { DEFAULT_RETRY, Dispatcher, type RetryPolicy } from './dispatcher.ts';
+import { HealthEventFanout } from './fanout.ts';
+import { DeliveryHistory } from './history.ts';
+import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
+import type { Mailer } from './mail.ts';
+import { Outbox } from './outbox.ts';
+import { AlertPolicies } from './policies.ts';
+import { SqliteNotificationStore } from './store.ts';
+import type { PoolDirectory } from './types.ts';
+import { WebhookDestinations } from './webhooks.ts';
+import { WebhookSender } from './webhook-sender.ts';
+
+export interface NotificationOptions {
+  db: Database;
+  secretBox: SecretBox;
+  logger: Logger;
+  pools: PoolDirectory;
+  mailer: Mailer;
+  /** At most one deprecation notice per legacy address per this interval (default 24 h). */
+  deprecationIntervalMs?: number;
+  retry?: RetryPolicy;
+  webhookTimeoutMs?: number;
+  concurrency?: number;
+}
+
+/**
+ * The account-level notifications service: policies and destinations (API side), the health-event fan-out
+ * into the outbox (inside the event's transaction), and the dispatcher that delivers (a BackgroundService).
+ * Constructing it starts nothing.
+ */
+export class NotificationService {
+  readonly policies: AlertPolicies;
+  readonly webhooks: WebhookDestinations;
+  readonly history: DeliveryHistory;
+  readonly outbox: Outbox;
+  readonly dispatcher: Dispatcher;
+  readonly fanout: HealthEventFanout;
+  readonly mailer: Mailer;
+  readonly pools: PoolDirectory;
+
+  constructor(options: NotificationOptions) {
+    const store = new SqliteNotificationStore(options.db);
+    const sender = new WebhookSender({ timeoutMs: options.webhookTimeoutMs ?? 5_000 });
+    this.mailer = options.mailer;
+    this.pools = options.pools;
+    this.policies = new AlertPolicies({ store, pools: options.pools });
+    this.webhooks = new WebhookDestinations({ store, sender, secretBox: options.secretBox });
+    this.history = new DeliveryHistory(options.db);
+    this.outbox = new Outbox(options.db);
+    this.dispatcher = new Dispatcher({
+      db: options.db,
+      outbox: this.outbox,
+      history: this.history,
+      webhooks: sender,
+      mailer: options.mailer,
+      secretBox: options.secretBox,
+      pools: options.pools,
+      logger: options.logger.child({ component: 'notifications' }),
+      retry: options.retry ?? DEFAULT_RETRY,
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    });
+    this.fanout = new HealthEventFanout({
+      db: options.db,
+      outbox: this.outbox,
+      deprecationIntervalMs: options.deprecationIntervalMs ?? DEFAULT_DEPRECATION_INTERVAL_MS,
+      onWritten: this.dispatcher.wake,
+    });
+  }
+
+  /** Consumes health events; returns the unsubscribe function. */
+  subscribeTo(bus: HealthEventBus): () => void {
+    return bus.subscribe(this.fanout.handle);
+  }
+}

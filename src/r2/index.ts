@@ -1,0 +1,10 @@
+/**
+ * Object storage over HTTP: the /client/v4 bucket and object routes, and the wire backend that
+ * workerd's r2Bucket bindings talk to.
+ *
+ * Contract with the functions runtime: `platform.r2Backend.workerdService(accountId, bucketName)` gives
+ * the `external` service (unix address + injected headers) to use for an r2Bucket binding, and
+ * `platform.storage.getBucket(accountId, name)` tells whether the bucket exists.
+ */
+export { r2Routes } from './routes.ts';
+export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service } from './wire/backend.ts';

@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { secretsEqual } from '../../shared/crypto.ts';
+import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
+import { newSecret } from '../../shared/ids.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { BucketRecord, StorageService } from '../../storage/index.ts';
+import { R2Errors } from '../../storage/index.ts';
+import { handleWireRequest, type WireReply } from './handlers.ts';
+import { WireRequestSchema, type WireRequest } from './protocol.ts';
+import { splitWriteBody } from './request-body.ts';
+
+export const BUCKET_HEADER = 'x-ledge-r2-bucket';
+export const SECRET_HEADER = 'x-ledge-r2-secret';
+
+/** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
+export interface WorkerdR2Service {
+  address: string;
+  injectRequestHeaders: { name: string; value: string }[];
+}
+
+/**
+ * The service behind workerd's `r2Bucket` bindings (reference r2.md §2), on a unix socket (mode 0600)
+ * in the data dir. Only workerd as configured by us can use it: every request must carry the per-boot
+ * secret and the bucket identity, both injected by workerd (`injectRequestHeaders` replaces any
+ * same-named header a function might send). Raw node:http so bodies stream in both directions.
+ */
+export class R2WireBackend {
+  readonly name = 'r2-backend';
+  readonly socketPath: string;
+  readonly #storage: StorageService;
+  readonly #logger: Logger;
+  readonly #secret = newSecret(32);
+  #server: Server | undefined;
+
+  constructor(storage: StorageService, socketPath: string, logger: Logger) {
+    this.#storage = storage;
+    this.socketPath = socketPath;
+    this.#logger = logger;
+  }
+
+  workerdService(accountId: string, bucketName: string): WorkerdR2Service {
+    return {
+      address: `unix:${this.socketPath}`,
+      injectRequestHeaders: [
+        { name: BUCKET_HEADER, value: `${accountId}/${bucketName}` },
+        { name: SECRET_HEADER, value: this.#secret },
+      ],
+    };
+  }
+
+  async start(): Promise<void> {
+    await mkdir(dirname(this.socketPath), { recursive: true, mode: 0o700 });
+    await rm(this.socketPath, { force: true });
+    const server = createServer((req, res) => void this.#serve(req, res));
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // A restrictive umask while binding closes the window before chmod in which others could connect.
+      const previous = process.umask(0o177);
+      try {
+        server.listen(this.socketPath, () => resolve());
+      } finally {
+        process.umask(previous);
+      }
+    });
+    await chmod(this.socketPath, 0o600);
+    this.#server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    });
+    await rm(this.socketPath, { force: true });
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const bucket = await this.#authorize(req);
+      const reply = await this.#dispatch(req, bucket);
+      await this.#send(res, reply);
+    } catch (error) {
+      this.#sendError(res, error);
+    } finally {
+      // A body left unread (refused early) would desynchronise a kept-alive connection: drop it.
+      if (req.readableDidRead && !req.complete) res.once('finish', () => req.destroy());
+    }
+  }
+
+  async #authorize(req: IncomingMessage): Promise<BucketRecord> {
+    const secret = req.headers[SECRET_HEADER];
+    const identity = req.headers[BUCKET_HEADER];
+    if (typeof secret !== 'string' || !secretsEqual(secret, this.#secret) || typeof identity !== 'string') {
+      throw new LedgeError(403, 10003, 'Access denied: this endpoint serves the runtime only.');
+    }
+    const slash = identity.indexOf('/');
+    const accountId = identity.slice(0, slash);
+    const name = identity.slice(slash + 1);
+    const bucket = slash > 0 ? await this.#storage.getBucket(accountId, name) : undefined;
+    if (!bucket) throw R2Errors.noSuchBucket(name);
+    return bucket;
+  }
+
+  async #dispatch(req: IncomingMessage, bucket: BucketRecord): Promise<WireReply> {
+    if (req.method === 'GET') {
+      const header = req.headers['cf-r2-request'];
+      if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
+      // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
+      return handleWireRequest(this.#storage, bucket, parseRequest(Buffer.from(header, 'latin1')), emptyBody(), 0);
+    }
+    if (req.method === 'PUT') {
+      const metadataSize = Number(req.headers['cf-r2-metadata-size']);
+      const contentLength = Number(req.headers['content-length']);
+      if (!Number.isSafeInteger(metadataSize) || metadataSize < 0) throw R2Errors.invalidArgument('invalid cf-r2-metadata-size');
+      if (!Number.isSafeInteger(contentLength) || contentLength < metadataSize) {
+        throw new LedgeError(411, 10033, 'Content-Length is required and must cover the metadata.');
+      }
+      const { metadata, value } = await splitWriteBody(req, metadataSize);
+      return handleWireRequest(this.#storage, bucket, parseRequest(metadata), value, contentLength - metadataSize);
+    }
+    throw CommonErrors.methodNotAllowed(req.method ?? '?');
+  }
+
+  async #send(res: ServerResponse, reply: WireReply): Promise<void> {
+    const json = Buffer.from(JSON.stringify(reply.json), 'utf8');
+    res.statusCode = reply.status;
+    res.setHeader('cf-r2-metadata-size', json.length);
+    res.setHeader('content-length', json.length + (reply.body?.length ?? 0));
+    if (reply.status === 412) res.setHeader('cf-r2-error', errorHeader(R2Errors.preconditionFailed()));
+    if (!reply.body) {
+      res.end(json);
+      return;
+    }
+    res.write(json);
+    await pipeline(reply.body.stream, res);
+  }
+
+  #sendError(res: ServerResponse, error: unknown): void {
+    const failure = isLedgeError(error) ? error : CommonErrors.internal(error);
+    if (failure.status >= 500) this.#logger.error('r2 backend request failed', { err: error });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.statusCode = failure.status;
+    res.setHeader('cf-r2-error', errorHeader(failure));
+    res.setHeader('content-length', 0);
+    res.end();
+  }
+}
+
+function parseRequest(bytes: Buffer): WireRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw R2Errors.invalidArgument('The binding request is not valid JSON.');
+  }
+  const parsed = WireRequestSchema.safeParse(value);
+  if (!parsed.success) throw R2Errors.invalidArgument(`Unsupported binding request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+function errorHeader(error: LedgeError): string {
+  // Header values must be latin1-safe: escape anything else (JSON stays valid).
+  return JSON.stringify({ version: 1, v4code: error.code, message: error.message }).replace(
+    /[\u007f-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+async function* emptyBody(): AsyncIterable<Uint8Array> {}

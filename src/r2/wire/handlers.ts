@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream';
+import { R2Errors, type BucketRecord, type StorageClass, type StorageService, STORAGE_CLASSES } from '../../storage/index.ts';
+import { toConditional, toCustomMetadata, toDigests, toHttpMetadata, toRange, type WireRequest } from './protocol.ts';
+import { wireObject } from './wire-object.ts';
+
+/** What a binding call answers: JSON metadata, optionally followed by the object's bytes. */
+export interface WireReply {
+  status: number;
+  json: unknown;
+  body?: { stream: Readable; length: number } | undefined;
+}
+
+const INCLUDE_HTTP = 0;
+const INCLUDE_CUSTOM = 1;
+
+/**
+ * Executes one binding call against the engine. Failures are thrown as LedgeErrors (the backend turns
+ * them into `cf-r2-error`); a missing key and a failed get precondition are answered here because the
+ * runtime needs them in a particular shape.
+ */
+export async function handleWireRequest(
+  storage: StorageService,
+  bucket: BucketRecord,
+  request: WireRequest,
+  value: AsyncIterable<Uint8Array>,
+  valueSize: number,
+): Promise<WireReply> {
+  switch (request.method) {
+    case 'head': {
+      const object = await storage.objects.head(bucket, request.object);
+      if (!object) throw R2Errors.noSuchKey();
+      return { status: 200, json: wireObject(object) };
+    }
+    case 'get': {
+      const result = await storage.objects.get(bucket, request.object, { range: toRange(request), onlyIf: toConditional(request.onlyIf) });
+      if (!result) throw R2Errors.noSuchKey();
+      if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
+      const length = result.range ? result.range.length : result.object.size;
+      return { status: 200, json: wireObject(result.object, { range: result.range }), body: { stream: result.body, length } };
+    }
+    case 'put': {
+      const object = await storage.objects.put(bucket, request.object, value, {
+        size: valueSize,
+        httpMetadata: toHttpMetadata(request.httpFields),
+        customMetadata: toCustomMetadata(request.customFields),
+        digests: toDigests(request),
+        onlyIf: toConditional(request.onlyIf),
+        storageClass: storageClass(request.storageClass),
+      });
+      if (!object) throw R2Errors.preconditionFailed();
+      return { status: 200, json: wireObject(object) };
+    }
+    case 'list': {
+      // Runtimes that predate `newRuntime` expect both kinds of metadata whatever `include` says.
+      const include = request.newRuntime ? new Set(request.include ?? []) : new Set([INCLUDE_HTTP, INCLUDE_CUSTOM]);
+      const result = await storage.list(bucket, {
+        prefix: request.prefix,
+        delimiter: request.delimiter,
+        cursor: request.cursor,
+        startAfter: request.startAfter,
+        limit: request.limit,
+      });
+      const objects = result.objects.map((o) =>
+        wireObject(o, { http: include.has(INCLUDE_HTTP), custom: include.has(INCLUDE_CUSTOM), checksums: false }),
+      );
+      const json: Record<string, unknown> = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
+      if (result.cursor) json['cursor'] = result.cursor;
+      return { status: 200, json };
+    }
+    case 'delete': {
+      const keys = request.objects ?? (request.object !== undefined ? [request.object] : []);
+      await storage.objects.delete(bucket, keys);
+      return { status: 200, json: {} };
+    }
+    case 'createMultipartUpload': {
+      const upload = await storage.multipart.create(bucket, request.object, {
+        httpMetadata: toHttpMetadata(request.httpFields),
+        customMetadata: toCustomMetadata(request.customFields),
+        storageClass: storageClass(request.storageClass),
+      });
+      return { status: 200, json: { uploadId: upload.uploadId } };
+    }
+    case 'uploadPart': {
+      const part = await storage.multipart.uploadPart(bucket, request.object, request.uploadId, request.partNumber, value, valueSize);
+      return { status: 200, json: { etag: part.etag } };
+    }
+    case 'completeMultipartUpload': {
+      const parts = request.parts.map((p) => ({ partNumber: p.part, etag: p.etag }));
+      const object = await storage.multipart.complete(bucket, request.object, request.uploadId, parts);
+      return { status: 200, json: wireObject(object) };
+    }
+    case 'abortMultipartUpload': {
+      await storage.multipart.abort(bucket, request.object, request.uploadId);
+      return { status: 200, json: {} };
+    }
+  }
+}
+
+function storageClass(value: string | undefined): StorageClass | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!(STORAGE_CLASSES as readonly string[]).includes(value)) {
+    throw R2Errors.invalidArgument(`The storage class "${value}" is not valid; use one of ${STORAGE_CLASSES.join(', ')}.`);
+  }
+  return value as StorageClass;
+}

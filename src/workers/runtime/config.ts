@@ -1,0 +1,124 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { DeployedScript } from '../types.ts';
+import { capnpList, capnpString } from './capnp.ts';
+import { consoleShimSource, wrapperSource } from './console-shim.ts';
+
+/** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
+export interface R2ServiceResolver {
+  workerdService(accountId: string, bucketName: string): { address: string; injectRequestHeaders: { name: string; value: string }[] };
+}
+
+export interface ConfigInput {
+  scripts: DeployedScript[];
+  r2: R2ServiceResolver;
+  /** Functions answer at <script>.<subdomain>.<domain>. */
+  domain: string;
+  /** The newest compatibility date this workerd binary knows; later dates are clamped to it. */
+  maxCompatibilityDate: string;
+  /** `router`: the entry router owns the socket (serving). `single`: the only script owns it (upload check). */
+  mode: 'router' | 'single';
+}
+
+const ROUTER_SOURCE = readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8');
+const SHIM = '__ledge_console.js';
+const WRAPPER = '__ledge_main.js';
+/** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
+const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
+const MODULE_FIELD = { esModule: 'esModule', commonJs: 'commonJsModule', text: 'text', data: 'data', wasm: 'wasm', json: 'json' } as const;
+
+/**
+ * Writes a workerd configuration for `input.scripts` into `dir` (config.capnp + one file per module,
+ * embedded by relative path) and returns the config path. The socket is named "http"; the supervisor
+ * passes it as an inherited fd.
+ */
+export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const services: string[] = [];
+  const r2Services = new Map<string, string>();
+  const routes: Record<string, string> = {};
+  const routerBindings: string[] = [];
+
+  input.scripts.forEach((deployed, index) => {
+    const { script, version, secrets } = deployed;
+    const serviceName = `${script.account_id}/${script.name}`;
+    const folder = `s${index}`;
+    const file = (name: string, content: Buffer | string) => {
+      const path = join(dir, folder, name);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, content, { mode: 0o600 });
+      return capnpString(`${folder}/${name}`);
+    };
+    const modules = [
+      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module))})`,
+      `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
+      ...version.modules.map(
+        (m) => `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
+      ),
+    ];
+    const bindings: string[] = [];
+    for (const binding of version.bindings) {
+      if (binding.type === 'r2_bucket') {
+        const r2Name = `r2:${script.account_id}/${binding.bucket_name}`;
+        if (!r2Services.has(r2Name)) r2Services.set(r2Name, externalService(r2Name, input.r2.workerdService(script.account_id, binding.bucket_name)));
+        bindings.push(`(name = ${capnpString(binding.name)}, r2Bucket = ${capnpString(r2Name)})`);
+      } else if (binding.type === 'plain_text') {
+        bindings.push(`(name = ${capnpString(binding.name)}, text = ${capnpString(binding.text)})`);
+      } else {
+        bindings.push(`(name = ${capnpString(binding.name)}, json = ${capnpString(JSON.stringify(binding.json))})`);
+      }
+    }
+    const bound = new Set(version.bindings.map((b) => b.name));
+    for (const secret of secrets) {
+      if (!bound.has(secret.name)) bindings.push(`(name = ${capnpString(secret.name)}, text = ${capnpString(secret.text)})`);
+    }
+    let date = version.compatibility_date ?? DEFAULT_COMPATIBILITY_DATE;
+    if (date > input.maxCompatibilityDate) date = input.maxCompatibilityDate;
+    services.push(
+      `(name = ${capnpString(serviceName)}, worker = (modules = ${capnpList(modules)}, compatibilityDate = ${capnpString(date)}, ` +
+        `compatibilityFlags = ${capnpList(version.compatibility_flags.map(capnpString))}, bindings = ${capnpList(bindings)}))`,
+    );
+    if (script.workers_dev) {
+      const binding = `S${index}`;
+      routes[`${script.name}.${deployed.subdomain}`] = binding;
+      routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
+    }
+  });
+
+  let entry: string;
+  if (input.mode === 'router') {
+    writeFileSync(join(dir, 'entry-router.js'), ROUTER_SOURCE);
+    const bindings = [
+      `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
+      `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,
+      ...routerBindings,
+    ];
+    services.unshift(
+      `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
+        `compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
+    );
+    entry = 'ledge-router';
+  } else {
+    const only = input.scripts[0];
+    if (!only) throw new Error('single mode needs one script');
+    entry = `${only.script.account_id}/${only.script.name}`;
+  }
+  services.push(...r2Services.values());
+
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    ${services.join(',\n    ')}
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)}) ],
+);
+`;
+  const path = join(dir, 'config.capnp');
+  writeFileSync(path, config, { mode: 0o600 });
+  return path;
+}
+
+function externalService(name: string, target: ReturnType<R2ServiceResolver['workerdService']>): string {
+  const headers = target.injectRequestHeaders.map((h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`);
+  return `(name = ${capnpString(name)}, external = (address = ${capnpString(target.address)}, http = (injectRequestHeaders = ${capnpList(headers)})))`;
+}

@@ -1,0 +1,16 @@
+// Runs as a short-lived child of `ledge server`: opens the functions listening socket and sends the raw
+// handle back over IPC, then exits. The parent receives it as a bare TCP handle that its event loop does
+// not poll, so the parent never accepts a connection itself: only workerd (which inherits the fd) does.
+import { createServer } from 'node:net';
+
+const [port, host] = [Number(process.argv[2] ?? '0'), process.argv[3] ?? '127.0.0.1'];
+const server = createServer();
+server.once('error', (error: NodeJS.ErrnoException) => {
+  process.send?.({ error: `${error.code ?? 'error'}: ${error.message}` }, () => process.exit(1));
+});
+server.listen({ port, host, backlog: 4096 }, () => {
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const handle = (server as unknown as { _handle: object })._handle;
+  process.send?.({ port: actualPort }, handle as never, { keepOpen: false }, () => process.exit(0));
+});

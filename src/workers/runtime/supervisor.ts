@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerConfig } from '../../server/config.ts';
+import type { BackgroundService } from '../../server/platform.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { WorkerErrors } from '../errors.ts';
+import type { FunctionRuntime } from '../service.ts';
+import type { DeployedScript } from '../types.ts';
+import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
+import { openListeningSocket, type ListeningSocket } from './listen-socket.ts';
+import type { FunctionLogHub } from './log-hub.ts';
+import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
+
+export type { R2ServiceResolver } from './config.ts';
+
+export interface RuntimeDeps {
+  config: Pick<ServerConfig, 'functionsHost' | 'functionsPort' | 'functionsDomain'>;
+  runtimeDir: string;
+  logger: Logger;
+  logs: FunctionLogHub;
+  r2: R2ServiceResolver;
+  /** The scripts to serve, read fresh on every (re)load. */
+  deployed: () => Promise<DeployedScript[]>;
+}
+
+const READY_TIMEOUT_MS = 15_000;
+
+/**
+ * Supervises workerd. Node opens the functions socket once; every change starts a new workerd
+ * generation on the same fd, waits until it listens, then SIGTERMs the previous one, which finishes its
+ * in-flight requests: a redeploy refuses no connection. A generation that dies unexpectedly is replaced
+ * at once (backing off only when it keeps crashing).
+ */
+export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
+  readonly name = 'functions-runtime';
+  readonly #deps: RuntimeDeps;
+  readonly #maxDate = workerdMaxCompatibilityDate();
+  #socket: ListeningSocket | undefined;
+  #current: WorkerdProcess | undefined;
+  readonly #retiring = new Set<WorkerdProcess>();
+  #queue: Promise<void> = Promise.resolve();
+  #generation = 0;
+  #stopped = false;
+  #recentCrashes: number[] = [];
+
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
+  }
+
+  /** The port functions are served on (known once started; the real one when configured as 0). */
+  get port(): number | undefined {
+    return this.#socket?.port;
+  }
+
+  /** The running generation's process id (tests kill it to check the restart). */
+  get pid(): number | undefined {
+    return this.#current?.child.pid;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    const { functionsHost, functionsPort } = this.#deps.config;
+    this.#socket = await openListeningSocket(functionsHost, functionsPort);
+    await this.reload();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#queue;
+    const all = [this.#current, ...this.#retiring].filter((p): p is WorkerdProcess => p !== undefined);
+    this.#current = undefined;
+    await Promise.all(all.map((p) => p.stop(2_000)));
+    this.#socket?.handle.close();
+    this.#socket = undefined;
+  }
+
+  reload(): Promise<void> {
+    if (!this.#socket || this.#stopped) return Promise.resolve();
+    const run = this.#queue.then(() => this.#swap());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  functionUrl(script: string, subdomain: string): string | undefined {
+    const port = this.port ?? (this.#deps.config.functionsPort || undefined);
+    if (port === undefined) return undefined;
+    return `http://${script}.${subdomain}.${this.#deps.config.functionsDomain}${port === 80 ? '' : `:${port}`}`;
+  }
+
+  async check(candidate: DeployedScript): Promise<void> {
+    const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
+    try {
+      const configPath = writeWorkerdConfig(dir, this.#configInput([candidate], 'single'));
+      const process = new WorkerdProcess({ configPath, onStdoutLine: () => undefined, onStderrLine: () => undefined, readyTimeoutMs: READY_TIMEOUT_MS });
+      try {
+        await process.ready;
+      } catch (error) {
+        throw WorkerErrors.scriptStartupFailed(cleanWorkerdError((error as Error).message));
+      } finally {
+        await process.stop(1_000);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  async #swap(): Promise<void> {
+    if (!this.#socket || this.#stopped) return;
+    const generation = ++this.#generation;
+    // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
+    const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
+    let next: WorkerdProcess;
+    try {
+      const configPath = writeWorkerdConfig(dir, this.#configInput(await this.#deps.deployed(), 'router'));
+      next = new WorkerdProcess({
+        configPath,
+        socket: this.#socket.handle,
+        onStdoutLine: (line) => {
+          if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+        },
+        onStderrLine: (line) => this.#deps.logger.warn('workerd', { generation, line }),
+        readyTimeoutMs: READY_TIMEOUT_MS,
+      });
+      await next.ready;
+    } catch (error) {
+      throw WorkerErrors.runtimeUnavailable(cleanWorkerdError((error as Error).message));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const previous = this.#current;
+    this.#current = next;
+    void next.exited.then((code) => this.#onExit(next, code));
+    if (previous) {
+      // Waiting for the old generation to finish its in-flight requests and exit means that once a
+      // deploy answers, no connection can still reach the old code (keep-alive connections included).
+      this.#retiring.add(previous);
+      const started = Date.now();
+      await previous.stop().finally(() => this.#retiring.delete(previous));
+      this.#deps.logger.debug('workerd generation retired', { generation: generation - 1, ms: Date.now() - started });
+    }
+  }
+
+  #onExit(process: WorkerdProcess, code: number | null): void {
+    if (process.stopping || this.#stopped || this.#current !== process) return;
+    this.#current = undefined;
+    const now = Date.now();
+    this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
+    // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
+    const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
+    this.#deps.logger.error('workerd exited unexpectedly; restarting', { code, pid: process.child.pid, delay_ms: delay });
+    setTimeout(() => {
+      this.reload().catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
+    }, delay).unref();
+  }
+
+  #configInput(scripts: DeployedScript[], mode: 'router' | 'single') {
+    return { scripts, r2: this.#deps.r2, domain: this.#deps.config.functionsDomain, maxCompatibilityDate: this.#maxDate, mode };
+  }
+}
+
+/** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */
+function cleanWorkerdError(text: string): string {
+  return text.replace(/^service [^:]+: /gm, '').trim();
+}

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+
+/** The workerd binary from npm (the ELF itself, not a Node shim, so no extra Node process per generation). */
+export function workerdBinary(): string {
+  const pkg = createRequire(import.meta.url).resolve('workerd/package.json');
+  return realpathSync(join(dirname(pkg), 'bin', 'workerd'));
+}
+
+/** The newest compatibility date the installed workerd supports: its version is 1.YYYYMMDD.N. */
+export function workerdMaxCompatibilityDate(): string {
+  const pkg = createRequire(import.meta.url)('workerd/package.json') as { version: string };
+  const digits = pkg.version.split('.')[1] ?? '20250101';
+  return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}`;
+}
+
+export interface WorkerdOptions {
+  configPath: string;
+  /** An inherited listening socket; without it the config's own address is used (upload checks). */
+  socket?: { fd: number } | undefined;
+  onStdoutLine: (line: string) => void;
+  onStderrLine: (line: string) => void;
+  readyTimeoutMs: number;
+}
+
+/** One running workerd. `ready` settles once it listens (resolves with the port) or fails to start. */
+export class WorkerdProcess {
+  readonly child: ChildProcess;
+  readonly ready: Promise<number>;
+  readonly exited: Promise<number | null>;
+  #stderrTail: string[] = [];
+  #stopping = false;
+
+  constructor(options: WorkerdOptions) {
+    const args = ['serve', options.configPath, '--control-fd', '3'];
+    // stdio: 0 ignored, 1/2 piped, 3 = control pipe, 4 = the inherited listening socket.
+    const stdio: (string | object)[] = ['ignore', 'pipe', 'pipe', 'pipe'];
+    if (options.socket) {
+      stdio.push(options.socket);
+      args.push('--socket-fd', 'http=4');
+    }
+    this.child = spawn(workerdBinary(), args, { stdio: stdio as never });
+    lines(this.child.stdout!, options.onStdoutLine);
+    lines(this.child.stderr!, (line) => {
+      this.#stderrTail.push(line);
+      if (this.#stderrTail.length > 20) this.#stderrTail.shift();
+      options.onStderrLine(line);
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.ready = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`workerd did not report readiness within ${options.readyTimeoutMs} ms`));
+        this.child.kill('SIGKILL');
+      }, options.readyTimeoutMs);
+      lines(this.child.stdio[3] as Readable, (line) => {
+        try {
+          const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+          if (message.event === 'listen' && message.socket === 'http') {
+            clearTimeout(timer);
+            resolve(message.port ?? 0);
+          }
+        } catch {
+          // not a control message
+        }
+      });
+      void this.exited.then(async (code) => {
+        clearTimeout(timer);
+        await new Promise((r) => setImmediate(r));
+        reject(new Error(this.errorText() || `workerd exited with code ${code} before it was ready`));
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** What workerd said on stderr (its load errors, e.g. "Uncaught SyntaxError ..."). */
+  errorText(): string {
+    return this.#stderrTail.join('\n').trim();
+  }
+
+  /** SIGTERM (workerd finishes in-flight requests), then SIGKILL after `graceMs`. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.#stopping = true;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function lines(stream: Readable, onLine: (line: string) => void): void {
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
+}

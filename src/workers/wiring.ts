@@ -1,0 +1,46 @@
+import type { AccountService } from '../accounts/index.ts';
+import type { Database } from '../db/index.ts';
+import type { ServerConfig } from '../server/config.ts';
+import type { SecretBox } from '../shared/crypto.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { R2ServiceResolver } from './runtime/config.ts';
+import { FunctionLogHub } from './runtime/log-hub.ts';
+import { FunctionsRuntime } from './runtime/supervisor.ts';
+import { WorkersService, type BucketLookup } from './service.ts';
+import { SqliteWorkerStore } from './store.ts';
+
+export interface FunctionsPlatform {
+  workers: WorkersService;
+  runtime: FunctionsRuntime;
+  logs: FunctionLogHub;
+}
+
+/** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
+export function createFunctions(deps: {
+  config: ServerConfig;
+  db: Database;
+  secretBox: SecretBox;
+  accounts: AccountService;
+  logger: Logger;
+  paths: { runtime: string; logs: string };
+  buckets: BucketLookup;
+  r2: R2ServiceResolver;
+}): FunctionsPlatform {
+  const logs = new FunctionLogHub(deps.paths.logs);
+  let workers: WorkersService | undefined;
+  const runtime = new FunctionsRuntime({
+    config: deps.config,
+    runtimeDir: deps.paths.runtime,
+    logger: deps.logger.child({ subsystem: 'functions' }),
+    logs,
+    r2: deps.r2,
+    deployed: () => workers!.deployedScripts(),
+  });
+  workers = new WorkersService({
+    store: new SqliteWorkerStore(deps.db, deps.secretBox),
+    runtime,
+    buckets: deps.buckets,
+    accounts: deps.accounts,
+  });
+  return { workers, runtime, logs };
+}

@@ -1,0 +1,33 @@
+import type { TestLedge } from '../helpers/ledge.ts';
+
+export interface V4Body {
+  success: boolean;
+  errors: { code: number; message: string }[];
+  result: unknown;
+  result_info?: Record<string, number>;
+}
+
+/** Calls the ledge API with the test token and returns status + parsed v4 body. */
+export async function call(ledge: TestLedge, method: string, path: string, body?: unknown): Promise<{ status: number; body: V4Body }> {
+  const response = await fetch(`${ledge.apiUrl}${path}`, {
+    method,
+    headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as V4Body };
+}
+
+export const alerting = (ledge: TestLedge) => `/accounts/${ledge.accountId}/alerting/v3`;
+
+/** Creates a real pool through the load-balancing API; returns its id. */
+export async function createPool(
+  ledge: TestLedge,
+  input: { name: string; origins?: { name: string; address: string; port?: number }[]; notification_email?: string; monitor?: string; minimum_origins?: number },
+): Promise<string> {
+  const { status, body } = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/pools`, {
+    origins: [{ name: 'origin-1', address: '127.0.0.1' }],
+    ...input,
+  });
+  if (status !== 200) throw new Error(`pool create failed: ${JSON.stringify(body.errors)}`);
+  return (body.result as { id: string }).id;
+}

@@ -1,0 +1,109 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+/** A real HTTP webhook receiver on 127.0.0.1: records every POST and answers with `status` (changeable). */
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  status: number;
+  /** Resolves once `count` requests matching `filter` have arrived. */
+  waitFor(count: number, filter?: (hook: ReceivedWebhook) => boolean, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(path = '/hook'): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const receiver = { status: 200 } as WebhookReceiver;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: Date.now() });
+      res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}${path}`,
+    received,
+    waitFor: (count: number, filter: (hook: ReceivedWebhook) => boolean = () => true, timeoutMs = 20_000) =>
+      waitUntil(() => {
+        const matching = received.filter(filter);
+        return matching.length >= count ? matching : undefined;
+      }, timeoutMs, `${count} webhook request(s)`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  subject: string;
+}
+
+/** A real SMTP server (npm smtp-server) on 127.0.0.1 that keeps every message. */
+export interface SmtpReceiver {
+  url: string;
+  received: ReceivedMail[];
+  waitFor(count: number, filter?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const subject = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1]?.replace(/\r\n[ \t]/g, ' ') ?? '';
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          subject,
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    waitFor: (count, filter = () => true, timeoutMs = 20_000) =>
+      waitUntil(() => {
+        const matching = received.filter(filter);
+        return matching.length >= count ? matching : undefined;
+      }, timeoutMs, `${count} mail(s)`),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function waitUntil<T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

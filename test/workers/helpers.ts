@@ -1,0 +1,82 @@
+import { request as httpRequest } from 'node:http';
+import type { TestLedge } from '../helpers/ledge.ts';
+
+export interface UploadOptions {
+  modules?: Record<string, string>;
+  mainModule?: string;
+  metadata?: Record<string, unknown>;
+  query?: string;
+  method?: 'PUT' | 'POST';
+  path?: string;
+}
+
+/** Uploads a script the way wrangler does: multipart with a `metadata` part and one part per module. */
+export async function uploadScript(ledge: TestLedge, name: string, options: UploadOptions = {}) {
+  const modules = options.modules ?? { 'index.js': 'export default { fetch() { return new Response("hi"); } };' };
+  const mainModule = options.mainModule ?? Object.keys(modules)[0]!;
+  const form = new FormData();
+  form.set('metadata', JSON.stringify({ main_module: mainModule, bindings: [], compatibility_date: '2025-01-01', ...options.metadata }));
+  for (const [moduleName, source] of Object.entries(modules)) {
+    form.set(moduleName, new File([source], moduleName, { type: 'application/javascript+module' }));
+  }
+  const path = options.path ?? `/accounts/${ledge.accountId}/workers/scripts/${name}${options.query ?? ''}`;
+  const response = await fetch(`${ledge.apiUrl}${path}`, { method: options.method ?? 'PUT', headers: ledge.tokenHeaders, body: form });
+  return { status: response.status, body: (await response.json()) as { success: boolean; errors: { code: number; message: string }[]; result: any } };
+}
+
+export async function api(ledge: TestLedge, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${ledge.apiUrl}${path}`, {
+    method,
+    headers: { ...ledge.tokenHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { success: boolean; errors: { code: number; message: string }[]; result: any } };
+}
+
+/** Enables workers.dev-style routing for a script (what wrangler does after a deploy). */
+export async function enableWorkersDev(ledge: TestLedge, name: string) {
+  return api(ledge, 'POST', `/accounts/${ledge.accountId}/workers/scripts/${name}/subdomain`, { enabled: true });
+}
+
+export function functionsPort(ledge: TestLedge): number {
+  return ledge.server.platform.functions.runtime.port!;
+}
+
+export async function accountSubdomain(ledge: TestLedge): Promise<string> {
+  return (await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/subdomain`)).body.result.subdomain as string;
+}
+
+export interface FunctionResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+}
+
+/**
+ * Calls a deployed function on 127.0.0.1 with the given Host, the way `curl http://<host>:<port>/...`
+ * does (node:http, so the Host header is sent as given and bodies have a Content-Length).
+ */
+export function callFunction(
+  port: number,
+  host: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; agent?: import('node:http').Agent } = {},
+): Promise<FunctionResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host: `${host}:${port}`, ...init.headers }, agent: init.agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
