@@ -1,10 +1,18 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './admin.ts';
+import { registerCreate } from './create-app.ts';
+import { registerDeploy } from './deploy.ts';
+import { registerBucket } from './bucket.ts';
+import { registerObject } from './object.ts';
+import { registerMonitors } from './monitors.ts';
+import { registerPools } from './pools.ts';
 import { registerLogin } from './login.ts';
 import { registerMail } from './mail.ts';
 import { registerNotifications } from './notifications.ts';
 import { registerMigrationCommands } from './notifications-migration.ts';
+import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
+import { registerTail } from './tail.ts';
 import { registerWhoami } from './whoami.ts';
 
 /** The `ledge` command tree. Each noun registers itself from its own file. */
@@ -24,10 +32,18 @@ export function buildProgram(): Command {
   registerWhoami(program);
   registerLogin(program);
   registerAdmin(program);
+  registerBucket(program);
+  registerObject(program);
+  registerPools(program);
+  registerMonitors(program);
   registerNotifications(program);
   registerMail(program);
   // Adds `notifications migrate|migration-status` to the notifications noun: keep it after registerNotifications.
   registerMigrationCommands(program);
+  registerCreate(program);
+  registerDeploy(program);
+  registerSecret(program);
+  registerTail(program);
   return program;
 }
 

@@ -1,6 +1,23 @@
 export { ApiClient, ApiError, type Auth, type ClientSettings, type ApiResponse, type Query } from './api-client.ts';
 export { getUser, listAccounts, type AccountSummary } from './accounts.ts';
 export {
+  bulkEditPools,
+  createMonitor,
+  createPool,
+  deleteMonitor,
+  deletePool,
+  getMonitor,
+  getPool,
+  getPoolHealth,
+  listMonitors,
+  listPools,
+  updateMonitor,
+  updatePool,
+  type MonitorSummary,
+  type PoolHealthView,
+  type PoolSummary,
+} from './load-balancing.ts';
+export {
   createPolicy,
   createWebhook,
   deletePolicy,
@@ -15,3 +32,28 @@ export {
   type NotificationPolicyInput,
   type WebhookDestination,
 } from './notifications.ts';
+export {
+  createBucket,
+  deleteBucket,
+  deleteObject,
+  getBucket,
+  getObject,
+  listBuckets,
+  listObjects,
+  putObject,
+  type BucketSummary,
+  type ObjectSummary,
+} from './r2.ts';
+export {
+  deleteSecret,
+  listSecrets,
+  putSecret,
+  setScriptSubdomain,
+  tailScript,
+  uploadScript,
+  type FunctionLogLine,
+  type ScriptModule,
+  type ScriptSubdomain,
+  type ScriptUploadInput,
+  type UploadedScript,
+} from './workers.ts';

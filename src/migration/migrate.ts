@@ -7,7 +7,8 @@ export interface MigrateOptions extends PolicyOptions {
   dryRun: boolean;
   /** How many times to re-list and clean when pools keep changing during the run. */
   maxPasses: number;
-  progress?: (message: string) => void;
+  /** Told each step as it happens; awaited, so a caller can pace or observe the run between steps. */
+  progress?: (message: string) => void | Promise<void>;
 }
 
 export interface MigrationReport {
@@ -37,9 +38,9 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
   const say = options.progress ?? (() => {});
   const coverage = new PolicyCoverage(api, options);
 
-  say('Step 1/3: listing pools');
+  await say('Step 1/3: listing pools');
   const scan = await scanPools(api, options.perPage);
-  say(`  ${scan.pools} pools, ${scan.legacy.length} with a legacy notification_email on ${scan.legacyPages.length} page(s)`);
+  await say(`  ${scan.pools} pools, ${scan.legacy.length} with a legacy notification_email on ${scan.legacyPages.length} page(s)`);
   await coverage.refresh();
 
   const report: MigrationReport = {
@@ -61,11 +62,13 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
     return finish(report, started);
   }
 
-  say('Step 2/3: creating notification policies');
+  await say('Step 2/3: creating notification policies');
   const changes = await coverage.ensure(scan.legacy);
-  for (const change of changes) say(`  ${change.action === 'create' ? 'created' : 'extended'} policy "${change.name}" (${change.poolIds.length} pools)`);
+  for (const change of changes) {
+    await say(`  ${change.action === 'create' ? 'created' : 'extended'} policy "${change.name}" (${change.poolIds.length} pools)`);
+  }
 
-  say('Step 3/3: emptying notification_email page by page');
+  await say('Step 3/3: emptying notification_email page by page');
   let remaining: PoolSummary[] = scan.legacy;
   while (remaining.length > 0 && report.passes < options.maxPasses) {
     report.passes++;
@@ -75,19 +78,21 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
       await coverage.ensure(legacy);
       await api.clearLegacyEmails(page, options.perPage);
       report.pages_patched++;
-      say(`  page ${page}: cleared ${legacy.length} legacy email(s)`);
+      await say(`  page ${page}: cleared ${legacy.length} legacy email(s)`);
     }
     const verify = await scanPools(api, options.perPage);
     report.pools_scanned = Math.max(report.pools_scanned, verify.pools);
     remaining = verify.legacy;
-    if (remaining.length > 0) say(`  ${remaining.length} pool(s) gained a legacy email during the run: another pass`);
+    if (remaining.length > 0) {
+      await say(`  ${remaining.length} pool(s) gained a legacy email during the run: another pass`);
+    }
   }
 
   report.complete = remaining.length === 0;
   if (!report.complete) report.remaining_legacy_pools = remaining.map(({ id, name }) => ({ id, name }));
   report.policies_created = [...coverage.created];
   report.policies_reused = [...coverage.reused].filter((id) => !coverage.created.has(id));
-  say(report.complete ? 'Verified: no pool keeps a legacy notification_email.' : 'Incomplete: some pools still have a legacy email.');
+  await say(report.complete ? 'Verified: no pool keeps a legacy notification_email.' : 'Incomplete: some pools still have a legacy email.');
   return finish(report, started);
 }
 

@@ -5,13 +5,19 @@ export interface PageOfPools {
   pools: PoolSummary[];
 }
 
-/** Walks every page of the pool list (in the API's order, by name) until an empty or the last page. */
+/**
+ * Walks the pool list (in the API's order, by name) page by page. The walk ends at an empty page or at
+ * the last page as counted when it started: while pools are being added it would otherwise chase a
+ * list that keeps growing. Pools pushed past that page are found by the next walk.
+ */
 export async function* poolPages(api: MigrationApi, perPage: number): AsyncGenerator<PageOfPools> {
+  let lastPage: number | undefined;
   for (let page = 1; ; page++) {
     const { items, totalPages } = await api.listPools(page, perPage);
     if (items.length === 0) return;
+    lastPage ??= totalPages;
     yield { page, pools: items };
-    if (totalPages !== undefined && page >= totalPages) return;
+    if (lastPage !== undefined && page >= lastPage) return;
   }
 }
 

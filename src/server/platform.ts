@@ -2,7 +2,7 @@ import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
 import { Database, migrate } from '../db/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
-import { createMailer, NotificationService } from '../notifications/index.ts';
+import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createFunctions, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
@@ -63,6 +63,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
     db, secretBox, logger, pools: loadBalancing, mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+    ...notificationSettings(),
   });
   notifications.subscribeTo(healthEvents);
   background.push(notifications.dispatcher);

@@ -78,6 +78,23 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
     return ok(c, { id: found.name, created_on: found.created_on, modified_on: found.modified_on, default_environment: environment });
   });
 
+  // The newer "Workers" resource: wrangler 4.1xx reads the workers.dev state of a script from here.
+  app.get(`${base}/workers/:script`, async (c) => {
+    const found = await workers.requireScript(account(c), script(c));
+    const s = found.settings;
+    return ok(c, {
+      id: found.name,
+      name: found.name,
+      created_on: found.created_on,
+      updated_on: found.modified_on,
+      logpush: s.logpush ?? false,
+      observability: s.observability ?? { enabled: false },
+      tags: s.tags ?? [],
+      tail_consumers: s.tail_consumers ?? [],
+      subdomain: await scriptSubdomain(c),
+    });
+  });
+
   app.post(`${base}/scripts/:script/versions`, async (c) => {
     await workers.requireScript(account(c), script(c));
     const parsed = await upload(c);

@@ -6,9 +6,14 @@ export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
   at: number;
+  /** The status this receiver answered with (0: it never answered). */
+  answered: number;
 }
 
-/** A real HTTP webhook receiver on 127.0.0.1: records every POST and answers with `status` (changeable). */
+/**
+ * A real HTTP webhook receiver on 127.0.0.1: records every POST and answers with `status` (changeable;
+ * 0 = hold the request open without answering, like a hung receiver).
+ */
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
@@ -25,8 +30,9 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: Date.now() });
-      res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end('ok');
+      const answered = receiver.status;
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: Date.now(), answered });
+      if (answered !== 0) res.writeHead(answered, { 'content-type': 'text/plain' }).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,6 +58,17 @@ export interface ReceivedMail {
   to: string[];
   raw: string;
   subject: string;
+  /** The body, decoded from quoted-printable when the message says so. */
+  text: string;
+}
+
+function bodyText(raw: string): string {
+  const split = raw.indexOf('\r\n\r\n');
+  const headers = raw.slice(0, split);
+  const body = raw.slice(split + 4);
+  if (!/^Content-Transfer-Encoding: quoted-printable/im.test(headers)) return body;
+  const bytes = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  return bytes.toString('utf8').replace(/\r\n/g, '\n');
 }
 
 /** A real SMTP server (npm smtp-server) on 127.0.0.1 that keeps every message. */
@@ -79,6 +96,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
           subject,
+          text: bodyText(raw),
         });
         callback();
       });

@@ -10,10 +10,11 @@ import type { BucketRecord, StorageService } from '../../storage/index.ts';
 import { R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
-import { splitWriteBody } from './request-body.ts';
+import { splitWriteBody, type WriteBody } from './request-body.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
+const UNREAD_BODY_LIMIT = 1024 * 1024;
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
@@ -83,16 +84,23 @@ export class R2WireBackend {
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const state: { body?: WriteBody } = {};
+    let reply: WireReply | undefined;
+    let failure: unknown;
     try {
       const bucket = await this.#authorize(req);
-      const reply = await this.#dispatch(req, bucket);
-      await this.#send(res, reply);
+      reply = await this.#dispatch(req, bucket, state);
     } catch (error) {
-      this.#sendError(res, error);
-    } finally {
-      // A body left unread (refused early) would desynchronise a kept-alive connection: drop it.
-      if (req.readableDidRead && !req.complete) res.once('finish', () => req.destroy());
+      failure = error;
     }
+    // A value left unread (a refused upload) would desynchronise the kept-alive connection: drop
+    // small remainders, close the connection after answering when a large one is left.
+    if (state.body && !(await state.body.discardRest(UNREAD_BODY_LIMIT).catch(() => false))) {
+      res.setHeader('connection', 'close');
+      res.once('finish', () => req.destroy());
+    }
+    if (reply) await this.#send(res, reply).catch((error: unknown) => this.#sendError(res, error));
+    else this.#sendError(res, failure);
   }
 
   async #authorize(req: IncomingMessage): Promise<BucketRecord> {
@@ -109,7 +117,7 @@ export class R2WireBackend {
     return bucket;
   }
 
-  async #dispatch(req: IncomingMessage, bucket: BucketRecord): Promise<WireReply> {
+  async #dispatch(req: IncomingMessage, bucket: BucketRecord, state: { body?: WriteBody }): Promise<WireReply> {
     if (req.method === 'GET') {
       const header = req.headers['cf-r2-request'];
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
@@ -123,8 +131,9 @@ export class R2WireBackend {
       if (!Number.isSafeInteger(contentLength) || contentLength < metadataSize) {
         throw new LedgeError(411, 10033, 'Content-Length is required and must cover the metadata.');
       }
-      const { metadata, value } = await splitWriteBody(req, metadataSize);
-      return handleWireRequest(this.#storage, bucket, parseRequest(metadata), value, contentLength - metadataSize);
+      state.body = await splitWriteBody(req, metadataSize);
+      const request = parseRequest(state.body.metadata);
+      return handleWireRequest(this.#storage, bucket, request, state.body.value, contentLength - metadataSize);
     }
     throw CommonErrors.methodNotAllowed(req.method ?? '?');
   }

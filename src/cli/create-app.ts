@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { handler } from './context.ts';
+import { CliError, UsageError } from './errors.ts';
+import { printJson } from './output.ts';
+
+const TEMPLATE_DIR = resolve(import.meta.dirname, '../../templates/app');
+const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+/** npm never publishes a file named .gitignore, so templates carry it as `gitignore`. */
+const RENAMES: Record<string, string> = { gitignore: '.gitignore' };
+
+export function registerCreate(program: Command): void {
+  const create = program.command('create').description('Scaffold projects');
+  create
+    .command('app <dir>')
+    .description('Create a function project: wrangler.toml with an R2 binding, the R2 tutorial function in TypeScript, a test')
+    .option('--name <name>', 'script name (default: the directory name)')
+    .option('--bucket <bucket>', 'R2 bucket bound as MY_BUCKET', 'my-bucket')
+    .option('--json', 'print JSON')
+    .action(
+      handler(async (ctx, [dirArg]) => {
+        const dir = resolve(String(dirArg));
+        const name = (ctx.options['name'] as string | undefined) ?? basename(dir).toLowerCase();
+        const bucket = String(ctx.options['bucket']);
+        if (!SCRIPT_NAME.test(name)) {
+          throw new UsageError(`"${name}" is not a valid function name (lowercase letters, digits, dashes; use --name)`);
+        }
+        if (!BUCKET_NAME.test(bucket)) throw new UsageError(`"${bucket}" is not a valid bucket name (3-63 lowercase letters, digits, dashes)`);
+        if (existsSync(dir) && readdirSync(dir).length > 0) throw new CliError(`${dir} exists and is not empty`);
+        const accountId = await ctx.accountId();
+        const values: Record<string, string> = {
+          name,
+          bucket_name: bucket,
+          account_id: accountId,
+          compatibility_date: new Date().toISOString().slice(0, 10),
+        };
+        const written = copyTemplate(TEMPLATE_DIR, dir, values);
+        if (ctx.json) {
+          printJson({ dir, name, bucket, account_id: accountId, files: written });
+          return;
+        }
+        process.stdout.write(`Created ${name} in ${dir}:\n${written.map((f) => `  ${f}`).join('\n')}\n\n`);
+        process.stdout.write(`Next:\n  cd ${relative(process.cwd(), dir) || '.'}\n  ledge deploy\n`);
+      }),
+    );
+}
+
+/** Copies the template tree, filling `{{key}}` placeholders; returns the relative paths written. */
+function copyTemplate(from: string, to: string, values: Record<string, string>, prefix = ''): string[] {
+  mkdirSync(to, { recursive: true });
+  const written: string[] = [];
+  for (const entry of readdirSync(from).sort()) {
+    const source = join(from, entry);
+    const targetName = RENAMES[entry] ?? entry;
+    if (statSync(source).isDirectory()) {
+      written.push(...copyTemplate(source, join(to, targetName), values, `${prefix}${targetName}/`));
+      continue;
+    }
+    const text = readFileSync(source, 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+    writeFileSync(join(to, targetName), text);
+    written.push(`${prefix}${targetName}`);
+  }
+  return written;
+}

@@ -1,0 +1,148 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import * as esbuild from 'esbuild';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { setScriptSubdomain, uploadScript } from '../client/index.ts';
+import { handler, type CliContext } from './context.ts';
+import { CliError } from './errors.ts';
+import { printJson } from './output.ts';
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const CONFIG_FILES = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'] as const;
+
+/** The part of a wrangler configuration Ledge understands. */
+export const ProjectConfigSchema = z
+  .object({
+    name: z.string().min(1),
+    main: z.string().min(1).optional(),
+    compatibility_date: z.string().optional(),
+    compatibility_flags: z.array(z.string()).default([]),
+    account_id: z.string().optional(),
+    workers_dev: z.boolean().default(true),
+    vars: z.record(z.string(), z.unknown()).default({}),
+    r2_buckets: z
+      .array(
+        z.object({
+          binding: z.string().regex(IDENTIFIER, 'must be a valid JavaScript identifier'),
+          bucket_name: z.string().min(1),
+          preview_bucket_name: z.string().optional(),
+          jurisdiction: z.string().optional(),
+        }),
+      )
+      .default([]),
+  })
+  .loose();
+export type ProjectConfig = z.infer<typeof ProjectConfigSchema> & { path: string };
+
+/** Finds and reads wrangler.toml / wrangler.json / wrangler.jsonc (or `explicit`), validated. */
+export function readProjectConfig(cwd: string, explicit?: string): ProjectConfig {
+  const path = explicit ? resolve(cwd, explicit) : CONFIG_FILES.map((f) => join(cwd, f)).find((p) => existsSync(p));
+  if (!path || !existsSync(path)) {
+    throw new CliError(`no ${CONFIG_FILES.join(' / ')} in ${cwd} (create a project with \`ledge create app <dir>\`)`);
+  }
+  const text = readFileSync(path, 'utf8');
+  let raw: unknown;
+  try {
+    if (path.endsWith('.toml')) {
+      raw = parseToml(text);
+    } else {
+      const errors: ParseError[] = [];
+      raw = parseJsonc(text, errors, { allowTrailingComma: true });
+      if (errors[0]) throw new Error(`${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`);
+    }
+  } catch (error) {
+    throw new CliError(`cannot parse ${path}: ${(error as Error).message}`);
+  }
+  const parsed = ProjectConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new CliError(`invalid ${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  for (const name of Object.keys(parsed.data.vars)) {
+    if (!IDENTIFIER.test(name)) throw new CliError(`invalid ${path}: vars.${name}: must be a valid JavaScript identifier`);
+  }
+  return { ...parsed.data, path };
+}
+
+/** Bundles the entry point (TypeScript included) into one ES module, as wrangler does. */
+export async function bundleWorker(entry: string): Promise<string> {
+  try {
+    const result = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      format: 'esm',
+      target: 'es2022',
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      mainFields: ['browser', 'module', 'main'],
+      external: ['cloudflare:*', 'node:*'],
+      write: false,
+      logLevel: 'silent',
+      sourcemap: false,
+    });
+    return result.outputFiles[0]!.text;
+  } catch (error) {
+    const failure = error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] };
+    const first = failure.errors?.[0];
+    if (!first) throw error;
+    const where = first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
+    throw new CliError(`build failed: ${where}${first.text}`);
+  }
+}
+
+/** Picks the account: --account-id, then the project's account_id, then the connection's default. */
+export async function projectAccountId(ctx: CliContext, config: { account_id?: string | undefined } | undefined): Promise<string> {
+  const flag = ctx.options.accountId;
+  if (typeof flag === 'string' && flag) return flag;
+  if (config?.account_id) return config.account_id;
+  return ctx.accountId();
+}
+
+export function registerDeploy(program: Command): void {
+  program
+    .command('deploy')
+    .description('Bundle the function of the current project (wrangler.toml/.json/.jsonc) and deploy it')
+    .option('--config <path>', 'configuration file (default: wrangler.toml, wrangler.json or wrangler.jsonc in the current directory)')
+    .option('--name <name>', 'script name (default: `name` from the configuration)')
+    .option('--json', 'print JSON ({ "url": ... })')
+    .action(
+      handler(async (ctx) => {
+        const config = readProjectConfig(process.cwd(), ctx.options['config'] as string | undefined);
+        const name = (ctx.options['name'] as string | undefined) ?? config.name;
+        if (!config.main) throw new CliError(`invalid ${config.path}: "main" (the entry point) is required`);
+        const entry = resolve(dirname(config.path), config.main);
+        if (!existsSync(entry)) throw new CliError(`the entry point ${entry} does not exist`);
+        const code = await bundleWorker(entry);
+        const accountId = await projectAccountId(ctx, config);
+        const bindings: Record<string, unknown>[] = [
+          ...Object.entries(config.vars).map(([varName, value]) =>
+            typeof value === 'string' ? { name: varName, type: 'plain_text', text: value } : { name: varName, type: 'json', json: value },
+          ),
+          ...config.r2_buckets.map((b) => ({
+            name: b.binding,
+            type: 'r2_bucket',
+            bucket_name: b.bucket_name,
+            ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
+          })),
+        ];
+        const uploaded = await uploadScript(ctx.client, accountId, name, {
+          mainModule: 'index.js',
+          modules: [{ name: 'index.js', content: code }],
+          bindings,
+          compatibilityDate: config.compatibility_date,
+          compatibilityFlags: config.compatibility_flags,
+        });
+        const route = await setScriptSubdomain(ctx.client, accountId, name, config.workers_dev);
+        const url = config.workers_dev ? (route.url ?? null) : null;
+        if (ctx.json) {
+          printJson({ url, name, deployment_id: uploaded.deployment_id, etag: uploaded.etag });
+          return;
+        }
+        process.stdout.write(`Uploaded ${name} (${Buffer.byteLength(code)} bytes)\n`);
+        process.stdout.write(url ? `Deployed ${name}: ${url}\n` : `Deployed ${name} (workers_dev = false: no URL)\n`);
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { deleteObject, getObject, listObjects, putObject } from '../client/index.ts';
+import { handler } from './context.ts';
+import { CliError, UsageError } from './errors.ts';
+import { printJson, printTable } from './output.ts';
+
+/** `<bucket>/<key>`: the bucket is everything before the first slash, the key everything after. */
+export function parseObjectPath(path: string): { bucket: string; key: string } {
+  const slash = path.indexOf('/');
+  if (slash <= 0 || slash === path.length - 1) throw new UsageError(`expected <bucket>/<key>, got "${path}"`);
+  return { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
+}
+
+export function registerObject(program: Command): void {
+  const object = program.command('object').description('Put, get, delete and list objects in a bucket');
+
+  object
+    .command('put <path>')
+    .description('Upload a file as <bucket>/<key> (streamed)')
+    .requiredOption('--file <file>', 'the file to upload')
+    .option('--content-type <type>', 'Content-Type stored with the object')
+    .option('--json', 'print JSON')
+    .action(
+      handler(async (ctx, [path]) => {
+        const { bucket, key } = parseObjectPath(path as string);
+        const file = ctx.options['file'] as string;
+        let size: number;
+        try {
+          size = statSync(file).size;
+        } catch {
+          throw new CliError(`cannot read ${file}`);
+        }
+        const body = Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>;
+        const contentType = ctx.options['contentType'] as string | undefined;
+        const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, { size, ...(contentType ? { contentType } : {}) });
+        if (ctx.json) printJson(stored);
+        else process.stdout.write(`Uploaded ${bucket}/${key} (${stored.size} bytes, etag ${stored.etag}).\n`);
+      }),
+    );
+
+  object
+    .command('get <path>')
+    .description('Download <bucket>/<key> to a file, or to stdout')
+    .option('--file <file>', 'write here instead of stdout')
+    .action(
+      handler(async (ctx, [path]) => {
+        const { bucket, key } = parseObjectPath(path as string);
+        const response = await getObject(ctx.client, await ctx.accountId(), bucket, key);
+        const body = Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>);
+        const file = ctx.options['file'] as string | undefined;
+        await pipeline(body, file ? createWriteStream(file) : process.stdout);
+      }),
+    );
+
+  object
+    .command('delete <path>')
+    .description('Delete <bucket>/<key>')
+    .action(
+      handler(async (ctx, [path]) => {
+        const { bucket, key } = parseObjectPath(path as string);
+        await deleteObject(ctx.client, await ctx.accountId(), bucket, key);
+        process.stdout.write(`Deleted ${bucket}/${key}.\n`);
+      }),
+    );
+
+  object
+    .command('list <bucket>')
+    .description('List the objects of a bucket')
+    .option('--prefix <prefix>', 'only keys starting with this')
+    .option('--json', 'print JSON')
+    .action(
+      handler(async (ctx, [bucket]) => {
+        const prefix = ctx.options['prefix'] as string | undefined;
+        const objects = await listObjects(ctx.client, await ctx.accountId(), bucket as string, prefix ? { prefix } : {});
+        if (ctx.json) printJson(objects);
+        else printTable(objects.map((o) => ({ key: o.key, size: o.size, uploaded: o.uploaded })), ['key', 'size', 'uploaded'], 'No objects.');
+      }),
+    );
+}

@@ -1,0 +1,104 @@
+import { ApiError, type ApiClient } from './api-client.ts';
+
+export interface BucketSummary {
+  name: string;
+  creation_date: string;
+  location?: string;
+  storage_class?: string;
+  jurisdiction?: string;
+}
+
+export interface ObjectSummary {
+  key: string;
+  size: number;
+  etag: string;
+  uploaded: string;
+  http_metadata?: Record<string, unknown>;
+  custom_metadata?: Record<string, string>;
+}
+
+const buckets = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/r2/buckets`;
+const objectPath = (accountId: string, bucket: string, key: string) =>
+  `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+/** Creates an R2 bucket (code 10004 when the account already has one of that name). */
+export async function createBucket(api: ApiClient, accountId: string, name: string, options: { locationHint?: string } = {}): Promise<BucketSummary> {
+  return (await api.request<BucketSummary>('POST', buckets(accountId), { body: { name, ...options } })).result;
+}
+
+/** Every bucket of the account, following `result_info.cursor` to the end. */
+export async function listBuckets(api: ApiClient, accountId: string, options: { nameContains?: string } = {}): Promise<BucketSummary[]> {
+  const all: BucketSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const { result, result_info } = await api.request<{ buckets: BucketSummary[] }>('GET', buckets(accountId), {
+      query: { per_page: 1000, cursor, name_contains: options.nameContains },
+    });
+    all.push(...result.buckets);
+    cursor = result_info?.cursor;
+  } while (cursor);
+  return all;
+}
+
+/** One bucket (code 10006 when it does not exist). */
+export async function getBucket(api: ApiClient, accountId: string, name: string): Promise<BucketSummary> {
+  return (await api.request<BucketSummary>('GET', `${buckets(accountId)}/${encodeURIComponent(name)}`)).result;
+}
+
+/** Deletes an empty bucket (code 10008 when it still holds objects). */
+export async function deleteBucket(api: ApiClient, accountId: string, name: string): Promise<void> {
+  await api.request('DELETE', `${buckets(accountId)}/${encodeURIComponent(name)}`);
+}
+
+/** Uploads an object; `body` streams (a file stream needs `size` so Content-Length is known). */
+export async function putObject(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  key: string,
+  body: ReadableStream<Uint8Array> | Uint8Array,
+  options: { size?: number; contentType?: string } = {},
+): Promise<ObjectSummary> {
+  const headers: Record<string, string> = {};
+  if (options.size !== undefined) headers['content-length'] = String(options.size);
+  if (options.contentType) headers['content-type'] = options.contentType;
+  const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody: body, headers, duplex: 'half' });
+  return (await unwrap<ObjectSummary>(response)).result;
+}
+
+/** Downloads an object: the raw Response, body not yet read (code 10007 when missing). */
+export async function getObject(api: ApiClient, accountId: string, bucket: string, key: string): Promise<Response> {
+  const response = await api.raw('GET', objectPath(accountId, bucket, key));
+  if (!response.ok) await unwrap(response);
+  return response;
+}
+
+export async function deleteObject(api: ApiClient, accountId: string, bucket: string, key: string): Promise<void> {
+  await api.request('DELETE', objectPath(accountId, bucket, key));
+}
+
+/** Every object under `prefix`, following the cursor to the end. */
+export async function listObjects(api: ApiClient, accountId: string, bucket: string, options: { prefix?: string } = {}): Promise<ObjectSummary[]> {
+  const all: ObjectSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const { result, result_info } = await api.request<ObjectSummary[]>('GET', `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects`, {
+      query: { prefix: options.prefix, cursor, per_page: 1000 },
+    });
+    all.push(...result);
+    cursor = result_info?.cursor;
+  } while (cursor);
+  return all;
+}
+
+async function unwrap<T>(response: Response): Promise<{ result: T }> {
+  const text = await response.text();
+  let body: { success?: boolean; errors?: ApiError['errors']; result?: T };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+  }
+  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
+  return { result: body.result as T };
+}

@@ -1,0 +1,106 @@
+import { ApiError, type ApiClient } from './api-client.ts';
+import type { ErrorDetail } from '../shared/errors.ts';
+
+/** Unwraps the v4 envelope of a response obtained with `api.raw` (multipart uploads, streams). */
+async function unwrap<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  let body: { success?: boolean; errors?: ErrorDetail[]; result?: T };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+  }
+  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
+  return body.result as T;
+}
+
+export interface ScriptModule {
+  name: string;
+  content: string | Uint8Array;
+  /** Defaults to an ES module. */
+  contentType?: string;
+}
+
+export interface ScriptUploadInput {
+  mainModule: string;
+  modules: ScriptModule[];
+  bindings: Record<string, unknown>[];
+  compatibilityDate?: string | undefined;
+  compatibilityFlags?: string[] | undefined;
+}
+
+export interface UploadedScript {
+  id: string;
+  etag: string | null;
+  deployment_id: string | null;
+  compatibility_date?: string;
+}
+
+/** Uploads and deploys a module Worker (`PUT /accounts/{a}/workers/scripts/{name}`, multipart). */
+export async function uploadScript(api: ApiClient, accountId: string, name: string, input: ScriptUploadInput): Promise<UploadedScript> {
+  const form = new FormData();
+  const metadata: Record<string, unknown> = { main_module: input.mainModule, bindings: input.bindings, compatibility_flags: input.compatibilityFlags ?? [] };
+  if (input.compatibilityDate) metadata['compatibility_date'] = input.compatibilityDate;
+  form.set('metadata', JSON.stringify(metadata));
+  for (const module of input.modules) {
+    const bytes = typeof module.content === 'string' ? new TextEncoder().encode(module.content) : module.content;
+    form.set(module.name, new File([bytes as Uint8Array<ArrayBuffer>], module.name, { type: module.contentType ?? 'application/javascript+module' }));
+  }
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}`;
+  const response = await api.raw('PUT', path, { rawBody: form });
+  return unwrap<UploadedScript>(response);
+}
+
+export interface ScriptSubdomain {
+  enabled: boolean;
+  previews_enabled: boolean;
+  /** Ledge extension: where the function answers. */
+  url?: string;
+}
+
+/** Turns the `<script>.<subdomain>.<domain>` route of a script on or off. */
+export async function setScriptSubdomain(api: ApiClient, accountId: string, name: string, enabled: boolean): Promise<ScriptSubdomain> {
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}/subdomain`;
+  return (await api.request<ScriptSubdomain>('POST', path, { body: { enabled } })).result;
+}
+
+/** Creates or replaces a secret of a script; its value is never returned by the API. */
+export async function putSecret(api: ApiClient, accountId: string, script: string, name: string, text: string): Promise<void> {
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets`;
+  await api.request('PUT', path, { body: { name, text, type: 'secret_text' } });
+}
+
+/** Names (and types) of a script's secrets. */
+export async function listSecrets(api: ApiClient, accountId: string, script: string): Promise<{ name: string; type: string }[]> {
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets`;
+  return (await api.request<{ name: string; type: string }[]>('GET', path)).result;
+}
+
+export async function deleteSecret(api: ApiClient, accountId: string, script: string, name: string): Promise<void> {
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets/${encodeURIComponent(name)}`;
+  await api.request('DELETE', path);
+}
+
+export interface FunctionLogLine {
+  time: string;
+  level: string;
+  message: string[];
+}
+
+/** Follows a script's console output (Ledge extension: an NDJSON stream); stop by leaving the loop. */
+export async function* tailScript(api: ApiClient, accountId: string, script: string, options: { history?: number } = {}): AsyncGenerator<FunctionLogLine> {
+  const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/tail`;
+  const response = await api.raw('GET', path, { query: { history: options.history ?? 0 } });
+  if (!response.ok || !response.body) {
+    await unwrap(response);
+    return;
+  }
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) yield JSON.parse(line) as FunctionLogLine;
+  }
+}

@@ -1,0 +1,34 @@
+import { DEFAULT_RETRY, type RetryPolicy } from './dispatcher.ts';
+import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
+
+export interface NotificationSettings {
+  deprecationIntervalMs: number;
+  retry: RetryPolicy;
+  webhookTimeoutMs: number;
+}
+
+/**
+ * Tunables from the environment (all optional):
+ * LEDGE_NOTIFY_DEPRECATION_INTERVAL (seconds between deprecation notices per address, default 86400),
+ * LEDGE_NOTIFY_RETRY_BASE_MS / LEDGE_NOTIFY_RETRY_MAX_MS (back-off, default 1000 / 60000),
+ * LEDGE_NOTIFY_GIVE_UP_AFTER (seconds a delivery is retried, default 86400),
+ * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (default 5000).
+ */
+export function notificationSettings(env: NodeJS.ProcessEnv = process.env): NotificationSettings {
+  const number = (name: string, fallback: number, min: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+    return value;
+  };
+  return {
+    deprecationIntervalMs: number('LEDGE_NOTIFY_DEPRECATION_INTERVAL', DEFAULT_DEPRECATION_INTERVAL_MS / 1000, 0) * 1000,
+    retry: {
+      baseDelayMs: number('LEDGE_NOTIFY_RETRY_BASE_MS', DEFAULT_RETRY.baseDelayMs, 1),
+      maxDelayMs: number('LEDGE_NOTIFY_RETRY_MAX_MS', DEFAULT_RETRY.maxDelayMs, 1),
+      giveUpAfterMs: number('LEDGE_NOTIFY_GIVE_UP_AFTER', DEFAULT_RETRY.giveUpAfterMs / 1000, 1) * 1000,
+    },
+    webhookTimeoutMs: number('LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS', 5_000, 1),
+  };
+}

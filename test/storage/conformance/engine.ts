@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  StorageService,
+  type BlobStore,
+  type BucketRecord,
+  type MetadataStore,
+} from '../../../src/storage/index.ts';
+import type { LedgeError } from '../../../src/shared/errors.ts';
+
+export interface EngineFixture {
+  store: MetadataStore;
+  blobs: BlobStore;
+  close(): Promise<void> | void;
+}
+
+const MiB = 1024 * 1024;
+const md5 = (data: Buffer | string) => createHash('md5').update(data).digest('hex');
+async function* bytes(...parts: (string | Buffer)[]) {
+  for (const part of parts) yield Buffer.from(part);
+}
+
+/** Expects a LedgeError with this v4 code (and status). */
+async function expectCode(promise: Promise<unknown>, code: number, status?: number): Promise<void> {
+  const error = (await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as LedgeError | undefined;
+  expect(error, `expected v4 code ${code}`).toBeDefined();
+  expect(error!.code).toBe(code);
+  if (status !== undefined) expect(error!.status).toBe(status);
+}
+
+/**
+ * R2 semantics of the engine over any MetadataStore + BlobStore pair. Also proves that refused writes
+ * leave no record and no blob behind.
+ */
+export function engineConformance(name: string, create: () => Promise<EngineFixture> | EngineFixture): void {
+  describe(`storage engine: ${name}`, () => {
+    let fixture: EngineFixture;
+    let storage: StorageService;
+    let bucket: BucketRecord;
+    const blobCount = async () => {
+      let n = 0;
+      for await (const _ of fixture.blobs.list()) n++;
+      return n;
+    };
+    const keys = async () => (await storage.list(bucket, {})).objects.map((o) => o.key);
+
+    beforeEach(async () => {
+      fixture = await create();
+      storage = new StorageService(fixture.store, fixture.blobs, { garbageGraceMs: 0 });
+      bucket = await storage.buckets.create('acct', { name: 'engine' });
+    });
+    afterEach(async () => {
+      await storage.stop();
+      await fixture.close();
+    });
+
+    it('puts with an md5 etag and checksums, gets and heads it back', async () => {
+      const object = await storage.objects.put(bucket, 'a/b.txt', bytes('hello ', 'world'), {
+        httpMetadata: { contentType: 'text/plain' },
+        customMetadata: { x: 'y' },
+        digests: { sha256: createHash('sha256').update('hello world').digest('hex') },
+      });
+      expect(object).toMatchObject({ key: 'a/b.txt', size: 11, etag: md5('hello world'), storageClass: 'Standard' });
+      expect(object!.checksums.md5).toBe(md5('hello world'));
+      expect(object!.checksums.sha256).toBeDefined();
+      const got = await storage.objects.get(bucket, 'a/b.txt');
+      expect(got?.status).toBe('found');
+      if (got?.status === 'found') expect((await buffer(got.body)).toString()).toBe('hello world');
+      expect(await storage.objects.head(bucket, 'a/b.txt')).toEqual(object);
+    });
+
+    it('replaces an object and frees the old blob', async () => {
+      await storage.objects.put(bucket, 'k', bytes('one'));
+      await storage.objects.put(bucket, 'k', bytes('two'));
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(1);
+      await storage.objects.delete(bucket, ['k']);
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(0);
+    });
+
+    it('applies put preconditions (null, nothing stored)', async () => {
+      const first = await storage.objects.put(bucket, 'k', bytes('one'));
+      expect(await storage.objects.put(bucket, 'k', bytes('two'), { onlyIf: { etagDoesNotMatch: [{ type: 'wildcard' }] } })).toBeNull();
+      expect(await storage.objects.put(bucket, 'new', bytes('x'), { onlyIf: { etagMatches: [{ type: 'strong', value: first!.etag }] } })).toBeNull();
+      const ok = await storage.objects.put(bucket, 'k', bytes('three'), { onlyIf: { etagMatches: [{ type: 'strong', value: first!.etag }] } });
+      expect(ok?.etag).toBe(md5('three'));
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(1);
+    });
+
+    it('answers a failed get precondition with the metadata only', async () => {
+      const object = await storage.objects.put(bucket, 'k', bytes('v'));
+      const result = await storage.objects.get(bucket, 'k', { onlyIf: { etagDoesNotMatch: [{ type: 'strong', value: object!.etag }] } });
+      expect(result).toEqual({ status: 'precondition-failed', object });
+    });
+
+    it('reads ranges across the segments of a multipart object', async () => {
+      const upload = await storage.multipart.create(bucket, 'mp');
+      const one = Buffer.alloc(5 * MiB, 1);
+      const two = Buffer.alloc(5 * MiB, 2);
+      const three = Buffer.from('tail');
+      const parts = [
+        await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes(one)),
+        await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 2, bytes(two)),
+        await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 3, bytes(three)),
+      ];
+      const object = await storage.multipart.complete(bucket, 'mp', upload.uploadId, parts);
+      const expectedEtag = `${md5(Buffer.concat([one, two, three].map((p) => Buffer.from(md5(p), 'hex'))))}-3`;
+      expect(object).toMatchObject({ size: 10 * MiB + 4, etag: expectedEtag, checksums: {} });
+      const got = await storage.objects.get(bucket, 'mp', { range: { offset: 5 * MiB - 1, length: 5 * MiB + 3 } });
+      if (got?.status !== 'found') throw new Error('not found');
+      const slice = await buffer(got.body);
+      expect(slice.length).toBe(5 * MiB + 3);
+      // Bytes 5 MiB - 1 .. 10 MiB + 1: the end of part one, all of part two, 'ta' of the tail.
+      expect([slice[0], slice[1], slice[5 * MiB], slice[5 * MiB + 1], slice[5 * MiB + 2]]).toEqual([1, 2, 2, 116, 97]);
+    });
+
+    it('requires non-final parts of at least 5 MiB and of equal size', async () => {
+      const upload = await storage.multipart.create(bucket, 'mp');
+      const a = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes(Buffer.alloc(5 * MiB)));
+      const b = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 2, bytes(Buffer.alloc(5 * MiB + 1)));
+      const c = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 3, bytes('x'));
+      await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [a, b, c]), 10048, 400);
+      const small = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 4, bytes('small'));
+      await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [small, c]), 10011, 400);
+      expect(await storage.objects.head(bucket, 'mp')).toBeUndefined();
+      expect((await storage.multipart.complete(bucket, 'mp', upload.uploadId, [a, c])).size).toBe(5 * MiB + 1);
+    });
+
+    it('refuses a wrong part etag (10025) and stores nothing', async () => {
+      const upload = await storage.multipart.create(bucket, 'mp');
+      await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('x'));
+      await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [{ partNumber: 1, etag: md5('y') }]), 10025, 400);
+      await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [{ partNumber: 2, etag: md5('x') }]), 10025, 400);
+      expect(await keys()).toEqual([]);
+    });
+
+    it('refuses unknown uploads (10024), also under another key, and bad part numbers', async () => {
+      await expectCode(storage.multipart.uploadPart(bucket, 'mp', 'f'.repeat(32), 1, bytes('x')), 10024, 404);
+      const upload = await storage.multipart.create(bucket, 'mp');
+      await expectCode(storage.multipart.uploadPart(bucket, 'other-key', upload.uploadId, 1, bytes('x')), 10024, 404);
+      await expectCode(storage.multipart.abort(bucket, 'mp', 'f'.repeat(32)), 10024, 404);
+      await expectCode(storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 10_001, bytes('x')), 10040, 400);
+      await expectCode(storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 0, bytes('x')), 10040, 400);
+      expect(await blobCount()).toBe(0);
+    });
+
+    it('expires uploads older than 7 days with their parts', async () => {
+      const upload = await storage.multipart.create(bucket, 'mp');
+      await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('x'));
+      expect(await storage.expireUploads(Date.now() + 6 * 24 * 3600_000)).toBe(0);
+      expect(await storage.expireUploads(Date.now() + 7 * 24 * 3600_000 + 1000)).toBe(1);
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(0);
+      await expectCode(storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 2, bytes('x')), 10024);
+    });
+
+    it('refuses keys over 1024 bytes (10020) and stores nothing', async () => {
+      await expectCode(storage.objects.put(bucket, 'k'.repeat(1025), bytes('x')), 10020, 400);
+      await expectCode(storage.objects.put(bucket, '', bytes('x')), 10020, 400);
+      expect((await storage.objects.put(bucket, 'é'.repeat(512), bytes('x')))?.key).toHaveLength(512);
+      expect(await keys()).toEqual(['é'.repeat(512)]);
+    });
+
+    it('refuses custom metadata over 8192 bytes (10012) and stores nothing', async () => {
+      await expectCode(storage.objects.put(bucket, 'k', bytes('x'), { customMetadata: { k: 'v'.repeat(8192) } }), 10012, 400);
+      expect((await storage.objects.put(bucket, 'k', bytes('x'), { customMetadata: { k: 'v'.repeat(8191) } }))?.key).toBe('k');
+      await expectCode(storage.multipart.create(bucket, 'm', { customMetadata: { k: 'v'.repeat(9000) } }), 10012, 400);
+    });
+
+    it('refuses bad digests (10037) and keeps neither record nor blob', async () => {
+      await expectCode(storage.objects.put(bucket, 'k', bytes('payload'), { digests: { md5: md5('other') } }), 10037, 400);
+      await expectCode(storage.objects.put(bucket, 'k', bytes('payload'), { digests: { sha1: 'a'.repeat(40) } }), 10037, 400);
+      await expectCode(storage.objects.put(bucket, 'k', bytes('payload'), { digests: { sha256: 'zz' } }), 10014, 400);
+      expect(await keys()).toEqual([]);
+      expect(await blobCount()).toBe(0);
+    });
+
+    it('refuses bodies longer or shorter than declared and stores nothing', async () => {
+      await expectCode(storage.objects.put(bucket, 'k', bytes('12345'), { size: 3 }), 10013);
+      await expectCode(storage.objects.put(bucket, 'k', bytes('1'), { size: 3 }), 10013);
+      await expectCode(storage.objects.put(bucket, 'k', bytes('1'), { size: 6 * 1024 * MiB }), 100100, 400);
+      expect(await keys()).toEqual([]);
+      expect(await blobCount()).toBe(0);
+    });
+
+    it('refuses invalid ranges (10039)', async () => {
+      await storage.objects.put(bucket, 'k', bytes('0123456789'));
+      await expectCode(storage.objects.get(bucket, 'k', { range: { offset: 11 } }), 10039, 416);
+      await expectCode(storage.objects.get(bucket, 'k', { range: { offset: 1, length: 0 } }), 10039, 416);
+      const header = await storage.objects.get(bucket, 'k', { range: { header: 'bytes=20-30' } });
+      expect(header?.status === 'found' && header.range).toBeUndefined();
+    });
+
+    it('refuses invalid list limits (10022)', async () => {
+      for (const limit of [0, -1, 1001, 1.5]) await expectCode(storage.list(bucket, { limit }), 10022, 400);
+    });
+
+    it('lists with delimiter, cursor and startAfter', async () => {
+      for (const key of ['p/a/1', 'p/a/2', 'p/b', 'p/c/1', 'q']) await storage.objects.put(bucket, key, bytes(key));
+      const first = await storage.list(bucket, { prefix: 'p/', delimiter: '/', limit: 2 });
+      expect(first).toMatchObject({ delimitedPrefixes: ['p/a/'], truncated: true });
+      expect(first.objects.map((o) => o.key)).toEqual(['p/b']);
+      const second = await storage.list(bucket, { prefix: 'p/', delimiter: '/', limit: 2, cursor: first.cursor });
+      expect(second).toMatchObject({ delimitedPrefixes: ['p/c/'], truncated: false, cursor: undefined, objects: [] });
+      expect((await storage.list(bucket, { startAfter: 'p/b' })).objects.map((o) => o.key)).toEqual(['p/c/1', 'q']);
+      await expectCode(storage.list(bucket, { cursor: 'not-a-cursor' }), 10040, 400);
+    });
+
+    it('never mixes bodies of concurrent puts to one key', async () => {
+      const bodies = Array.from({ length: 8 }, (_, i) => Buffer.alloc(256 * 1024 + i, 65 + i));
+      async function* slow(body: Buffer) {
+        for (let at = 0; at < body.length; at += 16 * 1024) {
+          yield body.subarray(at, at + 16 * 1024);
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+      await Promise.all(bodies.map((body) => storage.objects.put(bucket, 'contended', slow(body))));
+      const got = await storage.objects.get(bucket, 'contended');
+      if (got?.status !== 'found') throw new Error('missing');
+      const body = await buffer(got.body);
+      expect(bodies.some((candidate) => candidate.equals(body))).toBe(true);
+      expect(got.object.etag).toBe(md5(body));
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(1);
+    });
+
+    it('deletes buckets only when empty (10008), and the name can be reused', async () => {
+      await storage.objects.put(bucket, 'k', bytes('x'));
+      await expectCode(storage.buckets.delete('acct', 'engine'), 10008, 409);
+      await storage.objects.delete(bucket, ['k']);
+      await storage.buckets.delete('acct', 'engine');
+      await expectCode(storage.buckets.require('acct', 'engine'), 10006, 404);
+      await expectCode(storage.objects.put(bucket, 'k', bytes('x')), 10006, 404);
+      expect(await blobCount()).toBe(0);
+      expect((await storage.buckets.create('acct', { name: 'engine' })).name).toBe('engine');
+    });
+
+    it('collects orphaned and temporary blobs left by an earlier process', async () => {
+      const kept = await storage.objects.put(bucket, 'kept', bytes('kept'));
+      const orphan = await fixture.blobs.write(bytes('orphan'));
+      const later = new StorageService(fixture.store, fixture.blobs, { bootTime: Date.now() + 1000 });
+      await later.start();
+      await later.stop();
+      const remaining: string[] = [];
+      for await (const blob of fixture.blobs.list()) remaining.push(blob.blobId);
+      expect(remaining).toEqual([kept!.segments[0]!.blobId]);
+      expect(remaining).not.toContain(orphan.blobId);
+    });
+  });
+}

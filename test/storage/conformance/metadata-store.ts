@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MetadataStore } from '../../../src/storage/index.ts';
+import type { BucketRecord, ObjectRecord, PartRecord, UploadRecord } from '../../../src/storage/index.ts';
+import { newId } from '../../../src/shared/ids.ts';
+
+export interface MetadataStoreFixture {
+  store: MetadataStore;
+  close(): Promise<void> | void;
+}
+
+export const bucketRecord = (accountId: string, name: string): BucketRecord => ({
+  id: newId(),
+  accountId,
+  name,
+  createdAt: Date.now(),
+  location: 'ENAM',
+  storageClass: 'Standard',
+  jurisdiction: 'default',
+});
+
+const objectRecord = (bucketId: string, key: string, blobId = newId()): ObjectRecord => ({
+  bucketId,
+  key,
+  version: newId(),
+  size: 3,
+  etag: 'e'.repeat(32),
+  uploaded: Date.now(),
+  httpMetadata: { contentType: 'text/plain', cacheExpiry: 1_700_000_000_000 },
+  customMetadata: { a: 'b' },
+  checksums: { md5: 'e'.repeat(32) },
+  storageClass: 'Standard',
+  segments: [{ blobId, size: 3 }],
+});
+
+const uploadRecord = (bucketId: string, key: string, createdAt = Date.now()): UploadRecord => ({
+  uploadId: newId(),
+  bucketId,
+  key,
+  createdAt,
+  httpMetadata: {},
+  customMetadata: {},
+  storageClass: 'Standard',
+});
+
+const partRecord = (uploadId: string, partNumber: number): PartRecord => ({
+  uploadId,
+  partNumber,
+  blobId: newId(),
+  size: 10,
+  etag: 'a'.repeat(32),
+  uploadedAt: Date.now(),
+});
+
+/**
+ * The contract every MetadataStore implementation must meet (SQLite today, PostgreSQL later): run it
+ * with `metadataStoreConformance('name', () => fixture)`.
+ */
+export function metadataStoreConformance(name: string, create: () => Promise<MetadataStoreFixture> | MetadataStoreFixture): void {
+  describe(`MetadataStore conformance: ${name}`, () => {
+    let fixture: MetadataStoreFixture;
+    let store: MetadataStore;
+    let bucket: BucketRecord;
+    beforeEach(async () => {
+      fixture = await create();
+      store = fixture.store;
+      bucket = bucketRecord('acct', 'bucket-one');
+      expect(await store.createBucket(bucket)).toBe(true);
+    });
+    afterEach(async () => fixture.close());
+
+    it('keeps bucket names unique per account only', async () => {
+      expect(await store.createBucket(bucketRecord('acct', 'bucket-one'))).toBe(false);
+      expect(await store.createBucket(bucketRecord('other', 'bucket-one'))).toBe(true);
+      expect((await store.getBucket('acct', 'bucket-one'))?.id).toBe(bucket.id);
+      expect(await store.getBucket('acct', 'missing')).toBeUndefined();
+    });
+
+    it('lists buckets by name in both directions, after a bound, filtered by substring', async () => {
+      for (const n of ['b-2', 'a-1', 'c-3', 'x-b-9']) await store.createBucket(bucketRecord('acct', n));
+      const names = async (q: Parameters<MetadataStore['listBuckets']>[1]) => (await store.listBuckets('acct', q)).map((b) => b.name);
+      expect(await names({ direction: 'asc', limit: 10 })).toEqual(['a-1', 'b-2', 'bucket-one', 'c-3', 'x-b-9']);
+      expect(await names({ direction: 'desc', limit: 2 })).toEqual(['x-b-9', 'c-3']);
+      expect(await names({ direction: 'asc', limit: 10, after: 'bucket-one' })).toEqual(['c-3', 'x-b-9']);
+      expect(await names({ direction: 'desc', limit: 10, after: 'c-3' })).toEqual(['bucket-one', 'b-2', 'a-1']);
+      expect(await names({ direction: 'asc', limit: 10, nameContains: '-b' })).toEqual(['x-b-9']);
+    });
+
+    it('updates the storage class and refuses to delete a non-empty bucket', async () => {
+      expect((await store.updateBucket('acct', 'bucket-one', { storageClass: 'InfrequentAccess' }))?.storageClass).toBe('InfrequentAccess');
+      expect(await store.updateBucket('acct', 'nope', { storageClass: 'Standard' })).toBeUndefined();
+      await store.commitObject(objectRecord(bucket.id, 'k'));
+      expect((await store.deleteBucket('acct', 'bucket-one')).status).toBe('not-empty');
+      await store.deleteObjects(bucket.id, ['k']);
+      const upload = uploadRecord(bucket.id, 'u');
+      await store.createUpload(upload);
+      await store.putPart(bucket.id, partRecord(upload.uploadId, 1));
+      const deleted = await store.deleteBucket('acct', 'bucket-one');
+      expect(deleted.status).toBe('deleted');
+      expect(deleted.status === 'deleted' && deleted.discardedParts).toHaveLength(1);
+      expect(await store.getUpload(bucket.id, upload.uploadId)).toBeUndefined();
+      expect((await store.deleteBucket('acct', 'bucket-one')).status).toBe('missing');
+    });
+
+    it('round-trips objects with all their metadata and replaces atomically', async () => {
+      const first = objectRecord(bucket.id, 'ключ');
+      expect(await store.commitObject(first)).toEqual({ status: 'committed', replaced: undefined });
+      expect(await store.getObject(bucket.id, 'ключ')).toEqual(first);
+      const second = objectRecord(bucket.id, 'ключ');
+      const result = await store.commitObject(second);
+      expect(result).toEqual({ status: 'committed', replaced: first });
+      expect(await store.getObject(bucket.id, 'ключ')).toEqual(second);
+    });
+
+    it('commits only when the precondition holds for the current object', async () => {
+      const first = objectRecord(bucket.id, 'k');
+      await store.commitObject(first);
+      const refused = await store.commitObject(objectRecord(bucket.id, 'k'), (current) => current === undefined);
+      expect(refused).toEqual({ status: 'precondition-failed', current: first });
+      expect(await store.getObject(bucket.id, 'k')).toEqual(first);
+      const ghost = { ...objectRecord(bucket.id, 'k'), bucketId: newId() };
+      expect(await store.commitObject(ghost)).toEqual({ status: 'no-bucket' });
+    });
+
+    it('deletes the keys that exist and returns their records', async () => {
+      await store.commitObject(objectRecord(bucket.id, 'a'));
+      await store.commitObject(objectRecord(bucket.id, 'b'));
+      const removed = await store.deleteObjects(bucket.id, ['a', 'missing', 'a']);
+      expect(removed.map((o) => o.key)).toEqual(['a']);
+      expect(await store.getObject(bucket.id, 'a')).toBeUndefined();
+      expect(await store.getObject(bucket.id, 'b')).toBeDefined();
+    });
+
+    it('lists keys in UTF-8 byte order with prefix, startAfter and startAt bounds', async () => {
+      const keys = ['a', 'a/1', 'a/2', 'b', 'é', 'z', '\u{1F600}', '\uFF5E'];
+      for (const key of keys) await store.commitObject(objectRecord(bucket.id, key));
+      const list = async (q: Parameters<MetadataStore['listObjects']>[1]) => (await store.listObjects(bucket.id, q)).map((o) => o.key);
+      const byteOrder = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      expect(await list({ limit: 100 })).toEqual(byteOrder);
+      expect(await list({ limit: 100, prefix: 'a/' })).toEqual(['a/1', 'a/2']);
+      expect(await list({ limit: 100, startAfter: 'a/1' })).toEqual(byteOrder.slice(byteOrder.indexOf('a/2')));
+      expect(await list({ limit: 100, startAt: 'b' })).toEqual(byteOrder.slice(byteOrder.indexOf('b')));
+      expect(await list({ limit: 2 })).toEqual(byteOrder.slice(0, 2));
+    });
+
+    it('stores parts only for live uploads and replaces a re-uploaded part', async () => {
+      const upload = uploadRecord(bucket.id, 'm');
+      expect(await store.createUpload(upload)).toBe(true);
+      expect(await store.createUpload({ ...uploadRecord(newId(), 'm') })).toBe(false);
+      const part = partRecord(upload.uploadId, 1);
+      expect(await store.putPart(bucket.id, part)).toEqual({ status: 'stored', replaced: undefined });
+      const again = partRecord(upload.uploadId, 1);
+      expect(await store.putPart(bucket.id, again)).toEqual({ status: 'stored', replaced: part });
+      expect(await store.putPart(bucket.id, partRecord(newId(), 1))).toEqual({ status: 'no-upload' });
+      expect(await store.getUpload(newId(), upload.uploadId)).toBeUndefined();
+    });
+
+    it('completes an upload into an object atomically, or leaves it intact when the builder throws', async () => {
+      const upload = uploadRecord(bucket.id, 'm');
+      await store.createUpload(upload);
+      const p1 = partRecord(upload.uploadId, 1);
+      const p2 = partRecord(upload.uploadId, 2);
+      await store.putPart(bucket.id, p1);
+      await store.putPart(bucket.id, p2);
+      await expect(
+        store.completeUpload(bucket.id, upload.uploadId, () => {
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(await store.getUpload(bucket.id, upload.uploadId)).toBeDefined();
+      const result = await store.completeUpload(bucket.id, upload.uploadId, (u, parts) => {
+        expect(parts.map((p) => p.partNumber)).toEqual([1, 2]);
+        return { ...objectRecord(bucket.id, u.key), segments: [{ blobId: p1.blobId, size: 10 }] };
+      });
+      expect(result.status).toBe('completed');
+      expect(result.status === 'completed' && result.unusedParts.map((p) => p.partNumber)).toEqual([2]);
+      expect((await store.getObject(bucket.id, 'm'))?.segments).toEqual([{ blobId: p1.blobId, size: 10 }]);
+      expect(await store.getUpload(bucket.id, upload.uploadId)).toBeUndefined();
+      expect((await store.completeUpload(bucket.id, upload.uploadId, () => objectRecord(bucket.id, 'm'))).status).toBe('no-upload');
+    });
+
+    it('aborts uploads, finds old ones, and reports every referenced blob', async () => {
+      const old = uploadRecord(bucket.id, 'old', Date.now() - 10_000);
+      const fresh = uploadRecord(bucket.id, 'fresh');
+      await store.createUpload(old);
+      await store.createUpload(fresh);
+      const part = partRecord(fresh.uploadId, 1);
+      await store.putPart(bucket.id, part);
+      const object = objectRecord(bucket.id, 'obj');
+      await store.commitObject(object);
+      expect((await store.uploadsCreatedBefore(Date.now() - 5_000, 10)).map((u) => u.uploadId)).toEqual([old.uploadId]);
+      expect(await store.referencedBlobIds()).toEqual(new Set([part.blobId, object.segments[0]!.blobId]));
+      expect(await store.abortUpload(bucket.id, fresh.uploadId)).toEqual([part]);
+      expect(await store.abortUpload(bucket.id, fresh.uploadId)).toBeUndefined();
+      expect(await store.referencedBlobIds()).toEqual(new Set([object.segments[0]!.blobId]));
+    });
+  });
+}
