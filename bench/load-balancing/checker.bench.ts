@@ -34,8 +34,8 @@ try {
     const origins = ports.slice(p * ORIGINS_PER_POOL, (p + 1) * ORIGINS_PER_POOL).map((port, i) => ({ name: `o${i}`, address: '127.0.0.1', port }));
     await lb.pools.create(BENCH_ACCOUNT, { name: `bench-${p}`, monitor: monitor.id, origins });
   }
-  // New pools are probed at once; let one full interval pass so the steady state is measured.
-  await new Promise((r) => setTimeout(r, INTERVAL_S * 1000 + 500));
+  // New origins are probed at once, then settle on random phases: measure after two intervals.
+  await new Promise((r) => setTimeout(r, INTERVAL_S * 2000 + 500));
   lb.checker.resetStats();
   const servedBefore = (await ask<{ served: number }>('count')).served;
   const cpuBefore = process.cpuUsage();

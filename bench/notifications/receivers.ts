@@ -57,7 +57,8 @@ process.on('message', (message: { cmd: string }) => {
       await Promise.all(ports.map((_, i) => close(i)));
       process.send!({ stopped: true });
     } else if (message.cmd === 'stats') {
-      process.send!({ received: seen.map((ids) => ids.size), duplicates, latencies });
+      const cpu = process.cpuUsage();
+      process.send!({ received: seen.map((ids) => ids.size), duplicates, latencies, cpu_s: (cpu.user + cpu.system) / 1e6 });
       latencies = [];
     } else if (message.cmd === 'reset') {
       for (const ids of seen) ids.clear();

@@ -54,6 +54,7 @@ class Receivers {
 }
 
 interface Stats {
+  cpu_s: number;
   received: number[];
   duplicates: number;
   latencies: number[];
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
         max_ms: sorted.at(-1),
         drain_after_load_ms: steady.ms,
         server_cpu_s: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+        receivers_cpu_s: Math.round(steady.stats.cpu_s * 100) / 100,
         wall_s: Math.round(elapsed * 10) / 10,
       }),
     );

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { createPlatform, resolveServerConfig, type Platform } from '../server/index.ts';
-import { createLogger } from '../shared/logger.ts';
+import type { Platform } from '../server/index.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';
@@ -96,6 +95,9 @@ async function withPlatform(
   options: Record<string, unknown>,
   fn: (platform: Platform) => Promise<void>,
 ): Promise<void> {
+  // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
+  const { createPlatform, resolveServerConfig } = await import('../server/index.ts');
+  const { createLogger } = await import('../shared/logger.ts');
   const config = resolveServerConfig({ dataDir: options['dataDir'] as string | undefined });
   const platform = createPlatform(config, createLogger('warn'));
   try {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { resolveServerConfig, startServer } from '../server/index.ts';
 import { handler } from './context.ts';
 
 export function registerServer(program: Command): void {
@@ -19,6 +18,8 @@ export function registerServer(program: Command): void {
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
       handler(async (ctx) => {
+        // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
+        const { resolveServerConfig, startServer } = await import('../server/index.ts');
         const o = ctx.options as Record<string, string | undefined>;
         const config = resolveServerConfig({
           dataDir: o['dataDir'],

@@ -73,24 +73,18 @@ export class Outbox {
     );
   }
 
-  /** Claims up to `limit` due rows for `leaseMs`; a crashed claimer's rows come due again when it expires. */
+  /**
+   * Claims up to `limit` due rows for `leaseMs` in one statement (atomic on its own); a crashed claimer's
+   * rows come due again when the lease expires.
+   */
   claim(nowMs: number, limit: number, leaseMs: number): OutboxRow[] {
-    return this.#db.transaction(() => {
-      const rows = this.#db.all<OutboxRow>(
-        `SELECT id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
-                target, payload, attempts, created_ms
-           FROM notification_outbox WHERE next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?`,
-        [nowMs, limit],
-      );
-      for (const row of rows) {
-        this.#db.run('UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = ? WHERE id = ?', [
-          nowMs + leaseMs,
-          nowMs + leaseMs,
-          row.id,
-        ]);
-      }
-      return rows;
-    });
+    return this.#db.all<OutboxRow>(
+      `UPDATE notification_outbox SET next_attempt_ms = :lease, lease_until_ms = :lease
+        WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= :now ORDER BY next_attempt_ms, id LIMIT :limit)
+        RETURNING id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
+                  target, payload, attempts, created_ms`,
+      { now: nowMs, lease: nowMs + leaseMs, limit },
+    );
   }
 
   /**
@@ -102,8 +96,9 @@ export class Outbox {
       .changes;
   }
 
-  remove(id: number): void {
-    this.#db.run('DELETE FROM notification_outbox WHERE id = ?', [id]);
+  removeAll(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.#db.run('DELETE FROM notification_outbox WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)]);
   }
 
   retryLater(id: number, attempts: number, nextAttemptMs: number, error: string): void {

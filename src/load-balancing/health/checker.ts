@@ -11,6 +11,11 @@ import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
 
+/** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
+const FLUSH_DELAY_MS = 50;
+/** Minimum time between two scheduler wake-ups. */
+const TICK_MS = 20;
+
 interface Job {
   due: number;
   poolId: string;
@@ -20,6 +25,8 @@ interface Job {
   intervalMs: number;
   cancelled: boolean;
   inFlight: boolean;
+  /** Until the first probe ran: the round after it gets a random phase (see #tick). */
+  fresh: boolean;
 }
 
 export interface CheckerStats {
@@ -51,6 +58,7 @@ export class HealthChecker implements BackgroundService {
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Infinity;
   #running = false;
+  #lastTick = 0;
 
   constructor(deps: { pools: PoolStore; monitors: MonitorStore; health: HealthStore; logger: Logger }) {
     this.#pools = deps.pools;
@@ -68,7 +76,7 @@ export class HealthChecker implements BackgroundService {
     monitored.forEach(({ accountId, pool }, index) => {
       const monitor = pool.monitor ? monitors.get(pool.monitor) : undefined;
       const spread = monitor ? (index / monitored.length) * monitor.interval * 1000 : 0;
-      this.#install(accountId, pool.id, pool, monitor, now + spread);
+      this.#install(accountId, pool.id, pool, monitor, now + spread, false);
     });
     this.#arm();
   }
@@ -89,7 +97,7 @@ export class HealthChecker implements BackgroundService {
     if (!this.#running) return;
     const pool = await this.#pools.get(accountId, poolId);
     const monitor = pool?.monitor ? await this.#monitors.get(accountId, pool.monitor) : undefined;
-    this.#install(accountId, poolId, pool, monitor, performance.now());
+    this.#install(accountId, poolId, pool, monitor, performance.now(), true);
     this.#arm();
   }
 
@@ -107,7 +115,7 @@ export class HealthChecker implements BackgroundService {
     Object.assign(this.#stats, { probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 });
   }
 
-  #install(accountId: string, poolId: string, pool: Pool | undefined, monitor: Monitor | undefined, firstDue: number): void {
+  #install(accountId: string, poolId: string, pool: Pool | undefined, monitor: Monitor | undefined, firstDue: number, fresh: boolean): void {
     const previous = this.#jobs.get(poolId) ?? new Map<string, Job>();
     const checked = pool !== undefined && pool.enabled && monitor !== undefined && isProbed(monitor.type);
     if (!checked) {
@@ -146,6 +154,7 @@ export class HealthChecker implements BackgroundService {
         intervalMs: monitor.interval * 1000,
         cancelled: false,
         inFlight: false,
+        fresh,
       };
       jobs.set(origin.name, job);
       this.#heap.push(job);
@@ -161,13 +170,16 @@ export class HealthChecker implements BackgroundService {
     if (!this.#running || !next || next.due >= this.#armedFor) return;
     clearTimeout(this.#timer);
     this.#armedFor = next.due;
-    this.#timer = setTimeout(() => this.#tick(), Math.max(0, next.due - performance.now()));
+    // Wake-ups are at least TICK_MS apart: probes due close together start in one tick.
+    const wait = Math.max(next.due - performance.now(), this.#lastTick + TICK_MS - performance.now(), 0);
+    this.#timer = setTimeout(() => this.#tick(), wait);
   }
 
   #tick(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
     const now = performance.now();
+    this.#lastTick = now;
     for (let job = this.#heap.peek(); job && job.due <= now + 1; job = this.#heap.peek()) {
       this.#heap.pop();
       if (job.cancelled) continue;
@@ -177,6 +189,12 @@ export class HealthChecker implements BackgroundService {
         this.#launch(job, now);
       }
       job.due += job.intervalMs;
+      if (job.fresh) {
+        // A new origin is checked at once; its later rounds get a random phase so origins created
+        // together (a restart, a script creating pools) do not probe in one burst forever after.
+        job.fresh = false;
+        job.due += Math.random() * job.intervalMs;
+      }
       // After a stall (e.g. the process was suspended) skip missed rounds instead of bursting.
       if (job.due <= now) job.due = now + job.intervalMs;
       this.#heap.push(job);
@@ -197,7 +215,7 @@ export class HealthChecker implements BackgroundService {
       this.#pending.push({ plan, origin: job.origin, result });
       if (!this.#flushQueued) {
         this.#flushQueued = true;
-        setImmediate(() => this.#flush());
+        setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
       }
     });
   }
