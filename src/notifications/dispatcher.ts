@@ -7,7 +7,7 @@ import type { Outbox, OutboxRow } from './outbox.ts';
 import { deprecationNotice } from './payload.ts';
 import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
-import { openWebhookSecret } from './webhook-secret.ts';
+import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -40,9 +40,10 @@ export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.ra
 
 /**
  * Sends due outbox rows: woken whenever rows are written (low latency) and by a timer for retries. Up to
- * `concurrency` sends run at once; their outcomes are written back in batches, one transaction each
- * (history row per attempt, webhook last_success/last_failure, row removed or rescheduled). A row is
- * removed only after its outcome is committed, so a crash mid-send means a resend: at-least-once.
+ * `concurrency` sends run at once. Outcomes are written back in batches, one transaction each (a history
+ * row per attempt, webhook last_success/last_failure, rows removed or rescheduled), and the same
+ * transaction claims the next batch. A row is removed only once its outcome is committed, so a crash
+ * mid-send means a resend: at-least-once.
  */
 export class Dispatcher {
   readonly name = 'notifications-dispatcher';
@@ -50,8 +51,8 @@ export class Dispatcher {
   readonly #outbox: Outbox;
   readonly #history: DeliveryHistory;
   readonly #webhooks: WebhookSender;
+  readonly #targets: WebhookTargets;
   readonly #mailer: Mailer;
-  readonly #secretBox: SecretBox;
   readonly #pools: PoolDirectory;
   readonly #logger: Logger;
   readonly #retry: RetryPolicy;
@@ -82,12 +83,12 @@ export class Dispatcher {
     this.#outbox = options.outbox;
     this.#history = options.history;
     this.#webhooks = options.webhooks;
+    this.#targets = new WebhookTargets(options.db, options.secretBox);
     this.#mailer = options.mailer;
-    this.#secretBox = options.secretBox;
     this.#pools = options.pools;
     this.#logger = options.logger;
     this.#retry = options.retry ?? DEFAULT_RETRY;
-    this.#concurrency = options.concurrency ?? 256;
+    this.#concurrency = options.concurrency ?? 512;
     this.#leaseMs = options.leaseMs ?? 120_000;
   }
 
@@ -102,7 +103,7 @@ export class Dispatcher {
     this.#running = false;
     clearTimeout(this.#timer);
     // Let sends already under way finish and record their outcome; unsent rows stay in the outbox.
-    if (this.#inFlight > 0 || this.#outcomes.length > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
     this.#webhooks.close();
     this.#mailer.close();
   }
@@ -113,21 +114,27 @@ export class Dispatcher {
     this.#tickQueued = true;
     setImmediate(() => {
       this.#tickQueued = false;
-      this.#tick();
+      if (this.#running) this.#send(this.#claim(Date.now()));
     });
   };
 
-  #tick(): void {
-    if (!this.#running) return;
+  #claim(now: number): OutboxRow[] {
     const capacity = this.#concurrency - this.#inFlight;
-    if (capacity <= 0) return; // a finishing send wakes us again
-    const now = Date.now();
+    if (capacity <= 0) return []; // a finishing send claims again
     const rows = this.#outbox.claim(now, capacity, this.#leaseMs);
+    if (rows.length < capacity) this.#scheduleTimer(now);
+    return rows;
+  }
+
+  #send(rows: OutboxRow[]): void {
+    if (rows.length === 0) return;
+    const targets = this.#targets.resolve(
+      rows.filter((row) => row.mechanism_type === 'webhook').map((row) => ({ accountId: row.account_id, webhookId: row.target })),
+    );
     for (const row of rows) {
       this.#inFlight++;
-      void this.#deliver(row).then((outcome) => this.#finish(outcome));
+      void this.#deliver(row, targets.get(row.target)).then((outcome) => this.#finish(outcome));
     }
-    if (rows.length < capacity) this.#scheduleTimer(now);
   }
 
   /** Sleeps until the next row is due (retries, expired leases); wake() cuts the sleep short. */
@@ -139,18 +146,13 @@ export class Dispatcher {
     this.#timer.unref();
   }
 
-  async #deliver(row: OutboxRow): Promise<Outcome> {
+  async #deliver(row: OutboxRow, target: WebhookTarget | undefined): Promise<Outcome> {
     const base = { row, mechanism: row.target, webhookId: null, body: row.payload, permanent: false, skipped: false };
     try {
       if (row.mechanism_type === 'email') return await this.#deliverMail(row, base);
-      const webhook = this.#db.get<{ id: string; url: string; secret_sealed: string | null }>(
-        'SELECT id, url, secret_sealed FROM notification_webhooks WHERE id = ? AND account_id = ?',
-        [row.target, row.account_id],
-      );
-      if (!webhook) return { ...base, ok: false, error: 'webhook destination was deleted', permanent: true };
-      const secret = openWebhookSecret(this.#secretBox, webhook);
-      const result = await this.#webhooks.send(webhook.url, row.payload, secret);
-      return { ...base, ok: result.ok, error: result.error, mechanism: webhook.url, webhookId: webhook.id };
+      if (!target) return { ...base, ok: false, error: 'webhook destination was deleted', permanent: true };
+      const result = await this.#webhooks.send(target.url, row.payload, target.secret);
+      return { ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id };
     } catch (error) {
       return { ...base, ok: false, error: (error as Error).message };
     }
@@ -184,34 +186,44 @@ export class Dispatcher {
     const batch = this.#outcomes;
     this.#outcomes = [];
     const now = Date.now();
-    const at = new Date(now).toISOString();
+    let next: OutboxRow[] = [];
     try {
       this.#db.transaction(() => {
-        for (const outcome of batch) this.#recordOutcome(outcome, now, at);
+        this.#record(batch, now);
+        this.#inFlight -= batch.length;
+        if (this.#running) next = this.#claim(now);
       });
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
+      this.#inFlight -= batch.length;
     }
-    this.#inFlight -= batch.length;
-    if (this.#inFlight === 0 && this.#outcomes.length === 0) for (const resolve of this.#idle.splice(0)) resolve();
-    this.wake();
+    this.#send(next);
+    if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  #recordOutcome(outcome: Outcome, now: number, at: string): void {
-    const { row } = outcome;
-    if (outcome.webhookId) {
-      this.#db.run(`UPDATE notification_webhooks SET ${outcome.ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [at, outcome.webhookId]);
+  #record(batch: Outcome[], now: number): void {
+    const at = new Date(now).toISOString();
+    const done: number[] = [];
+    const webhookStatus = new Map<string, boolean>();
+    for (const outcome of batch) {
+      const { row } = outcome;
+      if (outcome.webhookId) webhookStatus.set(outcome.webhookId, outcome.ok);
+      const givingUp = !outcome.ok && (outcome.permanent || now - row.created_ms >= this.#retry.giveUpAfterMs);
+      const status: HistoryItem['status'] = outcome.skipped ? 'skipped' : outcome.ok ? 'delivered' : givingUp ? 'failed' : 'retrying';
+      this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, body: outcome.body, at });
+      if (outcome.ok || givingUp) {
+        done.push(row.id);
+        if (givingUp) this.#logger.warn('notification delivery given up', { outbox_id: row.id, target: row.target, error: outcome.error });
+      } else {
+        const attempts = row.attempts + 1;
+        this.#outbox.retryLater(row.id, attempts, now + backoffMs(attempts, this.#retry), outcome.error ?? 'failed');
+      }
     }
-    const givingUp = !outcome.ok && (outcome.permanent || now - row.created_ms >= this.#retry.giveUpAfterMs);
-    const status: HistoryItem['status'] = outcome.skipped ? 'skipped' : outcome.ok ? 'delivered' : givingUp ? 'failed' : 'retrying';
-    this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, body: outcome.body, at });
-    if (outcome.ok || givingUp) {
-      this.#outbox.remove(row.id);
-      if (givingUp) this.#logger.warn('notification delivery given up', { outbox_id: row.id, target: row.target, error: outcome.error });
-      return;
+    this.#outbox.removeAll(done);
+    // One write per destination per batch: the outcome of its latest attempt in the batch.
+    for (const [id, ok] of webhookStatus) {
+      this.#db.run(`UPDATE notification_webhooks SET ${ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [at, id]);
     }
-    const attempts = row.attempts + 1;
-    this.#outbox.retryLater(row.id, attempts, now + backoffMs(attempts, this.#retry), outcome.error ?? 'failed');
   }
 }

@@ -61,7 +61,8 @@ describe('durability', () => {
         const response = await fetch(`${buckets}/crash/objects/${key}`, {
           method: 'PUT',
           headers: { ...auth, 'content-length': String(SIZE) },
-          body: trickle(body, 32 * 1024, 2 + (i % 7) * 3),
+          // Half the uploads are fast (they reach the quota), half slow (in flight at the kill).
+          body: trickle(body, 32 * 1024, i < 50 ? 2 : 60),
           duplex: 'half',
         } as RequestInit);
         const result = (await response.json()) as { success: boolean; result: { etag: string } };

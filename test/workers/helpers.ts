@@ -76,7 +76,9 @@ export function callFunction(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    // A request that fails on a reused keep-alive socket before any answer is one the client may retry
+    // (RFC 9112 section 9.3.1; Node documents `reusedSocket` for this): tell callers which case it was.
+    req.on('error', (error) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
     req.end(init.body);
   });
 }

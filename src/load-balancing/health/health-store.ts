@@ -48,25 +48,35 @@ export class HealthStore {
     return row ? { healthy: fromSqlBool(row.healthy), reason: row.reason, changedAt: row.changed_at } : undefined;
   }
 
-  /** Records a batch of check results in one transaction: origin states, pool states, events. */
+  /**
+   * Records a batch of check results in one transaction: origin states, pool states, events. Results
+   * are grouped by pool so each pool's stored state is read once per batch.
+   */
   record(outcomes: readonly CheckOutcome[], now = new Date().toISOString()): HealthEvent[] {
     if (outcomes.length === 0) return [];
+    const byPool = new Map<string, CheckOutcome[]>();
+    for (const outcome of outcomes) {
+      const group = byPool.get(outcome.plan.poolId);
+      if (group) group.push(outcome);
+      else byPool.set(outcome.plan.poolId, [outcome]);
+    }
     return this.#db.transaction(() => {
       const events: HealthEvent[] = [];
-      const touched = new Map<string, PoolPlan>();
-      for (const { plan, origin, result } of outcomes) {
-        if (!this.#poolExists(plan.poolId)) continue; // deleted while the probe was in flight
-        const previous = this.#originState(plan.poolId, origin.name);
-        const basis = previous && previous.address === origin.address ? previous : undefined;
-        const next = nextOriginState(basis, result, plan, origin, now);
-        this.#writeOrigin(plan.poolId, next);
-        if ((basis?.healthy ?? true) !== next.healthy) {
-          events.push(this.#event(plan, 'origin', next.healthy ? 'Healthy' : 'Unhealthy', next.failureReason, now, origin));
+      for (const [poolId, group] of byPool) {
+        if (!this.#poolExists(poolId)) continue; // deleted while the probe was in flight
+        const plan = group[group.length - 1]!.plan;
+        const states = this.originStates(poolId);
+        for (const { origin, result } of group) {
+          const previous = states.get(origin.name);
+          const basis = previous && previous.address === origin.address ? previous : undefined;
+          const next = nextOriginState(basis, result, plan, origin, now);
+          this.#writeOrigin(poolId, next);
+          states.set(origin.name, next);
+          if ((basis?.healthy ?? true) !== next.healthy) {
+            events.push(this.#event(plan, 'origin', next.healthy ? 'Healthy' : 'Unhealthy', next.failureReason, now, origin));
+          }
         }
-        touched.set(plan.poolId, plan);
-      }
-      for (const plan of touched.values()) {
-        const event = this.#evaluate(plan, now);
+        const event = this.#evaluate(plan, now, states);
         if (event) events.push(event);
       }
       return events;
@@ -104,8 +114,8 @@ export class HealthStore {
     return rows.map(toEvent);
   }
 
-  #evaluate(plan: PoolPlan, now: string): HealthEvent | undefined {
-    const verdict = evaluatePool(plan, this.originStates(plan.poolId));
+  #evaluate(plan: PoolPlan, now: string, states = this.originStates(plan.poolId)): HealthEvent | undefined {
+    const verdict = evaluatePool(plan, states);
     const previous = this.poolState(plan.poolId);
     const wasHealthy = previous?.healthy ?? true;
     if (previous && wasHealthy === verdict.healthy) return undefined;
@@ -150,11 +160,6 @@ export class HealthStore {
 
   #poolExists(poolId: string): boolean {
     return this.#db.get('SELECT 1 AS x FROM lb_pools WHERE id = ?', [poolId]) !== undefined;
-  }
-
-  #originState(poolId: string, name: string): OriginState | undefined {
-    const row = this.#db.get<OriginRow>('SELECT * FROM lb_origin_health WHERE pool_id = ? AND origin_name = ?', [poolId, name]);
-    return row ? toState(row) : undefined;
   }
 
   #writeOrigin(poolId: string, s: OriginState): void {

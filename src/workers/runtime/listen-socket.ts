@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** A listening TCP socket owned by this process but never accepted on here (see socket-holder.ts). */
@@ -22,5 +22,21 @@ export async function openListeningSocket(host: string, port: number): Promise<L
       }
       resolve({ port: message.port!, handle: handle as ListeningSocket['handle'] });
     });
+  });
+}
+
+/**
+ * Sets TCP_DEFER_ACCEPT on the socket: the kernel hands a connection to accept() only once its first
+ * bytes (the request) have arrived. A retiring workerd generation closes connections it accepted that
+ * have no request yet; with this option it never holds such a connection, so a swap drops none.
+ * Node has no setsockopt, so a one-line python3 applies it to the inherited fd (socket options belong
+ * to the socket, not the descriptor). Returns false when python3 is not available.
+ */
+export async function deferAccept(socket: ListeningSocket, seconds = 5): Promise<boolean> {
+  const script = `import socket; s = socket.socket(fileno=3); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, ${seconds}); s.detach()`;
+  return new Promise((resolve) => {
+    const child = spawn('python3', ['-c', script], { stdio: ['ignore', 'ignore', 'ignore', socket.handle as never] });
+    child.once('error', () => resolve(false));
+    child.once('exit', (code) => resolve(code === 0));
   });
 }

@@ -8,7 +8,7 @@ import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
 import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { openListeningSocket, type ListeningSocket } from './listen-socket.ts';
+import { deferAccept, openListeningSocket, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
@@ -62,6 +62,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#stopped = false;
     const { functionsHost, functionsPort } = this.#deps.config;
     this.#socket = await openListeningSocket(functionsHost, functionsPort);
+    if (!(await deferAccept(this.#socket))) {
+      this.#deps.logger.warn('python3 not found: TCP_DEFER_ACCEPT not set, a redeploy may drop connections that are just opening');
+    }
     await this.reload();
   }
 
