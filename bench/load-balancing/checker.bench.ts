@@ -13,7 +13,10 @@ const ORIGINS_PER_POOL = 10;
 const INTERVAL_S = 5;
 const WINDOW_S = Number(process.env['BENCH_LB_WINDOW'] ?? 30);
 
-const child = fork(join(import.meta.dirname, 'origins-process.ts'), [String(ORIGINS)], { execPath: process.execPath, stdio: 'inherit' });
+const child = fork(join(import.meta.dirname, 'origins-process.ts'), [String(ORIGINS)], {
+  execPath: process.execPath,
+  stdio: 'inherit',
+});
 const ask = <T>(type: string): Promise<T> =>
   new Promise((resolve) => {
     const listener = (message: { type: string }) => {
@@ -29,9 +32,17 @@ const { ports } = await ask<{ ports: number[] }>('ports');
 const ledge = await startBenchLedge();
 try {
   const lb = ledge.server.platform.loadBalancing;
-  const monitor = await lb.monitors.create(BENCH_ACCOUNT, { interval: INTERVAL_S, timeout: 2, retries: 1, expected_codes: '2xx', expected_body: 'healthy' });
+  const monitor = await lb.monitors.create(BENCH_ACCOUNT, {
+    interval: INTERVAL_S,
+    timeout: 2,
+    retries: 1,
+    expected_codes: '2xx',
+    expected_body: 'healthy',
+  });
   for (let p = 0; p < ORIGINS / ORIGINS_PER_POOL; p++) {
-    const origins = ports.slice(p * ORIGINS_PER_POOL, (p + 1) * ORIGINS_PER_POOL).map((port, i) => ({ name: `o${i}`, address: '127.0.0.1', port }));
+    const origins = ports
+      .slice(p * ORIGINS_PER_POOL, (p + 1) * ORIGINS_PER_POOL)
+      .map((port, i) => ({ name: `o${i}`, address: '127.0.0.1', port }));
     await lb.pools.create(BENCH_ACCOUNT, { name: `bench-${p}`, monitor: monitor.id, origins });
   }
   // New origins are probed at once, then settle on random phases: measure after two intervals.
@@ -45,8 +56,11 @@ try {
   const wall = performance.now() - wallBefore;
   const servedAfter = (await ask<{ served: number }>('count')).served;
   const stats = lb.checker.stats();
-  const unhealthy = ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health WHERE healthy = 0')?.n ?? -1;
-  const checkedRows = ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health')?.n ?? -1;
+  const unhealthy =
+    ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health WHERE healthy = 0')?.n ??
+    -1;
+  const checkedRows =
+    ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health')?.n ?? -1;
   const cpuPercent = ((cpu.user + cpu.system) / 1000 / wall) * 100;
   const result = {
     benchmark: 'health checker, real loopback origins',

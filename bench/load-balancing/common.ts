@@ -8,7 +8,12 @@ export const BENCH_TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const BENCH_ACCOUNT = '0123456789abcdef0123456789abcdef';
 
 /** A real ledge server on 127.0.0.1 with a throwaway data dir; `close` removes it. */
-export async function startBenchLedge(): Promise<{ server: RunningServer; headers: Record<string, string>; lbUrl: string; close(): Promise<void> }> {
+export async function startBenchLedge(): Promise<{
+  server: RunningServer;
+  headers: Record<string, string>;
+  lbUrl: string;
+  close(): Promise<void>;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledge-bench-'));
   const config = resolveServerConfig(
     { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0 },
@@ -34,5 +39,10 @@ export function percentile(sorted: number[], p: number): number {
 export function summary(samples: number[]): { p50: number; p95: number; p99: number; max: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const round = (n: number) => Math.round(n * 100) / 100;
-  return { p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
+  return {
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? NaN),
+  };
 }

@@ -25,10 +25,15 @@ try {
   const pages = POOLS / 25;
   const timed = async (method: string, url: string, body?: unknown): Promise<number> => {
     const started = performance.now();
-    const res = await fetch(url, { method, headers: ledge.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers: ledge.headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await res.json()) as { success: boolean; result: unknown[] };
     const elapsed = performance.now() - started;
-    if (!json.success || json.result.length !== 25) throw new Error(`${method} ${url} failed: ${JSON.stringify(json).slice(0, 200)}`);
+    if (!json.success || json.result.length !== 25)
+      throw new Error(`${method} ${url} failed: ${JSON.stringify(json).slice(0, 200)}`);
     return elapsed;
   };
   // Warm-up: statement cache, JIT, connections.
@@ -38,7 +43,11 @@ try {
   for (let i = 0; i < ROUNDS; i++) {
     const page = 1 + Math.floor(Math.random() * pages);
     get.push(await timed('GET', `${ledge.lbUrl}/pools?page=${page}`));
-    patch.push(await timed('PATCH', `${ledge.lbUrl}/pools?page=${page}`, { notification_email: i % 2 === 0 ? '' : 'ops@example.com' }));
+    patch.push(
+      await timed('PATCH', `${ledge.lbUrl}/pools?page=${page}`, {
+        notification_email: i % 2 === 0 ? '' : 'ops@example.com',
+      }),
+    );
   }
   const lastPage = await timed('GET', `${ledge.lbUrl}/pools?page=${pages}`);
   const result = {

@@ -18,7 +18,9 @@ function listen(index: number): Promise<void> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { event_id: number; occurred_at: string } };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data?: { event_id: number; occurred_at: string };
+      };
       if (body.data) {
         const ids = seen[index]!;
         if (ids.has(body.data.event_id)) duplicates++;
@@ -32,10 +34,12 @@ function listen(index: number): Promise<void> {
   });
   server.keepAliveTimeout = 60_000;
   servers[index] = server;
-  return new Promise((resolve) => server.listen(ports[index], '127.0.0.1', () => {
-    ports[index] = (server.address() as AddressInfo).port;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    server.listen(ports[index], '127.0.0.1', () => {
+      ports[index] = (server.address() as AddressInfo).port;
+      resolve();
+    }),
+  );
 }
 
 function close(index: number): Promise<void> {
@@ -58,7 +62,12 @@ process.on('message', (message: { cmd: string }) => {
       process.send!({ stopped: true });
     } else if (message.cmd === 'stats') {
       const cpu = process.cpuUsage();
-      process.send!({ received: seen.map((ids) => ids.size), duplicates, latencies, cpu_s: (cpu.user + cpu.system) / 1e6 });
+      process.send!({
+        received: seen.map((ids) => ids.size),
+        duplicates,
+        latencies,
+        cpu_s: (cpu.user + cpu.system) / 1e6,
+      });
       latencies = [];
     } else if (message.cmd === 'reset') {
       for (const ids of seen) ids.clear();

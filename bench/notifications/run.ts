@@ -65,8 +65,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 let eventId = 0;
-function publish(platform: Platform, accountId: string, poolId: string): void {
-  const event: HealthEvent = {
+function event(accountId: string, poolId: string): HealthEvent {
+  return {
     id: ++eventId,
     occurredAt: new Date().toISOString(),
     accountId,
@@ -79,32 +79,47 @@ function publish(platform: Platform, accountId: string, poolId: string): void {
     reason: eventId % 2 === 0 ? 'No failures' : 'TCP connection failed',
     legacyNotificationEmail: '',
   };
-  platform.db.transaction(() => platform.healthEvents.publish(event));
 }
 
-/** Publishes `rate` events/s for `seconds`, in 10 ms ticks that catch up if a tick runs late. */
-async function load(platform: Platform, accountId: string, poolId: string, rate: number, seconds: number): Promise<number> {
+/**
+ * Publishes `rate` events/s for `seconds`, in 10 ms ticks that catch up if a tick runs late. Like the health
+ * checker, which records one round of check results per transaction, each tick's events share one transaction.
+ */
+async function load(
+  platform: Platform,
+  accountId: string,
+  poolId: string,
+  rate: number,
+  seconds: number,
+): Promise<number> {
   const start = performance.now();
   const total = rate * seconds;
   let sent = 0;
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    while (sent < due) {
-      publish(platform, accountId, poolId);
-      sent++;
-    }
+    platform.db.transaction(() => {
+      while (sent < due) {
+        platform.healthEvents.publish(event(accountId, poolId));
+        sent++;
+      }
+    });
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return sent;
 }
 
-async function drain(receivers: Receivers, expected: number, timeoutMs: number): Promise<{ stats: Stats; latencies: number[]; ms: number }> {
+async function drain(
+  receivers: Receivers,
+  expected: number,
+  timeoutMs: number,
+): Promise<{ stats: Stats; latencies: number[]; ms: number }> {
   const start = Date.now();
   const latencies: number[] = [];
   for (;;) {
     const stats = await receivers.ask<Stats>('stats');
     for (const value of stats.latencies) latencies.push(value);
-    if (stats.received.every((n) => n >= expected) || Date.now() - start > timeoutMs) return { stats, latencies, ms: Date.now() - start };
+    if (stats.received.every((n) => n >= expected) || Date.now() - start > timeoutMs)
+      return { stats, latencies, ms: Date.now() - start };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -122,7 +137,13 @@ async function main(): Promise<void> {
     const account = await platform.accounts.createAccount({ name: 'bench' });
     const webhooks = [];
     for (const [index, port] of ports.entries()) {
-      webhooks.push(await platform.notifications.webhooks.create(account.id, { name: `r${index}`, url: `http://127.0.0.1:${port}/hook`, secret: 'bench' }));
+      webhooks.push(
+        await platform.notifications.webhooks.create(account.id, {
+          name: `r${index}`,
+          url: `http://127.0.0.1:${port}/hook`,
+          secret: 'bench',
+        }),
+      );
     }
     await platform.notifications.policies.create(account.id, {
       name: 'bench fan-out',
@@ -131,13 +152,16 @@ async function main(): Promise<void> {
       mechanisms: { webhooks: webhooks.map((w) => ({ id: w.id })) },
     });
     const poolId = 'b'.repeat(32);
+    if (process.env['BENCH_EXPERIMENT']) platform.db.exec(process.env['BENCH_EXPERIMENT']);
     platform.notifications.dispatcher.start();
 
-    console.log(`steady: ${RATE} events/s x ${DURATION_S} s -> ${RECEIVERS} receivers (${RATE * RECEIVERS} deliveries/s)`);
+    console.log(
+      `steady: ${RATE} events/s x ${DURATION_S} s -> ${RECEIVERS} receivers (${RATE * RECEIVERS} deliveries/s)`,
+    );
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const sent = await load(platform, account.id, poolId, RATE, DURATION_S);
-    const steady = await drain(receivers, sent, 120_000);
+    const steady = await drain(receivers, sent, 600_000);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const sorted = steady.latencies.sort((a, b) => a - b);
@@ -197,7 +221,8 @@ async function drainAll(receivers: Receivers, expected: number, timeoutMs: numbe
   const start = Date.now();
   for (;;) {
     const stats = await receivers.ask<Stats>('stats');
-    if (stats.received.every((n) => n >= expected) || Date.now() - start > timeoutMs) return { ...stats, ms: Date.now() - start };
+    if (stats.received.every((n) => n >= expected) || Date.now() - start > timeoutMs)
+      return { ...stats, ms: Date.now() - start };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -14,7 +14,12 @@ export function registerBucket(program: Command): void {
     .action(
       handler(async (ctx, [name]) => {
         const location = ctx.options['location'] as string | undefined;
-        const created = await createBucket(ctx.client, await ctx.accountId(), name as string, location ? { locationHint: location } : {});
+        const created = await createBucket(
+          ctx.client,
+          await ctx.accountId(),
+          name as string,
+          location ? { locationHint: location } : {},
+        );
         if (ctx.json) printJson(created);
         else process.stdout.write(`Created bucket ${created.name}.\n`);
       }),
@@ -28,7 +33,12 @@ export function registerBucket(program: Command): void {
       handler(async (ctx) => {
         const all = await listBuckets(ctx.client, await ctx.accountId());
         if (ctx.json) printJson(all);
-        else printTable(all.map((b) => ({ name: b.name, creation_date: b.creation_date })), ['name', 'creation_date'], 'No buckets.');
+        else
+          printTable(
+            all.map((b) => ({ name: b.name, creation_date: b.creation_date })),
+            ['name', 'creation_date'],
+            'No buckets.',
+          );
       }),
     );
 

@@ -15,7 +15,9 @@ export function registerCreate(program: Command): void {
   const create = program.command('create').description('Scaffold projects');
   create
     .command('app <dir>')
-    .description('Create a function project: wrangler.toml with an R2 binding, the R2 tutorial function in TypeScript, a test')
+    .description(
+      'Create a function project: wrangler.toml with an R2 binding, the R2 tutorial function in TypeScript, a test',
+    )
     .option('--name <name>', 'script name (default: the directory name)')
     .option('--bucket <bucket>', 'R2 bucket bound as MY_BUCKET', 'my-bucket')
     .option('--json', 'print JSON')
@@ -25,9 +27,12 @@ export function registerCreate(program: Command): void {
         const name = (ctx.options['name'] as string | undefined) ?? basename(dir).toLowerCase();
         const bucket = String(ctx.options['bucket']);
         if (!SCRIPT_NAME.test(name)) {
-          throw new UsageError(`"${name}" is not a valid function name (lowercase letters, digits, dashes; use --name)`);
+          throw new UsageError(
+            `"${name}" is not a valid function name (lowercase letters, digits, dashes; use --name)`,
+          );
         }
-        if (!BUCKET_NAME.test(bucket)) throw new UsageError(`"${bucket}" is not a valid bucket name (3-63 lowercase letters, digits, dashes)`);
+        if (!BUCKET_NAME.test(bucket))
+          throw new UsageError(`"${bucket}" is not a valid bucket name (3-63 lowercase letters, digits, dashes)`);
         if (existsSync(dir) && readdirSync(dir).length > 0) throw new CliError(`${dir} exists and is not empty`);
         const accountId = await ctx.accountId();
         const values: Record<string, string> = {

@@ -1,9 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import * as esbuild from 'esbuild';
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { parse as parseToml } from 'smol-toml';
+import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { setScriptSubdomain, uploadScript } from '../client/index.ts';
 import { handler, type CliContext } from './context.ts';
@@ -38,7 +36,8 @@ export const ProjectConfigSchema = z
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema> & { path: string };
 
 /** Finds and reads wrangler.toml / wrangler.json / wrangler.jsonc (or `explicit`), validated. */
-export function readProjectConfig(cwd: string, explicit?: string): ProjectConfig {
+// esbuild, smol-toml and jsonc-parser are loaded on use: every `ledge` command loads this file.
+export async function readProjectConfig(cwd: string, explicit?: string): Promise<ProjectConfig> {
   const path = explicit ? resolve(cwd, explicit) : CONFIG_FILES.map((f) => join(cwd, f)).find((p) => existsSync(p));
   if (!path || !existsSync(path)) {
     throw new CliError(`no ${CONFIG_FILES.join(' / ')} in ${cwd} (create a project with \`ledge create app <dir>\`)`);
@@ -47,11 +46,12 @@ export function readProjectConfig(cwd: string, explicit?: string): ProjectConfig
   let raw: unknown;
   try {
     if (path.endsWith('.toml')) {
-      raw = parseToml(text);
+      raw = (await import('smol-toml')).parse(text);
     } else {
+      const jsonc = await import('jsonc-parser');
       const errors: ParseError[] = [];
-      raw = parseJsonc(text, errors, { allowTrailingComma: true });
-      if (errors[0]) throw new Error(`${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`);
+      raw = jsonc.parse(text, errors, { allowTrailingComma: true });
+      if (errors[0]) throw new Error(`${jsonc.printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}`);
     }
   } catch (error) {
     throw new CliError(`cannot parse ${path}: ${(error as Error).message}`);
@@ -62,13 +62,15 @@ export function readProjectConfig(cwd: string, explicit?: string): ProjectConfig
     throw new CliError(`invalid ${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   for (const name of Object.keys(parsed.data.vars)) {
-    if (!IDENTIFIER.test(name)) throw new CliError(`invalid ${path}: vars.${name}: must be a valid JavaScript identifier`);
+    if (!IDENTIFIER.test(name))
+      throw new CliError(`invalid ${path}: vars.${name}: must be a valid JavaScript identifier`);
   }
   return { ...parsed.data, path };
 }
 
 /** Bundles the entry point (TypeScript included) into one ES module, as wrangler does. */
 export async function bundleWorker(entry: string): Promise<string> {
+  const esbuild = await import('esbuild');
   try {
     const result = await esbuild.build({
       entryPoints: [entry],
@@ -85,7 +87,9 @@ export async function bundleWorker(entry: string): Promise<string> {
     });
     return result.outputFiles[0]!.text;
   } catch (error) {
-    const failure = error as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] };
+    const failure = error as {
+      errors?: { text: string; location?: { file: string; line: number; column: number } | null }[];
+    };
     const first = failure.errors?.[0];
     if (!first) throw error;
     const where = first.location ? `${first.location.file}:${first.location.line}:${first.location.column}: ` : '';
@@ -94,7 +98,10 @@ export async function bundleWorker(entry: string): Promise<string> {
 }
 
 /** Picks the account: --account-id, then the project's account_id, then the connection's default. */
-export async function projectAccountId(ctx: CliContext, config: { account_id?: string | undefined } | undefined): Promise<string> {
+export async function projectAccountId(
+  ctx: CliContext,
+  config: { account_id?: string | undefined } | undefined,
+): Promise<string> {
   const flag = ctx.options.accountId;
   if (typeof flag === 'string' && flag) return flag;
   if (config?.account_id) return config.account_id;
@@ -105,12 +112,15 @@ export function registerDeploy(program: Command): void {
   program
     .command('deploy')
     .description('Bundle the function of the current project (wrangler.toml/.json/.jsonc) and deploy it')
-    .option('--config <path>', 'configuration file (default: wrangler.toml, wrangler.json or wrangler.jsonc in the current directory)')
+    .option(
+      '--config <path>',
+      'configuration file (default: wrangler.toml, wrangler.json or wrangler.jsonc in the current directory)',
+    )
     .option('--name <name>', 'script name (default: `name` from the configuration)')
     .option('--json', 'print JSON ({ "url": ... })')
     .action(
       handler(async (ctx) => {
-        const config = readProjectConfig(process.cwd(), ctx.options['config'] as string | undefined);
+        const config = await readProjectConfig(process.cwd(), ctx.options['config'] as string | undefined);
         const name = (ctx.options['name'] as string | undefined) ?? config.name;
         if (!config.main) throw new CliError(`invalid ${config.path}: "main" (the entry point) is required`);
         const entry = resolve(dirname(config.path), config.main);
@@ -119,7 +129,9 @@ export function registerDeploy(program: Command): void {
         const accountId = await projectAccountId(ctx, config);
         const bindings: Record<string, unknown>[] = [
           ...Object.entries(config.vars).map(([varName, value]) =>
-            typeof value === 'string' ? { name: varName, type: 'plain_text', text: value } : { name: varName, type: 'json', json: value },
+            typeof value === 'string'
+              ? { name: varName, type: 'plain_text', text: value }
+              : { name: varName, type: 'json', json: value },
           ),
           ...config.r2_buckets.map((b) => ({
             name: b.binding,

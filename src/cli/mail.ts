@@ -16,7 +16,9 @@ export function registerMail(program: Command): void {
     .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)');
 
   const mailbox = (options: Record<string, unknown>) =>
-    new LocalMailbox(dataPaths(resolveServerConfig({ dataDir: options['dataDir'] as string | undefined }).dataDir).mail);
+    new LocalMailbox(
+      dataPaths(resolveServerConfig({ dataDir: options['dataDir'] as string | undefined }).dataDir).mail,
+    );
 
   mail
     .command('list')
@@ -26,9 +28,16 @@ export function registerMail(program: Command): void {
     .action(
       handler((ctx) => {
         const to = (ctx.options['to'] as string | undefined)?.toLowerCase();
-        const messages = mailbox(ctx.options).list().filter((m) => to === undefined || m.to.toLowerCase() === to);
+        const messages = mailbox(ctx.options)
+          .list()
+          .filter((m) => to === undefined || m.to.toLowerCase() === to);
         if (ctx.json) printJson(messages);
-        else printTable(messages.map((m) => ({ ID: m.id, Date: m.date, To: m.to, Subject: m.subject })), ['ID', 'Date', 'To', 'Subject'], 'No mail.');
+        else
+          printTable(
+            messages.map((m) => ({ ID: m.id, Date: m.date, To: m.to, Subject: m.subject })),
+            ['ID', 'Date', 'To', 'Subject'],
+            'No mail.',
+          );
       }),
     );
 
@@ -41,7 +50,10 @@ export function registerMail(program: Command): void {
         const message = mailbox(ctx.options).get(id as string);
         if (!message) throw new CliError(`no message ${id as string} in the local mailbox (see \`ledge mail list\`)`);
         if (ctx.json) printJson(message);
-        else process.stdout.write(`From: ${message.from}\nTo: ${message.to}\nDate: ${message.date}\nSubject: ${message.subject}\n\n${message.text}`);
+        else
+          process.stdout.write(
+            `From: ${message.from}\nTo: ${message.to}\nDate: ${message.date}\nSubject: ${message.subject}\n\n${message.text}`,
+          );
       }),
     );
 }

@@ -102,11 +102,14 @@ export function registerMonitors(program: Command): void {
       handler(async (ctx, [id]) => {
         const monitor = await getMonitor(ctx.client, await ctx.accountId(), id as string);
         if (ctx.json) return printJson(monitor);
-        for (const [field, value] of Object.entries(monitor)) process.stdout.write(`${field}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
+        for (const [field, value] of Object.entries(monitor))
+          process.stdout.write(`${field}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
       }),
     );
 
-  withMonitorOptions(monitors.command('create').description('Create a monitor (defaults: http GET / every 60 s)')).action(
+  withMonitorOptions(
+    monitors.command('create').description('Create a monitor (defaults: http GET / every 60 s)'),
+  ).action(
     handler(async (ctx) => {
       const monitor = await createMonitor(ctx.client, await ctx.accountId(), monitorFields(ctx.options));
       if (ctx.json) printJson(monitor);
@@ -114,7 +117,9 @@ export function registerMonitors(program: Command): void {
     }),
   );
 
-  withMonitorOptions(monitors.command('update <monitor-id>').description('Change the given fields of a monitor')).action(
+  withMonitorOptions(
+    monitors.command('update <monitor-id>').description('Change the given fields of a monitor'),
+  ).action(
     handler(async (ctx, [id]) => {
       const body = monitorFields(ctx.options);
       if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');

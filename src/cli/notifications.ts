@@ -60,14 +60,26 @@ function withPolicyFlags(command: Command): Command {
 }
 
 function policyRow(p: NotificationPolicy) {
-  const targets = [...(p.mechanisms.webhooks ?? []).map((w) => `webhook:${w.id}`), ...(p.mechanisms.email ?? []).map((e) => e.id)];
+  const targets = [
+    ...(p.mechanisms.webhooks ?? []).map((w) => `webhook:${w.id}`),
+    ...(p.mechanisms.email ?? []).map((e) => e.id),
+  ];
   const filters = Object.entries(p.filters).map(([key, values]) => `${key}=${values.join(',')}`);
-  return { ID: p.id, Name: p.name, Enabled: p.enabled, Type: p.alert_type, Filters: filters.join(' '), Delivers: targets.join(' ') };
+  return {
+    ID: p.id,
+    Name: p.name,
+    Enabled: p.enabled,
+    Type: p.alert_type,
+    Filters: filters.join(' '),
+    Delivers: targets.join(' '),
+  };
 }
 
 /** `ledge notifications policies|webhooks|history`: account-level alerting (the replacement of notification_email). */
 export function registerNotifications(program: Command): void {
-  const notifications = program.command('notifications').description('Manage alert policies, webhook destinations and delivery history');
+  const notifications = program
+    .command('notifications')
+    .description('Manage alert policies, webhook destinations and delivery history');
 
   const policies = notifications.command('policies').description('Alert policies');
   policies
@@ -78,7 +90,12 @@ export function registerNotifications(program: Command): void {
       handler(async (ctx) => {
         const list = await listPolicies(ctx.client, await ctx.accountId());
         if (ctx.json) printJson(list);
-        else printTable(list.map(policyRow), ['ID', 'Name', 'Enabled', 'Type', 'Filters', 'Delivers'], 'No notification policies.');
+        else
+          printTable(
+            list.map(policyRow),
+            ['ID', 'Name', 'Enabled', 'Type', 'Filters', 'Delivers'],
+            'No notification policies.',
+          );
       }),
     );
   policies
@@ -139,7 +156,14 @@ export function registerNotifications(program: Command): void {
         if (ctx.json) printJson(list);
         else
           printTable(
-            list.map((w) => ({ ID: w.id, Name: w.name, Type: w.type, URL: w.url, 'Last success': w.last_success, 'Last failure': w.last_failure })),
+            list.map((w) => ({
+              ID: w.id,
+              Name: w.name,
+              Type: w.type,
+              URL: w.url,
+              'Last success': w.last_success,
+              'Last failure': w.last_failure,
+            })),
             ['ID', 'Name', 'Type', 'URL', 'Last success', 'Last failure'],
             'No webhook destinations.',
           );
@@ -155,7 +179,11 @@ export function registerNotifications(program: Command): void {
     .action(
       handler(async (ctx) => {
         const secret = (ctx.options['secret'] as string | undefined) ?? process.env['LEDGE_WEBHOOK_SECRET'];
-        const input = { name: ctx.options['name'] as string, url: ctx.options['url'] as string, ...(secret ? { secret } : {}) };
+        const input = {
+          name: ctx.options['name'] as string,
+          url: ctx.options['url'] as string,
+          ...(secret ? { secret } : {}),
+        };
         const id = await createWebhook(ctx.client, await ctx.accountId(), input);
         if (ctx.json) printJson({ id });
         else process.stdout.write(`Created webhook destination ${input.name} (${id}).\n`);
@@ -193,7 +221,14 @@ export function registerNotifications(program: Command): void {
           return;
         }
         printTable(
-          items.map((h) => ({ Sent: h.sent, Status: h.status, Type: h.mechanism_type, To: h.mechanism, Policy: h.name, Alert: h.description })),
+          items.map((h) => ({
+            Sent: h.sent,
+            Status: h.status,
+            Type: h.mechanism_type,
+            To: h.mechanism,
+            Policy: h.name,
+            Alert: h.description,
+          })),
           ['Sent', 'Status', 'Type', 'To', 'Policy', 'Alert'],
           'No deliveries yet.',
         );

@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
 import { deleteObject, getObject, listObjects, putObject } from '../client/index.ts';
 import { handler } from './context.ts';
@@ -35,7 +36,10 @@ export function registerObject(program: Command): void {
         }
         const body = Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>;
         const contentType = ctx.options['contentType'] as string | undefined;
-        const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, { size, ...(contentType ? { contentType } : {}) });
+        const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, {
+          size,
+          ...(contentType ? { contentType } : {}),
+        });
         if (ctx.json) printJson(stored);
         else process.stdout.write(`Uploaded ${bucket}/${key} (${stored.size} bytes, etag ${stored.etag}).\n`);
       }),
@@ -49,7 +53,7 @@ export function registerObject(program: Command): void {
       handler(async (ctx, [path]) => {
         const { bucket, key } = parseObjectPath(path as string);
         const response = await getObject(ctx.client, await ctx.accountId(), bucket, key);
-        const body = Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>);
+        const body = Readable.fromWeb(response.body! as NodeReadableStream<Uint8Array>);
         const file = ctx.options['file'] as string | undefined;
         await pipeline(body, file ? createWriteStream(file) : process.stdout);
       }),
@@ -74,9 +78,19 @@ export function registerObject(program: Command): void {
     .action(
       handler(async (ctx, [bucket]) => {
         const prefix = ctx.options['prefix'] as string | undefined;
-        const objects = await listObjects(ctx.client, await ctx.accountId(), bucket as string, prefix ? { prefix } : {});
+        const objects = await listObjects(
+          ctx.client,
+          await ctx.accountId(),
+          bucket as string,
+          prefix ? { prefix } : {},
+        );
         if (ctx.json) printJson(objects);
-        else printTable(objects.map((o) => ({ key: o.key, size: o.size, uploaded: o.uploaded })), ['key', 'size', 'uploaded'], 'No objects.');
+        else
+          printTable(
+            objects.map((o) => ({ key: o.key, size: o.size, uploaded: o.uploaded })),
+            ['key', 'size', 'uploaded'],
+            'No objects.',
+          );
       }),
     );
 }

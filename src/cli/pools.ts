@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createPool, deletePool, getPool, getPoolHealth, listPools, updatePool, type PoolSummary } from '../client/index.ts';
+import {
+  createPool,
+  deletePool,
+  getPool,
+  getPoolHealth,
+  listPools,
+  updatePool,
+  type PoolSummary,
+} from '../client/index.ts';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
@@ -15,7 +23,8 @@ export function readJsonBody(path: string | undefined): Record<string, unknown> 
   } catch (error) {
     throw new CliError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`${path} must hold a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError(`${path} must hold a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -32,7 +41,10 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function parseOrigin(spec: string): { name: string; address: string; port?: number } {
   const match = /^([^=]+)=(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(spec);
   if (!match) throw new UsageError(`--origin must look like name=address or name=address:port, got "${spec}"`);
-  const origin: { name: string; address: string; port?: number } = { name: match[1]!, address: match[2]!.replace(/^\[|\]$/g, '') };
+  const origin: { name: string; address: string; port?: number } = {
+    name: match[1]!,
+    address: match[2]!.replace(/^\[|\]$/g, ''),
+  };
   if (match[3] !== undefined) origin.port = Number(match[3]);
   return origin;
 }
@@ -70,7 +82,13 @@ function printPool(pool: PoolSummary): void {
   process.stdout.write(`  monitor: ${pool.monitor ?? 'none'}  minimum origins: ${pool.minimum_origins}\n`);
   if (pool.notification_email) process.stdout.write(`  notification_email (deprecated): ${pool.notification_email}\n`);
   printTable(
-    pool.origins.map((o) => ({ Origin: o.name, Address: o.address, Port: o.port || '', Weight: o.weight, Enabled: o.enabled ? 'yes' : 'no' })),
+    pool.origins.map((o) => ({
+      Origin: o.name,
+      Address: o.address,
+      Port: o.port || '',
+      Weight: o.weight,
+      Enabled: o.enabled ? 'yes' : 'no',
+    })),
     ['Origin', 'Address', 'Port', 'Weight', 'Enabled'],
   );
 }
@@ -85,7 +103,9 @@ export function registerPools(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler(async (ctx) => {
-        const list = await listPools(ctx.client, await ctx.accountId(), { monitor: ctx.options['monitor'] as string | undefined });
+        const list = await listPools(ctx.client, await ctx.accountId(), {
+          monitor: ctx.options['monitor'] as string | undefined,
+        });
         if (ctx.json) return printJson(list);
         printTable(
           list.map((p) => ({
@@ -114,21 +134,27 @@ export function registerPools(program: Command): void {
       }),
     );
 
-  withPoolOptions(pools.command('create <name>').description('Create a pool (at least one --origin, or origins in --file)')).action(
+  withPoolOptions(
+    pools.command('create <name>').description('Create a pool (at least one --origin, or origins in --file)'),
+  ).action(
     handler(async (ctx, [name]) => {
       const body = { ...poolFields(ctx.options), name };
-      if (ctx.options['enable'] && ctx.options['disable']) throw new UsageError('--enable and --disable exclude each other');
+      if (ctx.options['enable'] && ctx.options['disable'])
+        throw new UsageError('--enable and --disable exclude each other');
       const pool = await createPool(ctx.client, await ctx.accountId(), body);
       if (ctx.json) printJson(pool);
       else process.stdout.write(`Created pool ${pool.name} (${pool.id}).\n`);
     }),
   );
 
-  withPoolOptions(pools.command('update <pool-id>').description('Change the given fields of a pool (--origin replaces all origins)'))
+  withPoolOptions(
+    pools.command('update <pool-id>').description('Change the given fields of a pool (--origin replaces all origins)'),
+  )
     .option('--name <name>', 'new name')
     .action(
       handler(async (ctx, [id]) => {
-        if (ctx.options['enable'] && ctx.options['disable']) throw new UsageError('--enable and --disable exclude each other');
+        if (ctx.options['enable'] && ctx.options['disable'])
+          throw new UsageError('--enable and --disable exclude each other');
         const body = poolFields(ctx.options);
         if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');
         const pool = await updatePool(ctx.client, await ctx.accountId(), id as string, body);

@@ -11,7 +11,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 async function target(ctx: CliContext): Promise<{ script: string; accountId: string }> {
   const explicit = ctx.options['name'] as string | undefined;
   let config: ProjectConfig | undefined;
-  if (!explicit) config = readProjectConfig(process.cwd());
+  if (!explicit) config = await readProjectConfig(process.cwd());
   const script = explicit ?? config!.name;
   return { script, accountId: await projectAccountId(ctx, config) };
 }
@@ -19,14 +19,18 @@ async function target(ctx: CliContext): Promise<{ script: string; accountId: str
 /** Reads the value: a hidden prompt on a terminal, all of stdin (one trailing newline dropped) otherwise. */
 async function readSecretValue(name: string, script: string): Promise<string> {
   if (process.stdin.isTTY) {
-    process.stderr.write(`Enter the secret text you'd like assigned to the variable ${name} on the script named ${script}: `);
+    process.stderr.write(
+      `Enter the secret text you'd like assigned to the variable ${name} on the script named ${script}: `,
+    );
     const value = await promptHidden();
     process.stderr.write('\n');
     return value;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 function promptHidden(): Promise<string> {
@@ -56,7 +60,9 @@ function promptHidden(): Promise<string> {
 }
 
 export function registerSecret(program: Command): void {
-  const secret = program.command('secret').description("Manage a function's secrets (encrypted at rest, never shown again)");
+  const secret = program
+    .command('secret')
+    .description("Manage a function's secrets (encrypted at rest, never shown again)");
   secret
     .command('put <secret-name>')
     .description('Create or replace a secret (prompted without echo, or read from stdin when piped)')
@@ -82,7 +88,12 @@ export function registerSecret(program: Command): void {
         const { script, accountId } = await target(ctx);
         const secrets = await listSecrets(ctx.client, accountId, script);
         if (ctx.json) printJson(secrets);
-        else printTable(secrets.map((s) => ({ Name: s.name, Type: s.type })), ['Name', 'Type'], `No secrets on ${script}.`);
+        else
+          printTable(
+            secrets.map((s) => ({ Name: s.name, Type: s.type })),
+            ['Name', 'Type'],
+            `No secrets on ${script}.`,
+          );
       }),
     );
   secret

@@ -14,7 +14,7 @@ export function registerTail(program: Command): void {
       handler(async (ctx, [scriptArg]) => {
         const history = Number(ctx.options['history']);
         if (!Number.isInteger(history) || history < 0) throw new UsageError('--history must be a whole number');
-        const config = scriptArg ? undefined : readProjectConfig(process.cwd());
+        const config = scriptArg ? undefined : await readProjectConfig(process.cwd());
         const script = (scriptArg as string | undefined) ?? config!.name;
         const accountId = await projectAccountId(ctx, config);
         if (!ctx.json) process.stderr.write(`Tailing ${script} (Ctrl+C to stop)\n`);

@@ -30,7 +30,13 @@ export interface MonitorSummary {
 
 export interface PoolHealthView {
   pool_id: string;
-  pop_health: Record<string, { healthy: boolean; origins: Record<string, { healthy: boolean; rtt?: string; failure_reason: string; response_code?: number }>[] }>;
+  pop_health: Record<
+    string,
+    {
+      healthy: boolean;
+      origins: Record<string, { healthy: boolean; rtt?: string; failure_reason: string; response_code?: number }>[];
+    }
+  >;
 }
 
 const base = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/load_balancers`;
@@ -38,9 +44,14 @@ const poolPath = (accountId: string, id: string) => `${base(accountId)}/pools/${
 const monitorPath = (accountId: string, id: string) => `${base(accountId)}/monitors/${encodeURIComponent(id)}`;
 
 /** Every pool of the account (all pages), ordered by name; `monitor` keeps those using that monitor. */
-export async function listPools(api: ApiClient, accountId: string, filter: { monitor?: string } = {}): Promise<PoolSummary[]> {
+export async function listPools(
+  api: ApiClient,
+  accountId: string,
+  filter: { monitor?: string } = {},
+): Promise<PoolSummary[]> {
   const pools: PoolSummary[] = [];
-  for await (const pool of api.paginate<PoolSummary>(`${base(accountId)}/pools`, { monitor: filter.monitor }, 1000)) pools.push(pool);
+  for await (const pool of api.paginate<PoolSummary>(`${base(accountId)}/pools`, { monitor: filter.monitor }, 1000))
+    pools.push(pool);
   return pools;
 }
 
@@ -48,12 +59,21 @@ export async function getPool(api: ApiClient, accountId: string, id: string): Pr
   return (await api.request<PoolSummary>('GET', poolPath(accountId, id))).result;
 }
 
-export async function createPool(api: ApiClient, accountId: string, body: Record<string, unknown>): Promise<PoolSummary> {
+export async function createPool(
+  api: ApiClient,
+  accountId: string,
+  body: Record<string, unknown>,
+): Promise<PoolSummary> {
   return (await api.request<PoolSummary>('POST', `${base(accountId)}/pools`, { body })).result;
 }
 
 /** PATCH: only the given fields change. */
-export async function updatePool(api: ApiClient, accountId: string, id: string, body: Record<string, unknown>): Promise<PoolSummary> {
+export async function updatePool(
+  api: ApiClient,
+  accountId: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<PoolSummary> {
   return (await api.request<PoolSummary>('PATCH', poolPath(accountId, id), { body })).result;
 }
 
@@ -83,11 +103,20 @@ export async function getMonitor(api: ApiClient, accountId: string, id: string):
   return (await api.request<MonitorSummary>('GET', monitorPath(accountId, id))).result;
 }
 
-export async function createMonitor(api: ApiClient, accountId: string, body: Record<string, unknown>): Promise<MonitorSummary> {
+export async function createMonitor(
+  api: ApiClient,
+  accountId: string,
+  body: Record<string, unknown>,
+): Promise<MonitorSummary> {
   return (await api.request<MonitorSummary>('POST', `${base(accountId)}/monitors`, { body })).result;
 }
 
-export async function updateMonitor(api: ApiClient, accountId: string, id: string, body: Record<string, unknown>): Promise<MonitorSummary> {
+export async function updateMonitor(
+  api: ApiClient,
+  accountId: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<MonitorSummary> {
   return (await api.request<MonitorSummary>('PATCH', monitorPath(accountId, id), { body })).result;
 }
 

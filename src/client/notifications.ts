@@ -59,8 +59,15 @@ export async function createPolicy(api: ApiClient, accountId: string, input: Not
 }
 
 /** Changes the given fields of a policy (the others are kept). */
-export async function updatePolicy(api: ApiClient, accountId: string, id: string, changes: Partial<NotificationPolicyInput>): Promise<string> {
-  return (await api.request<{ id: string }>('PUT', `${base(accountId)}/policies/${encodeURIComponent(id)}`, { body: changes })).result.id;
+export async function updatePolicy(
+  api: ApiClient,
+  accountId: string,
+  id: string,
+  changes: Partial<NotificationPolicyInput>,
+): Promise<string> {
+  return (
+    await api.request<{ id: string }>('PUT', `${base(accountId)}/policies/${encodeURIComponent(id)}`, { body: changes })
+  ).result.id;
 }
 
 export async function deletePolicy(api: ApiClient, accountId: string, id: string): Promise<void> {
@@ -77,7 +84,8 @@ export async function createWebhook(
   accountId: string,
   input: { name: string; url: string; secret?: string },
 ): Promise<string> {
-  return (await api.request<{ id: string }>('POST', `${base(accountId)}/destinations/webhooks`, { body: input })).result.id;
+  return (await api.request<{ id: string }>('POST', `${base(accountId)}/destinations/webhooks`, { body: input })).result
+    .id;
 }
 
 export async function deleteWebhook(api: ApiClient, accountId: string, id: string): Promise<void> {

@@ -22,12 +22,21 @@ const objectPath = (accountId: string, bucket: string, key: string) =>
   `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 /** Creates an R2 bucket (code 10004 when the account already has one of that name). */
-export async function createBucket(api: ApiClient, accountId: string, name: string, options: { locationHint?: string } = {}): Promise<BucketSummary> {
+export async function createBucket(
+  api: ApiClient,
+  accountId: string,
+  name: string,
+  options: { locationHint?: string } = {},
+): Promise<BucketSummary> {
   return (await api.request<BucketSummary>('POST', buckets(accountId), { body: { name, ...options } })).result;
 }
 
 /** Every bucket of the account, following `result_info.cursor` to the end. */
-export async function listBuckets(api: ApiClient, accountId: string, options: { nameContains?: string } = {}): Promise<BucketSummary[]> {
+export async function listBuckets(
+  api: ApiClient,
+  accountId: string,
+  options: { nameContains?: string } = {},
+): Promise<BucketSummary[]> {
   const all: BucketSummary[] = [];
   let cursor: string | undefined;
   do {
@@ -78,13 +87,22 @@ export async function deleteObject(api: ApiClient, accountId: string, bucket: st
 }
 
 /** Every object under `prefix`, following the cursor to the end. */
-export async function listObjects(api: ApiClient, accountId: string, bucket: string, options: { prefix?: string } = {}): Promise<ObjectSummary[]> {
+export async function listObjects(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  options: { prefix?: string } = {},
+): Promise<ObjectSummary[]> {
   const all: ObjectSummary[] = [];
   let cursor: string | undefined;
   do {
-    const { result, result_info } = await api.request<ObjectSummary[]>('GET', `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects`, {
-      query: { prefix: options.prefix, cursor, per_page: 1000 },
-    });
+    const { result, result_info } = await api.request<ObjectSummary[]>(
+      'GET',
+      `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects`,
+      {
+        query: { prefix: options.prefix, cursor, per_page: 1000 },
+      },
+    );
     all.push(...result);
     cursor = result_info?.cursor;
   } while (cursor);
@@ -97,7 +115,9 @@ async function unwrap<T>(response: Response): Promise<{ result: T }> {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+    throw new ApiError(response.status, [
+      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
+    ]);
   }
   if (!body.success) throw new ApiError(response.status, body.errors ?? []);
   return { result: body.result as T };

@@ -8,7 +8,9 @@ async function unwrap<T>(response: Response): Promise<T> {
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    throw new ApiError(response.status, [{ code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` }]);
+    throw new ApiError(response.status, [
+      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
+    ]);
   }
   if (!body.success) throw new ApiError(response.status, body.errors ?? []);
   return body.result as T;
@@ -37,14 +39,28 @@ export interface UploadedScript {
 }
 
 /** Uploads and deploys a module Worker (`PUT /accounts/{a}/workers/scripts/{name}`, multipart). */
-export async function uploadScript(api: ApiClient, accountId: string, name: string, input: ScriptUploadInput): Promise<UploadedScript> {
+export async function uploadScript(
+  api: ApiClient,
+  accountId: string,
+  name: string,
+  input: ScriptUploadInput,
+): Promise<UploadedScript> {
   const form = new FormData();
-  const metadata: Record<string, unknown> = { main_module: input.mainModule, bindings: input.bindings, compatibility_flags: input.compatibilityFlags ?? [] };
+  const metadata: Record<string, unknown> = {
+    main_module: input.mainModule,
+    bindings: input.bindings,
+    compatibility_flags: input.compatibilityFlags ?? [],
+  };
   if (input.compatibilityDate) metadata['compatibility_date'] = input.compatibilityDate;
   form.set('metadata', JSON.stringify(metadata));
   for (const module of input.modules) {
     const bytes = typeof module.content === 'string' ? new TextEncoder().encode(module.content) : module.content;
-    form.set(module.name, new File([bytes as Uint8Array<ArrayBuffer>], module.name, { type: module.contentType ?? 'application/javascript+module' }));
+    form.set(
+      module.name,
+      new File([bytes as Uint8Array<ArrayBuffer>], module.name, {
+        type: module.contentType ?? 'application/javascript+module',
+      }),
+    );
   }
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}`;
   const response = await api.raw('PUT', path, { rawBody: form });
@@ -59,19 +75,34 @@ export interface ScriptSubdomain {
 }
 
 /** Turns the `<script>.<subdomain>.<domain>` route of a script on or off. */
-export async function setScriptSubdomain(api: ApiClient, accountId: string, name: string, enabled: boolean): Promise<ScriptSubdomain> {
+export async function setScriptSubdomain(
+  api: ApiClient,
+  accountId: string,
+  name: string,
+  enabled: boolean,
+): Promise<ScriptSubdomain> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}/subdomain`;
   return (await api.request<ScriptSubdomain>('POST', path, { body: { enabled } })).result;
 }
 
 /** Creates or replaces a secret of a script; its value is never returned by the API. */
-export async function putSecret(api: ApiClient, accountId: string, script: string, name: string, text: string): Promise<void> {
+export async function putSecret(
+  api: ApiClient,
+  accountId: string,
+  script: string,
+  name: string,
+  text: string,
+): Promise<void> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets`;
   await api.request('PUT', path, { body: { name, text, type: 'secret_text' } });
 }
 
 /** Names (and types) of a script's secrets. */
-export async function listSecrets(api: ApiClient, accountId: string, script: string): Promise<{ name: string; type: string }[]> {
+export async function listSecrets(
+  api: ApiClient,
+  accountId: string,
+  script: string,
+): Promise<{ name: string; type: string }[]> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets`;
   return (await api.request<{ name: string; type: string }[]>('GET', path)).result;
 }
@@ -88,7 +119,12 @@ export interface FunctionLogLine {
 }
 
 /** Follows a script's console output (Ledge extension: an NDJSON stream); stop by leaving the loop. */
-export async function* tailScript(api: ApiClient, accountId: string, script: string, options: { history?: number } = {}): AsyncGenerator<FunctionLogLine> {
+export async function* tailScript(
+  api: ApiClient,
+  accountId: string,
+  script: string,
+  options: { history?: number } = {},
+): AsyncGenerator<FunctionLogLine> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/tail`;
   const response = await api.raw('GET', path, { query: { history: options.history ?? 0 } });
   if (!response.ok || !response.body) {

@@ -6,7 +6,8 @@ export const LB_VALIDATION_CODE = 1002;
 export const LbErrors = {
   /** Every client mistake in a body or query: "<detail>: validation failed". */
   validation: (detail: string) => new LedgeError(400, LB_VALIDATION_CODE, `${detail}: validation failed`),
-  duplicatePoolName: (name: string) => new LedgeError(400, 1003, `A pool named "${name}" already exists in this account`),
+  duplicatePoolName: (name: string) =>
+    new LedgeError(400, 1003, `A pool named "${name}" already exists in this account`),
   poolNotFound: (id: string) => new LedgeError(404, 1001, `Pool ${id} not found`),
   monitorNotFound: (id: string) => new LedgeError(404, 1001, `Monitor ${id} not found`),
   previewNotFound: (id: string) => new LedgeError(404, 1001, `Preview ${id} not found`),

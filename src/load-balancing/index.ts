@@ -5,5 +5,11 @@ export { LbErrors } from './errors.ts';
 export type { Pool, Origin } from './pool-schemas.ts';
 export type { Monitor } from './monitor-schemas.ts';
 export type { Reference, ReferenceSource } from './references.ts';
-export { HealthEventBus, type HealthEvent, type HealthEventListener, type Health, type EventSource } from './health/events.ts';
+export {
+  HealthEventBus,
+  type HealthEvent,
+  type HealthEventListener,
+  type Health,
+  type EventSource,
+} from './health/events.ts';
 export type { CheckerStats } from './health/checker.ts';

@@ -22,7 +22,7 @@ export const loadBalancingMigrations: readonly Migration[] = [
         id TEXT PRIMARY KEY,
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         name TEXT NOT NULL,
-        monitor_id TEXT REFERENCES lb_monitors(id) ON DELETE RESTRICT,
+        monitor_id TEXT REFERENCES lb_monitors(id),
         notification_email TEXT NOT NULL DEFAULT '',
         data TEXT NOT NULL,
         created_on TEXT NOT NULL,

@@ -23,7 +23,11 @@ export function monitorInputSchema(minInterval: number) {
       type: z.enum(MONITOR_TYPES).default('http'),
       description: z.string().max(1024).default(''),
       method: z.string().optional(),
-      path: z.string().max(2048).refine((v) => v === '' || v.startsWith('/'), 'must start with "/"').optional(),
+      path: z
+        .string()
+        .max(2048)
+        .refine((v) => v === '' || v.startsWith('/'), 'must start with "/"')
+        .optional(),
       header: z.record(z.string().min(1).max(256), z.array(z.string().max(4096)).min(1)).default({}),
       port: z.number().int().min(0).max(65535).nullable().default(0),
       timeout: z.number().int().min(1).max(10).default(5),
@@ -43,7 +47,11 @@ export function monitorInputSchema(minInterval: number) {
         ctx.addIssue({ code: 'custom', path: ['method'], message: `must be one of ${HTTP_METHODS.join(', ')}` });
       }
       if (monitor.type === 'tcp' && monitor.method !== undefined && monitor.method !== 'connection_established') {
-        ctx.addIssue({ code: 'custom', path: ['method'], message: 'must be "connection_established" for tcp monitors' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['method'],
+          message: 'must be "connection_established" for tcp monitors',
+        });
       }
       const hostValues = Object.entries(monitor.header).find(([name]) => name.toLowerCase() === 'host')?.[1];
       if (hostValues && hostValues.length !== 1) {

@@ -61,7 +61,8 @@ export class MonitorService {
 
   async patch(accountId: string, id: string, body: unknown): Promise<Monitor> {
     const existing = await this.get(accountId, id);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw LbErrors.validation('body must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw LbErrors.validation('body must be a JSON object');
     const { id: _id, created_on: _c, modified_on: _m, ...stored } = existing;
     const base: Record<string, unknown> = { ...stored };
     // Type-dependent fields of the old type would not fit a new type: let the new type's defaults apply.
@@ -75,7 +76,8 @@ export class MonitorService {
   async delete(accountId: string, id: string): Promise<{ id: string }> {
     await this.get(accountId, id);
     const users = await this.#pools.listByMonitor(accountId, id);
-    if (users.length > 0) throw LbErrors.stillReferenced(`Monitor ${id}`, users.map((p) => `pool ${p.name}`).join(', '));
+    if (users.length > 0)
+      throw LbErrors.stillReferenced(`Monitor ${id}`, users.map((p) => `pool ${p.name}`).join(', '));
     await this.#monitors.delete(accountId, id);
     return { id };
   }
@@ -92,7 +94,11 @@ export class MonitorService {
   }
 
   async #save(accountId: string, existing: Monitor, input: MonitorInput): Promise<Monitor> {
-    const monitor = toMonitor(input, { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() });
+    const monitor = toMonitor(input, {
+      id: existing.id,
+      created_on: existing.created_on,
+      modified_on: new Date().toISOString(),
+    });
     await this.#monitors.update(accountId, monitor);
     for (const listener of this.#listeners) await listener(accountId, monitor.id);
     return monitor;

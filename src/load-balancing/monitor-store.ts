@@ -26,7 +26,10 @@ export class SqliteMonitorStore implements MonitorStore {
   }
 
   async get(accountId: string, id: string): Promise<Monitor | undefined> {
-    const row = this.#db.get<{ data: string }>('SELECT data FROM lb_monitors WHERE account_id = ? AND id = ?', [accountId, id]);
+    const row = this.#db.get<{ data: string }>('SELECT data FROM lb_monitors WHERE account_id = ? AND id = ?', [
+      accountId,
+      id,
+    ]);
     return row ? (JSON.parse(row.data) as Monitor) : undefined;
   }
 

@@ -2,7 +2,21 @@ import { z } from 'zod';
 import { invalidEmails, isOriginAddress, POOL_NAME } from './validation.ts';
 
 export const CHECK_REGIONS = [
-  'WNAM', 'ENAM', 'WEU', 'EEU', 'NSAM', 'SSAM', 'OC', 'ME', 'NAF', 'SAF', 'SAS', 'SEAS', 'NEAS', 'CHINA', 'ALL_REGIONS',
+  'WNAM',
+  'ENAM',
+  'WEU',
+  'EEU',
+  'NSAM',
+  'SSAM',
+  'OC',
+  'ME',
+  'NAF',
+  'SAF',
+  'SAS',
+  'SEAS',
+  'NEAS',
+  'CHINA',
+  'ALL_REGIONS',
 ] as const;
 
 /** Server-set fields a client may echo back from a GET (round-trips); they are ignored, never stored from input. */
@@ -61,7 +75,10 @@ export const PoolInputSchema = z
       .default('')
       .refine((v) => v === '' || invalidEmails(v).length === 0, 'must be "" or comma-separated email addresses'),
     notification_filter: z
-      .strictObject({ origin: FilterOptionsSchema.nullable().optional(), pool: FilterOptionsSchema.nullable().optional() })
+      .strictObject({
+        origin: FilterOptionsSchema.nullable().optional(),
+        pool: FilterOptionsSchema.nullable().optional(),
+      })
       .nullable()
       .default(null),
     check_regions: z.array(z.enum(CHECK_REGIONS)).nullable().default(null),
@@ -69,11 +86,16 @@ export const PoolInputSchema = z
     longitude: z.number().min(-180).max(180).optional(),
     load_shedding: LoadSheddingSchema.nullable().default(null),
     origin_steering: z
-      .strictObject({ policy: z.enum(['random', 'hash', 'least_outstanding_requests', 'least_connections']).default('random') })
+      .strictObject({
+        policy: z.enum(['random', 'hash', 'least_outstanding_requests', 'least_connections']).default('random'),
+      })
       .nullable()
       .default(null),
     networks: z.array(z.string()).optional(),
-    health_sources: z.array(z.enum(['local', 'regional', 'global'])).nullable().optional(),
+    health_sources: z
+      .array(z.enum(['local', 'regional', 'global']))
+      .nullable()
+      .optional(),
   })
   .superRefine((pool, ctx) => {
     if ((pool.latitude === undefined) !== (pool.longitude === undefined)) {
@@ -82,7 +104,11 @@ export const PoolInputSchema = z
     const names = new Set<string>();
     pool.origins.forEach((origin, index) => {
       if (names.has(origin.name)) {
-        ctx.addIssue({ code: 'custom', path: ['origins', index, 'name'], message: `duplicate origin name "${origin.name}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['origins', index, 'name'],
+          message: `duplicate origin name "${origin.name}"`,
+        });
       }
       names.add(origin.name);
     });

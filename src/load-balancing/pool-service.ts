@@ -75,7 +75,8 @@ export class PoolService {
   /** PATCH: the body's top-level fields replace the stored ones; the result is validated as a whole. */
   async patch(accountId: string, id: string, body: unknown): Promise<Pool> {
     const existing = await this.get(accountId, id);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw LbErrors.validation('body must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw LbErrors.validation('body must be a JSON object');
     const { id: _id, created_on: _c, modified_on: _m, disabled_at: _d, ...stored } = existing;
     return this.#save(accountId, existing, validate(PoolInputSchema, { ...stored, ...body }));
   }
@@ -99,7 +100,10 @@ export class PoolService {
     const pool = await this.get(accountId, id);
     const referrers = (await this.references(accountId, id)).filter((r) => r.reference_type === 'referrer');
     if (referrers.length > 0) {
-      throw LbErrors.stillReferenced(`Pool ${pool.name}`, referrers.map((r) => `${r.resource_type} ${r.resource_name || r.resource_id}`).join(', '));
+      throw LbErrors.stillReferenced(
+        `Pool ${pool.name}`,
+        referrers.map((r) => `${r.resource_type} ${r.resource_name || r.resource_id}`).join(', '),
+      );
     }
     await this.#pools.delete(accountId, id);
     await this.#changed(accountId, id);
@@ -111,7 +115,12 @@ export class PoolService {
     const pool = await this.get(accountId, id);
     const references: Reference[] = [];
     if (pool.monitor) {
-      references.push({ reference_type: 'referral', resource_id: pool.monitor, resource_name: pool.monitor, resource_type: 'monitor' });
+      references.push({
+        reference_type: 'referral',
+        resource_id: pool.monitor,
+        resource_name: pool.monitor,
+        resource_type: 'monitor',
+      });
     }
     for (const source of this.#referenceSources) references.push(...(await source(accountId, id)));
     return references;
@@ -119,7 +128,11 @@ export class PoolService {
 
   async #save(accountId: string, existing: Pool, input: PoolInput): Promise<Pool> {
     await this.#checkRules(accountId, input, existing.id);
-    const pool = toPool(input, { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() }, existing);
+    const pool = toPool(
+      input,
+      { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() },
+      existing,
+    );
     await this.#pools.update(accountId, pool);
     await this.#changed(accountId, pool.id);
     return pool;
@@ -138,12 +151,17 @@ export class PoolService {
 }
 
 /** Builds the stored pool; `disabled_at` records when a pool or origin was switched off and is kept while it stays off. */
-function toPool(input: PoolInput, meta: { id: string; created_on: string; modified_on: string }, previous?: Pool): Pool {
+function toPool(
+  input: PoolInput,
+  meta: { id: string; created_on: string; modified_on: string },
+  previous?: Pool,
+): Pool {
   const { id: _id, created_on: _c, modified_on: _m, disabled_at: _d, monitor, origins, ...fields } = input;
   const pool: Pool = { ...meta, ...fields, origins: origins.map((o) => toOrigin(o, previous, meta.modified_on)) };
   if (pool.notification_email !== '') pool.notification_email = normaliseEmailList(pool.notification_email);
   if (monitor) pool.monitor = monitor;
-  if (!input.enabled) pool.disabled_at = previous?.enabled === false ? (previous.disabled_at ?? meta.modified_on) : meta.modified_on;
+  if (!input.enabled)
+    pool.disabled_at = previous?.enabled === false ? (previous.disabled_at ?? meta.modified_on) : meta.modified_on;
   return pool;
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from '../db/index.ts';
+import { LbErrors } from './errors.ts';
 import type { Pool } from './pool-schemas.ts';
 
 export interface PoolPage {
@@ -52,7 +53,10 @@ export class SqlitePoolStore implements PoolStore {
 
   async listByMonitor(accountId: string, monitorId: string): Promise<Pool[]> {
     return this.#db
-      .all<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND monitor_id = ? ORDER BY name, id', [accountId, monitorId])
+      .all<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND monitor_id = ? ORDER BY name, id', [
+        accountId,
+        monitorId,
+      ])
       .map((row) => JSON.parse(row.data) as Pool);
   }
 
@@ -64,21 +68,35 @@ export class SqlitePoolStore implements PoolStore {
 
   async nameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
     return (
-      this.#db.get('SELECT 1 AS x FROM lb_pools WHERE account_id = ? AND name = ? AND id <> ?', [accountId, name, exceptId]) !==
-      undefined
+      this.#db.get('SELECT 1 AS x FROM lb_pools WHERE account_id = ? AND name = ? AND id <> ?', [
+        accountId,
+        name,
+        exceptId,
+      ]) !== undefined
     );
   }
 
   async insert(accountId: string, pool: Pool): Promise<void> {
-    this.#db.run(
-      `INSERT INTO lb_pools (id, account_id, name, monitor_id, notification_email, data, created_on, modified_on)
+    constraintsAsErrors(pool, () =>
+      this.#db.run(
+        `INSERT INTO lb_pools (id, account_id, name, monitor_id, notification_email, data, created_on, modified_on)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [pool.id, accountId, pool.name, pool.monitor ?? null, pool.notification_email, JSON.stringify(pool), pool.created_on, pool.modified_on],
+        [
+          pool.id,
+          accountId,
+          pool.name,
+          pool.monitor ?? null,
+          pool.notification_email,
+          JSON.stringify(pool),
+          pool.created_on,
+          pool.modified_on,
+        ],
+      ),
     );
   }
 
   async update(accountId: string, pool: Pool): Promise<void> {
-    this.#write(accountId, pool);
+    constraintsAsErrors(pool, () => this.#write(accountId, pool));
   }
 
   async updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage> {
@@ -95,7 +113,12 @@ export class SqlitePoolStore implements PoolStore {
   }
 
   async countWithLegacyEmail(accountId: string): Promise<number> {
-    return this.#db.get<{ n: number }>("SELECT COUNT(*) AS n FROM lb_pools WHERE account_id = ? AND notification_email <> ''", [accountId])?.n ?? 0;
+    return (
+      this.#db.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM lb_pools WHERE account_id = ? AND notification_email <> ''",
+        [accountId],
+      )?.n ?? 0
+    );
   }
 
   #page(accountId: string, query: PoolQuery): PoolPage {
@@ -115,7 +138,32 @@ export class SqlitePoolStore implements PoolStore {
     this.#db.run(
       `UPDATE lb_pools SET name = ?, monitor_id = ?, notification_email = ?, data = ?, modified_on = ?
        WHERE account_id = ? AND id = ?`,
-      [pool.name, pool.monitor ?? null, pool.notification_email, JSON.stringify(pool), pool.modified_on, accountId, pool.id],
+      [
+        pool.name,
+        pool.monitor ?? null,
+        pool.notification_email,
+        JSON.stringify(pool),
+        pool.modified_on,
+        accountId,
+        pool.id,
+      ],
     );
+  }
+}
+
+/**
+ * The service checks names and monitors first; these constraints catch the race where two requests pass
+ * those checks together (or a monitor is deleted in between), so the loser still gets a client error.
+ */
+function constraintsAsErrors(pool: Pool, write: () => unknown): void {
+  try {
+    write();
+  } catch (error) {
+    const message = (error as Error).message;
+    if (message.includes('UNIQUE constraint failed: lb_pools.account_id, lb_pools.name'))
+      throw LbErrors.duplicatePoolName(pool.name);
+    if (message.includes('FOREIGN KEY constraint failed'))
+      throw LbErrors.validation(`monitor: no monitor with id "${pool.monitor}" in this account`);
+    throw error;
   }
 }

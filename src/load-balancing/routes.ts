@@ -18,7 +18,7 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
 
   app.get('/pools', async (c) => {
     const page = paging(c);
-    const { pools, total } = await lb.pools.list(account(c), page, c.req.query('monitor'));
+    const { pools, total } = await lb.pools.list(account(c), page, c.req.query('monitor') || undefined);
     return ok(c, pools, { resultInfo: pageInfo(page, pools.length, total) });
   });
   app.post('/pools', async (c) => ok(c, await lb.pools.create(account(c), await body(c))));
@@ -28,11 +28,17 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
     return ok(c, pools, { resultInfo: pageInfo(page, pools.length, total), messages });
   });
   app.get('/pools/:pool_id', async (c) => ok(c, await lb.pools.get(account(c), c.req.param('pool_id'))));
-  app.put('/pools/:pool_id', async (c) => ok(c, await lb.pools.replace(account(c), c.req.param('pool_id'), await body(c))));
-  app.patch('/pools/:pool_id', async (c) => ok(c, await lb.pools.patch(account(c), c.req.param('pool_id'), await body(c))));
+  app.put('/pools/:pool_id', async (c) =>
+    ok(c, await lb.pools.replace(account(c), c.req.param('pool_id'), await body(c))),
+  );
+  app.patch('/pools/:pool_id', async (c) =>
+    ok(c, await lb.pools.patch(account(c), c.req.param('pool_id'), await body(c))),
+  );
   app.delete('/pools/:pool_id', async (c) => ok(c, await lb.pools.delete(account(c), c.req.param('pool_id'))));
   app.get('/pools/:pool_id/health', async (c) => ok(c, await lb.poolHealth(account(c), c.req.param('pool_id'))));
-  app.get('/pools/:pool_id/references', async (c) => ok(c, await lb.pools.references(account(c), c.req.param('pool_id'))));
+  app.get('/pools/:pool_id/references', async (c) =>
+    ok(c, await lb.pools.references(account(c), c.req.param('pool_id'))),
+  );
   app.post('/pools/:pool_id/preview', async (c) => {
     const poolId = c.req.param('pool_id');
     await lb.pools.get(account(c), poolId); // unknown pool: 404 before the body is judged
@@ -43,10 +49,18 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
   app.get('/monitors', async (c) => ok(c, await lb.monitors.list(account(c))));
   app.post('/monitors', async (c) => ok(c, await lb.monitors.create(account(c), await body(c, {}))));
   app.get('/monitors/:monitor_id', async (c) => ok(c, await lb.monitors.get(account(c), c.req.param('monitor_id'))));
-  app.put('/monitors/:monitor_id', async (c) => ok(c, await lb.monitors.replace(account(c), c.req.param('monitor_id'), await body(c, {}))));
-  app.patch('/monitors/:monitor_id', async (c) => ok(c, await lb.monitors.patch(account(c), c.req.param('monitor_id'), await body(c, {}))));
-  app.delete('/monitors/:monitor_id', async (c) => ok(c, await lb.monitors.delete(account(c), c.req.param('monitor_id'))));
-  app.get('/monitors/:monitor_id/references', async (c) => ok(c, await lb.monitors.references(account(c), c.req.param('monitor_id'))));
+  app.put('/monitors/:monitor_id', async (c) =>
+    ok(c, await lb.monitors.replace(account(c), c.req.param('monitor_id'), await body(c, {}))),
+  );
+  app.patch('/monitors/:monitor_id', async (c) =>
+    ok(c, await lb.monitors.patch(account(c), c.req.param('monitor_id'), await body(c, {}))),
+  );
+  app.delete('/monitors/:monitor_id', async (c) =>
+    ok(c, await lb.monitors.delete(account(c), c.req.param('monitor_id'))),
+  );
+  app.get('/monitors/:monitor_id/references', async (c) =>
+    ok(c, await lb.monitors.references(account(c), c.req.param('monitor_id'))),
+  );
   app.post('/monitors/:monitor_id/preview', async (c) => {
     const monitorId = c.req.param('monitor_id');
     await lb.monitors.get(account(c), monitorId);

@@ -16,7 +16,8 @@ export type LoadBalancingSettings = MonitorSettings;
 export function loadBalancingSettings(env: NodeJS.ProcessEnv = process.env): LoadBalancingSettings {
   const raw = env['LEDGE_LB_MIN_INTERVAL'];
   const value = raw === undefined || raw === '' ? 5 : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) throw new Error(`LEDGE_LB_MIN_INTERVAL must be an integer from 1 to 3600, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > 3600)
+    throw new Error(`LEDGE_LB_MIN_INTERVAL must be an integer from 1 to 3600, got "${raw}"`);
   return { minIntervalSeconds: value };
 }
 
@@ -38,7 +39,12 @@ export class LoadBalancing {
     this.monitors = new MonitorService(monitorStore, poolStore, deps.settings);
     this.previews = new PreviewService(deps.db);
     this.health = new HealthStore(deps.db, deps.bus);
-    this.checker = new HealthChecker({ pools: poolStore, monitors: monitorStore, health: this.health, logger: deps.logger.child({ component: 'lb-health' }) });
+    this.checker = new HealthChecker({
+      pools: poolStore,
+      monitors: monitorStore,
+      health: this.health,
+      logger: deps.logger.child({ component: 'lb-health' }),
+    });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));
   }
@@ -69,7 +75,8 @@ export class LoadBalancing {
   async previewMonitor(accountId: string, monitorId: string, body: unknown) {
     await this.monitors.get(accountId, monitorId);
     const monitor = this.monitors.parse(body);
-    const pools = (await this.pools.list(accountId, { page: 1, perPage: 1000, offset: 0, limit: 1000 }, monitorId)).pools;
+    const pools = (await this.pools.list(accountId, { page: 1, perPage: 1000, offset: 0, limit: 1000 }, monitorId))
+      .pools;
     return this.previews.run(accountId, pools, monitor);
   }
 

@@ -43,7 +43,11 @@ export const ALERT_TYPES: readonly AlertType[] = [
     product: 'Load Balancing',
     filters: [
       { key: 'pool_id', description: 'Pools the policy covers (all pools when absent).' },
-      { key: 'enabled', values: ['true', 'false'], description: 'Alert on enabling ("true"), disabling ("false") or both.' },
+      {
+        key: 'enabled',
+        values: ['true', 'false'],
+        description: 'Alert on enabling ("true"), disabling ("false") or both.',
+      },
     ],
   },
 ];

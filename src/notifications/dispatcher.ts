@@ -2,7 +2,7 @@ import type { Database } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory, HistoryItem } from './history.ts';
-import type { Mailer, MailMessage } from './mail.ts';
+import type { MailContent, Mailer } from './mail.ts';
 import type { Outbox, OutboxRow } from './outbox.ts';
 import { deprecationNotice } from './payload.ts';
 import type { PoolDirectory } from './types.ts';
@@ -17,7 +17,11 @@ export interface RetryPolicy {
   giveUpAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 60_000, giveUpAfterMs: 24 * 60 * 60 * 1000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  baseDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  giveUpAfterMs: 24 * 60 * 60 * 1000,
+};
 
 interface Outcome {
   row: OutboxRow;
@@ -25,13 +29,15 @@ interface Outcome {
   error: string | null;
   mechanism: string;
   webhookId: string | null;
-  /** What was sent, for the history. */
-  body: string;
+  /** A message written at send time (deprecation notices), to store for the history; else the row's message. */
+  sentBody: string | null;
   /** A failure that retrying cannot fix (the webhook was deleted). */
   permanent: boolean;
   /** Nothing had to be sent (a deprecation notice after the account migrated). */
   skipped: boolean;
 }
+
+const FLUSH_DELAY_MS = 5;
 
 export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.random): number {
   const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.max(0, attempts - 1));
@@ -129,7 +135,9 @@ export class Dispatcher {
   #send(rows: OutboxRow[]): void {
     if (rows.length === 0) return;
     const targets = this.#targets.resolve(
-      rows.filter((row) => row.mechanism_type === 'webhook').map((row) => ({ accountId: row.account_id, webhookId: row.target })),
+      rows
+        .filter((row) => row.mechanism_type === 'webhook')
+        .map((row) => ({ accountId: row.account_id, webhookId: row.target })),
     );
     for (const row of rows) {
       this.#inFlight++;
@@ -147,7 +155,7 @@ export class Dispatcher {
   }
 
   async #deliver(row: OutboxRow, target: WebhookTarget | undefined): Promise<Outcome> {
-    const base = { row, mechanism: row.target, webhookId: null, body: row.payload, permanent: false, skipped: false };
+    const base = { row, mechanism: row.target, webhookId: null, sentBody: null, permanent: false, skipped: false };
     try {
       if (row.mechanism_type === 'email') return await this.#deliverMail(row, base);
       if (!target) return { ...base, ok: false, error: 'webhook destination was deleted', permanent: true };
@@ -159,26 +167,37 @@ export class Dispatcher {
   }
 
   async #deliverMail(row: OutboxRow, base: Omit<Outcome, 'ok' | 'error'>): Promise<Outcome> {
-    let mail: MailMessage;
+    let content: MailContent;
+    let sentBody: string | null = null;
     if (row.kind === 'deprecation_notice') {
       // Notices stop as soon as no pool of the account keeps a legacy email, even ones already queued.
       const remaining = await this.#pools.countPoolsWithLegacyEmail(row.account_id);
       if (remaining === 0) {
-        return { ...base, ok: true, skipped: true, body: '', error: 'not sent: no pool of the account keeps a legacy notification_email' };
+        return {
+          ...base,
+          ok: true,
+          skipped: true,
+          error: 'not sent: no pool of the account keeps a legacy notification_email',
+        };
       }
-      mail = deprecationNotice(row.target, row.account_id, remaining);
+      content = deprecationNotice(row.account_id, remaining);
+      sentBody = JSON.stringify(content);
     } else {
-      mail = JSON.parse(row.payload) as MailMessage;
+      content = JSON.parse(row.payload) as MailContent;
     }
-    await this.#mailer.send(mail);
-    return { ...base, ok: true, error: null, mechanism: mail.to, body: mail.text };
+    await this.#mailer.send({ ...content, to: row.target });
+    return { ...base, ok: true, error: null, sentBody };
   }
 
+  /**
+   * Outcomes are written a few milliseconds later in one transaction with whatever else finished by then:
+   * under load that turns thousands of tiny commits per second into a few hundred larger ones.
+   */
   #finish(outcome: Outcome): void {
     this.#outcomes.push(outcome);
     if (this.#flushQueued) return;
     this.#flushQueued = true;
-    setImmediate(() => this.#flush());
+    setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
   }
 
   #flush(): void {
@@ -210,11 +229,23 @@ export class Dispatcher {
       const { row } = outcome;
       if (outcome.webhookId) webhookStatus.set(outcome.webhookId, outcome.ok);
       const givingUp = !outcome.ok && (outcome.permanent || now - row.created_ms >= this.#retry.giveUpAfterMs);
-      const status: HistoryItem['status'] = outcome.skipped ? 'skipped' : outcome.ok ? 'delivered' : givingUp ? 'failed' : 'retrying';
-      this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, body: outcome.body, at });
+      const status: HistoryItem['status'] = outcome.skipped
+        ? 'skipped'
+        : outcome.ok
+          ? 'delivered'
+          : givingUp
+            ? 'failed'
+            : 'retrying';
+      const messageId = outcome.sentBody === null ? row.message_id : this.#outbox.saveMessage(outcome.sentBody);
+      this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at });
       if (outcome.ok || givingUp) {
         done.push(row.id);
-        if (givingUp) this.#logger.warn('notification delivery given up', { outbox_id: row.id, target: row.target, error: outcome.error });
+        if (givingUp)
+          this.#logger.warn('notification delivery given up', {
+            outbox_id: row.id,
+            target: row.target,
+            error: outcome.error,
+          });
       } else {
         const attempts = row.attempts + 1;
         this.#outbox.retryLater(row.id, attempts, now + backoffMs(attempts, this.#retry), outcome.error ?? 'failed');
@@ -223,7 +254,10 @@ export class Dispatcher {
     this.#outbox.removeAll(done);
     // One write per destination per batch: the outcome of its latest attempt in the batch.
     for (const [id, ok] of webhookStatus) {
-      this.#db.run(`UPDATE notification_webhooks SET ${ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [at, id]);
+      this.#db.run(`UPDATE notification_webhooks SET ${ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [
+        at,
+        id,
+      ]);
     }
   }
 }

@@ -9,14 +9,21 @@ export const NOTIFICATION_VALIDATION_CODE = 17001;
 export const NotificationErrors = {
   validation: (message: string) => new LedgeError(400, NOTIFICATION_VALIDATION_CODE, message),
   unknownAlertType: (type: string) =>
-    new LedgeError(400, 17002, `alert_type "${type}" is not an available alert type (see GET /alerting/v3/available_alerts)`),
+    new LedgeError(
+      400,
+      17002,
+      `alert_type "${type}" is not an available alert type (see GET /alerting/v3/available_alerts)`,
+    ),
   filterNotAllowed: (key: string, type: string, allowed: string[]) =>
     new LedgeError(400, 17003, `filter "${key}" is not allowed for ${type}; allowed filters: ${allowed.join(', ')}`),
   filterValue: (key: string, value: string, allowed: readonly string[]) =>
     new LedgeError(400, 17004, `filters.${key}: "${value}" is not one of ${allowed.join(', ')}`),
-  unknownPool: (poolId: string) => new LedgeError(400, 17005, `filters.pool_id: pool ${poolId} does not exist in this account`),
-  unknownWebhook: (id: string) => new LedgeError(400, 17006, `mechanisms.webhooks: webhook ${id} does not exist in this account`),
-  invalidEmail: (address: string) => new LedgeError(400, 17007, `mechanisms.email: "${address}" is not a valid email address`),
+  unknownPool: (poolId: string) =>
+    new LedgeError(400, 17005, `filters.pool_id: pool ${poolId} does not exist in this account`),
+  unknownWebhook: (id: string) =>
+    new LedgeError(400, 17006, `mechanisms.webhooks: webhook ${id} does not exist in this account`),
+  invalidEmail: (address: string) =>
+    new LedgeError(400, 17007, `mechanisms.email: "${address}" is not a valid email address`),
   webhookTestFailed: (detail: string) =>
     new LedgeError(400, 17008, `the webhook did not accept the test message: ${detail}`),
   invalidUrl: (detail: string) => new LedgeError(400, 17009, `url: ${detail}`),

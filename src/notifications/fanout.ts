@@ -15,7 +15,11 @@ export function policyMatches(policy: Policy, event: HealthEvent): boolean {
     const values = policy.filters[key];
     return values === undefined || values.includes(value);
   };
-  return listed('pool_id', event.poolId) && listed('new_health', event.newHealth) && listed('event_source', event.eventSource);
+  return (
+    listed('pool_id', event.poolId) &&
+    listed('new_health', event.newHealth) &&
+    listed('event_source', event.eventSource)
+  );
 }
 
 /** The pool or origin an event is about: throttling and incident correlation are per subject. */
@@ -92,12 +96,17 @@ export class HealthEventFanout {
       [policy.id, subject],
     );
     if (event.newHealth === 'Healthy') {
-      if (open) this.#db.run('DELETE FROM notification_incidents WHERE policy_id = ? AND subject = ?', [policy.id, subject]);
+      if (open)
+        this.#db.run('DELETE FROM notification_incidents WHERE policy_id = ? AND subject = ?', [policy.id, subject]);
       return open?.correlation_id ?? newId();
     }
     if (open) return open.correlation_id;
     const id = newId();
-    this.#db.run('INSERT INTO notification_incidents (policy_id, subject, correlation_id) VALUES (?, ?, ?)', [policy.id, subject, id]);
+    this.#db.run('INSERT INTO notification_incidents (policy_id, subject, correlation_id) VALUES (?, ?, ?)', [
+      policy.id,
+      subject,
+      id,
+    ]);
     return id;
   }
 
@@ -115,12 +124,14 @@ export class HealthEventFanout {
     const webhooks = policy.mechanisms.webhooks ?? [];
     const emails = policy.mechanisms.email ?? [];
     if (webhooks.length > 0) {
-      const body = webhookBody(event, policy, this.#correlationId(policy, event));
-      for (const { id } of webhooks) this.#outbox.append({ ...base, mechanismType: 'webhook', target: id, payload: body }, nowMs);
+      const messageId = this.#outbox.saveMessage(webhookBody(event, policy, this.#correlationId(policy, event)));
+      for (const { id } of webhooks)
+        this.#outbox.append({ ...base, mechanismType: 'webhook', target: id, messageId }, nowMs);
     }
-    for (const { id: address } of emails) {
-      const mail = policyEmail(address, event, policy);
-      this.#outbox.append({ ...base, mechanismType: 'email', target: address, payload: JSON.stringify(mail) }, nowMs);
+    if (emails.length > 0) {
+      const messageId = this.#outbox.saveMessage(JSON.stringify(policyEmail(event, policy)));
+      for (const { id: address } of emails)
+        this.#outbox.append({ ...base, mechanismType: 'email', target: address, messageId }, nowMs);
     }
     return webhooks.length + emails.length;
   }

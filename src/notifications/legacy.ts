@@ -10,7 +10,14 @@ export const DEFAULT_DEPRECATION_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** The pool's notification_email field: comma-separated addresses, "" = none. */
 export function legacyAddresses(field: string): string[] {
-  return [...new Set(field.split(',').map((address) => address.trim()).filter((address) => address !== ''))];
+  return [
+    ...new Set(
+      field
+        .split(',')
+        .map((address) => address.trim())
+        .filter((address) => address !== ''),
+    ),
+  ];
 }
 
 /**
@@ -44,9 +51,16 @@ export class LegacyEmailPath {
     };
     let written = 0;
     for (const address of addresses) {
-      const mail = legacyAlertEmail(address, event);
+      const messageId = this.#outbox.saveMessage(JSON.stringify(legacyAlertEmail(address, event)));
       this.#outbox.append(
-        { ...base, kind: 'legacy_alert', policyName: LEGACY_POLICY_NAME, description: describeEvent(event), target: address, payload: JSON.stringify(mail) },
+        {
+          ...base,
+          kind: 'legacy_alert',
+          policyName: LEGACY_POLICY_NAME,
+          description: describeEvent(event),
+          target: address,
+          messageId,
+        },
         nowMs,
       );
       written++;
@@ -55,7 +69,14 @@ export class LegacyEmailPath {
       if (!this.#claimNoticeSlot(event.accountId, address, nowMs)) continue;
       // The text is written at send time, with the number of pools still to migrate then.
       this.#outbox.append(
-        { ...base, kind: 'deprecation_notice', policyName: DEPRECATION_POLICY_NAME, description: DEPRECATION_SUBJECT, target: address, payload: '{}' },
+        {
+          ...base,
+          kind: 'deprecation_notice',
+          policyName: DEPRECATION_POLICY_NAME,
+          description: DEPRECATION_SUBJECT,
+          target: address,
+          messageId: null,
+        },
         nowMs,
       );
       written++;

@@ -9,6 +9,9 @@ export interface MailMessage {
   text: string;
 }
 
+/** A message before it is addressed: one is stored per alert and sent to each recipient. */
+export type MailContent = Omit<MailMessage, 'to'>;
+
 /** Where outgoing notification mail goes: a real SMTP server, or the local mailbox in the data dir. */
 export interface Mailer {
   /** Human description for logs and history ("smtp://mail.example:25", "local mailbox"). */

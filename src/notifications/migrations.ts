@@ -54,6 +54,13 @@ export const notificationMigrations: readonly Migration[] = [
         PRIMARY KEY (policy_id, subject)
       );
 
+      -- What was sent, stored once per alert and shared by its deliveries and their history rows (an
+      -- alert fanned out to ten webhooks writes its body once, not ten times per attempt).
+      CREATE TABLE notification_messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        body TEXT NOT NULL
+      );
+
       CREATE TABLE notification_outbox (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         account_id TEXT NOT NULL,
@@ -66,7 +73,7 @@ export const notificationMigrations: readonly Migration[] = [
         description TEXT NOT NULL,
         mechanism_type TEXT NOT NULL,
         target TEXT NOT NULL,
-        payload TEXT NOT NULL,
+        message_id INTEGER REFERENCES notification_messages(id),
         attempts INTEGER NOT NULL DEFAULT 0,
         next_attempt_ms INTEGER NOT NULL,
         lease_until_ms INTEGER NOT NULL DEFAULT 0,
@@ -75,9 +82,11 @@ export const notificationMigrations: readonly Migration[] = [
       );
       CREATE INDEX notification_outbox_due ON notification_outbox(next_attempt_ms);
 
+      -- One row per delivery attempt. The id column is the API identifier; rows are never looked up by it, so it has
+      -- no index (random keys would make every insert touch a random page).
       CREATE TABLE notification_history (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
+        id TEXT NOT NULL,
         account_id TEXT NOT NULL,
         outbox_id INTEGER NOT NULL,
         attempt INTEGER NOT NULL,
@@ -89,7 +98,7 @@ export const notificationMigrations: readonly Migration[] = [
         description TEXT NOT NULL,
         mechanism TEXT NOT NULL,
         mechanism_type TEXT NOT NULL,
-        alert_body TEXT NOT NULL,
+        message_id INTEGER REFERENCES notification_messages(id),
         sent TEXT NOT NULL
       );
       CREATE INDEX notification_history_account ON notification_history(account_id, sent);

@@ -16,8 +16,8 @@ export interface NewDelivery {
   mechanismType: MechanismType;
   /** Webhook id, or email address. */
   target: string;
-  /** Webhook: the JSON body. Email: a JSON MailMessage. */
-  payload: string;
+  /** The stored message (see saveMessage); null when the text is written at send time. */
+  messageId: number | null;
 }
 
 export interface OutboxRow {
@@ -32,6 +32,8 @@ export interface OutboxRow {
   description: string;
   mechanism_type: MechanismType;
   target: string;
+  message_id: number | null;
+  /** The message body (webhook JSON, or a JSON { subject, text } mail), loaded when the row is claimed. */
   payload: string;
   attempts: number;
   created_ms: number;
@@ -49,11 +51,16 @@ export class Outbox {
     this.#db = db;
   }
 
+  /** Stores a message body once for all the deliveries (and history rows) of one alert; returns its id. */
+  saveMessage(body: string): number {
+    return this.#db.run('INSERT INTO notification_messages (body) VALUES (?)', [body]).lastInsertRowid;
+  }
+
   /** Synchronous: called from the health-event listener inside the event's transaction. */
   append(delivery: NewDelivery, nowMs: number): void {
     this.#db.run(
       `INSERT INTO notification_outbox (account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description,
-         mechanism_type, target, payload, next_attempt_ms, created_ms)
+         mechanism_type, target, message_id, next_attempt_ms, created_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         delivery.accountId,
@@ -66,7 +73,7 @@ export class Outbox {
         delivery.description,
         delivery.mechanismType,
         delivery.target,
-        delivery.payload,
+        delivery.messageId,
         nowMs,
         nowMs,
       ],
@@ -78,13 +85,25 @@ export class Outbox {
    * rows come due again when the lease expires.
    */
   claim(nowMs: number, limit: number, leaseMs: number): OutboxRow[] {
-    return this.#db.all<OutboxRow>(
+    const rows = this.#db.all<OutboxRow>(
       `UPDATE notification_outbox SET next_attempt_ms = :lease, lease_until_ms = :lease
         WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= :now ORDER BY next_attempt_ms, id LIMIT :limit)
         RETURNING id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
-                  target, payload, attempts, created_ms`,
+                  target, message_id, '' AS payload, attempts, created_ms`,
       { now: nowMs, lease: nowMs + leaseMs, limit },
     );
+    const ids = [...new Set(rows.map((row) => row.message_id).filter((id) => id !== null))];
+    if (ids.length === 0) return rows;
+    const bodies = new Map(
+      this.#db
+        .all<{ id: number; body: string }>(
+          'SELECT id, body FROM notification_messages WHERE id IN (SELECT value FROM json_each(?))',
+          [JSON.stringify(ids)],
+        )
+        .map((message) => [message.id, message.body]),
+    );
+    for (const row of rows) if (row.message_id !== null) row.payload = bodies.get(row.message_id) ?? '';
+    return rows;
   }
 
   /**
@@ -92,8 +111,10 @@ export class Outbox {
    * owns its outbox, so nobody else can be sending them. Returns how many were released.
    */
   releaseLeases(nowMs: number): number {
-    return this.#db.run('UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0 WHERE lease_until_ms > 0', [nowMs])
-      .changes;
+    return this.#db.run(
+      'UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0 WHERE lease_until_ms > 0',
+      [nowMs],
+    ).changes;
   }
 
   removeAll(ids: readonly number[]): void {
@@ -110,7 +131,10 @@ export class Outbox {
 
   /** When the next row comes due (claimed rows included, at their lease deadline), or undefined if empty. */
   nextDueMs(): number | undefined {
-    return this.#db.get<{ due: number | null }>('SELECT MIN(next_attempt_ms) AS due FROM notification_outbox')?.due ?? undefined;
+    return (
+      this.#db.get<{ due: number | null }>('SELECT MIN(next_attempt_ms) AS due FROM notification_outbox')?.due ??
+      undefined
+    );
   }
 
   pendingCount(accountId?: string): number {

@@ -1,6 +1,6 @@
 import type { HealthEvent } from '../load-balancing/health/events.ts';
 import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
-import type { MailMessage } from './mail.ts';
+import type { MailContent } from './mail.ts';
 
 /** What a health event looks like to a human, in one line. */
 export function describeEvent(event: HealthEvent): string {
@@ -51,7 +51,9 @@ export function webhookBody(event: HealthEvent, policy: AlertPolicyRef, correlat
 function detailLines(event: HealthEvent): string {
   return [
     `Pool:         ${event.poolName} (${event.poolId})`,
-    ...(event.eventSource === 'origin' ? [`Origin:       ${event.originName ?? ''} ${event.originAddress ?? ''}`.trimEnd()] : []),
+    ...(event.eventSource === 'origin'
+      ? [`Origin:       ${event.originName ?? ''} ${event.originAddress ?? ''}`.trimEnd()]
+      : []),
     `Event source: ${event.eventSource}`,
     `New health:   ${event.newHealth}`,
     `Reason:       ${event.reason}`,
@@ -60,17 +62,15 @@ function detailLines(event: HealthEvent): string {
   ].join('\n');
 }
 
-export function policyEmail(to: string, event: HealthEvent, policy: AlertPolicyRef): MailMessage {
+export function policyEmail(event: HealthEvent, policy: AlertPolicyRef): MailContent {
   return {
-    to,
     subject: `[Ledge] ${policy.name}: ${describeEvent(event)}`,
     text: `${describeEvent(event)}.\n\n${detailLines(event)}\n\nSent by notification policy "${policy.name}" (${policy.id}).\n`,
   };
 }
 
-export function legacyAlertEmail(to: string, event: HealthEvent): MailMessage {
+export function legacyAlertEmail(to: string, event: HealthEvent): MailContent {
   return {
-    to,
     subject: `[Ledge] Pool health alert: ${describeEvent(event)}`,
     text:
       `${describeEvent(event)}.\n\n${detailLines(event)}\n\n` +
@@ -80,9 +80,8 @@ export function legacyAlertEmail(to: string, event: HealthEvent): MailMessage {
 
 export const DEPRECATION_SUBJECT = '[Ledge] Action needed: pool notification_email is deprecated';
 
-export function deprecationNotice(to: string, accountId: string, poolsWithLegacyEmail: number): MailMessage {
+export function deprecationNotice(accountId: string, poolsWithLegacyEmail: number): MailContent {
   return {
-    to,
     subject: DEPRECATION_SUBJECT,
     text:
       `${poolsWithLegacyEmail} load balancing pool(s) of account ${accountId} still send health alerts through the ` +

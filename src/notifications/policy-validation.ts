@@ -22,7 +22,8 @@ export async function validatePolicy(
     const option = alertType.filters.find((filter) => filter.key === key);
     if (!option) throw NotificationErrors.filterNotAllowed(key, alertType.type, allowed);
     for (const value of values) {
-      if (option.values && !option.values.includes(value)) throw NotificationErrors.filterValue(key, value, option.values);
+      if (option.values && !option.values.includes(value))
+        throw NotificationErrors.filterValue(key, value, option.values);
     }
   }
   for (const poolId of input.filters?.['pool_id'] ?? []) {
@@ -36,5 +37,6 @@ export async function validatePolicy(
     if (!isEmail(id) || /[,;<>]/.test(id)) throw NotificationErrors.invalidEmail(id);
   }
   const targets = (input.mechanisms.webhooks?.length ?? 0) + (input.mechanisms.email?.length ?? 0);
-  if (targets === 0) throw NotificationErrors.validation('mechanisms: at least one email address or webhook is required');
+  if (targets === 0)
+    throw NotificationErrors.validation('mechanisms: at least one email address or webhook is required');
 }

@@ -12,7 +12,12 @@ import type { NotificationService } from './service.ts';
 import { renderWebhook } from './webhooks.ts';
 
 const CODE = { code: NOTIFICATION_VALIDATION_CODE } as const;
-const HISTORY_PAGING = { defaultPerPage: 25, minPerPage: 5, maxPerPage: 1000, code: NOTIFICATION_VALIDATION_CODE } as const;
+const HISTORY_PAGING = {
+  defaultPerPage: 25,
+  minPerPage: 5,
+  maxPerPage: 1000,
+  code: NOTIFICATION_VALIDATION_CODE,
+} as const;
 
 /** `/accounts/{account_id}/alerting/v3/...`: account-level only (there is no zone-level variant). */
 export function notificationRoutes(notifications: NotificationService): Hono<AppEnv> {
@@ -78,7 +83,11 @@ export function notificationRoutes(notifications: NotificationService): Hono<App
   app.get(`${base}/history`, async (c) => {
     const query = c.req.query();
     const paging = parsePagination(query, HISTORY_PAGING);
-    const range = parseWith(HistoryQuerySchema, { since: query['since'], before: query['before'] }, NOTIFICATION_VALIDATION_CODE);
+    const range = parseWith(
+      HistoryQuerySchema,
+      { since: query['since'], before: query['before'] },
+      NOTIFICATION_VALIDATION_CODE,
+    );
     const { items, total } = await notifications.history.list(c.req.param('account_id'), { ...range, ...paging });
     return ok(c, items, { resultInfo: pageInfo(paging, items.length, total) });
   });

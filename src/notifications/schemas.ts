@@ -6,7 +6,10 @@ export const ALERT_INTERVAL_FORMAT = /^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/;
 const MechanismSchema = z.strictObject({
   email: z.array(z.strictObject({ id: z.string() })).optional(),
   webhooks: z.array(z.strictObject({ id: z.string() })).optional(),
-  pagerduty: z.array(z.strictObject({ id: z.string() })).max(0, 'PagerDuty is not available on this platform').optional(),
+  pagerduty: z
+    .array(z.strictObject({ id: z.string() }))
+    .max(0, 'PagerDuty is not available on this platform')
+    .optional(),
 });
 
 export const PolicyInputSchema = z.object({
@@ -15,10 +18,18 @@ export const PolicyInputSchema = z.object({
   enabled: z.boolean(),
   alert_type: z.string().min(1, 'alert_type is required'),
   mechanisms: MechanismSchema,
-  filters: z.record(z.string(), z.array(z.string())).optional(),
+  filters: z
+    .record(
+      z.string(),
+      z.array(z.string()).min(1, 'must list at least one value (leave the filter out to match everything)'),
+    )
+    .optional(),
   alert_interval: z
     .string()
-    .refine((value) => value !== '' && ALERT_INTERVAL_FORMAT.test(value), 'must be a duration such as "30m", "1h" or "1h30m"')
+    .refine(
+      (value) => value !== '' && ALERT_INTERVAL_FORMAT.test(value),
+      'must be a duration such as "30m", "1h" or "1h30m"',
+    )
     .optional(),
 });
 export type PolicyInput = z.infer<typeof PolicyInputSchema>;

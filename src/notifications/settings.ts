@@ -23,7 +23,8 @@ export function notificationSettings(env: NodeJS.ProcessEnv = process.env): Noti
     return value;
   };
   return {
-    deprecationIntervalMs: number('LEDGE_NOTIFY_DEPRECATION_INTERVAL', DEFAULT_DEPRECATION_INTERVAL_MS / 1000, 0) * 1000,
+    deprecationIntervalMs:
+      number('LEDGE_NOTIFY_DEPRECATION_INTERVAL', DEFAULT_DEPRECATION_INTERVAL_MS / 1000, 0) * 1000,
     retry: {
       baseDelayMs: number('LEDGE_NOTIFY_RETRY_BASE_MS', DEFAULT_RETRY.baseDelayMs, 1),
       maxDelayMs: number('LEDGE_NOTIFY_RETRY_MAX_MS', DEFAULT_RETRY.maxDelayMs, 1),

@@ -90,7 +90,10 @@ export class SqliteNotificationStore implements NotificationStore {
   }
 
   async getPolicy(accountId: string, id: string): Promise<Policy | undefined> {
-    const row = this.#db.get<PolicyRow>('SELECT * FROM notification_policies WHERE id = ? AND account_id = ?', [id, accountId]);
+    const row = this.#db.get<PolicyRow>('SELECT * FROM notification_policies WHERE id = ? AND account_id = ?', [
+      id,
+      accountId,
+    ]);
     return row ? policyFromRow(row) : undefined;
   }
 
@@ -101,7 +104,9 @@ export class SqliteNotificationStore implements NotificationStore {
   }
 
   async deletePolicy(accountId: string, id: string): Promise<boolean> {
-    return this.#db.run('DELETE FROM notification_policies WHERE id = ? AND account_id = ?', [id, accountId]).changes > 0;
+    return (
+      this.#db.run('DELETE FROM notification_policies WHERE id = ? AND account_id = ?', [id, accountId]).changes > 0
+    );
   }
 
   async insertWebhook(webhook: Webhook): Promise<void> {
@@ -120,15 +125,22 @@ export class SqliteNotificationStore implements NotificationStore {
   }
 
   async getWebhook(accountId: string, id: string): Promise<Webhook | undefined> {
-    return this.#db.get<Webhook>('SELECT * FROM notification_webhooks WHERE id = ? AND account_id = ?', [id, accountId]);
+    return this.#db.get<Webhook>('SELECT * FROM notification_webhooks WHERE id = ? AND account_id = ?', [
+      id,
+      accountId,
+    ]);
   }
 
   async listWebhooks(accountId: string): Promise<Webhook[]> {
-    return this.#db.all<Webhook>('SELECT * FROM notification_webhooks WHERE account_id = ? ORDER BY created_at, id', [accountId]);
+    return this.#db.all<Webhook>('SELECT * FROM notification_webhooks WHERE account_id = ? ORDER BY created_at, id', [
+      accountId,
+    ]);
   }
 
   async deleteWebhook(accountId: string, id: string): Promise<boolean> {
-    return this.#db.run('DELETE FROM notification_webhooks WHERE id = ? AND account_id = ?', [id, accountId]).changes > 0;
+    return (
+      this.#db.run('DELETE FROM notification_webhooks WHERE id = ? AND account_id = ?', [id, accountId]).changes > 0
+    );
   }
 
   async policiesUsingWebhook(accountId: string, webhookId: string): Promise<string[]> {

@@ -7,6 +7,9 @@ export function sealWebhookSecret(box: SecretBox, webhookId: string, secret: str
   return secret ? box.seal(secret, aad(webhookId)) : null;
 }
 
-export function openWebhookSecret(box: SecretBox, webhook: { id: string; secret_sealed: string | null }): string | null {
+export function openWebhookSecret(
+  box: SecretBox,
+  webhook: { id: string; secret_sealed: string | null },
+): string | null {
   return webhook.secret_sealed ? box.open(webhook.secret_sealed, aad(webhook.id)) : null;
 }

@@ -17,13 +17,14 @@ export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 64 });
   readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  readonly #urls = new Map<string, URL>();
 
   constructor(options: { timeoutMs?: number } = {}) {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
   }
 
   send(url: string, body: string, secret: string | null): Promise<WebhookResult> {
-    const target = new URL(url);
+    const target = this.#parse(url);
     const isHttps = target.protocol === 'https:';
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
@@ -59,6 +60,17 @@ export class WebhookSender {
       req.once('error', (error) => finish({ ok: false, status: null, error: error.message }));
       req.end(body);
     });
+  }
+
+  /** Destinations are few and hit thousands of times: parse each URL once. */
+  #parse(url: string): URL {
+    let parsed = this.#urls.get(url);
+    if (!parsed) {
+      if (this.#urls.size > 1_000) this.#urls.clear();
+      parsed = new URL(url);
+      this.#urls.set(url, parsed);
+    }
+    return parsed;
   }
 
   close(): void {

@@ -4,7 +4,10 @@
  */
 const KNOWN_HOSTS: readonly { type: string; matches: (host: string, path: string) => boolean }[] = [
   { type: 'slack', matches: (host) => host === 'hooks.slack.com' },
-  { type: 'discord', matches: (host, path) => /(^|\.)discord(app)?\.com$/.test(host) && path.startsWith('/api/webhooks') },
+  {
+    type: 'discord',
+    matches: (host, path) => /(^|\.)discord(app)?\.com$/.test(host) && path.startsWith('/api/webhooks'),
+  },
   { type: 'gchat', matches: (host) => host === 'chat.googleapis.com' },
   { type: 'datadog', matches: (host) => /(^|\.)datadoghq\.(com|eu)$/.test(host) },
   { type: 'opsgenie', matches: (host) => /(^|\.)opsgenie\.com$/.test(host) },

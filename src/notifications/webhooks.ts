@@ -9,7 +9,8 @@ import type { WebhookSender } from './webhook-sender.ts';
 import { sealWebhookSecret } from './webhook-secret.ts';
 import { webhookTypeOf } from './webhook-type.ts';
 
-export const TEST_MESSAGE_TEXT = 'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
+export const TEST_MESSAGE_TEXT =
+  'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
 
 /** The API's view of a destination: everything but the secret. */
 export function renderWebhook(webhook: Webhook) {
@@ -31,7 +32,8 @@ function parseUrl(raw: string): URL {
   } catch {
     throw NotificationErrors.invalidUrl(`"${raw}" is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw NotificationErrors.invalidUrl('must be an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw NotificationErrors.invalidUrl('must be an http:// or https:// URL');
   return url;
 }
 
@@ -81,7 +83,8 @@ export class WebhookDestinations {
       url: url.toString(),
       type: webhookTypeOf(url),
       // Omitting the secret keeps the current one (it cannot be read back to resend it).
-      secret_sealed: input.secret === undefined ? existing.secret_sealed : sealWebhookSecret(this.#secretBox, id, input.secret),
+      secret_sealed:
+        input.secret === undefined ? existing.secret_sealed : sealWebhookSecret(this.#secretBox, id, input.secret),
     };
     await this.#store.updateWebhook(updated);
     return updated;
@@ -106,6 +109,7 @@ export class WebhookDestinations {
 
   async #sendTestMessage(url: URL, secret: string | undefined): Promise<void> {
     const result = await this.#sender.send(url.toString(), JSON.stringify({ text: TEST_MESSAGE_TEXT }), secret ?? null);
-    if (!result.ok) throw NotificationErrors.webhookTestFailed(`${url.toString()} answered ${result.error ?? 'with an error'}`);
+    if (!result.ok)
+      throw NotificationErrors.webhookTestFailed(`${url.toString()} answered ${result.error ?? 'with an error'}`);
   }
 }

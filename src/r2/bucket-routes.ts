@@ -46,7 +46,11 @@ export function bucketRoutes(storage: StorageService): Hono<AppEnv> {
       direction,
       perPage,
     });
-    return ok(c, { buckets: buckets.map(renderBucket) }, { resultInfo: { per_page: perPage, ...(cursor ? { cursor } : {}) } });
+    return ok(
+      c,
+      { buckets: buckets.map(renderBucket) },
+      { resultInfo: { per_page: perPage, ...(cursor ? { cursor } : {}) } },
+    );
   });
 
   app.get('/accounts/:account_id/r2/buckets/:bucket_name', async (c) => {
@@ -62,7 +66,11 @@ export function bucketRoutes(storage: StorageService): Hono<AppEnv> {
       throw invalid(`cf-r2-storage-class must be one of ${STORAGE_CLASSES.join(', ')}`);
     }
     const storageClass = (header as StorageClass | undefined) ?? body.storage_class;
-    const bucket = await storage.buckets.update(c.req.param('account_id'), c.req.param('bucket_name'), storageClass ? { storageClass } : {});
+    const bucket = await storage.buckets.update(
+      c.req.param('account_id'),
+      c.req.param('bucket_name'),
+      storageClass ? { storageClass } : {},
+    );
     return ok(c, renderBucket(bucket));
   });
 
@@ -76,7 +84,8 @@ export function bucketRoutes(storage: StorageService): Hono<AppEnv> {
 
 function parsePerPage(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 20;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw invalid(`per_page must be an integer from 1 to 1000, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000)
+    throw invalid(`per_page must be an integer from 1 to 1000, got "${raw}"`);
   return Number(raw);
 }
 

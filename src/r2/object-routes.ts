@@ -62,6 +62,12 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
       return new Response(null, { status: 304, headers: objectHeaders(result.object) });
     }
     const responseHeaders = objectHeaders(result.object);
+    if (c.req.method === 'HEAD') {
+      // Hono answers HEAD with this GET handler: release the opened blob instead of leaving it to GC.
+      result.body.destroy();
+      responseHeaders.set('content-length', String(result.object.size));
+      return new Response(null, { status: 200, headers: responseHeaders });
+    }
     const length = result.range ? result.range.length : result.object.size;
     responseHeaders.set('content-length', String(length));
     if (result.range) {
@@ -143,7 +149,11 @@ function md5From(header: string | undefined): { md5: string } | undefined {
 }
 
 function objectHeaders(object: ObjectRecord): Headers {
-  const headers = new Headers({ etag: `"${object.etag}"`, 'last-modified': new Date(object.uploaded).toUTCString(), 'accept-ranges': 'bytes' });
+  const headers = new Headers({
+    etag: `"${object.etag}"`,
+    'last-modified': new Date(object.uploaded).toUTCString(),
+    'accept-ranges': 'bytes',
+  });
   const http = object.httpMetadata;
   headers.set('content-type', http.contentType ?? 'application/octet-stream');
   if (http.contentLanguage) headers.set('content-language', http.contentLanguage);

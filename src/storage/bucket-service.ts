@@ -68,7 +68,10 @@ export class BucketService {
   }
 
   /** One page in name order; `cursor` is set when more buckets follow. */
-  async list(accountId: string, options: BucketListOptions): Promise<{ buckets: BucketRecord[]; cursor: string | undefined }> {
+  async list(
+    accountId: string,
+    options: BucketListOptions,
+  ): Promise<{ buckets: BucketRecord[]; cursor: string | undefined }> {
     const after = options.cursor !== undefined ? decodeBucketCursor(options.cursor) : options.startAfter;
     const rows = await this.#store.listBuckets(accountId, {
       nameContains: options.nameContains,
@@ -78,7 +81,8 @@ export class BucketService {
     });
     const buckets = rows.slice(0, options.perPage);
     const last = buckets[buckets.length - 1];
-    const cursor = rows.length > options.perPage && last ? Buffer.from(last.name, 'utf8').toString('base64url') : undefined;
+    const cursor =
+      rows.length > options.perPage && last ? Buffer.from(last.name, 'utf8').toString('base64url') : undefined;
     return { buckets, cursor };
   }
 

@@ -17,7 +17,9 @@ export function conditionHolds(condition: Conditional | undefined, target: Condi
   if (!target) return condition.etagMatches === undefined && condition.uploadedAfter === undefined;
   const uploaded = condition.secondsGranularity ? Math.floor(target.uploaded / 1000) * 1000 : target.uploaded;
 
-  const ifMatch = condition.etagMatches ? condition.etagMatches.some((m) => matchesStrongly(m, target.etag)) : undefined;
+  const ifMatch = condition.etagMatches
+    ? condition.etagMatches.some((m) => matchesStrongly(m, target.etag))
+    : undefined;
   if (ifMatch === false) return false;
   const ifNoneMatch = condition.etagDoesNotMatch
     ? !condition.etagDoesNotMatch.some((m) => matchesWeakly(m, target.etag))
@@ -25,7 +27,8 @@ export function conditionHolds(condition: Conditional | undefined, target: Condi
   if (ifNoneMatch === false) return false;
 
   if (ifMatch !== true && condition.uploadedBefore !== undefined && uploaded > condition.uploadedBefore) return false;
-  if (ifNoneMatch !== true && condition.uploadedAfter !== undefined && uploaded <= condition.uploadedAfter) return false;
+  if (ifNoneMatch !== true && condition.uploadedAfter !== undefined && uploaded <= condition.uploadedAfter)
+    return false;
   return true;
 }
 

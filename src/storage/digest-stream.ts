@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { R2Errors } from './errors.ts';
+import { noteStreamedBytes } from './gc-nudge.ts';
 import type { ChecksumAlgorithm, Checksums } from './types.ts';
 
 export interface MeasuredSource {
@@ -19,7 +20,8 @@ export function measure(
   options: { algorithms: readonly ChecksumAlgorithm[]; maxBytes: number; expectedBytes?: number | undefined },
 ): MeasuredSource {
   const hashes = new Map<ChecksumAlgorithm, Hash>();
-  for (const algorithm of new Set<ChecksumAlgorithm>(['md5', ...options.algorithms])) hashes.set(algorithm, createHash(algorithm));
+  for (const algorithm of new Set<ChecksumAlgorithm>(['md5', ...options.algorithms]))
+    hashes.set(algorithm, createHash(algorithm));
   let size = 0;
   let done = false;
   async function* source() {
@@ -27,6 +29,7 @@ export function measure(
       size += chunk.byteLength;
       if (size > options.maxBytes) throw R2Errors.entityTooLarge();
       for (const hash of hashes.values()) hash.update(chunk);
+      noteStreamedBytes(chunk.byteLength);
       yield chunk;
     }
     if (options.expectedBytes !== undefined && size !== options.expectedBytes) throw R2Errors.incompleteBody();

@@ -21,8 +21,7 @@ export const R2Errors = {
   entityTooLarge: () => new LedgeError(400, 100100, 'Your proposed upload exceeds the maximum allowed object size.'),
   entityTooSmall: () =>
     new LedgeError(400, 10011, 'Your proposed upload is smaller than the minimum allowed object size.'),
-  metadataTooLarge: () =>
-    new LedgeError(400, 10012, 'Your metadata headers exceed the maximum allowed metadata size.'),
+  metadataTooLarge: () => new LedgeError(400, 10012, 'Your metadata headers exceed the maximum allowed metadata size.'),
   incompleteBody: () =>
     new LedgeError(400, 10013, 'The request body terminated unexpectedly before Content-Length bytes arrived.'),
   invalidObjectName: () => new LedgeError(400, 10020, 'The specified object name is not valid.'),

@@ -1,4 +1,3 @@
-import type { Logger } from '../shared/logger.ts';
 import type { BlobStore } from './blob-store.ts';
 import type { BlobGarbage } from './garbage.ts';
 import type { MetadataStore } from './metadata-store.ts';
@@ -38,4 +37,3 @@ export async function expireUploads(store: MetadataStore, garbage: BlobGarbage, 
     }
   }
 }
-

@@ -29,9 +29,7 @@ export type CompleteResult =
   | { status: 'no-upload' };
 
 export type BucketDeleteResult =
-  | { status: 'deleted'; discardedParts: PartRecord[] }
-  | { status: 'not-empty' }
-  | { status: 'missing' };
+  { status: 'deleted'; discardedParts: PartRecord[] } | { status: 'not-empty' } | { status: 'missing' };
 
 /**
  * Object-storage metadata: buckets, objects, multipart uploads and parts. Every method that changes
@@ -43,13 +41,20 @@ export interface MetadataStore {
   createBucket(bucket: BucketRecord): Promise<boolean>;
   getBucket(accountId: string, name: string): Promise<BucketRecord | undefined>;
   listBuckets(accountId: string, query: BucketListQuery): Promise<BucketRecord[]>;
-  updateBucket(accountId: string, name: string, patch: { storageClass?: StorageClass }): Promise<BucketRecord | undefined>;
+  updateBucket(
+    accountId: string,
+    name: string,
+    patch: { storageClass?: StorageClass },
+  ): Promise<BucketRecord | undefined>;
   /** Refuses a bucket that still holds objects; drops its unfinished uploads with it. */
   deleteBucket(accountId: string, name: string): Promise<BucketDeleteResult>;
 
   getObject(bucketId: string, key: string): Promise<ObjectRecord | undefined>;
   /** Inserts or replaces an object if `precondition` holds for the current one, atomically. */
-  commitObject(object: ObjectRecord, precondition?: (current: ObjectRecord | undefined) => boolean): Promise<CommitResult>;
+  commitObject(
+    object: ObjectRecord,
+    precondition?: (current: ObjectRecord | undefined) => boolean,
+  ): Promise<CommitResult>;
   /** Deletes the keys that exist and returns their records (their blobs become garbage). */
   deleteObjects(bucketId: string, keys: readonly string[]): Promise<ObjectRecord[]>;
   /** Objects in byte-wise key order. */

@@ -6,7 +6,15 @@ import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import type { MetadataStore } from './metadata-store.ts';
-import type { BucketRecord, CustomMetadata, HttpMetadata, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
+import type {
+  BucketRecord,
+  CustomMetadata,
+  HttpMetadata,
+  ObjectRecord,
+  PartRecord,
+  StorageClass,
+  UploadRecord,
+} from './types.ts';
 import { assertCustomMetadata, assertObjectKey } from './validation.ts';
 
 export interface UploadedPart {
@@ -32,7 +40,11 @@ export class MultipartService {
   async create(
     bucket: BucketRecord,
     key: string,
-    options: { httpMetadata?: HttpMetadata | undefined; customMetadata?: CustomMetadata | undefined; storageClass?: StorageClass | undefined } = {},
+    options: {
+      httpMetadata?: HttpMetadata | undefined;
+      customMetadata?: CustomMetadata | undefined;
+      storageClass?: StorageClass | undefined;
+    } = {},
   ): Promise<UploadRecord> {
     assertObjectKey(key);
     const customMetadata = options.customMetadata ?? {};
@@ -66,7 +78,14 @@ export class MultipartService {
     const measured = measure(body, { algorithms: [], maxBytes: R2_LIMITS.maxPartBytes, expectedBytes: size });
     const blob = await this.#blobs.write(measured.source);
     const { checksums } = measured.result();
-    const part: PartRecord = { uploadId, partNumber, blobId: blob.blobId, size: blob.size, etag: checksums.md5!, uploadedAt: Date.now() };
+    const part: PartRecord = {
+      uploadId,
+      partNumber,
+      blobId: blob.blobId,
+      size: blob.size,
+      etag: checksums.md5!,
+      uploadedAt: Date.now(),
+    };
     const result = await this.#store.putPart(bucket.id, part);
     if (result.status === 'no-upload') {
       await this.#blobs.delete([blob.blobId]);
@@ -77,9 +96,16 @@ export class MultipartService {
   }
 
   /** Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N. */
-  async complete(bucket: BucketRecord, key: string, uploadId: string, parts: readonly UploadedPart[]): Promise<ObjectRecord> {
+  async complete(
+    bucket: BucketRecord,
+    key: string,
+    uploadId: string,
+    parts: readonly UploadedPart[],
+  ): Promise<ObjectRecord> {
     await this.#requireUpload(bucket, key, uploadId);
-    const result = await this.#store.completeUpload(bucket.id, uploadId, (upload, stored) => buildObject(upload, stored, parts));
+    const result = await this.#store.completeUpload(bucket.id, uploadId, (upload, stored) =>
+      buildObject(upload, stored, parts),
+    );
     if (result.status === 'no-upload') throw R2Errors.noSuchUpload();
     const discarded = result.unusedParts.map((p) => p.blobId);
     if (result.replaced) discarded.push(...result.replaced.segments.map((s) => s.blobId));
@@ -105,19 +131,22 @@ export class MultipartService {
 /** Runs inside the completing transaction: any throw leaves the upload untouched. */
 function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly UploadedPart[]): ObjectRecord {
   if (requested.length === 0) throw R2Errors.badUpload('at least one part must be listed');
-  if (requested.length > R2_LIMITS.maxParts) throw R2Errors.badUpload(`at most ${R2_LIMITS.maxParts} parts are allowed`);
+  if (requested.length > R2_LIMITS.maxParts)
+    throw R2Errors.badUpload(`at most ${R2_LIMITS.maxParts} parts are allowed`);
   const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
   const ordered = [...requested].sort((a, b) => a.partNumber - b.partNumber);
   const chosen: PartRecord[] = [];
   for (const [index, wanted] of ordered.entries()) {
-    if (index > 0 && ordered[index - 1]!.partNumber === wanted.partNumber) throw R2Errors.badUpload(`part ${wanted.partNumber} is listed twice`);
+    if (index > 0 && ordered[index - 1]!.partNumber === wanted.partNumber)
+      throw R2Errors.badUpload(`part ${wanted.partNumber} is listed twice`);
     const part = byNumber.get(wanted.partNumber);
     if (!part || part.etag !== wanted.etag.replace(/^"(.*)"$/, '$1')) throw R2Errors.invalidPart();
     chosen.push(part);
   }
   const leading = chosen.slice(0, -1);
   if (leading.some((p) => p.size < R2_LIMITS.minPartBytes)) throw R2Errors.entityTooSmall();
-  if (leading.some((p) => p.size !== leading[0]!.size)) throw R2Errors.badUpload('All non-trailing parts must have the same size.');
+  if (leading.some((p) => p.size !== leading[0]!.size))
+    throw R2Errors.badUpload('All non-trailing parts must have the same size.');
   const size = chosen.reduce((total, p) => total + p.size, 0);
   if (size > R2_LIMITS.maxObjectBytes) throw R2Errors.entityTooLarge();
   const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.etag, 'hex')));

@@ -1,6 +1,6 @@
 import { R2Errors } from './errors.ts';
 import type { MetadataStore, ObjectListQuery } from './metadata-store.ts';
-import { prefixUpperBound } from './sqlite-metadata-store.ts';
+import { prefixUpperBound } from './keys.ts';
 import type { BucketRecord, ObjectRecord } from './types.ts';
 import { assertListLimit } from './validation.ts';
 
@@ -26,7 +26,11 @@ type Position = { startAfter: string } | { startAt: string } | undefined;
  * R2's list: keys in byte order, optionally folded into delimited prefixes (each prefix counts against
  * `limit` like an object), resumable with an opaque cursor that is present only when truncated.
  */
-export async function listObjects(store: MetadataStore, bucket: BucketRecord, options: ListOptions): Promise<ListResult> {
+export async function listObjects(
+  store: MetadataStore,
+  bucket: BucketRecord,
+  options: ListOptions,
+): Promise<ListResult> {
   const limit = options.limit ?? 1000;
   assertListLimit(limit);
   const prefix = options.prefix ?? '';

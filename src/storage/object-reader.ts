@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from './blob-store.ts';
+import { noteStreamedBytes } from './gc-nudge.ts';
 import type { BlobSegment, ResolvedRange } from './types.ts';
 
 /**
@@ -7,17 +8,25 @@ import type { BlobSegment, ResolvedRange } from './types.ts';
  * opened before this returns, so a missing blob fails the request instead of a half-sent body; the
  * parts of a multipart object are opened one after the other, never copied or concatenated.
  */
-export async function openSegments(blobs: BlobStore, segments: readonly BlobSegment[], range: ResolvedRange): Promise<Readable> {
+export async function openSegments(
+  blobs: BlobStore,
+  segments: readonly BlobSegment[],
+  range: ResolvedRange,
+): Promise<Readable> {
   const pieces = slicesOf(segments, range);
   if (pieces.length === 0) return Readable.from([]);
   const [first, ...rest] = pieces;
   const firstStream = await blobs.read(first!.blobId, first!.range);
-  if (rest.length === 0) return firstStream;
   async function* all() {
-    yield* firstStream;
-    for (const piece of rest) yield* await blobs.read(piece.blobId, piece.range);
+    for await (const chunk of firstStream) yield counted(chunk);
+    for (const piece of rest) {
+      for await (const chunk of await blobs.read(piece.blobId, piece.range)) yield counted(chunk);
+    }
   }
-  return Readable.from(all(), { objectMode: false });
+  const stream = Readable.from(all(), { objectMode: false });
+  // Destroying the result (client gone) must close the blob that is open.
+  stream.once('close', () => firstStream.destroy());
+  return stream;
 }
 
 function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {
@@ -35,4 +44,9 @@ function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {
     pieces.push({ blobId: segment.blobId, range: { offset: from, length: to - from } });
   }
   return pieces;
+}
+
+function counted(chunk: Buffer): Buffer {
+  noteStreamedBytes(chunk.length);
+  return chunk;
 }

@@ -59,7 +59,12 @@ export class ObjectService {
    * Streams `body` into a blob, verifies it, then publishes it in one metadata transaction. Returns null
    * when `onlyIf` does not hold (checked before and again at commit). Any failure stores nothing.
    */
-  async put(bucket: BucketRecord, key: string, body: AsyncIterable<Uint8Array>, options: PutOptions = {}): Promise<ObjectRecord | null> {
+  async put(
+    bucket: BucketRecord,
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    options: PutOptions = {},
+  ): Promise<ObjectRecord | null> {
     assertObjectKey(key);
     const customMetadata = options.customMetadata ?? {};
     assertCustomMetadata(customMetadata);

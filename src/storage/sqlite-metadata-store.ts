@@ -8,50 +8,18 @@ import type {
   ObjectListQuery,
   PartResult,
 } from './metadata-store.ts';
+import { prefixUpperBound } from './keys.ts';
+import {
+  toBucket,
+  toObject,
+  toPart,
+  toUpload,
+  type BucketRow,
+  type ObjectRow,
+  type PartRow,
+  type UploadRow,
+} from './sqlite-rows.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
-
-interface BucketRow {
-  id: string;
-  account_id: string;
-  name: string;
-  created_at: number;
-  location: string;
-  storage_class: string;
-  jurisdiction: string;
-}
-
-interface ObjectRow {
-  bucket_id: string;
-  key: string;
-  version: string;
-  size: number;
-  etag: string;
-  uploaded: number;
-  http_metadata: string;
-  custom_metadata: string;
-  checksums: string;
-  storage_class: string;
-  segments: string;
-}
-
-interface UploadRow {
-  upload_id: string;
-  bucket_id: string;
-  key: string;
-  created_at: number;
-  http_metadata: string;
-  custom_metadata: string;
-  storage_class: string;
-}
-
-interface PartRow {
-  upload_id: string;
-  part_number: number;
-  blob_id: string;
-  size: number;
-  etag: string;
-  uploaded_at: number;
-}
 
 /** The embedded MetadataStore on SQLite (node:sqlite, WAL). */
 export class SqliteMetadataStore implements MetadataStore {
@@ -65,13 +33,24 @@ export class SqliteMetadataStore implements MetadataStore {
     const result = this.#db.run(
       `INSERT INTO r2_buckets (id, account_id, name, created_at, location, storage_class, jurisdiction)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, name) DO NOTHING`,
-      [bucket.id, bucket.accountId, bucket.name, bucket.createdAt, bucket.location, bucket.storageClass, bucket.jurisdiction],
+      [
+        bucket.id,
+        bucket.accountId,
+        bucket.name,
+        bucket.createdAt,
+        bucket.location,
+        bucket.storageClass,
+        bucket.jurisdiction,
+      ],
     );
     return result.changes === 1;
   }
 
   async getBucket(accountId: string, name: string): Promise<BucketRecord | undefined> {
-    const row = this.#db.get<BucketRow>('SELECT * FROM r2_buckets WHERE account_id = ? AND name = ?', [accountId, name]);
+    const row = this.#db.get<BucketRow>('SELECT * FROM r2_buckets WHERE account_id = ? AND name = ?', [
+      accountId,
+      name,
+    ]);
     return row && toBucket(row);
   }
 
@@ -81,23 +60,42 @@ export class SqliteMetadataStore implements MetadataStore {
       `SELECT * FROM r2_buckets
        WHERE account_id = ? AND (? IS NULL OR name ${asc ? '>' : '<'} ?) AND (? IS NULL OR instr(name, ?) > 0)
        ORDER BY name ${asc ? 'ASC' : 'DESC'} LIMIT ?`,
-      [accountId, query.after ?? null, query.after ?? null, query.nameContains ?? null, query.nameContains ?? null, query.limit],
+      [
+        accountId,
+        query.after ?? null,
+        query.after ?? null,
+        query.nameContains ?? null,
+        query.nameContains ?? null,
+        query.limit,
+      ],
     );
     return rows.map(toBucket);
   }
 
-  async updateBucket(accountId: string, name: string, patch: { storageClass?: StorageClass }): Promise<BucketRecord | undefined> {
+  async updateBucket(
+    accountId: string,
+    name: string,
+    patch: { storageClass?: StorageClass },
+  ): Promise<BucketRecord | undefined> {
     if (patch.storageClass) {
-      this.#db.run('UPDATE r2_buckets SET storage_class = ? WHERE account_id = ? AND name = ?', [patch.storageClass, accountId, name]);
+      this.#db.run('UPDATE r2_buckets SET storage_class = ? WHERE account_id = ? AND name = ?', [
+        patch.storageClass,
+        accountId,
+        name,
+      ]);
     }
     return this.getBucket(accountId, name);
   }
 
   async deleteBucket(accountId: string, name: string): Promise<BucketDeleteResult> {
     return this.#db.transaction((): BucketDeleteResult => {
-      const bucket = this.#db.get<{ id: string }>('SELECT id FROM r2_buckets WHERE account_id = ? AND name = ?', [accountId, name]);
+      const bucket = this.#db.get<{ id: string }>('SELECT id FROM r2_buckets WHERE account_id = ? AND name = ?', [
+        accountId,
+        name,
+      ]);
       if (!bucket) return { status: 'missing' };
-      if (this.#db.get('SELECT 1 FROM r2_objects WHERE bucket_id = ? LIMIT 1', [bucket.id])) return { status: 'not-empty' };
+      if (this.#db.get('SELECT 1 FROM r2_objects WHERE bucket_id = ? LIMIT 1', [bucket.id]))
+        return { status: 'not-empty' };
       const parts = this.#db.all<PartRow>(
         'SELECT p.* FROM r2_parts p JOIN r2_uploads u ON u.upload_id = p.upload_id WHERE u.bucket_id = ?',
         [bucket.id],
@@ -111,7 +109,10 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.#getObject(bucketId, key);
   }
 
-  async commitObject(object: ObjectRecord, precondition?: (current: ObjectRecord | undefined) => boolean): Promise<CommitResult> {
+  async commitObject(
+    object: ObjectRecord,
+    precondition?: (current: ObjectRecord | undefined) => boolean,
+  ): Promise<CommitResult> {
     return this.#db.transaction((): CommitResult => {
       if (!this.#db.get('SELECT 1 FROM r2_buckets WHERE id = ?', [object.bucketId])) return { status: 'no-bucket' };
       const current = this.#getObject(object.bucketId, object.key);
@@ -246,12 +247,17 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   #getUpload(bucketId: string, uploadId: string): UploadRecord | undefined {
-    const row = this.#db.get<UploadRow>('SELECT * FROM r2_uploads WHERE upload_id = ? AND bucket_id = ?', [uploadId, bucketId]);
+    const row = this.#db.get<UploadRow>('SELECT * FROM r2_uploads WHERE upload_id = ? AND bucket_id = ?', [
+      uploadId,
+      bucketId,
+    ]);
     return row && toUpload(row);
   }
 
   #parts(uploadId: string): PartRecord[] {
-    return this.#db.all<PartRow>('SELECT * FROM r2_parts WHERE upload_id = ? ORDER BY part_number', [uploadId]).map(toPart);
+    return this.#db
+      .all<PartRow>('SELECT * FROM r2_parts WHERE upload_id = ? ORDER BY part_number', [uploadId])
+      .map(toPart);
   }
 
   #upsertObject(o: ObjectRecord): void {
@@ -277,71 +283,4 @@ export class SqliteMetadataStore implements MetadataStore {
       ],
     );
   }
-}
-
-/**
- * The smallest string greater than every string that starts with `prefix`, in code point (= UTF-8 byte)
- * order: the last code point incremented. Undefined when no such bound exists (all U+10FFFF).
- */
-export function prefixUpperBound(prefix: string): string | null {
-  const points = [...prefix];
-  while (points.length > 0) {
-    const last = points.pop()!.codePointAt(0)!;
-    if (last < 0x10ffff) {
-      const next = last === 0xd7ff ? 0xe000 : last + 1;
-      return points.join('') + String.fromCodePoint(next);
-    }
-  }
-  return null;
-}
-
-function toBucket(row: BucketRow): BucketRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    createdAt: Number(row.created_at),
-    location: row.location,
-    storageClass: row.storage_class as StorageClass,
-    jurisdiction: row.jurisdiction,
-  };
-}
-
-function toObject(row: ObjectRow): ObjectRecord {
-  return {
-    bucketId: row.bucket_id,
-    key: row.key,
-    version: row.version,
-    size: Number(row.size),
-    etag: row.etag,
-    uploaded: Number(row.uploaded),
-    httpMetadata: JSON.parse(row.http_metadata),
-    customMetadata: JSON.parse(row.custom_metadata),
-    checksums: JSON.parse(row.checksums),
-    storageClass: row.storage_class as StorageClass,
-    segments: (JSON.parse(row.segments) as [string, number][]).map(([blobId, size]) => ({ blobId, size })),
-  };
-}
-
-function toUpload(row: UploadRow): UploadRecord {
-  return {
-    uploadId: row.upload_id,
-    bucketId: row.bucket_id,
-    key: row.key,
-    createdAt: Number(row.created_at),
-    httpMetadata: JSON.parse(row.http_metadata),
-    customMetadata: JSON.parse(row.custom_metadata),
-    storageClass: row.storage_class as StorageClass,
-  };
-}
-
-function toPart(row: PartRow): PartRecord {
-  return {
-    uploadId: row.upload_id,
-    partNumber: Number(row.part_number),
-    blobId: row.blob_id,
-    size: Number(row.size),
-    etag: row.etag,
-    uploadedAt: Number(row.uploaded_at),
-  };
 }

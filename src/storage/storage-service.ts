@@ -68,7 +68,9 @@ export class StorageService {
     if (collected.orphans + collected.temporary > 0) this.#options.logger?.info('collected orphaned blobs', collected);
     await this.expireUploads();
     this.#sweep = setInterval(() => {
-      this.expireUploads().catch((error: unknown) => this.#options.logger?.error('upload expiry failed', { err: error }));
+      this.expireUploads().catch((error: unknown) =>
+        this.#options.logger?.error('upload expiry failed', { err: error }),
+      );
     }, this.#options.sweepIntervalMs);
     this.#sweep.unref();
   }

@@ -11,16 +11,25 @@ export const WorkerErrors = {
   secretNotFound: (name: string) => new LedgeError(404, 10056, `Secret ${name} does not exist on this Worker.`),
   subdomainNotFound: () => new LedgeError(404, 10007, 'This account has no workers.dev subdomain yet.'),
   invalidScriptName: (name: string) =>
-    new LedgeError(400, 10016, `Invalid Worker name "${name}": use 1-63 lowercase letters, digits and dashes, not starting or ending with a dash.`),
+    new LedgeError(
+      400,
+      10016,
+      `Invalid Worker name "${name}": use 1-63 lowercase letters, digits and dashes, not starting or ending with a dash.`,
+    ),
   malformedUpload: (detail: string) =>
     new LedgeError(400, 10026, `Could not parse the upload as multipart/form-data: ${detail}`),
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
   scriptStartupFailed: (detail: string) =>
-    new LedgeError(400, 10021, `Uncaught error while loading the Worker; the previous deployment keeps serving. ${detail}`),
+    new LedgeError(
+      400,
+      10021,
+      `Uncaught error while loading the Worker; the previous deployment keeps serving. ${detail}`,
+    ),
   invalidSecret: (message: string) => new LedgeError(400, 10021, message),
   invalidSubdomain: (name: string) =>
     new LedgeError(400, 10032, `Invalid subdomain "${name}": use 1-63 lowercase letters, digits and dashes.`),
   subdomainTaken: (name: string) => new LedgeError(409, 10036, `The subdomain "${name}" is already taken.`),
   invalidDeployment: (message: string) => new LedgeError(400, 10021, message),
-  runtimeUnavailable: (detail: string) => new LedgeError(503, 10013, `The function runtime could not apply this change: ${detail}`),
+  runtimeUnavailable: (detail: string) =>
+    new LedgeError(503, 10013, `The function runtime could not apply this change: ${detail}`),
 } as const;

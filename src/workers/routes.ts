@@ -57,7 +57,9 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
     const version = await workers.currentVersion(found);
     const main = version?.modules.find((m) => m.name === version.main_module);
     if (!main) throw WorkerErrors.scriptNotFound();
-    return new Response(Buffer.from(main.content, 'base64'), { headers: { 'content-type': 'application/javascript+module' } });
+    return new Response(Buffer.from(main.content, 'base64'), {
+      headers: { 'content-type': 'application/javascript+module' },
+    });
   });
 
   app.delete(`${base}/scripts/:script`, async (c) => {
@@ -75,7 +77,12 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
       modified_on: found.modified_on,
       script: renderScript(found, version, found.current_deployment_id),
     };
-    return ok(c, { id: found.name, created_on: found.created_on, modified_on: found.modified_on, default_environment: environment });
+    return ok(c, {
+      id: found.name,
+      created_on: found.created_on,
+      modified_on: found.modified_on,
+      default_environment: environment,
+    });
   });
 
   // The newer "Workers" resource: wrangler 4.1xx reads the workers.dev state of a script from here.
@@ -127,7 +134,9 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
     const body = await readJson(c, DeploymentCreateSchema, { code: CODE });
     const [first, ...rest] = body.versions;
     if (!first || rest.length > 0 || first.percentage !== 100) {
-      throw WorkerErrors.invalidDeployment('Ledge serves one version per Worker: send exactly one version with percentage 100.');
+      throw WorkerErrors.invalidDeployment(
+        'Ledge serves one version per Worker: send exactly one version with percentage 100.',
+      );
     }
     const deployment = await workers.deploy(account(c), script(c), first.version_id, caller(c), body.annotations ?? {});
     return ok(c, renderDeployment(deployment));
@@ -151,7 +160,12 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
   const scriptSettings = async (c: ApiContext) => {
     const found = await workers.requireScript(account(c), script(c));
     const s = found.settings;
-    return { logpush: s.logpush ?? false, tail_consumers: s.tail_consumers ?? null, observability: s.observability ?? { enabled: false }, tags: s.tags ?? [] };
+    return {
+      logpush: s.logpush ?? false,
+      tail_consumers: s.tail_consumers ?? null,
+      observability: s.observability ?? { enabled: false },
+      tags: s.tags ?? [],
+    };
   };
   app.get(`${base}/scripts/:script/script-settings`, async (c) => ok(c, await scriptSettings(c)));
   app.patch(`${base}/scripts/:script/script-settings`, async (c) => {
@@ -182,7 +196,10 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
   app.get(`${base}/scripts/:script/secrets`, async (c) => {
     await workers.requireScript(account(c), script(c));
     const names = await workers.store.listSecretNames(account(c), script(c));
-    return ok(c, names.map((name) => ({ name, type: 'secret_text' })));
+    return ok(
+      c,
+      names.map((name) => ({ name, type: 'secret_text' })),
+    );
   });
   app.put(`${base}/scripts/:script/secrets`, async (c) => {
     const body = await readJson(c, SecretPutSchema, { code: CODE });

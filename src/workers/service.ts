@@ -112,7 +112,16 @@ export class WorkersService {
       subdomain: 'check',
     });
     const deployment: DeploymentRecord | undefined = deploy
-      ? { id: randomUUID(), account_id: accountId, script_name: name, version_id: version.id, source: caller.source, author_email: caller.email, annotations: upload.annotations, created_on: now }
+      ? {
+          id: randomUUID(),
+          account_id: accountId,
+          script_name: name,
+          version_id: version.id,
+          source: caller.source,
+          author_email: caller.email,
+          annotations: upload.annotations,
+          created_on: now,
+        }
       : undefined;
     const stored = await this.store.saveVersion({
       script: { ...script, last_deployed_from: caller.source, modified_on: now },
@@ -125,7 +134,13 @@ export class WorkersService {
     return { script: saved, version: stored, deployment };
   }
 
-  async deploy(accountId: string, name: string, versionId: string, caller: Caller, annotations: Record<string, unknown>) {
+  async deploy(
+    accountId: string,
+    name: string,
+    versionId: string,
+    caller: Caller,
+    annotations: Record<string, unknown>,
+  ) {
     await this.requireScript(accountId, name);
     const version = await this.store.getVersion(accountId, name, versionId);
     if (!version) throw WorkerErrors.versionNotFound(versionId);
@@ -154,7 +169,9 @@ export class WorkersService {
     const script = await this.requireScript(accountId, name);
     const version = await this.currentVersion(script);
     if (version?.bindings.some((b) => b.name === secretName)) {
-      throw WorkerErrors.invalidSecret(`Binding name "${secretName}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`);
+      throw WorkerErrors.invalidSecret(
+        `Binding name "${secretName}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
+      );
     }
     await this.store.putSecret(accountId, name, secretName, text);
     if (script.current_deployment_id) await this.#runtime.reload();
@@ -207,7 +224,12 @@ export class WorkersService {
     const deployed = await this.store.listDeployed();
     const out: DeployedScript[] = [];
     for (const { script, version } of deployed) {
-      out.push({ script, version, secrets: await this.store.getSecrets(script.account_id, script.name), subdomain: await this.subdomain(script.account_id) });
+      out.push({
+        script,
+        version,
+        secrets: await this.store.getSecrets(script.account_id, script.name),
+        subdomain: await this.subdomain(script.account_id),
+      });
     }
     return out;
   }
@@ -219,7 +241,10 @@ function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined
   const named = new Set(result.map((b) => b.name));
   for (const name of upload.inherit) {
     const old = previous?.bindings.find((b) => b.name === name);
-    if (!old) throw WorkerErrors.invalidScript(`Binding "${name}" is marked inherit, but the previous version has no binding of that name.`);
+    if (!old)
+      throw WorkerErrors.invalidScript(
+        `Binding "${name}" is marked inherit, but the previous version has no binding of that name.`,
+      );
     result.push(old);
     named.add(name);
   }
@@ -230,5 +255,10 @@ function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
 }

@@ -76,12 +76,17 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async getScript(accountId: string, name: string) {
-    const row = this.#db.get<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? AND name = ?', [accountId, name]);
+    const row = this.#db.get<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? AND name = ?', [
+      accountId,
+      name,
+    ]);
     return row && toScript(row);
   }
 
   async listScripts(accountId: string) {
-    return this.#db.all<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? ORDER BY name', [accountId]).map(toScript);
+    return this.#db
+      .all<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? ORDER BY name', [accountId])
+      .map(toScript);
   }
 
   async deleteScript(accountId: string, name: string) {
@@ -106,9 +111,19 @@ export class SqliteWorkerStore implements WorkerStore {
         `INSERT INTO worker_versions (id, account_id, script_name, number, main_module, modules, bindings, compatibility_date,
            compatibility_flags, etag, source, author_email, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
-          stored.id, stored.account_id, stored.script_name, stored.number, stored.main_module, JSON.stringify(stored.modules),
-          JSON.stringify(stored.bindings), stored.compatibility_date, JSON.stringify(stored.compatibility_flags), stored.etag,
-          stored.source, stored.author_email, stored.created_on,
+          stored.id,
+          stored.account_id,
+          stored.script_name,
+          stored.number,
+          stored.main_module,
+          JSON.stringify(stored.modules),
+          JSON.stringify(stored.bindings),
+          stored.compatibility_date,
+          JSON.stringify(stored.compatibility_flags),
+          stored.etag,
+          stored.source,
+          stored.author_email,
+          stored.created_on,
         ],
       );
       for (const secret of secrets) this.#putSecretSync(script.account_id, script.name, secret.name, secret.text);
@@ -118,13 +133,19 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async getVersion(accountId: string, script: string, id: string) {
-    const row = this.#db.get<VersionRow>('SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? AND id = ?', [accountId, script, id]);
+    const row = this.#db.get<VersionRow>(
+      'SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? AND id = ?',
+      [accountId, script, id],
+    );
     return row && toVersion(row);
   }
 
   async listVersions(accountId: string, script: string) {
     return this.#db
-      .all<VersionRow>('SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? ORDER BY number DESC', [accountId, script])
+      .all<VersionRow>('SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? ORDER BY number DESC', [
+        accountId,
+        script,
+      ])
       .map(toVersion);
   }
 
@@ -148,12 +169,19 @@ export class SqliteWorkerStore implements WorkerStore {
 
   async setWorkersDev(accountId: string, script: string, enabled: boolean, previews: boolean) {
     this.#db.run('UPDATE worker_scripts SET workers_dev = ?, previews_enabled = ? WHERE account_id = ? AND name = ?', [
-      toSqlBool(enabled), toSqlBool(previews), accountId, script,
+      toSqlBool(enabled),
+      toSqlBool(previews),
+      accountId,
+      script,
     ]);
   }
 
   async updateSettings(accountId: string, script: string, settings: ScriptSettings) {
-    this.#db.run('UPDATE worker_scripts SET settings = ? WHERE account_id = ? AND name = ?', [JSON.stringify(settings), accountId, script]);
+    this.#db.run('UPDATE worker_scripts SET settings = ? WHERE account_id = ? AND name = ?', [
+      JSON.stringify(settings),
+      accountId,
+      script,
+    ]);
   }
 
   async putSecret(accountId: string, script: string, name: string, text: string) {
@@ -162,26 +190,47 @@ export class SqliteWorkerStore implements WorkerStore {
 
   async listSecretNames(accountId: string, script: string) {
     return this.#db
-      .all<{ name: string }>('SELECT name FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name', [accountId, script])
+      .all<{ name: string }>('SELECT name FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name', [
+        accountId,
+        script,
+      ])
       .map((r) => r.name);
   }
 
   async getSecrets(accountId: string, script: string): Promise<SecretRecord[]> {
     return this.#db
-      .all<{ name: string; sealed: string }>('SELECT name, sealed FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name', [accountId, script])
-      .map((r) => ({ name: r.name, type: 'secret_text', text: this.#box.open(r.sealed, secretAad(accountId, script, r.name)) }));
+      .all<{ name: string; sealed: string }>(
+        'SELECT name, sealed FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name',
+        [accountId, script],
+      )
+      .map((r) => ({
+        name: r.name,
+        type: 'secret_text',
+        text: this.#box.open(r.sealed, secretAad(accountId, script, r.name)),
+      }));
   }
 
   async deleteSecret(accountId: string, script: string, name: string) {
-    return this.#db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [accountId, script, name]).changes > 0;
+    return (
+      this.#db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [
+        accountId,
+        script,
+        name,
+      ]).changes > 0
+    );
   }
 
   async getSubdomain(accountId: string) {
-    return this.#db.get<{ subdomain: string }>('SELECT subdomain FROM worker_account_subdomains WHERE account_id = ?', [accountId])?.subdomain;
+    return this.#db.get<{ subdomain: string }>('SELECT subdomain FROM worker_account_subdomains WHERE account_id = ?', [
+      accountId,
+    ])?.subdomain;
   }
 
   async subdomainOwner(subdomain: string) {
-    return this.#db.get<{ account_id: string }>('SELECT account_id FROM worker_account_subdomains WHERE subdomain = ?', [subdomain])?.account_id;
+    return this.#db.get<{ account_id: string }>(
+      'SELECT account_id FROM worker_account_subdomains WHERE subdomain = ?',
+      [subdomain],
+    )?.account_id;
   }
 
   async setSubdomain(accountId: string, subdomain: string) {
@@ -203,7 +252,10 @@ export class SqliteWorkerStore implements WorkerStore {
        JOIN worker_versions v ON v.id = d.version_id
        ORDER BY s.account_id, s.name`,
     );
-    return rows.map((row) => ({ script: toScript(row), version: toVersion(JSON.parse(row.version_row) as VersionRow) }));
+    return rows.map((row) => ({
+      script: toScript(row),
+      version: toVersion(JSON.parse(row.version_row) as VersionRow),
+    }));
   }
 
   #putSecretSync(accountId: string, script: string, name: string, text: string) {
@@ -219,11 +271,21 @@ export class SqliteWorkerStore implements WorkerStore {
     this.#db.run(
       `INSERT INTO worker_deployments (id, account_id, script_name, version_id, source, author_email, annotations, created_on)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [d.id, d.account_id, d.script_name, d.version_id, d.source, d.author_email, JSON.stringify(d.annotations), d.created_on],
+      [
+        d.id,
+        d.account_id,
+        d.script_name,
+        d.version_id,
+        d.source,
+        d.author_email,
+        JSON.stringify(d.annotations),
+        d.created_on,
+      ],
     );
-    this.#db.run('UPDATE worker_scripts SET current_deployment_id = ?, modified_on = ? WHERE account_id = ? AND name = ?', [
-      d.id, d.created_on, d.account_id, d.script_name,
-    ]);
+    this.#db.run(
+      'UPDATE worker_scripts SET current_deployment_id = ?, modified_on = ? WHERE account_id = ? AND name = ?',
+      [d.id, d.created_on, d.account_id, d.script_name],
+    );
   }
 }
 

@@ -21,8 +21,11 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
     let heartbeat: NodeJS.Timeout | undefined;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (const line of logs.recent(accountId, script, Number(raw))) controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
-        unsubscribe = logs.subscribe(accountId, script, (line) => controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)));
+        for (const line of logs.recent(accountId, script, Number(raw)))
+          controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
+        unsubscribe = logs.subscribe(accountId, script, (line) =>
+          controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
+        );
         // An empty line now and then lets the server notice a client that went away.
         heartbeat = setInterval(() => controller.enqueue(encoder.encode('\n')), 15_000);
       },

@@ -1,6 +1,13 @@
 import { parseWith } from '../api/body.ts';
 import { WorkerErrors } from './errors.ts';
-import { IDENTIFIER, ModuleTypes, UploadMetadataSchema, type Binding, type ModuleType, type WorkerModule } from './schemas.ts';
+import {
+  IDENTIFIER,
+  ModuleTypes,
+  UploadMetadataSchema,
+  type Binding,
+  type ModuleType,
+  type WorkerModule,
+} from './schemas.ts';
 
 /** A parsed, validated script or version upload, before it is merged with what the script already has. */
 export interface ScriptUpload {
@@ -22,6 +29,8 @@ const MODULE_TYPE_BY_CONTENT_TYPE = new Map<string, ModuleType>([
   ['text/javascript+module', 'esModule'],
   ['text/javascript', 'commonJs'],
 ]);
+/** Module names become file names in the runtime directory: relative paths only. */
+const SAFE_MODULE_NAME = /^[A-Za-z0-9_@.+-][A-Za-z0-9_@.+\-/]{0,255}$/;
 /** Parts that describe the script but are not modules (wrangler uploads source maps when asked). */
 const IGNORED_CONTENT_TYPES = new Set(['application/source-map']);
 
@@ -60,8 +69,17 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     if (field === 'metadata' || typeof value === 'string') continue;
     const type = (value.type || '').split(';')[0]!.trim().toLowerCase();
     if (IGNORED_CONTENT_TYPES.has(type)) continue;
+    if (
+      !SAFE_MODULE_NAME.test(field) ||
+      field.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')
+    ) {
+      throw WorkerErrors.invalidScript(
+        `Invalid module name "${field}": use a relative path without "." or ".." segments.`,
+      );
+    }
     const moduleType = MODULE_TYPE_BY_CONTENT_TYPE.get(type);
-    if (!moduleType) throw WorkerErrors.invalidScript(`Module "${field}" has an unsupported content type "${type || 'none'}".`);
+    if (!moduleType)
+      throw WorkerErrors.invalidScript(`Module "${field}" has an unsupported content type "${type || 'none'}".`);
     modules.push({ name: field, type: moduleType, content: Buffer.from(await value.arrayBuffer()).toString('base64') });
   }
   const main = modules.find((m) => m.name === metadata.main_module);
@@ -71,7 +89,9 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     );
   }
   if (main.type !== 'esModule') {
-    throw WorkerErrors.invalidScript(`The main module "${main.name}" must be an ES module (Content-Type ${ModuleTypes.esModule}).`);
+    throw WorkerErrors.invalidScript(
+      `The main module "${main.name}" must be an ES module (Content-Type ${ModuleTypes.esModule}).`,
+    );
   }
   if (metadata.compatibility_date !== undefined) checkCompatibilityDate(metadata.compatibility_date, today);
 
@@ -91,8 +111,10 @@ export async function parseScriptUpload(request: Request, today: string): Promis
 
 export function checkCompatibilityDate(date: string, today: string): void {
   const valid = /^\d{4}-\d{2}-\d{2}$/.test(date) && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
-  if (!valid) throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": use a real date written YYYY-MM-DD.`);
-  if (date > today) throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": it is in the future (today is ${today}).`);
+  if (!valid)
+    throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": use a real date written YYYY-MM-DD.`);
+  if (date > today)
+    throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": it is in the future (today is ${today}).`);
 }
 
 export function checkBindingName(name: string, what = 'Binding'): void {
@@ -132,7 +154,8 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
         bindings.push({ name: binding.name, type: 'plain_text', text: field('text') });
         break;
       case 'json':
-        if (!('json' in binding)) throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type json needs a "json" value.`);
+        if (!('json' in binding))
+          throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type json needs a "json" value.`);
         bindings.push({ name: binding.name, type: 'json', json: binding['json'] });
         break;
       case 'secret_text':

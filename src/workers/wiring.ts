@@ -27,16 +27,15 @@ export function createFunctions(deps: {
   r2: R2ServiceResolver;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
-  let workers: WorkersService | undefined;
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
     logger: deps.logger.child({ subsystem: 'functions' }),
     logs,
     r2: deps.r2,
-    deployed: () => workers!.deployedScripts(),
+    deployed: () => workers.deployedScripts(),
   });
-  workers = new WorkersService({
+  const workers: WorkersService = new WorkersService({
     store: new SqliteWorkerStore(deps.db, deps.secretBox),
     runtime,
     buckets: deps.buckets,

@@ -7,7 +7,11 @@ let ledge: TestLedge;
 let call: LbCall;
 const emails = (pools: { notification_email: string }[]) => pools.map((p) => p.notification_email);
 async function allPools() {
-  return (await call('GET', '/pools?per_page=1000')).body.result as { name: string; notification_email: string; modified_on: string }[];
+  return (await call('GET', '/pools?per_page=1000')).body.result as {
+    name: string;
+    notification_email: string;
+    modified_on: string;
+  }[];
 }
 
 beforeAll(async () => {
@@ -15,7 +19,11 @@ beforeAll(async () => {
   call = lbClient(ledge);
   // 30 pools, each with a legacy email: more than one default page.
   for (let i = 0; i < 30; i++) {
-    await call('POST', '/pools', poolBody(`legacy-${String(i).padStart(2, '0')}`, { notification_email: 'ops@example.com' }));
+    await call(
+      'POST',
+      '/pools',
+      poolBody(`legacy-${String(i).padStart(2, '0')}`, { notification_email: 'ops@example.com' }),
+    );
   }
 });
 afterAll(() => ledge.close());
@@ -37,7 +45,13 @@ describe('bulk PATCH /pools', () => {
 
   it('applies to the requested page (page/per_page and limit/offset)', async () => {
     const res = await call('PATCH', '/pools?page=2', { notification_email: '' });
-    expect(res.body.result.map((p: { name: string }) => p.name)).toEqual(['legacy-25', 'legacy-26', 'legacy-27', 'legacy-28', 'legacy-29']);
+    expect(res.body.result.map((p: { name: string }) => p.name)).toEqual([
+      'legacy-25',
+      'legacy-26',
+      'legacy-27',
+      'legacy-28',
+      'legacy-29',
+    ]);
     expect(await ledge.server.platform.loadBalancing.countPoolsWithLegacyEmail(ledge.accountId)).toBe(0);
     const set = await call('PATCH', '/pools?limit=2&offset=3', { notification_email: 'a@example.com' });
     expect(set.body.result.map((p: { name: string }) => p.name)).toEqual(['legacy-03', 'legacy-04']);

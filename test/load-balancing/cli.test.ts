@@ -18,20 +18,45 @@ afterAll(async () => {
 
 describe('ledge pools / ledge monitors', () => {
   it('manages monitors and pools end to end, and shows health', async () => {
-    const created = await cli('monitors', 'create', '--interval', '1', '--timeout', '1', '--retries', '0', '--expected-codes', '2xx', '--header', 'Host: app.test', '--json');
+    const created = await cli(
+      'monitors',
+      'create',
+      '--interval',
+      '1',
+      '--timeout',
+      '1',
+      '--retries',
+      '0',
+      '--expected-codes',
+      '2xx',
+      '--header',
+      'Host: app.test',
+      '--json',
+    );
     expect(created.code, created.stderr).toBe(0);
     const monitor = JSON.parse(created.stdout);
     expect(monitor).toMatchObject({ interval: 1, header: { Host: ['app.test'] }, expected_codes: '2xx' });
 
     const list = await cli('monitors', 'list');
     expect(list.stdout).toContain(monitor.id);
-    expect((await cli('monitors', 'update', monitor.id, '--description', 'app check')).stdout).toContain('Updated monitor');
+    expect((await cli('monitors', 'update', monitor.id, '--description', 'app check')).stdout).toContain(
+      'Updated monitor',
+    );
     expect((await cli('monitors', 'get', monitor.id)).stdout).toContain('description: app check');
 
-    const pool = JSON.parse((await cli('pools', 'create', 'web', '--origin', `a=127.0.0.1:${origin.port}`, '--monitor', monitor.id, '--json')).stdout);
-    expect(pool).toMatchObject({ name: 'web', monitor: monitor.id, origins: [{ name: 'a', address: '127.0.0.1', port: origin.port }] });
+    const pool = JSON.parse(
+      (await cli('pools', 'create', 'web', '--origin', `a=127.0.0.1:${origin.port}`, '--monitor', monitor.id, '--json'))
+        .stdout,
+    );
+    expect(pool).toMatchObject({
+      name: 'web',
+      monitor: monitor.id,
+      origins: [{ name: 'a', address: '127.0.0.1', port: origin.port }],
+    });
     expect((await cli('pools', 'list')).stdout).toMatch(/web\s+[0-9a-f]{32}\s+yes\s+1/);
-    expect((await cli('pools', 'update', pool.id, '--description', 'front', '--notification-email', 'ops@example.com')).code).toBe(0);
+    expect(
+      (await cli('pools', 'update', pool.id, '--description', 'front', '--notification-email', 'ops@example.com')).code,
+    ).toBe(0);
     const shown = await cli('pools', 'get', pool.id);
     expect(shown.stdout).toContain('front');
     expect(shown.stdout).toContain('notification_email (deprecated): ops@example.com');

@@ -20,7 +20,11 @@ describe('health state across restarts', () => {
     let call = lbClient(ledge);
     const monitor = (await call('POST', '/monitors', { interval: 1, timeout: 1, retries: 0 })).body.result;
     const pool = (
-      await call('POST', '/pools', { name: 'restart', monitor: monitor.id, origins: [{ name: 'web', address: '127.0.0.1', port: origin.port }] })
+      await call('POST', '/pools', {
+        name: 'restart',
+        monitor: monitor.id,
+        origins: [{ name: 'web', address: '127.0.0.1', port: origin.port }],
+      })
     ).body.result;
     const events = () => ledge.server.platform.loadBalancing.health.events(ledge.accountId, pool.id);
     await waitFor(() => (events().length === 2 ? true : undefined), 15_000, 'origin and pool Unhealthy');
@@ -31,14 +35,26 @@ describe('health state across restarts', () => {
     // Before any new probe, /health already answers from the stored state.
     const view = (await call('GET', `/pools/${pool.id}/health`)).body.result;
     expect(view.pop_health.local.healthy).toBe(false);
-    expect(Object.values(view.pop_health.local.origins[0])[0]).toMatchObject({ healthy: false, failure_reason: 'Response code mismatch error', response_code: 502 });
+    expect(Object.values(view.pop_health.local.origins[0])[0]).toMatchObject({
+      healthy: false,
+      failure_reason: 'Response code mismatch error',
+      response_code: 502,
+    });
     const probesBefore = origin.requests.length;
-    await waitFor(() => (origin.requests.length >= probesBefore + 2 ? true : undefined), 10_000, 'probes after restart');
+    await waitFor(
+      () => (origin.requests.length >= probesBefore + 2 ? true : undefined),
+      10_000,
+      'probes after restart',
+    );
     expect(events().map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual(['origin:Unhealthy', 'pool:Unhealthy']);
 
     origin.mode = { kind: 'ok' };
     await waitFor(() => (events().length === 4 ? true : undefined), 15_000, 'Healthy events');
-    expect(events().slice(2).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual(['origin:Healthy', 'pool:Healthy']);
+    expect(
+      events()
+        .slice(2)
+        .map((e) => `${e.eventSource}:${e.newHealth}`),
+    ).toEqual(['origin:Healthy', 'pool:Healthy']);
     await ledge.close();
   });
 });

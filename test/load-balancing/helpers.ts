@@ -13,7 +13,12 @@ export interface ApiAnswer {
 /** Calls the load-balancing API of a test server with the bootstrap token. */
 export function lbClient(ledge: TestLedge, accountId = ledge.accountId) {
   const base = `${ledge.apiUrl}/accounts/${accountId}/load_balancers`;
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = ledge.tokenHeaders): Promise<ApiAnswer> => {
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = ledge.tokenHeaders,
+  ): Promise<ApiAnswer> => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -31,7 +36,11 @@ export function poolBody(name: string, extra: Record<string, unknown> = {}): Rec
   return { name, origins: [{ name: 'o1', address: '192.0.2.10' }], ...extra };
 }
 
-export type OriginMode = { kind: 'ok'; body?: string } | { kind: 'status'; status: number } | { kind: 'body'; body: string } | { kind: 'hang' };
+export type OriginMode =
+  | { kind: 'ok'; body?: string }
+  | { kind: 'status'; status: number }
+  | { kind: 'body'; body: string }
+  | { kind: 'hang' };
 
 /**
  * A real loopback HTTP origin whose behaviour a test switches at run time: healthy, failing by status,
@@ -76,12 +85,18 @@ export class TestOrigin {
       res.writeHead(mode.status).end('failing');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/plain' }).end(mode.kind === 'body' ? mode.body : (mode.body ?? 'OK all good'));
+    res
+      .writeHead(200, { 'content-type': 'text/plain' })
+      .end(mode.kind === 'body' ? mode.body : (mode.body ?? 'OK all good'));
   }
 }
 
 /** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -41,7 +41,13 @@ describe('monitors API', () => {
 
   it('uses connection_established for tcp monitors', async () => {
     const { body } = await call('POST', '/monitors', { type: 'tcp', port: 5432 });
-    expect(body.result).toMatchObject({ type: 'tcp', method: 'connection_established', port: 5432, path: '', expected_codes: '' });
+    expect(body.result).toMatchObject({
+      type: 'tcp',
+      method: 'connection_established',
+      port: 5432,
+      path: '',
+      expected_codes: '',
+    });
   });
 
   it('stores every field, lists, replaces with PUT, merges with PATCH, deletes', async () => {
@@ -79,7 +85,9 @@ describe('monitors API', () => {
     const monitor = (await call('POST', '/monitors', {})).body.result;
     const pool = (await call('POST', '/pools', poolBody('uses-monitor', { monitor: monitor.id }))).body.result;
     const refs = await call('GET', `/monitors/${monitor.id}/references`);
-    expect(refs.body.result).toEqual([{ reference_type: 'referrer', resource_id: pool.id, resource_name: 'uses-monitor', resource_type: 'pool' }]);
+    expect(refs.body.result).toEqual([
+      { reference_type: 'referrer', resource_id: pool.id, resource_name: 'uses-monitor', resource_type: 'pool' },
+    ]);
     const del = await call('DELETE', `/monitors/${monitor.id}`);
     expect(del.status).toBe(412);
     expect(del.body.errors[0].code).toBe(1005);
@@ -128,7 +136,13 @@ describe('monitor validation (400, code 1002)', () => {
 
   it('answers 404 for unknown monitor ids', async () => {
     const id = 'e'.repeat(32);
-    for (const [method, path] of [['GET', `/monitors/${id}`], ['PATCH', `/monitors/${id}`], ['DELETE', `/monitors/${id}`], ['GET', `/monitors/${id}/references`], ['POST', `/monitors/${id}/preview`]]) {
+    for (const [method, path] of [
+      ['GET', `/monitors/${id}`],
+      ['PATCH', `/monitors/${id}`],
+      ['DELETE', `/monitors/${id}`],
+      ['GET', `/monitors/${id}/references`],
+      ['POST', `/monitors/${id}/preview`],
+    ]) {
       const res = await call(method!, path!, method === 'PATCH' ? {} : undefined);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
@@ -150,20 +164,39 @@ describe('previews', () => {
           ],
         })
       ).body.result;
-      const started = await call('POST', `/pools/${pool.id}/preview`, { type: 'http', expected_codes: '2xx', timeout: 2, retries: 0 });
+      const started = await call('POST', `/pools/${pool.id}/preview`, {
+        type: 'http',
+        expected_codes: '2xx',
+        timeout: 2,
+        retries: 0,
+      });
       expect(started.status).toBe(200);
       expect(started.body.result.pools).toEqual({ [pool.id]: 'preview-pool' });
       const preview = await call('GET', `/preview/${started.body.result.preview_id}`);
       const result = preview.body.result[pool.id];
       expect(result.healthy).toBe(true);
-      expect(result.origins[0]['127.0.0.1']).toMatchObject({ healthy: true, failure_reason: 'No failures', response_code: 200 });
-      expect(result.origins[1]['localhost']).toMatchObject({ healthy: false, failure_reason: 'Response code mismatch error', response_code: 500 });
+      expect(result.origins[0]['127.0.0.1']).toMatchObject({
+        healthy: true,
+        failure_reason: 'No failures',
+        response_code: 200,
+      });
+      expect(result.origins[1]['localhost']).toMatchObject({
+        healthy: false,
+        failure_reason: 'Response code mismatch error',
+        response_code: 500,
+      });
 
       const monitor = (await call('POST', '/monitors', {})).body.result;
       await call('PATCH', `/pools/${pool.id}`, { monitor: monitor.id });
-      const viaMonitor = await call('POST', `/monitors/${monitor.id}/preview`, { expected_codes: '5xx', retries: 0, timeout: 2 });
+      const viaMonitor = await call('POST', `/monitors/${monitor.id}/preview`, {
+        expected_codes: '5xx',
+        retries: 0,
+        timeout: 2,
+      });
       const monitorPreview = (await call('GET', `/preview/${viaMonitor.body.result.preview_id}`)).body.result[pool.id];
-      expect(monitorPreview.origins.map((o: Record<string, { healthy: boolean }>) => Object.values(o)[0]?.healthy)).toEqual([false, true]);
+      expect(
+        monitorPreview.origins.map((o: Record<string, { healthy: boolean }>) => Object.values(o)[0]?.healthy),
+      ).toEqual([false, true]);
       await call('PATCH', `/pools/${pool.id}`, { monitor: null });
     } finally {
       await up.stop();

@@ -43,7 +43,14 @@ describe('pools API', () => {
       minimum_origins: 2,
       monitor: monitor.id,
       origins: [
-        { name: 'a', address: '2001:db8::1', weight: 0.5, header: { Host: ['example.com'] }, port: 8080, virtual_network_id: 'vnet-1' },
+        {
+          name: 'a',
+          address: '2001:db8::1',
+          weight: 0.5,
+          header: { Host: ['example.com'] },
+          port: 8080,
+          virtual_network_id: 'vnet-1',
+        },
         { name: 'b', address: 'origin.example.com', enabled: false, weight: 0 },
       ],
       notification_email: 'ops@example.com, oncall@example.com',
@@ -58,16 +65,29 @@ describe('pools API', () => {
     const created = (await call('POST', '/pools', full)).body.result;
     const fetched = (await call('GET', `/pools/${created.id}`)).body.result;
     expect(fetched).toEqual(created);
-    expect(fetched).toMatchObject({ ...full, notification_email: 'ops@example.com,oncall@example.com', origins: expect.any(Array) });
+    expect(fetched).toMatchObject({
+      ...full,
+      notification_email: 'ops@example.com,oncall@example.com',
+      origins: expect.any(Array),
+    });
     expect(fetched.origins[1].disabled_at).toBeDefined();
     expect(fetched.origins[0]).toMatchObject(full.origins[0]!);
   });
 
   it('replaces with PUT (omitted fields back to defaults) and merges with PATCH', async () => {
-    const pool = (await call('POST', '/pools', poolBody('put-me', { description: 'x', minimum_origins: 1 }))).body.result;
-    const put = await call('PUT', `/pools/${pool.id}`, { name: 'put-me', origins: [{ name: 'z', address: '10.0.0.1' }] });
+    const pool = (await call('POST', '/pools', poolBody('put-me', { description: 'x', minimum_origins: 1 }))).body
+      .result;
+    const put = await call('PUT', `/pools/${pool.id}`, {
+      name: 'put-me',
+      origins: [{ name: 'z', address: '10.0.0.1' }],
+    });
     expect(put.status).toBe(200);
-    expect(put.body.result).toMatchObject({ id: pool.id, description: '', created_on: pool.created_on, origins: [{ name: 'z' }] });
+    expect(put.body.result).toMatchObject({
+      id: pool.id,
+      description: '',
+      created_on: pool.created_on,
+      origins: [{ name: 'z' }],
+    });
     const patched = await call('PATCH', `/pools/${pool.id}`, { description: 'patched', enabled: false });
     expect(patched.body.result).toMatchObject({ description: 'patched', enabled: false, origins: [{ name: 'z' }] });
     expect(patched.body.result.disabled_at).toBeDefined();
@@ -90,7 +110,9 @@ describe('pools API', () => {
     const monitor = (await call('POST', '/monitors', { description: 'ref' })).body.result;
     const pool = (await call('POST', '/pools', poolBody('with-ref', { monitor: monitor.id }))).body.result;
     const refs = await call('GET', `/pools/${pool.id}/references`);
-    expect(refs.body.result).toEqual([{ reference_type: 'referral', resource_id: monitor.id, resource_name: monitor.id, resource_type: 'monitor' }]);
+    expect(refs.body.result).toEqual([
+      { reference_type: 'referral', resource_id: monitor.id, resource_name: monitor.id, resource_type: 'monitor' },
+    ]);
     const plain = (await call('POST', '/pools', poolBody('without-ref'))).body.result;
     expect((await call('GET', `/pools/${plain.id}/references`)).body.result).toEqual([]);
   });
@@ -98,7 +120,16 @@ describe('pools API', () => {
   it('refuses to delete a pool another subsystem still refers to: 412, code 1005', async () => {
     const pool = (await call('POST', '/pools', poolBody('referenced-pool'))).body.result;
     ledge.server.platform.loadBalancing.pools.addReferenceSource((_account, poolId) =>
-      poolId === pool.id ? [{ reference_type: 'referrer', resource_id: 'p1', resource_name: 'alert policy', resource_type: 'notification_policy' }] : [],
+      poolId === pool.id
+        ? [
+            {
+              reference_type: 'referrer',
+              resource_id: 'p1',
+              resource_name: 'alert policy',
+              resource_type: 'notification_policy',
+            },
+          ]
+        : [],
     );
     const del = await call('DELETE', `/pools/${pool.id}`);
     expect(del.status).toBe(412);
@@ -125,7 +156,13 @@ describe('pool list', () => {
     expect(body.result[24].name).toBe('pool-24');
     expect(body.result_info).toEqual({ page: 1, per_page: 25, count: 25, total_count: 30, total_pages: 2 });
     const second = await listCall('GET', '/pools?page=2');
-    expect(second.body.result.map((p: { name: string }) => p.name)).toEqual(['pool-25', 'pool-26', 'pool-27', 'pool-28', 'pool-29']);
+    expect(second.body.result.map((p: { name: string }) => p.name)).toEqual([
+      'pool-25',
+      'pool-26',
+      'pool-27',
+      'pool-28',
+      'pool-29',
+    ]);
   });
 
   it('pages with per_page, with limit/offset, and returns an empty page past the end', async () => {

@@ -34,7 +34,12 @@ describe('pool validation (400, code 1002, nothing written)', () => {
   });
 
   it('rejects a pool without origins', async () => {
-    await expectValidationError('POST', '/pools', { name: 'empty', origins: [] }, /origins: a pool needs at least one origin/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      { name: 'empty', origins: [] },
+      /origins: a pool needs at least one origin/,
+    );
   });
 
   it('rejects a missing origins field', async () => {
@@ -42,11 +47,21 @@ describe('pool validation (400, code 1002, nothing written)', () => {
   });
 
   it.each([[-0.1], [1.5], ['1']])('rejects an origin weight of %s', async (weight) => {
-    await expectValidationError('POST', '/pools', { name: 'w', origins: [{ ...origin, weight }] }, /origins\.0\.weight/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      { name: 'w', origins: [{ ...origin, weight }] },
+      /origins\.0\.weight/,
+    );
   });
 
   it('rejects a latitude without a longitude', async () => {
-    await expectValidationError('POST', '/pools', poolBody('lat', { latitude: 10 }), /latitude and longitude must be given together/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      poolBody('lat', { latitude: 10 }),
+      /latitude and longitude must be given together/,
+    );
   });
 
   it('rejects a longitude without a latitude', async () => {
@@ -57,35 +72,70 @@ describe('pool validation (400, code 1002, nothing written)', () => {
     await expectValidationError('POST', '/pools', poolBody('lat2', { latitude: 91, longitude: 0 }), /latitude/);
   });
 
-  it.each([['not an address!'], ['-bad-.example.com'], ['http://example.com'], ['']])('rejects the origin address %j', async (address) => {
-    await expectValidationError('POST', '/pools', { name: 'addr', origins: [{ name: 'o', address }] }, /origins\.0\.address/);
-  });
+  it.each([['not an address!'], ['-bad-.example.com'], ['http://example.com'], ['']])(
+    'rejects the origin address %j',
+    async (address) => {
+      await expectValidationError(
+        'POST',
+        '/pools',
+        { name: 'addr', origins: [{ name: 'o', address }] },
+        /origins\.0\.address/,
+      );
+    },
+  );
 
-  it.each([['10.1.2.3'], ['2001:db8::5'], ['origin-1.example.com']])('accepts the origin address %s', async (address) => {
-    const res = await call('POST', '/pools', { name: `ok-${address.replace(/[^a-z0-9]/gi, '-')}`, origins: [{ name: 'o', address }] });
-    expect(res.status).toBe(200);
-  });
+  it.each([['10.1.2.3'], ['2001:db8::5'], ['origin-1.example.com']])(
+    'accepts the origin address %s',
+    async (address) => {
+      const res = await call('POST', '/pools', {
+        name: `ok-${address.replace(/[^a-z0-9]/gi, '-')}`,
+        origins: [{ name: 'o', address }],
+      });
+      expect(res.status).toBe(200);
+    },
+  );
 
-  it.each([['not-an-email'], ['ops@example.com,,x'], ['ops@example.com; dev@example.com']])('rejects notification_email %j', async (email) => {
-    await expectValidationError('POST', '/pools', poolBody('mail', { notification_email: email }), /notification_email/);
-  });
+  it.each([['not-an-email'], ['ops@example.com,,x'], ['ops@example.com; dev@example.com']])(
+    'rejects notification_email %j',
+    async (email) => {
+      await expectValidationError(
+        'POST',
+        '/pools',
+        poolBody('mail', { notification_email: email }),
+        /notification_email/,
+      );
+    },
+  );
 
   it('rejects an unknown field', async () => {
     await expectValidationError('POST', '/pools', poolBody('unknown', { colour: 'blue' }), /Unrecognized key.*colour/);
   });
 
   it('rejects an unknown field inside an origin', async () => {
-    await expectValidationError('POST', '/pools', { name: 'unknown2', origins: [{ ...origin, priority: 1 }] }, /origins\.0/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      { name: 'unknown2', origins: [{ ...origin, priority: 1 }] },
+      /origins\.0/,
+    );
   });
 
   it('rejects an unknown monitor id', async () => {
-    await expectValidationError('POST', '/pools', poolBody('mon', { monitor: 'f'.repeat(32) }), /monitor: no monitor with id/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      poolBody('mon', { monitor: 'f'.repeat(32) }),
+      /monitor: no monitor with id/,
+    );
   });
 
   it('rejects a monitor id of another account', async () => {
     const { body } = await call('POST', '/monitors', {});
     const otherAccount = await ledge.server.platform.accounts.createAccount({ name: 'other' });
-    ledge.server.platform.db.run('UPDATE lb_monitors SET account_id = ? WHERE id = ?', [otherAccount.id, body.result.id]);
+    ledge.server.platform.db.run('UPDATE lb_monitors SET account_id = ? WHERE id = ?', [
+      otherAccount.id,
+      body.result.id,
+    ]);
     await expectValidationError('POST', '/pools', poolBody('mon2', { monitor: body.result.id }), /monitor: no monitor/);
   });
 
@@ -94,7 +144,12 @@ describe('pool validation (400, code 1002, nothing written)', () => {
   });
 
   it('rejects duplicate origin names', async () => {
-    await expectValidationError('POST', '/pools', { name: 'dup-origins', origins: [origin, origin] }, /duplicate origin name/);
+    await expectValidationError(
+      'POST',
+      '/pools',
+      { name: 'dup-origins', origins: [origin, origin] },
+      /duplicate origin name/,
+    );
   });
 
   it('rejects an unknown check region', async () => {
@@ -130,15 +185,22 @@ describe('pool validation (400, code 1002, nothing written)', () => {
 });
 
 describe('pagination bounds', () => {
-  it.each([['page=0'], ['page=-1'], ['page=abc'], ['per_page=0'], ['per_page=1001'], ['limit=0'], ['limit=5000'], ['offset=-3'], ['page=2&limit=5']])(
-    'rejects %s',
-    async (query) => {
-      const res = await call('GET', `/pools?${query}`);
-      expect(res.status).toBe(400);
-      expect(res.body.errors[0].code).toBe(1002);
-      expect(res.body.errors[0].message).toMatch(/validation failed$/);
-    },
-  );
+  it.each([
+    ['page=0'],
+    ['page=-1'],
+    ['page=abc'],
+    ['per_page=0'],
+    ['per_page=1001'],
+    ['limit=0'],
+    ['limit=5000'],
+    ['offset=-3'],
+    ['page=2&limit=5'],
+  ])('rejects %s', async (query) => {
+    const res = await call('GET', `/pools?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].code).toBe(1002);
+    expect(res.body.errors[0].message).toMatch(/validation failed$/);
+  });
 });
 
 describe('ids of another account', () => {
@@ -164,5 +226,16 @@ describe('ids of another account', () => {
   it('answers 403 under another account path', async () => {
     const foreign = lbClient(ledge, 'a'.repeat(32));
     expect((await foreign('GET', '/pools')).status).toBe(403);
+  });
+});
+
+describe('concurrent writes', () => {
+  it('gives 1003 to every loser of a race on one name, never a 500', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/pools', poolBody('raced-name'))));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const loser of answers.filter((a) => a.status !== 200)) {
+      expect(loser.status).toBe(400);
+      expect(loser.body.errors[0].code).toBe(1003);
+    }
   });
 });

@@ -26,10 +26,32 @@ async function listen(server: Server | TcpServer): Promise<number> {
 
 beforeAll(async () => {
   // A self-signed certificate for "origin.test": untrusted unless allow_insecure, and the wrong name for other hosts.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=origin.test',
-    '-addext', 'subjectAltName=DNS:origin.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=origin.test',
+      '-addext',
+      'subjectAltName=DNS:origin.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   tlsPort = await listen(
-    createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('secure ok')),
+    createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (_req, res) => res.end('secure ok'),
+    ),
   );
   httpPort = await listen(
     createHttpServer((req, res) => {
@@ -50,8 +72,20 @@ afterAll(() => {
 
 function target(overrides: Partial<ProbeTarget>): ProbeTarget {
   return {
-    type: 'http', address: '127.0.0.1', port: httpPort, method: 'GET', path: '/', headers: {}, timeoutMs: 2000, retries: 0,
-    expectedCodes: '200', expectedBody: '', followRedirects: false, allowInsecure: false, poolId: 'p', ...overrides,
+    type: 'http',
+    address: '127.0.0.1',
+    port: httpPort,
+    method: 'GET',
+    path: '/',
+    headers: {},
+    timeoutMs: 2000,
+    retries: 0,
+    expectedCodes: '200',
+    expectedBody: '',
+    followRedirects: false,
+    allowInsecure: false,
+    poolId: 'p',
+    ...overrides,
   };
 }
 
@@ -59,7 +93,15 @@ describe('probes', () => {
   it('https: an untrusted certificate fails unless allow_insecure', async () => {
     const strict = await probe(target({ type: 'https', port: tlsPort, headers: { Host: ['origin.test'] } }));
     expect(strict).toMatchObject({ healthy: false, failureReason: 'TLS untrusted certificate error' });
-    const insecure = await probe(target({ type: 'https', port: tlsPort, headers: { Host: ['origin.test'] }, allowInsecure: true, expectedBody: 'SECURE' }));
+    const insecure = await probe(
+      target({
+        type: 'https',
+        port: tlsPort,
+        headers: { Host: ['origin.test'] },
+        allowInsecure: true,
+        expectedBody: 'SECURE',
+      }),
+    );
     expect(insecure).toMatchObject({ healthy: true, failureReason: 'No failures', responseCode: 200 });
   });
 
@@ -70,9 +112,18 @@ describe('probes', () => {
   });
 
   it('follows redirects only when follow_redirects is set', async () => {
-    expect(await probe(target({ path: '/moved' }))).toMatchObject({ healthy: false, failureReason: 'Response code mismatch error', responseCode: 301 });
-    expect(await probe(target({ path: '/moved', expectedCodes: '3xx' }))).toMatchObject({ healthy: true, responseCode: 301 });
-    expect(await probe(target({ path: '/moved', followRedirects: true, expectedBody: 'target reached' }))).toMatchObject({ healthy: true, responseCode: 200 });
+    expect(await probe(target({ path: '/moved' }))).toMatchObject({
+      healthy: false,
+      failureReason: 'Response code mismatch error',
+      responseCode: 301,
+    });
+    expect(await probe(target({ path: '/moved', expectedCodes: '3xx' }))).toMatchObject({
+      healthy: true,
+      responseCode: 301,
+    });
+    expect(
+      await probe(target({ path: '/moved', followRedirects: true, expectedBody: 'target reached' })),
+    ).toMatchObject({ healthy: true, responseCode: 200 });
   });
 
   it('retries a failed attempt before calling the check failed', async () => {
@@ -87,11 +138,16 @@ describe('probes', () => {
   });
 
   it('tcp: healthy when the connection opens, TCP connection failed when refused', async () => {
-    expect(await probe(target({ type: 'tcp', method: 'connection_established', port: tcpPort }))).toMatchObject({ healthy: true });
+    expect(await probe(target({ type: 'tcp', method: 'connection_established', port: tcpPort }))).toMatchObject({
+      healthy: true,
+    });
     const closed = createTcpServer();
     const port = await listen(closed);
     closed.close();
-    expect(await probe(target({ type: 'tcp', port }))).toMatchObject({ healthy: false, failureReason: 'TCP connection failed' });
+    expect(await probe(target({ type: 'tcp', port }))).toMatchObject({
+      healthy: false,
+      failureReason: 'TCP connection failed',
+    });
   });
 
   it('smtp: needs the 220 greeting', async () => {

@@ -1,5 +1,8 @@
 import type { TestLedge } from '../helpers/ledge.ts';
 
+/** What the API helpers need: an in-process test server or a spawned one. */
+export type LedgeTarget = Pick<TestLedge, 'apiUrl' | 'accountId' | 'tokenHeaders'>;
+
 export interface V4Body {
   success: boolean;
   errors: { code: number; message: string }[];
@@ -8,7 +11,12 @@ export interface V4Body {
 }
 
 /** Calls the ledge API with the test token and returns status + parsed v4 body. */
-export async function call(ledge: TestLedge, method: string, path: string, body?: unknown): Promise<{ status: number; body: V4Body }> {
+export async function call(
+  ledge: LedgeTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: V4Body }> {
   const response = await fetch(`${ledge.apiUrl}${path}`, {
     method,
     headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
@@ -17,12 +25,18 @@ export async function call(ledge: TestLedge, method: string, path: string, body?
   return { status: response.status, body: (await response.json()) as V4Body };
 }
 
-export const alerting = (ledge: TestLedge) => `/accounts/${ledge.accountId}/alerting/v3`;
+export const alerting = (ledge: LedgeTarget) => `/accounts/${ledge.accountId}/alerting/v3`;
 
 /** Creates a real pool through the load-balancing API; returns its id. */
 export async function createPool(
-  ledge: TestLedge,
-  input: { name: string; origins?: { name: string; address: string; port?: number }[]; notification_email?: string; monitor?: string; minimum_origins?: number },
+  ledge: LedgeTarget,
+  input: {
+    name: string;
+    origins?: { name: string; address: string; port?: number }[];
+    notification_email?: string;
+    monitor?: string;
+    minimum_origins?: number;
+  },
 ): Promise<string> {
   const { status, body } = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/pools`, {
     origins: [{ name: 'origin-1', address: '127.0.0.1' }],

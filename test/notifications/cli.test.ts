@@ -22,7 +22,18 @@ describe('ledge notifications and ledge mail', () => {
   const cli = (args: string[]) => runCli(args, { env: cliEnv(ledge) });
 
   it('creates, lists and deletes webhooks; a refused test message is a clear error', async () => {
-    const created = await cli(['notifications', 'webhooks', 'create', '--name', 'ops', '--url', receiver.url, '--secret', 'cli-secret', '--json']);
+    const created = await cli([
+      'notifications',
+      'webhooks',
+      'create',
+      '--name',
+      'ops',
+      '--url',
+      receiver.url,
+      '--secret',
+      'cli-secret',
+      '--json',
+    ]);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
@@ -44,10 +55,28 @@ describe('ledge notifications and ledge mail', () => {
   });
 
   it('manages policies: create, list, get, update, delete, with API errors reported', async () => {
-    const hook = JSON.parse((await cli(['notifications', 'webhooks', 'create', '--name', 'p', '--url', receiver.url, '--json'])).stdout) as { id: string };
+    const hook = JSON.parse(
+      (await cli(['notifications', 'webhooks', 'create', '--name', 'p', '--url', receiver.url, '--json'])).stdout,
+    ) as { id: string };
     const created = await cli([
-      'notifications', 'policies', 'create', '--name', 'origin down', '--pool', poolId, '--new-health', 'Unhealthy',
-      '--event-source', 'origin', '--webhook', hook.id, '--mail-to', 'ops@example.com', '--alert-interval', '10m', '--json',
+      'notifications',
+      'policies',
+      'create',
+      '--name',
+      'origin down',
+      '--pool',
+      poolId,
+      '--new-health',
+      'Unhealthy',
+      '--event-source',
+      'origin',
+      '--webhook',
+      hook.id,
+      '--mail-to',
+      'ops@example.com',
+      '--alert-interval',
+      '10m',
+      '--json',
     ]);
     expect(created.stderr).toBe('');
     const { id } = JSON.parse(created.stdout) as { id: string };
@@ -56,12 +85,36 @@ describe('ledge notifications and ledge mail', () => {
     expect(listed.stdout).toMatch(new RegExp(`${id}\\s+origin down\\s+true\\s+load_balancing_health_alert`));
     expect(listed.stdout).toContain(`pool_id=${poolId} new_health=Unhealthy event_source=origin`);
 
-    const updated = await cli(['notifications', 'policies', 'update', id, '--disable', '--new-health', 'Healthy', 'Unhealthy']);
+    const updated = await cli([
+      'notifications',
+      'policies',
+      'update',
+      id,
+      '--disable',
+      '--new-health',
+      'Healthy',
+      'Unhealthy',
+    ]);
     expect(updated.code).toBe(0);
     const got = JSON.parse((await cli(['notifications', 'policies', 'get', id])).stdout) as Record<string, unknown>;
-    expect(got).toMatchObject({ name: 'origin down', enabled: false, alert_interval: '10m', filters: { new_health: ['Healthy', 'Unhealthy'] } });
+    expect(got).toMatchObject({
+      name: 'origin down',
+      enabled: false,
+      alert_interval: '10m',
+      filters: { new_health: ['Healthy', 'Unhealthy'] },
+    });
 
-    const bad = await cli(['notifications', 'policies', 'create', '--name', 'bad', '--new-health', 'Sick', '--mail-to', 'x@example.com']);
+    const bad = await cli([
+      'notifications',
+      'policies',
+      'create',
+      '--name',
+      'bad',
+      '--new-health',
+      'Sick',
+      '--mail-to',
+      'x@example.com',
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error: filters.new_health: "Sick" is not one of Healthy, Unhealthy [code 17004]');
     const usage = await cli(['notifications', 'policies', 'create', '--name', 'no target']);
@@ -74,8 +127,15 @@ describe('ledge notifications and ledge mail', () => {
   });
 
   it('shows history, and legacy mail lands in the local mailbox read by ledge mail', async () => {
-    publishEvent(ledge.server.platform, { poolId, poolName: 'cli-pool', legacyNotificationEmail: 'legacy@example.com' });
-    const mail = await waitForCli(() => cli(['mail', 'list', '--data-dir', ledge.dataDir, '--json']), (out) => (JSON.parse(out) as unknown[]).length >= 2);
+    publishEvent(ledge.server.platform, {
+      poolId,
+      poolName: 'cli-pool',
+      legacyNotificationEmail: 'legacy@example.com',
+    });
+    const mail = await waitForCli(
+      () => cli(['mail', 'list', '--data-dir', ledge.dataDir, '--json']),
+      (out) => (JSON.parse(out) as unknown[]).length >= 2,
+    );
     const messages = JSON.parse(mail) as { id: string; to: string; subject: string }[];
     expect(messages.map((m) => m.subject).sort()).toEqual([
       '[Ledge] Action needed: pool notification_email is deprecated',
@@ -93,7 +153,9 @@ describe('ledge notifications and ledge mail', () => {
     const history = await cli(['notifications', 'history']);
     expect(history.stdout).toMatch(/Sent\s+Status\s+Type\s+To\s+Policy\s+Alert/);
     expect(history.stdout).toMatch(/delivered\s+email\s+legacy@example.com\s+Legacy pool notification_email/);
-    const json = JSON.parse((await cli(['notifications', 'history', '--json', '--per-page', '5'])).stdout) as { total_count: number };
+    const json = JSON.parse((await cli(['notifications', 'history', '--json', '--per-page', '5'])).stdout) as {
+      total_count: number;
+    };
     expect(json.total_count).toBeGreaterThanOrEqual(2);
   });
 });

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call } from './api-helpers.ts';
-import { startSmtpReceiver, startWebhookReceiver, type ReceivedWebhook, type SmtpReceiver, type WebhookReceiver } from './receivers.ts';
+import {
+  startSmtpReceiver,
+  startWebhookReceiver,
+  type ReceivedWebhook,
+  type SmtpReceiver,
+  type WebhookReceiver,
+} from './receivers.ts';
 
 // Monitors may probe every second in tests (the server default minimum is 5 s).
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
@@ -25,14 +31,23 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
   let poolId: string;
   const policy: Record<string, string> = {};
 
-  const lb = (method: string, path: string, body?: unknown) => call(ledge, method, `/accounts/${ledge.accountId}/load_balancers${path}`, body);
+  const lb = (method: string, path: string, body?: unknown) =>
+    call(ledge, method, `/accounts/${ledge.accountId}/load_balancers${path}`, body);
   const createPolicy = async (name: string, body: Record<string, unknown>) => {
-    const res = await call(ledge, 'POST', `${alerting(ledge)}/policies`, { name, enabled: true, alert_type: 'load_balancing_health_alert', ...body });
+    const res = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
+      name,
+      enabled: true,
+      alert_type: 'load_balancing_health_alert',
+      ...body,
+    });
     expect(res.status).toBe(200);
     policy[name] = (res.body.result as { id: string }).id;
   };
-  const of = (name: string, match: Partial<AlertData> = {}) => (hook: ReceivedWebhook) =>
-    hook.body['policy_id'] === policy[name] && Object.entries(match).every(([k, v]) => (hook.body['data'] as Record<string, unknown>)[k] === v);
+  const of =
+    (name: string, match: Partial<AlertData> = {}) =>
+    (hook: ReceivedWebhook) =>
+      hook.body['policy_id'] === policy[name] &&
+      Object.entries(match).every(([k, v]) => (hook.body['data'] as Record<string, unknown>)[k] === v);
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
@@ -40,8 +55,17 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
     ledge = await startLedge({ flags: { smtpUrl: smtp.url } });
     a = await TestOrigin.start();
     b = await TestOrigin.start();
-    const monitor = await lb('POST', '/monitors', { type: 'http', interval: 1, timeout: 1, retries: 0, expected_codes: '2xx' });
-    const other = await lb('POST', '/pools', { name: 'elsewhere', origins: [{ name: 'x', address: '127.0.0.1', port: a.port }] });
+    const monitor = await lb('POST', '/monitors', {
+      type: 'http',
+      interval: 1,
+      timeout: 1,
+      retries: 0,
+      expected_codes: '2xx',
+    });
+    const other = await lb('POST', '/pools', {
+      name: 'elsewhere',
+      origins: [{ name: 'x', address: '127.0.0.1', port: a.port }],
+    });
     const pool = await lb('POST', '/pools', {
       name: 'web',
       monitor: (monitor.body.result as { id: string }).id,
@@ -55,12 +79,28 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
     expect(pool.status).toBe(200);
     poolId = (pool.body.result as { id: string }).id;
 
-    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'receiver', url: hooks.url, secret: 'e2e-secret' });
+    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+      name: 'receiver',
+      url: hooks.url,
+      secret: 'e2e-secret',
+    });
     const webhooks = [{ id: (hook.body.result as { id: string }).id }];
-    await createPolicy('all', { mechanisms: { webhooks, email: [{ id: 'oncall@example.com' }] }, filters: { pool_id: [poolId] } });
-    await createPolicy('origin recoveries', { mechanisms: { webhooks }, filters: { new_health: ['Healthy'], event_source: ['origin'] } });
-    await createPolicy('pool outages', { mechanisms: { webhooks }, filters: { new_health: ['Unhealthy'], event_source: ['pool'] } });
-    await createPolicy('other pool', { mechanisms: { webhooks }, filters: { pool_id: [(other.body.result as { id: string }).id] } });
+    await createPolicy('all', {
+      mechanisms: { webhooks, email: [{ id: 'oncall@example.com' }] },
+      filters: { pool_id: [poolId] },
+    });
+    await createPolicy('origin recoveries', {
+      mechanisms: { webhooks },
+      filters: { new_health: ['Healthy'], event_source: ['origin'] },
+    });
+    await createPolicy('pool outages', {
+      mechanisms: { webhooks },
+      filters: { new_health: ['Unhealthy'], event_source: ['pool'] },
+    });
+    await createPolicy('other pool', {
+      mechanisms: { webhooks },
+      filters: { pool_id: [(other.body.result as { id: string }).id] },
+    });
   });
   afterAll(async () => {
     await ledge.close();
@@ -85,14 +125,23 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
       account_id: ledge.accountId,
       alert_type: 'load_balancing_health_alert',
       alert_event: 'ALERT_STATE_EVENT_START',
-      data: { pool_id: poolId, pool_name: 'web', origin_name: 'origin-b', new_health: 'Unhealthy', event_source: 'origin' },
+      data: {
+        pool_id: poolId,
+        pool_name: 'web',
+        origin_name: 'origin-b',
+        new_health: 'Unhealthy',
+        event_source: 'origin',
+      },
     });
     expect((origin?.body['data'] as AlertData).reason).not.toBe('No failures');
     expect(typeof origin?.body['ts']).toBe('number');
     expect(pool?.body['data']).toMatchObject({ pool_id: poolId, event_source: 'pool', new_health: 'Unhealthy' });
     await hooks.waitFor(1, of('pool outages', { event_source: 'pool' }));
 
-    const [mail] = await smtp.waitFor(1, (m) => m.to.includes('oncall@example.com') && /origin origin-b/.test(m.subject));
+    const [mail] = await smtp.waitFor(
+      1,
+      (m) => m.to.includes('oncall@example.com') && /origin origin-b/.test(m.subject),
+    );
     expect(mail?.subject).toContain('is now Unhealthy');
     await smtp.waitFor(1, (m) => m.to.includes('legacy@example.com') && /Pool health alert/.test(m.subject));
     await smtp.waitFor(1, (m) => m.to.includes('legacy@example.com') && /deprecated/.test(m.subject));
@@ -102,7 +151,10 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
     await b.listen(b.port);
     const [origin] = await hooks.waitFor(1, of('all', { event_source: 'origin', new_health: 'Healthy' }));
     await hooks.waitFor(1, of('all', { event_source: 'pool', new_health: 'Healthy' }));
-    const [recovery] = await hooks.waitFor(1, of('origin recoveries', { origin_name: 'origin-b', new_health: 'Healthy' }));
+    const [recovery] = await hooks.waitFor(
+      1,
+      of('origin recoveries', { origin_name: 'origin-b', new_health: 'Healthy' }),
+    );
     expect(origin?.body['alert_event']).toBe('ALERT_STATE_EVENT_END');
     const start = hooks.received.find(of('all', { event_source: 'origin', new_health: 'Unhealthy' }));
     expect(origin?.body['alert_correlation_id']).toBe(start?.body['alert_correlation_id']);

@@ -7,7 +7,11 @@ let nextId = 1_000_000;
  * Publishes a health event the way the load-balancing health store does: on the platform's real bus,
  * synchronously, inside a database transaction (which commits, or rolls back when `fail` is set).
  */
-export function publishEvent(platform: Platform, event: Partial<HealthEvent> & Pick<HealthEvent, 'poolId'>, fail = false): HealthEvent {
+export function publishEvent(
+  platform: Platform,
+  event: Partial<HealthEvent> & Pick<HealthEvent, 'poolId'>,
+  fail = false,
+): HealthEvent {
   const full: HealthEvent = {
     id: nextId++,
     occurredAt: new Date().toISOString(),

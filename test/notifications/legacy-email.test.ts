@@ -6,7 +6,8 @@ import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from './recei
 
 const NOTICE = /notification_email is deprecated/;
 const isNotice = (to: string) => (mail: ReceivedMail) => mail.to.includes(to) && NOTICE.test(mail.subject);
-const isLegacyAlert = (to: string) => (mail: ReceivedMail) => mail.to.includes(to) && /Pool health alert/.test(mail.subject);
+const isLegacyAlert = (to: string) => (mail: ReceivedMail) =>
+  mail.to.includes(to) && /Pool health alert/.test(mail.subject);
 const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
 
 describe('legacy pool notification_email path', () => {
@@ -29,7 +30,11 @@ describe('legacy pool notification_email path', () => {
   });
 
   const legacyEvent = (email = 'a@example.com, b@example.com') =>
-    publishEvent(ledge.server.platform, { poolId: legacyPool, poolName: 'legacy-pool', legacyNotificationEmail: email });
+    publishEvent(ledge.server.platform, {
+      poolId: legacyPool,
+      poolName: 'legacy-pool',
+      legacyNotificationEmail: email,
+    });
 
   it('mails the alert to every legacy address, plus one deprecation notice each', async () => {
     legacyEvent();
@@ -58,7 +63,9 @@ describe('legacy pool notification_email path', () => {
 
   it('keeps sending notices while any pool keeps a legacy email, and stops once none does', async () => {
     // One pool migrated, the other not: still incomplete.
-    await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools/${legacyPool}`, { notification_email: '' });
+    await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools/${legacyPool}`, {
+      notification_email: '',
+    });
     const status = await call(ledge, 'GET', `${alerting(ledge)}/legacy_migration`);
     expect(status.body.result).toMatchObject({ complete: false, pools_with_legacy_email: 1 });
 
@@ -68,7 +75,9 @@ describe('legacy pool notification_email path', () => {
     expect(notices[2]?.text).toContain('1 load balancing pool(s)');
 
     // Empty every pool's legacy email (the bulk PATCH of the migration guide): migration complete.
-    const patched = await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools`, { notification_email: '' });
+    const patched = await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools`, {
+      notification_email: '',
+    });
     expect(patched.status).toBe(200);
     const done = await call(ledge, 'GET', `${alerting(ledge)}/legacy_migration`);
     expect(done.body.result).toMatchObject({ complete: true, pools_with_legacy_email: 0 });
@@ -81,7 +90,9 @@ describe('legacy pool notification_email path', () => {
     await settle();
     expect(smtp.received.filter(isNotice('a@example.com'))).toHaveLength(3);
     const history = await call(ledge, 'GET', `${alerting(ledge)}/history?since=${encodeURIComponent(since)}`);
-    const skipped = (history.body.result as { status: string; name: string; error: string }[]).find((h) => h.status === 'skipped');
+    const skipped = (history.body.result as { status: string; name: string; error: string }[]).find(
+      (h) => h.status === 'skipped',
+    );
     expect(skipped).toMatchObject({ name: 'notification_email deprecation notice' });
     expect(skipped?.error).toMatch(/no pool of the account keeps a legacy notification_email/);
 
@@ -101,7 +112,11 @@ describe('legacy pool notification_email path', () => {
       filters: { pool_id: [legacyPool] },
     });
     expect(webhookless.status).toBe(200);
-    const status = await call(ledge, 'GET', `${alerting(ledge)}/legacy_migration?pool_id=${legacyPool}&pool_id=ffffffffffffffffffffffffffffffff`);
+    const status = await call(
+      ledge,
+      'GET',
+      `${alerting(ledge)}/legacy_migration?pool_id=${legacyPool}&pool_id=ffffffffffffffffffffffffffffffff`,
+    );
     expect(status.body.result).toMatchObject({
       complete: true,
       health_alert_policies: 1,

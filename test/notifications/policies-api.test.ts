@@ -13,7 +13,10 @@ describe('notification policies API', () => {
     ledge = await startLedge();
     receiver = await startWebhookReceiver();
     poolId = await createPool(ledge, { name: 'pool-a' });
-    const created = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'ops', url: receiver.url });
+    const created = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+      name: 'ops',
+      url: receiver.url,
+    });
     webhookId = (created.body.result as { id: string }).id;
   });
   afterAll(async () => {
@@ -33,7 +36,9 @@ describe('notification policies API', () => {
   it('lists the load-balancing alerts with their filter options', async () => {
     const { status, body } = await call(ledge, 'GET', `${alerting(ledge)}/available_alerts`);
     expect(status).toBe(200);
-    const alerts = Object.values(body.result as Record<string, { type: string; filter_options: { Key: string }[] }[]>).flat();
+    const alerts = Object.values(
+      body.result as Record<string, { type: string; filter_options: { Key: string }[] }[]>,
+    ).flat();
     const health = alerts.find((a) => a.type === 'load_balancing_health_alert');
     expect(health?.filter_options.map((f) => f.Key)).toEqual(['pool_id', 'new_health', 'event_source']);
     expect(alerts.some((a) => a.type === 'load_balancing_pool_enablement_alert')).toBe(true);
@@ -58,10 +63,17 @@ describe('notification policies API', () => {
     const listed = await call(ledge, 'GET', `${alerting(ledge)}/policies`);
     expect((listed.body.result as { id: string }[]).map((p) => p.id)).toContain(id);
 
-    const updated = await call(ledge, 'PUT', `${alerting(ledge)}/policies/${id}`, { enabled: false, filters: { new_health: ['Healthy'] } });
+    const updated = await call(ledge, 'PUT', `${alerting(ledge)}/policies/${id}`, {
+      enabled: false,
+      filters: { new_health: ['Healthy'] },
+    });
     expect(updated.body.result).toEqual({ id });
     const after = await call(ledge, 'GET', `${alerting(ledge)}/policies/${id}`);
-    expect(after.body.result).toMatchObject({ name: 'pool health', enabled: false, filters: { new_health: ['Healthy'] } });
+    expect(after.body.result).toMatchObject({
+      name: 'pool health',
+      enabled: false,
+      filters: { new_health: ['Healthy'] },
+    });
 
     expect((await call(ledge, 'DELETE', `${alerting(ledge)}/policies/${id}`)).status).toBe(200);
     const gone = await call(ledge, 'GET', `${alerting(ledge)}/policies/${id}`);
@@ -81,23 +93,43 @@ describe('notification policies API', () => {
   };
 
   it('refuses an unknown alert type', async () => {
-    await refused({ ...valid(), alert_type: 'dos_attack_l7' }, 17002, /alert_type "dos_attack_l7" is not an available alert type/);
+    await refused(
+      { ...valid(), alert_type: 'dos_attack_l7' },
+      17002,
+      /alert_type "dos_attack_l7" is not an available alert type/,
+    );
   });
 
   it('refuses a filter key the alert type does not accept', async () => {
-    await refused({ ...valid(), filters: { zones: ['x'] } }, 17003, /filter "zones" is not allowed for load_balancing_health_alert/);
+    await refused(
+      { ...valid(), filters: { zones: ['x'] } },
+      17003,
+      /filter "zones" is not allowed for load_balancing_health_alert/,
+    );
   });
 
   it('refuses new_health outside Healthy/Unhealthy', async () => {
-    await refused({ ...valid(), filters: { new_health: ['Degraded'] } }, 17004, /filters.new_health: "Degraded" is not one of Healthy, Unhealthy/);
+    await refused(
+      { ...valid(), filters: { new_health: ['Degraded'] } },
+      17004,
+      /filters.new_health: "Degraded" is not one of Healthy, Unhealthy/,
+    );
   });
 
   it('refuses event_source outside pool/origin', async () => {
-    await refused({ ...valid(), filters: { event_source: ['monitor'] } }, 17004, /filters.event_source: "monitor" is not one of pool, origin/);
+    await refused(
+      { ...valid(), filters: { event_source: ['monitor'] } },
+      17004,
+      /filters.event_source: "monitor" is not one of pool, origin/,
+    );
   });
 
   it('refuses a pool id that is not in the account', async () => {
-    await refused({ ...valid(), filters: { pool_id: ['ffffffffffffffffffffffffffffffff'] } }, 17005, /pool ffffffffffffffffffffffffffffffff does not exist/);
+    await refused(
+      { ...valid(), filters: { pool_id: ['ffffffffffffffffffffffffffffffff'] } },
+      17005,
+      /pool ffffffffffffffffffffffffffffffff does not exist/,
+    );
   });
 
   it('refuses a webhook id that is not in the account', async () => {
@@ -109,7 +141,15 @@ describe('notification policies API', () => {
   });
 
   it('refuses an invalid email address', async () => {
-    await refused({ ...valid(), mechanisms: { email: [{ id: 'not-an-address' }] } }, 17007, /"not-an-address" is not a valid email address/);
+    await refused(
+      { ...valid(), mechanisms: { email: [{ id: 'not-an-address' }] } },
+      17007,
+      /"not-an-address" is not a valid email address/,
+    );
+  });
+
+  it('refuses a filter that lists no value', async () => {
+    await refused({ ...valid(), filters: { pool_id: [] } }, 17001, /filters.pool_id: must list at least one value/);
   });
 
   it('refuses a policy without any delivery target', async () => {
@@ -126,7 +166,9 @@ describe('notification policies API', () => {
 
   it('validates an update as a whole and leaves the policy untouched on failure', async () => {
     const id = ((await call(ledge, 'POST', `${alerting(ledge)}/policies`, valid())).body.result as { id: string }).id;
-    const { status, body } = await call(ledge, 'PUT', `${alerting(ledge)}/policies/${id}`, { filters: { new_health: ['Sick'] } });
+    const { status, body } = await call(ledge, 'PUT', `${alerting(ledge)}/policies/${id}`, {
+      filters: { new_health: ['Sick'] },
+    });
     expect(status).toBe(400);
     expect(body.errors[0]?.code).toBe(17004);
     const after = await call(ledge, 'GET', `${alerting(ledge)}/policies/${id}`);
@@ -134,7 +176,11 @@ describe('notification policies API', () => {
   });
 
   it('is account-level only: another account id is refused', async () => {
-    const { status, body } = await call(ledge, 'GET', '/accounts/abcdefabcdefabcdefabcdefabcdefab/alerting/v3/policies');
+    const { status, body } = await call(
+      ledge,
+      'GET',
+      '/accounts/abcdefabcdefabcdefabcdefabcdefab/alerting/v3/policies',
+    );
     expect(status).toBe(403);
     expect(body.errors[0]?.code).toBe(9109);
     const zone = await call(ledge, 'GET', '/zones/abcdefabcdefabcdefabcdefabcdefab/alerting/v3/policies');

@@ -31,7 +31,12 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const answered = receiver.status;
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, at: Date.now(), answered });
+      received.push({
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        at: Date.now(),
+        answered,
+      });
       if (answered !== 0) res.writeHead(answered, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -41,10 +46,14 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     url: `http://127.0.0.1:${port}${path}`,
     received,
     waitFor: (count: number, filter: (hook: ReceivedWebhook) => boolean = () => true, timeoutMs = 20_000) =>
-      waitUntil(() => {
-        const matching = received.filter(filter);
-        return matching.length >= count ? matching : undefined;
-      }, timeoutMs, `${count} webhook request(s)`),
+      waitUntil(
+        () => {
+          const matching = received.filter(filter);
+          return matching.length >= count ? matching : undefined;
+        },
+        timeoutMs,
+        `${count} webhook request(s)`,
+      ),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -67,7 +76,10 @@ function bodyText(raw: string): string {
   const headers = raw.slice(0, split);
   const body = raw.slice(split + 4);
   if (!/^Content-Transfer-Encoding: quoted-printable/im.test(headers)) return body;
-  const bytes = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  const bytes = Buffer.from(
+    body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
   return bytes.toString('utf8').replace(/\r\n/g, '\n');
 }
 
@@ -108,10 +120,14 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     url: `smtp://127.0.0.1:${port}`,
     received,
     waitFor: (count, filter = () => true, timeoutMs = 20_000) =>
-      waitUntil(() => {
-        const matching = received.filter(filter);
-        return matching.length >= count ? matching : undefined;
-      }, timeoutMs, `${count} mail(s)`),
+      waitUntil(
+        () => {
+          const matching = received.filter(filter);
+          return matching.length >= count ? matching : undefined;
+        },
+        timeoutMs,
+        `${count} mail(s)`,
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

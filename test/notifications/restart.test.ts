@@ -1,18 +1,18 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/index.ts';
-import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge, type TestLedge } from '../helpers/ledge.ts';
+import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
 import { TestOrigin } from '../load-balancing/helpers.ts';
-import { alerting, call } from './api-helpers.ts';
+import { alerting, call, type LedgeTarget } from './api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
 
-/** Enough of a TestLedge for the API helpers, pointing at a spawned server. */
-function asLedge(spawned: SpawnedLedge): TestLedge {
+/** The API helpers' view of a spawned server. */
+function asLedge(spawned: SpawnedLedge): LedgeTarget {
   return {
     apiUrl: spawned.apiUrl,
     accountId: TEST_CREDENTIALS.accountId,
     tokenHeaders: { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` },
-  } as TestLedge;
+  };
 }
 
 describe('at-least-once delivery across a kill -9', () => {
@@ -36,7 +36,11 @@ describe('at-least-once delivery across a kill -9', () => {
   it('sends after restart the deliveries that were pending or in flight when the server was killed', async () => {
     server = await spawnLedge(dataDir, [], env);
     const ledge = asLedge(server);
-    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url: hooks.url, secret: 'k' });
+    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+      name: 'r',
+      url: hooks.url,
+      secret: 'k',
+    });
     const webhookId = (hook.body.result as { id: string }).id;
     await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
       name: 'outages',
@@ -45,7 +49,11 @@ describe('at-least-once delivery across a kill -9', () => {
       mechanisms: { webhooks: [{ id: webhookId }] },
       filters: { event_source: ['origin'] },
     });
-    const monitor = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/monitors`, { interval: 1, timeout: 1, retries: 0 });
+    const monitor = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/monitors`, {
+      interval: 1,
+      timeout: 1,
+      retries: 0,
+    });
     await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/pools`, {
       name: 'p',
       monitor: (monitor.body.result as { id: string }).id,
@@ -80,7 +88,7 @@ describe('at-least-once delivery across a kill -9', () => {
   });
 });
 
-async function pollHistory(ledge: TestLedge): Promise<{ status: string; name: string }[]> {
+async function pollHistory(ledge: LedgeTarget): Promise<{ status: string; name: string }[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { body } = await call(ledge, 'GET', `${alerting(ledge)}/history?per_page=100`);

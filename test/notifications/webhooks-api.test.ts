@@ -17,7 +17,8 @@ describe('webhook destinations API', () => {
     await receiver.close();
   });
 
-  const count = async () => ((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks`)).body.result as unknown[]).length;
+  const count = async () =>
+    ((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks`)).body.result as unknown[]).length;
 
   it('sends a test message with the secret header on create, and never returns the secret', async () => {
     const before = receiver.received.length;
@@ -36,7 +37,13 @@ describe('webhook destinations API', () => {
     expect(String(test?.body['text'])).toMatch(/^Hello World! This is a test message/);
 
     const got = await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks/${id}`);
-    expect(got.body.result).toMatchObject({ id, name: 'ops hook', url: receiver.url, type: 'generic', last_failure: null });
+    expect(got.body.result).toMatchObject({
+      id,
+      name: 'ops hook',
+      url: receiver.url,
+      type: 'generic',
+      last_failure: null,
+    });
     expect((got.body.result as { last_success: string | null }).last_success).not.toBeNull();
     const listed = await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks`);
     for (const text of [JSON.stringify(got.body), JSON.stringify(listed.body)]) {
@@ -44,7 +51,10 @@ describe('webhook destinations API', () => {
       expect(text).not.toContain('secret');
     }
     // Encrypted at rest: the database does not hold the plaintext either.
-    const row = ledge.server.platform.db.get<{ secret_sealed: string }>('SELECT secret_sealed FROM notification_webhooks WHERE id = ?', [id]);
+    const row = ledge.server.platform.db.get<{ secret_sealed: string }>(
+      'SELECT secret_sealed FROM notification_webhooks WHERE id = ?',
+      [id],
+    );
     expect(row?.secret_sealed).toBeTruthy();
     expect(row?.secret_sealed).not.toContain('s3cret-value');
   });
@@ -53,7 +63,10 @@ describe('webhook destinations API', () => {
     const before = await count();
     receiver.status = 500;
     try {
-      const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'bad', url: receiver.url });
+      const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+        name: 'bad',
+        url: receiver.url,
+      });
       expect(status).toBe(400);
       expect(body.errors[0]?.code).toBe(17008);
       expect(body.errors[0]?.message).toMatch(/did not accept the test message: .* answered HTTP 500/);
@@ -66,7 +79,10 @@ describe('webhook destinations API', () => {
   it('refuses a receiver that cannot be reached', async () => {
     const closed = await startWebhookReceiver();
     await closed.close();
-    const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'gone', url: closed.url });
+    const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+      name: 'gone',
+      url: closed.url,
+    });
     expect(status).toBe(400);
     expect(body.errors[0]?.code).toBe(17008);
     expect(body.errors[0]?.message).toMatch(/ECONNREFUSED/);
@@ -74,27 +90,47 @@ describe('webhook destinations API', () => {
 
   it('refuses a URL that is not http(s)', async () => {
     for (const url of ['not a url', 'ftp://example.com/hook']) {
-      const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'x', url });
+      const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+        name: 'x',
+        url,
+      });
       expect(status).toBe(400);
       expect(body.errors[0]?.code).toBe(17009);
     }
   });
 
   it('refuses a body without name or url', async () => {
-    const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { url: receiver.url });
+    const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+      url: receiver.url,
+    });
     expect(status).toBe(400);
     expect(body.errors[0]?.message).toMatch(/name/);
   });
 
   it('updates a destination (keeping the secret when none is given) and deletes it', async () => {
-    const id = ((await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'a', url: receiver.url, secret: 'keep-me' })).body
-      .result as { id: string }).id;
+    const id = (
+      (
+        await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+          name: 'a',
+          url: receiver.url,
+          secret: 'keep-me',
+        })
+      ).body.result as { id: string }
+    ).id;
     const before = receiver.received.length;
-    const updated = await call(ledge, 'PUT', `${alerting(ledge)}/destinations/webhooks/${id}`, { name: 'renamed', url: receiver.url });
+    const updated = await call(ledge, 'PUT', `${alerting(ledge)}/destinations/webhooks/${id}`, {
+      name: 'renamed',
+      url: receiver.url,
+    });
     expect(updated.status).toBe(200);
     expect(receiver.received[before]?.headers['cf-webhook-auth']).toBeUndefined();
-    expect((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks/${id}`)).body.result).toMatchObject({ name: 'renamed' });
-    const row = ledge.server.platform.db.get<{ secret_sealed: string | null }>('SELECT secret_sealed FROM notification_webhooks WHERE id = ?', [id]);
+    expect((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks/${id}`)).body.result).toMatchObject({
+      name: 'renamed',
+    });
+    const row = ledge.server.platform.db.get<{ secret_sealed: string | null }>(
+      'SELECT secret_sealed FROM notification_webhooks WHERE id = ?',
+      [id],
+    );
     expect(row?.secret_sealed).not.toBeNull();
 
     expect((await call(ledge, 'DELETE', `${alerting(ledge)}/destinations/webhooks/${id}`)).status).toBe(200);
@@ -104,7 +140,10 @@ describe('webhook destinations API', () => {
   });
 
   it('refuses to delete a destination a policy still uses', async () => {
-    const id = ((await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'used', url: receiver.url })).body.result as { id: string }).id;
+    const id = (
+      (await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'used', url: receiver.url })).body
+        .result as { id: string }
+    ).id;
     await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
       name: 'uses it',
       enabled: true,

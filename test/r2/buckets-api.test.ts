@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 
+interface BucketJson {
+  name: string;
+  creation_date: string;
+  storage_class: string;
+}
+interface Envelope {
+  success: boolean;
+  result: BucketJson & { buckets: BucketJson[] };
+  errors: { code: number; message: string }[];
+  result_info?: { cursor?: string };
+}
+
 let ledge: TestLedge;
 beforeAll(async () => {
   ledge = await startLedge();
@@ -13,14 +25,21 @@ async function api(method: string, path: string, body?: string, headers: Record<
     headers: { ...ledge.tokenHeaders, ...headers },
     body,
   });
-  return { status: response.status, body: (await response.json()) as { success: boolean; result: any; errors: { code: number; message: string }[]; result_info?: any } };
+  return { status: response.status, body: (await response.json()) as Envelope };
 }
 
 describe('bucket control plane', () => {
   it('creates a bucket from a text/plain JSON body, as wrangler sends it', async () => {
-    const { status, body } = await api('POST', '', JSON.stringify({ name: 'photos' }), { 'content-type': 'text/plain' });
+    const { status, body } = await api('POST', '', JSON.stringify({ name: 'photos' }), {
+      'content-type': 'text/plain',
+    });
     expect(status).toBe(200);
-    expect(body.result).toMatchObject({ name: 'photos', location: 'ENAM', storage_class: 'Standard', jurisdiction: 'default' });
+    expect(body.result).toMatchObject({
+      name: 'photos',
+      location: 'ENAM',
+      storage_class: 'Standard',
+      jurisdiction: 'default',
+    });
     expect(Date.parse(body.result.creation_date)).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -38,7 +57,7 @@ describe('bucket control plane', () => {
       expect(status).toBe(400);
       expect(body.errors[0]!.code).toBe(10005);
       const list = await api('GET', '?per_page=1000');
-      expect(list.body.result.buckets.map((b: { name: string }) => b.name)).not.toContain(name);
+      expect(list.body.result.buckets.map((b) => b.name)).not.toContain(name);
     },
   );
 
@@ -50,20 +69,21 @@ describe('bucket control plane', () => {
   });
 
   it('lists with per_page, cursor, start_after, name_contains and direction', async () => {
-    for (const name of ['list-a', 'list-b', 'list-c', 'list-d', 'list-e']) await api('POST', '', JSON.stringify({ name }));
+    for (const name of ['list-a', 'list-b', 'list-c', 'list-d', 'list-e'])
+      await api('POST', '', JSON.stringify({ name }));
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
       const page = await api('GET', `?name_contains=list-&per_page=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.body.result.buckets.length).toBeLessThanOrEqual(2);
-      seen.push(...page.body.result.buckets.map((b: { name: string }) => b.name));
+      seen.push(...page.body.result.buckets.map((b) => b.name));
       cursor = page.body.result_info?.cursor;
     } while (cursor);
     expect(seen).toEqual(['list-a', 'list-b', 'list-c', 'list-d', 'list-e']);
     const after = await api('GET', '?name_contains=list-&start_after=list-c');
-    expect(after.body.result.buckets.map((b: { name: string }) => b.name)).toEqual(['list-d', 'list-e']);
+    expect(after.body.result.buckets.map((b) => b.name)).toEqual(['list-d', 'list-e']);
     const desc = await api('GET', '?name_contains=list-&direction=desc&per_page=2');
-    expect(desc.body.result.buckets.map((b: { name: string }) => b.name)).toEqual(['list-e', 'list-d']);
+    expect(desc.body.result.buckets.map((b) => b.name)).toEqual(['list-e', 'list-d']);
   });
 
   it.each(['0', '1001', 'x', '-1'])('refuses per_page=%s with 400', async (perPage) => {
@@ -90,7 +110,10 @@ describe('bucket control plane', () => {
     const refused = await api('DELETE', '/full-bucket');
     expect(refused.status).toBe(409);
     expect(refused.body.errors[0]!.code).toBe(10008);
-    await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/full-bucket/objects/k`, { method: 'DELETE', headers: ledge.tokenHeaders });
+    await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/full-bucket/objects/k`, {
+      method: 'DELETE',
+      headers: ledge.tokenHeaders,
+    });
     expect((await api('DELETE', '/full-bucket')).status).toBe(200);
     expect((await api('DELETE', '/full-bucket')).body.errors[0]!.code).toBe(10006);
   });
@@ -102,6 +125,6 @@ describe('bucket control plane', () => {
     expect((await platform.storage.getBucket(other.id, 'photos'))?.accountId).toBe(other.id);
     expect((await platform.storage.getBucket(ledge.accountId, 'photos'))?.accountId).toBe(ledge.accountId);
     const mine = await api('GET', '?per_page=1000');
-    expect(mine.body.result.buckets.filter((b: { name: string }) => b.name === 'photos')).toHaveLength(1);
+    expect(mine.body.result.buckets.filter((b) => b.name === 'photos')).toHaveLength(1);
   });
 });

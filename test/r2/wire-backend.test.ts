@@ -24,15 +24,17 @@ beforeAll(async () => {
 afterAll(async () => ledge?.close());
 
 function call(headers: Record<string, string>, method = 'GET', body?: Buffer) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    const req = request({ socketPath, path: '/', method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request({ socketPath, path: '/', method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
 }
 
 const head = (key: string) => JSON.stringify({ version: 1, method: 'head', object: key });
@@ -52,13 +54,21 @@ describe('R2 wire backend', () => {
   });
 
   it('refuses a wrong secret (403)', async () => {
-    const response = await call({ [BUCKET_HEADER]: `${ledge.accountId}/wire`, [SECRET_HEADER]: `${secret}x`, 'cf-r2-request': head('k') });
+    const response = await call({
+      [BUCKET_HEADER]: `${ledge.accountId}/wire`,
+      [SECRET_HEADER]: `${secret}x`,
+      'cf-r2-request': head('k'),
+    });
     expect(response.status).toBe(403);
   });
 
   it('refuses a missing bucket identity (403) and an unknown bucket (404/10006)', async () => {
     expect((await call({ [SECRET_HEADER]: secret, 'cf-r2-request': head('k') })).status).toBe(403);
-    const unknown = await call({ [BUCKET_HEADER]: `${ledge.accountId}/nope`, [SECRET_HEADER]: secret, 'cf-r2-request': head('k') });
+    const unknown = await call({
+      [BUCKET_HEADER]: `${ledge.accountId}/nope`,
+      [SECRET_HEADER]: secret,
+      'cf-r2-request': head('k'),
+    });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(String(unknown.headers['cf-r2-error'])).v4code).toBe(10006);
   });
@@ -79,7 +89,11 @@ describe('R2 wire backend', () => {
     const metadata = Buffer.from(JSON.stringify({ version: 1, method: 'put', object: 'schlüssel' }));
     const value = Buffer.from('wert');
     const put = await call(
-      { ...ok, 'cf-r2-metadata-size': String(metadata.length), 'content-length': String(metadata.length + value.length) },
+      {
+        ...ok,
+        'cf-r2-metadata-size': String(metadata.length),
+        'content-length': String(metadata.length + value.length),
+      },
       'PUT',
       Buffer.concat([metadata, value]),
     );

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BucketRecord } from '../../src/storage/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
@@ -15,7 +16,10 @@ beforeAll(async () => {
   const storage = ledge.server.platform.storage;
   bucket = await storage.buckets.create(ledge.accountId, { name: 'binding-test' });
   const backend = ledge.server.platform.r2Backend;
-  workerd = await startWorkerd(join(import.meta.dirname, 'fixtures/binding-worker.js'), backend.workerdService(ledge.accountId, 'binding-test'));
+  workerd = await startWorkerd(
+    join(import.meta.dirname, 'fixtures/binding-worker.js'),
+    backend.workerdService(ledge.accountId, 'binding-test'),
+  );
 });
 
 afterAll(async () => {
@@ -37,11 +41,26 @@ describe('R2 binding through real workerd', () => {
     const r = await run('roundtrip');
     expect(r.error).toBeUndefined();
     expect(r.text).toBe('hello, wörld');
-    expect(r.put).toMatchObject({ key: 'ключ/日本語 ✓.txt', size: Buffer.byteLength('hello, wörld'), etag: md5('hello, wörld'), md5: md5('hello, wörld'), storageClass: 'Standard' });
+    expect(r.put).toMatchObject({
+      key: 'ключ/日本語 ✓.txt',
+      size: Buffer.byteLength('hello, wörld'),
+      etag: md5('hello, wörld'),
+      md5: md5('hello, wörld'),
+      storageClass: 'Standard',
+    });
     expect(r.put.httpEtag).toBe(`"${r.put.etag}"`);
-    expect(r.get).toMatchObject({ key: r.put.key, version: r.put.version, customMetadata: { owner: 'zoë', n: '1' }, hasBody: true });
+    expect(r.get).toMatchObject({
+      key: r.put.key,
+      version: r.put.version,
+      customMetadata: { owner: 'zoë', n: '1' },
+      hasBody: true,
+    });
     expect(r.head).toMatchObject({ key: r.put.key, etag: r.put.etag, uploaded: r.put.uploaded, hasBody: false });
-    expect(r.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'max-age=60', 'content-language': 'de' });
+    expect(r.headers).toEqual({
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'max-age=60',
+      'content-language': 'de',
+    });
     const stored = await ledge.server.platform.storage.objects.head(bucket, 'ключ/日本語 ✓.txt');
     expect(stored?.size).toBe(Buffer.byteLength('hello, wörld'));
   });
@@ -51,6 +70,13 @@ describe('R2 binding through real workerd', () => {
     expect(r.fromNull).toMatchObject({ size: 0, etag: md5('') });
     expect(r.fromString).toMatchObject({ size: 0, etag: md5('') });
     expect(r.text).toBe('');
+  });
+
+  it('keeps the storage class and the cache expiry of an object', async () => {
+    const r = await run('empty');
+    expect(r.infrequent.storageClass).toBe('InfrequentAccess');
+    expect(r.expiry).toBe(1445412480000);
+    expect(r.headers).toEqual({ 'content-disposition': 'attachment', expires: new Date(1445412480000).toUTCString() });
   });
 
   it('resolves get and head of a missing key to null', async () => {
@@ -74,7 +100,9 @@ describe('R2 binding through real workerd', () => {
     const storage = ledge.server.platform.storage;
     const keys = Array.from({ length: 1105 }, (_, i) => `many/${String(i).padStart(5, '0')}`);
     for (let i = 0; i < keys.length; i += 50) {
-      await Promise.all(keys.slice(i, i + 50).map((key) => storage.objects.put(bucket, key, [Buffer.from(key)])));
+      await Promise.all(
+        keys.slice(i, i + 50).map((key) => storage.objects.put(bucket, key, Readable.from([Buffer.from(key)]))),
+      );
     }
     const r = await run('listMany');
     expect(r.pages).toEqual([
@@ -93,15 +121,24 @@ describe('R2 binding through real workerd', () => {
       { objects: ['tree/c'], prefixes: ['tree/d/'], truncated: false },
     ]);
     expect(r.withMeta).toEqual({ k: 'tree/c' });
+    expect(r.withoutMeta).toBeNull();
   });
 
   it('completes a 3-part multipart upload with 5 MiB+ parts into an N-etag object', async () => {
     const r = await run('multipart');
     expect(r.error).toBeUndefined();
     const partMd5s = r.partEtags.map((e: string) => Buffer.from(e, 'hex'));
-    expect(r.object).toMatchObject({ key: 'big/multi.bin', size: 2 * (5 * MiB + 1) + 1234, customMetadata: { parts: '3' } });
+    expect(r.object).toMatchObject({
+      key: 'big/multi.bin',
+      size: 2 * (5 * MiB + 1) + 1234,
+      customMetadata: { parts: '3' },
+    });
     expect(r.object.etag).toBe(`${md5(Buffer.concat(partMd5s))}-3`);
-    expect(r.got).toMatchObject({ etag: r.object.etag, size: r.object.size, httpMetadata: { contentType: 'application/x-test' } });
+    expect(r.got).toMatchObject({
+      etag: r.object.etag,
+      size: r.object.size,
+      httpMetadata: { contentType: 'application/x-test' },
+    });
     expect(r.sameBytes).toBe(true);
     expect(r.rangedBytes).toEqual(r.expectedRange);
   });
@@ -131,7 +168,7 @@ describe('R2 binding through real workerd', () => {
 
   it('refuses bad input with the R2 codes and stores nothing', async () => {
     const r = await run('badInput');
-    expect(r.longKey.error).toMatch(/\(10020\)/);
+    expect(r.longKey.error).toBe('put: The specified object name is not valid. (10020)');
     expect(r.longKeyStored).toBeNull();
     expect(r.exactKey).toBe(512);
     expect(r.bigMetadata.error).toMatch(/metadata.*\(10012\)/i);
@@ -140,19 +177,27 @@ describe('R2 binding through real workerd', () => {
     expect(r.goodMd5).toBe(md5('payload'));
     expect(r.badSha256.error).toMatch(/\(10037\)/);
     expect(r.digestStored).toBeNull();
-    expect(r.badLimit.error).toMatch(/10022|limit/i);
-    expect(r.zeroLimit.error).toMatch(/10022|limit/i);
+    expect(r.badLimit.error).toBe('list: MaxKeys params must be positive integer <= 1000. (10022)');
+    expect(r.zeroLimit.error).toMatch(/\(10022\)/);
   });
 
   it('deletes one key or a list of keys; more than 1000 is refused', async () => {
     const r = await run('deletes');
     expect(r.left).toEqual(['del/4']);
-    expect(r.tooMany.error).toBeDefined();
+    expect(r.tooMany.error).toMatch(/^delete: .*1000.*\(10040\)$/);
   });
 
   it('streams a request body straight into put', async () => {
     const payload = Buffer.alloc(3 * MiB + 17, 7);
-    const r = await run('stream', { method: 'PUT', body: payload, headers: { 'content-length': String(payload.length) } });
-    expect(r).toEqual({ size: payload.length, etag: md5(payload), sha256: createHash('sha256').update(payload).digest('hex') });
+    const r = await run('stream', {
+      method: 'PUT',
+      body: payload,
+      headers: { 'content-length': String(payload.length) },
+    });
+    expect(r).toEqual({
+      size: payload.length,
+      etag: md5(payload),
+      sha256: createHash('sha256').update(payload).digest('hex'),
+    });
   });
 });

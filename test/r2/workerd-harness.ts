@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -25,7 +25,9 @@ const capnpString = (value: string) => JSON.stringify(value);
 export async function startWorkerd(scriptPath: string, r2: WorkerdR2Service): Promise<RunningWorkerd> {
   const dir = tempDir('ledge-workerd-');
   copyFileSync(resolve(scriptPath), join(dir, 'worker.js'));
-  const headers = r2.injectRequestHeaders.map((h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`).join(', ');
+  const headers = r2.injectRequestHeaders
+    .map((h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`)
+    .join(', ');
   writeFileSync(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -43,7 +45,9 @@ const worker :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const port = await new Promise<number>((resolvePort, reject) => {
@@ -59,10 +63,12 @@ const worker :Workerd.Worker = (
     child,
     stderr: () => stderr,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

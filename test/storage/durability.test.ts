@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnLedge, startLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
@@ -12,11 +12,23 @@ const bodyFor = (i: number, size: number) => {
   return body;
 };
 
-/** A body that trickles in, so uploads are still in flight when the server is killed. */
-function trickle(body: Buffer, chunk = 32 * 1024, delayMs = 4): ReadableStream<Uint8Array> {
+/**
+ * A body that trickles in. With `holdAt`, it stops after that many bytes until `release` settles, then
+ * fails: an upload that is guaranteed to be in flight when the server is killed.
+ */
+function trickle(
+  body: Buffer,
+  chunk = 32 * 1024,
+  delayMs = 4,
+  hold?: { at: number; release: Promise<void> },
+): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream({
     async pull(controller) {
+      if (hold && at >= hold.at) {
+        await hold.release;
+        return controller.error(new Error('upload abandoned'));
+      }
       if (at >= body.length) return controller.close();
       await new Promise((r) => setTimeout(r, delayMs));
       controller.enqueue(body.subarray(at, at + chunk));
@@ -47,11 +59,15 @@ describe('durability', () => {
     dirs.push(dataDir);
     let server: SpawnedLedge = await spawnLedge(dataDir);
     const buckets = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets`;
-    expect((await fetch(buckets, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'crash' }) })).status).toBe(200);
+    expect(
+      (await fetch(buckets, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'crash' }) })).status,
+    ).toBe(200);
 
     const SIZE = 384 * 1024;
     const acknowledged = new Map<string, string>();
     let killed = false;
+    let release: () => void;
+    const released = new Promise<void>((r) => (release = r));
     let reachedQuota: () => void;
     const quota = new Promise<void>((r) => (reachedQuota = r));
     const uploads = Array.from({ length: 100 }, async (_, i) => {
@@ -61,8 +77,8 @@ describe('durability', () => {
         const response = await fetch(`${buckets}/crash/objects/${key}`, {
           method: 'PUT',
           headers: { ...auth, 'content-length': String(SIZE) },
-          // Half the uploads are fast (they reach the quota), half slow (in flight at the kill).
-          body: trickle(body, 32 * 1024, i < 50 ? 2 : 60),
+          // Half the uploads complete (and reach the quota); half stall midway and are in flight at the kill.
+          body: i < 50 ? trickle(body, 32 * 1024, 2) : trickle(body, 32 * 1024, 1, { at: SIZE / 2, release: released }),
           duplex: 'half',
         } as RequestInit);
         const result = (await response.json()) as { success: boolean; result: { etag: string } };
@@ -75,13 +91,21 @@ describe('durability', () => {
       }
     });
     await quota;
+    // Give the stalled uploads time to reach the server, so their temp files exist at the kill.
+    await new Promise((r) => setTimeout(r, 500));
     killed = true;
     await server.stop('SIGKILL');
+    release!();
     await Promise.all(uploads);
     expect(acknowledged.size).toBeGreaterThanOrEqual(25);
     expect(acknowledged.size).toBeLessThan(100);
     // The kill caught uploads mid-stream: their temp files are on disk until the restart collects them.
     expect(blobFiles(dataDir).temporary.length).toBeGreaterThan(0);
+    // And a blob renamed into place whose commit never happened (a kill between rename and commit).
+    const orphanId = 'ab'.padEnd(32, '0');
+    mkdirSync(join(dataDir, 'blobs', 'ab'), { recursive: true });
+    writeFileSync(join(dataDir, 'blobs', 'ab', orphanId), 'orphan');
+    utimesSync(join(dataDir, 'blobs', 'ab', orphanId), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
 
     server = await spawnLedge(dataDir);
     try {
@@ -94,7 +118,9 @@ describe('durability', () => {
         expect(bytes.equals(bodyFor(index, SIZE)), key).toBe(true);
         expect(md5(bytes)).toBe(etag);
       }
-      const listed = (await (await fetch(`${base}?per_page=1000`, { headers: auth })).json()) as { result: { key: string; size: number; etag: string }[] };
+      const listed = (await (await fetch(`${base}?per_page=1000`, { headers: auth })).json()) as {
+        result: { key: string; size: number; etag: string }[];
+      };
       for (const object of listed.result) {
         // Unacknowledged uploads may or may not have committed, but never partially.
         const index = Number(object.key.split('-')[1]);
@@ -104,6 +130,7 @@ describe('durability', () => {
       expect(listed.result.length).toBeGreaterThanOrEqual(acknowledged.size);
       const files = blobFiles(dataDir);
       expect(files.temporary).toEqual([]);
+      expect(files.blobs).not.toContain(orphanId);
       expect(files.blobs.length).toBe(listed.result.length);
     } finally {
       await server.stop();
@@ -137,7 +164,9 @@ describe('durability', () => {
         }),
       );
       await Promise.all(readers);
-      const final = Buffer.from(await (await fetch(`${buckets}/race/objects/hot`, { headers: ledge.tokenHeaders })).arrayBuffer());
+      const final = Buffer.from(
+        await (await fetch(`${buckets}/race/objects/hot`, { headers: ledge.tokenHeaders })).arrayBuffer(),
+      );
       expect(bodies.some((b) => b.equals(final))).toBe(true);
     } finally {
       await ledge.close();

@@ -11,12 +11,20 @@ function sqliteStore() {
   const dir = tempDir('ledge-meta-');
   const db = new Database(join(dir, 'ledge.db'));
   migrate(db, storageMigrations);
-  return { db, store: new SqliteMetadataStore(db), close: () => (db.close(), rmSync(dir, { recursive: true, force: true })) };
+  return {
+    db,
+    store: new SqliteMetadataStore(db),
+    close: () => (db.close(), rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 function fsBlobs() {
   const dir = tempDir('ledge-blobs-');
-  return { root: dir, blobs: new FsBlobStore(join(dir, 'blobs')), close: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    root: dir,
+    blobs: new FsBlobStore(join(dir, 'blobs')),
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 metadataStoreConformance('SQLite', sqliteStore);

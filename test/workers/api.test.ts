@@ -44,7 +44,11 @@ describe('workers API and runtime', () => {
   });
 
   it('keeps secrets encrypted, never returns them, and keeps them across deploys', async () => {
-    const put = await api(ledge, 'PUT', `${base()}/scripts/hello/secrets`, { name: 'AUTH_KEY_SECRET', text: 's3cr3t-value', type: 'secret_text' });
+    const put = await api(ledge, 'PUT', `${base()}/scripts/hello/secrets`, {
+      name: 'AUTH_KEY_SECRET',
+      text: 's3cr3t-value',
+      type: 'secret_text',
+    });
     expect(put.status).toBe(200);
     expect(put.body.result).toEqual({ name: 'AUTH_KEY_SECRET', type: 'secret_text' });
     const host = `hello.${sub}.localhost`;
@@ -58,7 +62,11 @@ describe('workers API and runtime', () => {
     const settings = await api(ledge, 'GET', `${base()}/scripts/hello/settings`);
     expect(settings.body.result.bindings).toEqual([{ name: 'AUTH_KEY_SECRET', type: 'secret_text' }]);
     for (const path of ['/secrets', '/secrets/AUTH_KEY_SECRET', '/settings', '/versions', '']) {
-      const text = await (await fetch(`${ledge.apiUrl}${base()}/${path === '' ? 'scripts' : `scripts/hello${path}`}`, { headers: ledge.tokenHeaders })).text();
+      const text = await (
+        await fetch(`${ledge.apiUrl}${base()}/${path === '' ? 'scripts' : `scripts/hello${path}`}`, {
+          headers: ledge.tokenHeaders,
+        })
+      ).text();
       expect(text).not.toContain('s3cr3t-value');
     }
     const db = new Database(`${ledge.dataDir}/ledge.db`);
@@ -86,18 +94,34 @@ describe('workers API and runtime', () => {
     expect(items.map((v) => v.number)).toEqual([2, 1]);
     const deployments = await api(ledge, 'GET', `${base()}/scripts/hello/deployments`);
     expect(deployments.body.result.deployments[0].versions).toEqual([{ version_id: items[0]!.id, percentage: 100 }]);
-    const redeploy = await api(ledge, 'POST', `${base()}/scripts/hello/deployments`, { strategy: 'percentage', versions: [{ version_id: items[1]!.id, percentage: 100 }] });
+    const redeploy = await api(ledge, 'POST', `${base()}/scripts/hello/deployments`, {
+      strategy: 'percentage',
+      versions: [{ version_id: items[1]!.id, percentage: 100 }],
+    });
     expect(redeploy.status).toBe(200);
-    expect((await callFunction(functionsPort(ledge), `hello.${sub}.localhost`, '/')).text).toBe('hello world no-secret');
-    const split = await api(ledge, 'POST', `${base()}/scripts/hello/deployments`, { versions: [{ version_id: items[0]!.id, percentage: 50 }, { version_id: items[1]!.id, percentage: 50 }] });
+    expect((await callFunction(functionsPort(ledge), `hello.${sub}.localhost`, '/')).text).toBe(
+      'hello world no-secret',
+    );
+    const split = await api(ledge, 'POST', `${base()}/scripts/hello/deployments`, {
+      versions: [
+        { version_id: items[0]!.id, percentage: 50 },
+        { version_id: items[1]!.id, percentage: 50 },
+      ],
+    });
     expect(split.status).toBe(400);
   });
 
   it('answers services/{script}, script-settings and the script list in the shapes wrangler reads', async () => {
     const service = await api(ledge, 'GET', `${base()}/services/hello`);
-    expect(service.body.result.default_environment).toMatchObject({ environment: 'production', script: { id: 'hello' } });
+    expect(service.body.result.default_environment).toMatchObject({
+      environment: 'production',
+      script: { id: 'hello' },
+    });
     expect((await api(ledge, 'GET', `${base()}/services/missing`)).body.errors[0]!.code).toBe(10090);
-    const patched = await api(ledge, 'PATCH', `${base()}/scripts/hello/script-settings`, { observability: { enabled: false }, tags: [] });
+    const patched = await api(ledge, 'PATCH', `${base()}/scripts/hello/script-settings`, {
+      observability: { enabled: false },
+      tags: [],
+    });
     expect(patched.body.result).toMatchObject({ observability: { enabled: false }, tags: [] });
     const list = await api(ledge, 'GET', `${base()}/scripts`);
     expect(list.body.result.map((s: { id: string }) => s.id)).toContain('hello');

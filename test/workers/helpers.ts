@@ -1,5 +1,9 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Agent } from 'node:http';
 import type { TestLedge } from '../helpers/ledge.ts';
+
+/** v4 envelope of a test call; `result` is checked field by field by the assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Envelope = { success: boolean; errors: { code: number; message: string }[]; result: any };
 
 export interface UploadOptions {
   modules?: Record<string, string>;
@@ -15,13 +19,20 @@ export async function uploadScript(ledge: TestLedge, name: string, options: Uplo
   const modules = options.modules ?? { 'index.js': 'export default { fetch() { return new Response("hi"); } };' };
   const mainModule = options.mainModule ?? Object.keys(modules)[0]!;
   const form = new FormData();
-  form.set('metadata', JSON.stringify({ main_module: mainModule, bindings: [], compatibility_date: '2025-01-01', ...options.metadata }));
+  form.set(
+    'metadata',
+    JSON.stringify({ main_module: mainModule, bindings: [], compatibility_date: '2025-01-01', ...options.metadata }),
+  );
   for (const [moduleName, source] of Object.entries(modules)) {
     form.set(moduleName, new File([source], moduleName, { type: 'application/javascript+module' }));
   }
   const path = options.path ?? `/accounts/${ledge.accountId}/workers/scripts/${name}${options.query ?? ''}`;
-  const response = await fetch(`${ledge.apiUrl}${path}`, { method: options.method ?? 'PUT', headers: ledge.tokenHeaders, body: form });
-  return { status: response.status, body: (await response.json()) as { success: boolean; errors: { code: number; message: string }[]; result: any } };
+  const response = await fetch(`${ledge.apiUrl}${path}`, {
+    method: options.method ?? 'PUT',
+    headers: ledge.tokenHeaders,
+    body: form,
+  });
+  return { status: response.status, body: (await response.json()) as Envelope };
 }
 
 export async function api(ledge: TestLedge, method: string, path: string, body?: unknown) {
@@ -30,7 +41,7 @@ export async function api(ledge: TestLedge, method: string, path: string, body?:
     headers: { ...ledge.tokenHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { success: boolean; errors: { code: number; message: string }[]; result: any } };
+  return { status: response.status, body: (await response.json()) as Envelope };
 }
 
 /** Enables workers.dev-style routing for a script (what wrangler does after a deploy). */
@@ -61,11 +72,18 @@ export function callFunction(
   port: number,
   host: string,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; agent?: import('node:http').Agent } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; agent?: Agent } = {},
 ): Promise<FunctionResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: { host: `${host}:${port}`, ...init.headers }, agent: init.agent },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: init.method ?? 'GET',
+        headers: { host: `${host}:${port}`, ...init.headers },
+        agent: init.agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

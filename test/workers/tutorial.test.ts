@@ -20,9 +20,13 @@ describe('the R2 tutorial on Ledge', () => {
   let project: string;
   let url: URL;
   const env = () => cliEnv(ledge);
-  const cli = (args: string[], input?: string) => runCli(args, { env: env(), cwd: project, ...(input === undefined ? {} : { input }) });
-  const call = (method: string, key: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<FunctionResponse> =>
-    callFunction(Number(url.port), url.hostname, `/${key}`, { method, ...init });
+  const cli = (args: string[], input?: string) =>
+    runCli(args, { env: env(), cwd: project, ...(input === undefined ? {} : { input }) });
+  const call = (
+    method: string,
+    key: string,
+    init: { headers?: Record<string, string>; body?: string } = {},
+  ): Promise<FunctionResponse> => callFunction(Number(url.port), url.hostname, `/${key}`, { method, ...init });
   const useStage = (file: string) => {
     copyFileSync(join(FIXTURES, file), join(project, 'src/index.js'));
   };
@@ -82,7 +86,12 @@ describe('the R2 tutorial on Ledge', () => {
   it('stage 1: GET copies the stored HTTP metadata into the response headers', async () => {
     const put = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/my-bucket/objects/photo.jpg`, {
       method: 'PUT',
-      headers: { ...ledge.tokenHeaders, 'content-type': 'image/jpeg', 'cache-control': 'max-age=60', 'content-language': 'fr' },
+      headers: {
+        ...ledge.tokenHeaders,
+        'content-type': 'image/jpeg',
+        'cache-control': 'max-age=60',
+        'content-language': 'fr',
+      },
       body: 'jpeg bytes',
     });
     expect(put.status).toBe(200);
@@ -117,7 +126,7 @@ describe('the R2 tutorial on Ledge', () => {
   });
 
   it('stage 2: PUT and DELETE without the header or with a wrong one are 403 and change nothing', async () => {
-    for (const headers of [{}, { 'X-Custom-Auth-Key': 'hotdog' }]) {
+    for (const headers of [{}, { 'X-Custom-Auth-Key': 'hotdog' }] as Record<string, string>[]) {
       const put = await call('PUT', 'cat-pic.jpg', { headers, body: 'evil' });
       expect([put.status, put.text]).toEqual([403, 'Forbidden']);
       const del = await call('DELETE', 'cat-pic.jpg', { headers });

@@ -44,7 +44,8 @@ describe('wrangler against Ledge', () => {
             NO_COLOR: '1',
           },
         },
-        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
       child.stdin?.end(input);
     });
@@ -80,8 +81,12 @@ describe('wrangler against Ledge', () => {
   it('wrangler secret put creates the script placeholder and stores the secret', async () => {
     const result = await wrangler(['secret', 'put', 'AUTH_KEY_SECRET'], 's3cr3t-value\n');
     expect(result.code, result.stderr + result.stdout).toBe(0);
-    const secrets = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/workers/scripts/my-worker/secrets`, { headers: ledge.tokenHeaders });
-    expect(((await secrets.json()) as { result: unknown }).result).toEqual([{ name: 'AUTH_KEY_SECRET', type: 'secret_text' }]);
+    const secrets = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/workers/scripts/my-worker/secrets`, {
+      headers: ledge.tokenHeaders,
+    });
+    expect(((await secrets.json()) as { result: unknown }).result).toEqual([
+      { name: 'AUTH_KEY_SECRET', type: 'secret_text' },
+    ]);
   });
 
   it('wrangler deploy updates the existing script, and the function answers with bucket, secret and var', async () => {

@@ -54,7 +54,7 @@ export class HealthChecker implements BackgroundService {
   readonly #plans = new Map<string, PoolPlan>();
   readonly #stats: CheckerStats = { origins: 0, probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 };
   #pending: CheckOutcome[] = [];
-  #flushQueued = false;
+  #flushTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Infinity;
   #running = false;
@@ -104,7 +104,8 @@ export class HealthChecker implements BackgroundService {
   /** Called after a monitor changed: every pool using it is re-planned. */
   async refreshMonitor(accountId: string, monitorId: string): Promise<void> {
     if (!this.#running) return;
-    for (const pool of await this.#pools.listByMonitor(accountId, monitorId)) await this.refreshPool(accountId, pool.id);
+    for (const pool of await this.#pools.listByMonitor(accountId, monitorId))
+      await this.refreshPool(accountId, pool.id);
   }
 
   stats(): CheckerStats {
@@ -115,7 +116,14 @@ export class HealthChecker implements BackgroundService {
     Object.assign(this.#stats, { probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 });
   }
 
-  #install(accountId: string, poolId: string, pool: Pool | undefined, monitor: Monitor | undefined, firstDue: number, fresh: boolean): void {
+  #install(
+    accountId: string,
+    poolId: string,
+    pool: Pool | undefined,
+    monitor: Monitor | undefined,
+    firstDue: number,
+    fresh: boolean,
+  ): void {
     const previous = this.#jobs.get(poolId) ?? new Map<string, Job>();
     const checked = pool !== undefined && pool.enabled && monitor !== undefined && isProbed(monitor.type);
     if (!checked) {
@@ -213,15 +221,13 @@ export class HealthChecker implements BackgroundService {
       const plan = this.#plans.get(job.poolId);
       if (job.cancelled || !this.#running || !plan) return;
       this.#pending.push({ plan, origin: job.origin, result });
-      if (!this.#flushQueued) {
-        this.#flushQueued = true;
-        setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
-      }
+      this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
     });
   }
 
   #flush(): void {
-    this.#flushQueued = false;
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
     const batch = this.#pending;
     this.#pending = [];
     try {

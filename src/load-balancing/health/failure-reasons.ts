@@ -34,7 +34,8 @@ export function reasonForError(error: unknown): FailureReasonText {
   if (typeof code !== 'string') return FailureReason.other;
   if (code === 'ECONNREFUSED') return FailureReason.tcpConnectionFailed;
   if (code === 'ECONNRESET' || code === 'EPIPE') return FailureReason.connectionReset;
-  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') return FailureReason.networkUnreachable;
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')
+    return FailureReason.networkUnreachable;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return FailureReason.dnsUnknownHost;
   if (code === 'ETIMEDOUT') return FailureReason.httpTimeout;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return FailureReason.tlsNameMismatch;

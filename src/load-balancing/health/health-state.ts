@@ -60,7 +60,10 @@ export function nextOriginState(
 }
 
 /** A pool is healthy while at least `minimum_origins` of its enabled origins are healthy. */
-export function evaluatePool(plan: PoolPlan, states: ReadonlyMap<string, OriginState>): { healthy: boolean; reason: string } {
+export function evaluatePool(
+  plan: PoolPlan,
+  states: ReadonlyMap<string, OriginState>,
+): { healthy: boolean; reason: string } {
   let healthyCount = 0;
   const reasons = new Map<string, number>();
   for (const origin of plan.origins) {

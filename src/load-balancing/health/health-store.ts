@@ -73,7 +73,9 @@ export class HealthStore {
           this.#writeOrigin(poolId, next);
           states.set(origin.name, next);
           if ((basis?.healthy ?? true) !== next.healthy) {
-            events.push(this.#event(plan, 'origin', next.healthy ? 'Healthy' : 'Unhealthy', next.failureReason, now, origin));
+            events.push(
+              this.#event(plan, 'origin', next.healthy ? 'Healthy' : 'Unhealthy', next.failureReason, now, origin),
+            );
           }
         }
         const event = this.#evaluate(plan, now, states);
@@ -92,7 +94,10 @@ export class HealthStore {
       const keep = new Map(plan.origins.map((o) => [o.name, o.address]));
       for (const state of this.originStates(plan.poolId).values()) {
         if (keep.get(state.originName) !== state.address) {
-          this.#db.run('DELETE FROM lb_origin_health WHERE pool_id = ? AND origin_name = ?', [plan.poolId, state.originName]);
+          this.#db.run('DELETE FROM lb_origin_health WHERE pool_id = ? AND origin_name = ?', [
+            plan.poolId,
+            state.originName,
+          ]);
         }
       }
       return this.#evaluate(plan, now);
@@ -109,7 +114,10 @@ export class HealthStore {
 
   events(accountId: string, poolId?: string): HealthEvent[] {
     const rows = poolId
-      ? this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? AND pool_id = ? ORDER BY id', [accountId, poolId])
+      ? this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? AND pool_id = ? ORDER BY id', [
+          accountId,
+          poolId,
+        ])
       : this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? ORDER BY id', [accountId]);
     return rows.map(toEvent);
   }
@@ -151,7 +159,18 @@ export class HealthStore {
     const { lastInsertRowid } = this.#db.run(
       `INSERT INTO lb_health_events (occurred_at, account_id, pool_id, pool_name, event_source, origin_name, origin_address,
          new_health, reason, legacy_notification_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [now, plan.accountId, plan.poolId, plan.poolName, source, event.originName, event.originAddress, health, reason, plan.legacyEmail],
+      [
+        now,
+        plan.accountId,
+        plan.poolId,
+        plan.poolName,
+        source,
+        event.originName,
+        event.originAddress,
+        health,
+        reason,
+        plan.legacyEmail,
+      ],
     );
     const published: HealthEvent = { id: lastInsertRowid, ...event };
     this.#bus.publish(published);
@@ -169,7 +188,18 @@ export class HealthStore {
        ON CONFLICT (pool_id, origin_name) DO UPDATE SET address = excluded.address, healthy = excluded.healthy,
          successes = excluded.successes, failures = excluded.failures, failure_reason = excluded.failure_reason,
          response_code = excluded.response_code, rtt_ms = excluded.rtt_ms, checked_at = excluded.checked_at`,
-      [poolId, s.originName, s.address, toSqlBool(s.healthy), s.successes, s.failures, s.failureReason, s.responseCode, s.rttMs, s.checkedAt],
+      [
+        poolId,
+        s.originName,
+        s.address,
+        toSqlBool(s.healthy),
+        s.successes,
+        s.failures,
+        s.failureReason,
+        s.responseCode,
+        s.rttMs,
+        s.checkedAt,
+      ],
     );
   }
 }

@@ -34,7 +34,10 @@ export function poolHealthView(pool: Pool, monitor: Monitor | undefined, store: 
     .filter((origin) => origin.enabled)
     .map((origin) => {
       const state = states.get(origin.name);
-      const health: OriginHealth = { healthy: state?.healthy ?? true, failure_reason: state?.failureReason ?? FailureReason.none };
+      const health: OriginHealth = {
+        healthy: state?.healthy ?? true,
+        failure_reason: state?.failureReason ?? FailureReason.none,
+      };
       if (state?.rttMs != null) health.rtt = formatRtt(state.rttMs);
       if (state?.responseCode != null) health.response_code = state.responseCode;
       return { [origin.address]: health };

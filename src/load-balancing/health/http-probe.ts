@@ -110,7 +110,8 @@ export function codeMatches(status: number, expected: string): boolean {
 
 function requestHeaders(target: ProbeTarget): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { 'user-agent': `${USER_AGENT}${target.poolId})`, connection: 'close' };
-  for (const [name, values] of Object.entries(target.headers)) headers[name.toLowerCase()] = values.length === 1 ? values[0] : values;
+  for (const [name, values] of Object.entries(target.headers))
+    headers[name.toLowerCase()] = values.length === 1 ? values[0] : values;
   return headers;
 }
 

@@ -21,7 +21,11 @@ export class PreviewService {
     this.#db = db;
   }
 
-  async run(accountId: string, pools: readonly Pool[], monitor: Monitor): Promise<{ preview_id: string; pools: Record<string, string> }> {
+  async run(
+    accountId: string,
+    pools: readonly Pool[],
+    monitor: Monitor,
+  ): Promise<{ preview_id: string; pools: Record<string, string> }> {
     const result: PreviewResult = {};
     await Promise.all(
       pools.map(async (pool) => {
@@ -50,7 +54,10 @@ export class PreviewService {
   }
 
   get(accountId: string, id: string): PreviewResult {
-    const row = this.#db.get<{ result: string }>('SELECT result FROM lb_previews WHERE account_id = ? AND id = ?', [accountId, id]);
+    const row = this.#db.get<{ result: string }>('SELECT result FROM lb_previews WHERE account_id = ? AND id = ?', [
+      accountId,
+      id,
+    ]);
     if (!row) throw LbErrors.previewNotFound(id);
     return JSON.parse(row.result) as PreviewResult;
   }

@@ -127,7 +127,8 @@ export class R2WireBackend {
     if (req.method === 'PUT') {
       const metadataSize = Number(req.headers['cf-r2-metadata-size']);
       const contentLength = Number(req.headers['content-length']);
-      if (!Number.isSafeInteger(metadataSize) || metadataSize < 0) throw R2Errors.invalidArgument('invalid cf-r2-metadata-size');
+      if (!Number.isSafeInteger(metadataSize) || metadataSize < 0)
+        throw R2Errors.invalidArgument('invalid cf-r2-metadata-size');
       if (!Number.isSafeInteger(contentLength) || contentLength < metadataSize) {
         throw new LedgeError(411, 10033, 'Content-Length is required and must cover the metadata.');
       }
@@ -174,7 +175,8 @@ function parseRequest(bytes: Buffer): WireRequest {
     throw R2Errors.invalidArgument('The binding request is not valid JSON.');
   }
   const parsed = WireRequestSchema.safeParse(value);
-  if (!parsed.success) throw R2Errors.invalidArgument(`Unsupported binding request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw R2Errors.invalidArgument(`Unsupported binding request: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 

@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import { R2Errors, type BucketRecord, type StorageClass, type StorageService, STORAGE_CLASSES } from '../../storage/index.ts';
+import {
+  R2Errors,
+  type BucketRecord,
+  type StorageClass,
+  type StorageService,
+  STORAGE_CLASSES,
+} from '../../storage/index.ts';
 import { toConditional, toCustomMetadata, toDigests, toHttpMetadata, toRange, type WireRequest } from './protocol.ts';
 import { wireObject } from './wire-object.ts';
 
@@ -32,11 +38,18 @@ export async function handleWireRequest(
       return { status: 200, json: wireObject(object) };
     }
     case 'get': {
-      const result = await storage.objects.get(bucket, request.object, { range: toRange(request), onlyIf: toConditional(request.onlyIf) });
+      const result = await storage.objects.get(bucket, request.object, {
+        range: toRange(request),
+        onlyIf: toConditional(request.onlyIf),
+      });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
       const length = result.range ? result.range.length : result.object.size;
-      return { status: 200, json: wireObject(result.object, { range: result.range }), body: { stream: result.body, length } };
+      return {
+        status: 200,
+        json: wireObject(result.object, { range: result.range }),
+        body: { stream: result.body, length },
+      };
     }
     case 'put': {
       const object = await storage.objects.put(bucket, request.object, value, {
@@ -63,7 +76,11 @@ export async function handleWireRequest(
       const objects = result.objects.map((o) =>
         wireObject(o, { http: include.has(INCLUDE_HTTP), custom: include.has(INCLUDE_CUSTOM), checksums: false }),
       );
-      const json: Record<string, unknown> = { objects, truncated: result.truncated, delimitedPrefixes: result.delimitedPrefixes };
+      const json: Record<string, unknown> = {
+        objects,
+        truncated: result.truncated,
+        delimitedPrefixes: result.delimitedPrefixes,
+      };
       if (result.cursor) json['cursor'] = result.cursor;
       return { status: 200, json };
     }
@@ -81,7 +98,14 @@ export async function handleWireRequest(
       return { status: 200, json: { uploadId: upload.uploadId } };
     }
     case 'uploadPart': {
-      const part = await storage.multipart.uploadPart(bucket, request.object, request.uploadId, request.partNumber, value, valueSize);
+      const part = await storage.multipart.uploadPart(
+        bucket,
+        request.object,
+        request.uploadId,
+        request.partNumber,
+        value,
+        valueSize,
+      );
       return { status: 200, json: { etag: part.etag } };
     }
     case 'completeMultipartUpload': {
@@ -99,7 +123,9 @@ export async function handleWireRequest(
 function storageClass(value: string | undefined): StorageClass | undefined {
   if (value === undefined || value === '') return undefined;
   if (!(STORAGE_CLASSES as readonly string[]).includes(value)) {
-    throw R2Errors.invalidArgument(`The storage class "${value}" is not valid; use one of ${STORAGE_CLASSES.join(', ')}.`);
+    throw R2Errors.invalidArgument(
+      `The storage class "${value}" is not valid; use one of ${STORAGE_CLASSES.join(', ')}.`,
+    );
   }
   return value as StorageClass;
 }

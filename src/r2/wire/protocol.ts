@@ -86,7 +86,13 @@ export type WireMethod = WireRequest['method'];
 export function toHttpMetadata(fields: z.infer<typeof HttpFieldsSchema> | undefined): HttpMetadata {
   const metadata: HttpMetadata = {};
   if (!fields) return metadata;
-  for (const name of ['contentType', 'contentLanguage', 'contentDisposition', 'contentEncoding', 'cacheControl'] as const) {
+  for (const name of [
+    'contentType',
+    'contentLanguage',
+    'contentDisposition',
+    'contentEncoding',
+    'cacheControl',
+  ] as const) {
     const value = fields[name];
     if (value !== undefined) metadata[name] = value;
   }
@@ -104,7 +110,8 @@ export function toConditional(onlyIf: z.infer<typeof ConditionalSchema> | undefi
   if (!onlyIf) return undefined;
   const condition: Conditional = {};
   if (onlyIf.etagMatches && onlyIf.etagMatches.length > 0) condition.etagMatches = onlyIf.etagMatches;
-  if (onlyIf.etagDoesNotMatch && onlyIf.etagDoesNotMatch.length > 0) condition.etagDoesNotMatch = onlyIf.etagDoesNotMatch;
+  if (onlyIf.etagDoesNotMatch && onlyIf.etagDoesNotMatch.length > 0)
+    condition.etagDoesNotMatch = onlyIf.etagDoesNotMatch;
   if (onlyIf.uploadedBefore !== undefined) condition.uploadedBefore = onlyIf.uploadedBefore;
   if (onlyIf.uploadedAfter !== undefined) condition.uploadedAfter = onlyIf.uploadedAfter;
   if (onlyIf.secondsGranularity) condition.secondsGranularity = true;

@@ -6,7 +6,10 @@ import { consoleShimSource, wrapperSource } from './console-shim.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
-  workerdService(accountId: string, bucketName: string): { address: string; injectRequestHeaders: { name: string; value: string }[] };
+  workerdService(
+    accountId: string,
+    bucketName: string,
+  ): { address: string; injectRequestHeaders: { name: string; value: string }[] };
 }
 
 export interface ConfigInput {
@@ -25,7 +28,14 @@ const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
 const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
-const MODULE_FIELD = { esModule: 'esModule', commonJs: 'commonJsModule', text: 'text', data: 'data', wasm: 'wasm', json: 'json' } as const;
+const MODULE_FIELD = {
+  esModule: 'esModule',
+  commonJs: 'commonJsModule',
+  text: 'text',
+  data: 'data',
+  wasm: 'wasm',
+  json: 'json',
+} as const;
 
 /**
  * Writes a workerd configuration for `input.scripts` into `dir` (config.capnp + one file per module,
@@ -53,14 +63,19 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       ...version.modules.map(
-        (m) => `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
+        (m) =>
+          `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
       ),
     ];
     const bindings: string[] = [];
     for (const binding of version.bindings) {
       if (binding.type === 'r2_bucket') {
         const r2Name = `r2:${script.account_id}/${binding.bucket_name}`;
-        if (!r2Services.has(r2Name)) r2Services.set(r2Name, externalService(r2Name, input.r2.workerdService(script.account_id, binding.bucket_name)));
+        if (!r2Services.has(r2Name))
+          r2Services.set(
+            r2Name,
+            externalService(r2Name, input.r2.workerdService(script.account_id, binding.bucket_name)),
+          );
         bindings.push(`(name = ${capnpString(binding.name)}, r2Bucket = ${capnpString(r2Name)})`);
       } else if (binding.type === 'plain_text') {
         bindings.push(`(name = ${capnpString(binding.name)}, text = ${capnpString(binding.text)})`);
@@ -70,7 +85,8 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     }
     const bound = new Set(version.bindings.map((b) => b.name));
     for (const secret of secrets) {
-      if (!bound.has(secret.name)) bindings.push(`(name = ${capnpString(secret.name)}, text = ${capnpString(secret.text)})`);
+      if (!bound.has(secret.name))
+        bindings.push(`(name = ${capnpString(secret.name)}, text = ${capnpString(secret.text)})`);
     }
     let date = version.compatibility_date ?? DEFAULT_COMPATIBILITY_DATE;
     if (date > input.maxCompatibilityDate) date = input.maxCompatibilityDate;
@@ -119,6 +135,8 @@ const config :Workerd.Config = (
 }
 
 function externalService(name: string, target: ReturnType<R2ServiceResolver['workerdService']>): string {
-  const headers = target.injectRequestHeaders.map((h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`);
+  const headers = target.injectRequestHeaders.map(
+    (h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`,
+  );
   return `(name = ${capnpString(name)}, external = (address = ${capnpString(target.address)}, http = (injectRequestHeaders = ${capnpList(headers)})))`;
 }

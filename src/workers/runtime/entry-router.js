@@ -1,3 +1,4 @@
+/* global Response */
 // The entry worker of every workerd generation: it owns the functions socket and hands each request to
 // the deployed script named by its Host, `<script>.<subdomain>.<domain>`, through a service binding, so
 // function traffic stays inside workerd. ROUTES maps "<script>.<subdomain>" to a binding name.
@@ -8,10 +9,13 @@ export default {
     const prefix = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
     const binding = env.ROUTES[prefix];
     if (binding === undefined) {
-      return new Response(`No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`, {
-        status: 404,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-      });
+      return new Response(
+        `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
+        {
+          status: 404,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        },
+      );
     }
     return env[binding].fetch(request);
   },

@@ -26,14 +26,24 @@ export async function openListeningSocket(host: string, port: number): Promise<L
 }
 
 /**
- * Sets TCP_DEFER_ACCEPT on the socket: the kernel hands a connection to accept() only once its first
- * bytes (the request) have arrived. A retiring workerd generation closes connections it accepted that
- * have no request yet; with this option it never holds such a connection, so a swap drops none.
- * Node has no setsockopt, so a one-line python3 applies it to the inherited fd (socket options belong
- * to the socket, not the descriptor). Returns false when python3 is not available.
+ * Every generation listens on its own SO_REUSEPORT socket of the same port. This attaches, once, a
+ * reuseport program to the group that sends each new connection to the group's second socket: during
+ * a swap that is the new generation's (the old one, first, then only finishes what it already
+ * accepted); otherwise there is one socket and the kernel falls back to it. So a retiring generation
+ * is never handed a connection it would close unread on SIGTERM. Node has no setsockopt: a python3
+ * one-liner applies SO_ATTACH_REUSEPORT_CBPF to the inherited fd. Returns false without python3.
  */
-export async function deferAccept(socket: ListeningSocket, seconds = 5): Promise<boolean> {
-  const script = `import socket; s = socket.socket(fileno=3); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_DEFER_ACCEPT, ${seconds}); s.detach()`;
+export async function steerToNewestSocket(socket: ListeningSocket): Promise<boolean> {
+  const script = [
+    'import ctypes, socket',
+    'class F(ctypes.Structure): _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]',
+    'class P(ctypes.Structure): _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(F))]',
+    'code = (F * 1)(F(0x06, 0, 0, 1))  # BPF_RET | BPF_K: socket index 1',
+    'prog = P(1, code)',
+    's = socket.socket(fileno=3)',
+    's.setsockopt(socket.SOL_SOCKET, 51, ctypes.string_at(ctypes.addressof(prog), ctypes.sizeof(prog)))  # SO_ATTACH_REUSEPORT_CBPF',
+    's.detach()',
+  ].join('\n');
   return new Promise((resolve) => {
     const child = spawn('python3', ['-c', script], { stdio: ['ignore', 'ignore', 'ignore', socket.handle as never] });
     child.once('error', () => resolve(false));

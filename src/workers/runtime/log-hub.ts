@@ -28,8 +28,18 @@ export class FunctionLogHub {
     const at = line.indexOf(LOG_MARKER);
     if (at < 0) return false;
     try {
-      const entry = JSON.parse(line.slice(at + LOG_MARKER.length)) as { a: string; s: string; level: string; time: number; message: string[] };
-      this.record(entry.a, entry.s, { time: new Date(entry.time).toISOString(), level: entry.level, message: entry.message });
+      const entry = JSON.parse(line.slice(at + LOG_MARKER.length)) as {
+        a: string;
+        s: string;
+        level: string;
+        time: number;
+        message: string[];
+      };
+      this.record(entry.a, entry.s, {
+        time: new Date(entry.time).toISOString(),
+        level: entry.level,
+        message: entry.message,
+      });
       return true;
     } catch {
       return false;

@@ -8,7 +8,8 @@ const server = createServer();
 server.once('error', (error: NodeJS.ErrnoException) => {
   process.send?.({ error: `${error.code ?? 'error'}: ${error.message}` }, () => process.exit(1));
 });
-server.listen({ port, host, backlog: 4096 }, () => {
+// reusePort: each workerd generation gets its own socket on the same port (see listen-socket.ts).
+server.listen({ port, host, backlog: 4096, reusePort: true }, () => {
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const handle = (server as unknown as { _handle: object })._handle;

@@ -8,7 +8,7 @@ import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
 import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { deferAccept, openListeningSocket, type ListeningSocket } from './listen-socket.ts';
+import { openListeningSocket, steerToNewestSocket, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
@@ -25,6 +25,8 @@ export interface RuntimeDeps {
 }
 
 const READY_TIMEOUT_MS = 15_000;
+/** Time the old generation gets to read the requests of connections it accepted before the steering. */
+const SETTLE_MS = 100;
 
 /**
  * Supervises workerd. Node opens the functions socket once; every change starts a new workerd
@@ -37,6 +39,8 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
   #socket: ListeningSocket | undefined;
+  /** Whether each generation gets its own steered socket (see steerToNewestSocket); else they share one. */
+  #steering: Promise<boolean> = Promise.resolve(false);
   #current: WorkerdProcess | undefined;
   readonly #retiring = new Set<WorkerdProcess>();
   #queue: Promise<void> = Promise.resolve();
@@ -62,9 +66,15 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#stopped = false;
     const { functionsHost, functionsPort } = this.#deps.config;
     this.#socket = await openListeningSocket(functionsHost, functionsPort);
-    if (!(await deferAccept(this.#socket))) {
-      this.#deps.logger.warn('python3 not found: TCP_DEFER_ACCEPT not set, a redeploy may drop connections that are just opening');
-    }
+    // Only later swaps need the steering: the first generation starts meanwhile.
+    this.#steering = steerToNewestSocket(this.#socket).then((steering) => {
+      if (!steering) {
+        this.#deps.logger.warn(
+          'python3 not found: workerd generations share one socket, so a redeploy may reset connections opened during the swap',
+        );
+      }
+      return steering;
+    });
     await this.reload();
   }
 
@@ -95,7 +105,12 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const configPath = writeWorkerdConfig(dir, this.#configInput([candidate], 'single'));
-      const process = new WorkerdProcess({ configPath, onStdoutLine: () => undefined, onStderrLine: () => undefined, readyTimeoutMs: READY_TIMEOUT_MS });
+      const process = new WorkerdProcess({
+        configPath,
+        onStdoutLine: () => undefined,
+        onStderrLine: () => undefined,
+        readyTimeoutMs: READY_TIMEOUT_MS,
+      });
       try {
         await process.ready;
       } catch (error) {
@@ -111,6 +126,12 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   async #swap(): Promise<void> {
     if (!this.#socket || this.#stopped) return;
     const generation = ++this.#generation;
+    const previous = this.#current;
+    // A fresh socket per generation when steering works; a restart after a crash reuses the socket.
+    const socket =
+      previous && (await this.#steering)
+        ? await openListeningSocket(this.#deps.config.functionsHost, this.#socket.port)
+        : this.#socket;
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
     let next: WorkerdProcess;
@@ -118,7 +139,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       const configPath = writeWorkerdConfig(dir, this.#configInput(await this.#deps.deployed(), 'router'));
       next = new WorkerdProcess({
         configPath,
-        socket: this.#socket.handle,
+        socket: socket.handle,
         onStdoutLine: (line) => {
           if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
         },
@@ -127,20 +148,23 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       });
       await next.ready;
     } catch (error) {
+      if (socket !== this.#socket) socket.handle.close();
       throw WorkerErrors.runtimeUnavailable(cleanWorkerdError((error as Error).message));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const previous = this.#current;
+    const previousSocket = this.#socket;
     this.#current = next;
+    this.#socket = socket;
     void next.exited.then((code) => this.#onExit(next, code));
     if (previous) {
-      // Waiting for the old generation to finish its in-flight requests and exit means that once a
-      // deploy answers, no connection can still reach the old code (keep-alive connections included).
+      // New connections already go to the new socket; the old generation finishes the requests it
+      // has, then exits. Waiting for that means that once a deploy answers, no connection can still
+      // reach the old code (keep-alive connections included).
       this.#retiring.add(previous);
-      const started = Date.now();
+      if (socket !== previousSocket) await new Promise((r) => setTimeout(r, SETTLE_MS));
       await previous.stop().finally(() => this.#retiring.delete(previous));
-      this.#deps.logger.debug('workerd generation retired', { generation: generation - 1, ms: Date.now() - started });
+      if (socket !== previousSocket) previousSocket.handle.close();
     }
   }
 
@@ -151,14 +175,24 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
-    this.#deps.logger.error('workerd exited unexpectedly; restarting', { code, pid: process.child.pid, delay_ms: delay });
+    this.#deps.logger.error('workerd exited unexpectedly; restarting', {
+      code,
+      pid: process.child.pid,
+      delay_ms: delay,
+    });
     setTimeout(() => {
       this.reload().catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
     }, delay).unref();
   }
 
   #configInput(scripts: DeployedScript[], mode: 'router' | 'single') {
-    return { scripts, r2: this.#deps.r2, domain: this.#deps.config.functionsDomain, maxCompatibilityDate: this.#maxDate, mode };
+    return {
+      scripts,
+      r2: this.#deps.r2,
+      domain: this.#deps.config.functionsDomain,
+      maxCompatibilityDate: this.#maxDate,
+      mode,
+    };
   }
 }
 

@@ -55,7 +55,10 @@ const partRecord = (uploadId: string, partNumber: number): PartRecord => ({
  * The contract every MetadataStore implementation must meet (SQLite today, PostgreSQL later): run it
  * with `metadataStoreConformance('name', () => fixture)`.
  */
-export function metadataStoreConformance(name: string, create: () => Promise<MetadataStoreFixture> | MetadataStoreFixture): void {
+export function metadataStoreConformance(
+  name: string,
+  create: () => Promise<MetadataStoreFixture> | MetadataStoreFixture,
+): void {
   describe(`MetadataStore conformance: ${name}`, () => {
     let fixture: MetadataStoreFixture;
     let store: MetadataStore;
@@ -77,7 +80,8 @@ export function metadataStoreConformance(name: string, create: () => Promise<Met
 
     it('lists buckets by name in both directions, after a bound, filtered by substring', async () => {
       for (const n of ['b-2', 'a-1', 'c-3', 'x-b-9']) await store.createBucket(bucketRecord('acct', n));
-      const names = async (q: Parameters<MetadataStore['listBuckets']>[1]) => (await store.listBuckets('acct', q)).map((b) => b.name);
+      const names = async (q: Parameters<MetadataStore['listBuckets']>[1]) =>
+        (await store.listBuckets('acct', q)).map((b) => b.name);
       expect(await names({ direction: 'asc', limit: 10 })).toEqual(['a-1', 'b-2', 'bucket-one', 'c-3', 'x-b-9']);
       expect(await names({ direction: 'desc', limit: 2 })).toEqual(['x-b-9', 'c-3']);
       expect(await names({ direction: 'asc', limit: 10, after: 'bucket-one' })).toEqual(['c-3', 'x-b-9']);
@@ -86,7 +90,9 @@ export function metadataStoreConformance(name: string, create: () => Promise<Met
     });
 
     it('updates the storage class and refuses to delete a non-empty bucket', async () => {
-      expect((await store.updateBucket('acct', 'bucket-one', { storageClass: 'InfrequentAccess' }))?.storageClass).toBe('InfrequentAccess');
+      expect((await store.updateBucket('acct', 'bucket-one', { storageClass: 'InfrequentAccess' }))?.storageClass).toBe(
+        'InfrequentAccess',
+      );
       expect(await store.updateBucket('acct', 'nope', { storageClass: 'Standard' })).toBeUndefined();
       await store.commitObject(objectRecord(bucket.id, 'k'));
       expect((await store.deleteBucket('acct', 'bucket-one')).status).toBe('not-empty');
@@ -133,7 +139,8 @@ export function metadataStoreConformance(name: string, create: () => Promise<Met
     it('lists keys in UTF-8 byte order with prefix, startAfter and startAt bounds', async () => {
       const keys = ['a', 'a/1', 'a/2', 'b', 'é', 'z', '\u{1F600}', '\uFF5E'];
       for (const key of keys) await store.commitObject(objectRecord(bucket.id, key));
-      const list = async (q: Parameters<MetadataStore['listObjects']>[1]) => (await store.listObjects(bucket.id, q)).map((o) => o.key);
+      const list = async (q: Parameters<MetadataStore['listObjects']>[1]) =>
+        (await store.listObjects(bucket.id, q)).map((o) => o.key);
       const byteOrder = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
       expect(await list({ limit: 100 })).toEqual(byteOrder);
       expect(await list({ limit: 100, prefix: 'a/' })).toEqual(['a/1', 'a/2']);
@@ -175,7 +182,9 @@ export function metadataStoreConformance(name: string, create: () => Promise<Met
       expect(result.status === 'completed' && result.unusedParts.map((p) => p.partNumber)).toEqual([2]);
       expect((await store.getObject(bucket.id, 'm'))?.segments).toEqual([{ blobId: p1.blobId, size: 10 }]);
       expect(await store.getUpload(bucket.id, upload.uploadId)).toBeUndefined();
-      expect((await store.completeUpload(bucket.id, upload.uploadId, () => objectRecord(bucket.id, 'm'))).status).toBe('no-upload');
+      expect((await store.completeUpload(bucket.id, upload.uploadId, () => objectRecord(bucket.id, 'm'))).status).toBe(
+        'no-upload',
+      );
     });
 
     it('aborts uploads, finds old ones, and reports every referenced blob', async () => {

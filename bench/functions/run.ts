@@ -1,0 +1,287 @@
+// Benchmark: the spec's tutorial function (stage 2, with authorization) through Ledge and through
+// Miniflare, in the same run, with wrk (-t1 -c32, 10 s, as in baselines.md). Prints the figures and
+// the ratios against the targets of issue 4. Usage: npm run bench:functions [-- --seconds 10]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { treeRss } from './processes.ts';
+import { runWrk, type Scenario, type WrkResult } from './wrk.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SCRIPT = join(ROOT, 'test/workers/fixtures/tutorial/stage-2-with-authorization.js');
+const SECRET = 'bench-secret';
+const SECONDS = Number(process.argv[process.argv.indexOf('--seconds') + 1] || 10) || 10;
+const CREDS = {
+  email: 'bench@example.com',
+  key: '0123456789abcdef0123456789abcdef01234',
+  account: '0123456789abcdef0123456789abcdef',
+};
+const KiB = 1024;
+const MiB = 1024 * 1024;
+
+interface Target {
+  name: string;
+  host: string;
+  port: number;
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'ledge-bench-'));
+  const results: Record<string, Record<string, number>> = { ledge: {}, miniflare: {} };
+  try {
+    // --- Ledge ---
+    const dataDir = join(work, 'ledge');
+    const [apiPort, fnPort] = [await freePort(), await freePort()];
+    let ledge = await startLedge(dataDir, apiPort, fnPort);
+    const host = await deployTutorial(apiPort, fnPort);
+    const ledgeTarget = { name: 'ledge', host, port: fnPort };
+    await new Promise((r) => setTimeout(r, 2_000));
+    results.ledge!['idle_rss_mib'] = treeRss(ledge.pid!) / MiB;
+    Object.assign(results.ledge!, await runScenarios(ledgeTarget, work));
+    await stop(ledge);
+    const ledgeStart = Date.now();
+    ledge = await startLedge(dataDir, apiPort, fnPort, false);
+    await firstResponse(ledgeTarget);
+    results.ledge!['start_to_first_response_ms'] = Date.now() - ledgeStart;
+    await stop(ledge);
+
+    // --- Miniflare ---
+    const mfPort = await freePort();
+    const mfStart = Date.now();
+    const miniflare = spawn(
+      process.execPath,
+      [join(import.meta.dirname, 'miniflare-server.ts'), String(mfPort), join(work, 'mf'), SECRET, SCRIPT],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const mfTarget = { name: 'miniflare', host: `127.0.0.1:${mfPort}`, port: mfPort };
+    await firstResponse(mfTarget, [404]);
+    results.miniflare!['start_to_first_response_ms'] = Date.now() - mfStart;
+    await new Promise((r) => setTimeout(r, 2_000));
+    results.miniflare!['idle_rss_mib'] = treeRss(miniflare.pid!) / MiB;
+    Object.assign(results.miniflare!, await runScenarios(mfTarget, work));
+    await stop(miniflare);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  report(results);
+}
+
+async function runScenarios(target: Target, work: string): Promise<Record<string, number>> {
+  const url = `http://127.0.0.1:${target.port}`;
+  const headers = { Host: target.host };
+  const auth = { ...headers, 'X-Custom-Auth-Key': SECRET };
+  const out: Record<string, number> = {};
+  const record = (name: string, r: WrkResult, bodyBytes = 0) => {
+    out[`${name}_rps`] = r.requestsPerSec;
+    out[`${name}_p99_ms`] = r.p99Ms;
+    out[`${name}_mb_s`] = bodyBytes > 0 ? (r.requestsPerSec * bodyBytes) / 1e6 : r.readBytesPerSec / 1e6;
+    out[`${name}_errors`] = r.errors + r.non2xx;
+    process.stderr.write(
+      `${target.name} ${name}: ${r.requestsPerSec.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(1)} ms, errors ${r.errors + r.non2xx}\n`,
+    );
+  };
+  await put(target, 'cat-pic.jpg', 'k'.repeat(KiB));
+  record(
+    'get_1k',
+    await runWrk(url, { method: 'GET', path: '/cat-pic.jpg', headers } satisfies Scenario, work, SECONDS),
+  );
+  record(
+    'put_1k',
+    await runWrk(url, { method: 'PUT', path: '/', headers: auth, bodyBytes: KiB, keys: 1000 }, work, SECONDS),
+    KiB,
+  );
+  await put(target, 'cat-pic.jpg', 'm'.repeat(MiB));
+  record('get_1m', await runWrk(url, { method: 'GET', path: '/cat-pic.jpg', headers }, work, SECONDS));
+  record(
+    'put_1m',
+    await runWrk(url, { method: 'PUT', path: '/', headers: auth, bodyBytes: MiB, keys: 64 }, work, SECONDS),
+    MiB,
+  );
+  return out;
+}
+
+function report(results: Record<string, Record<string, number>>) {
+  const l = results.ledge!;
+  const m = results.miniflare!;
+  const rows: [string, string, string, string, string, boolean][] = [];
+  const ratio = (a: number, b: number) => a / b;
+  const add = (label: string, lv: number, mv: number, target: string, pass: boolean, digits = 0) =>
+    rows.push([label, lv.toFixed(digits), mv.toFixed(digits), `${ratio(lv, mv).toFixed(2)}x`, target, pass]);
+  add('GET 1 KiB req/s', l['get_1k_rps']!, m['get_1k_rps']!, '>= 3x', ratio(l['get_1k_rps']!, m['get_1k_rps']!) >= 3);
+  add('GET 1 KiB p99 ms', l['get_1k_p99_ms']!, m['get_1k_p99_ms']!, '<= 50 ms', l['get_1k_p99_ms']! <= 50, 1);
+  add('PUT 1 KiB req/s', l['put_1k_rps']!, m['put_1k_rps']!, '>= 3x', ratio(l['put_1k_rps']!, m['put_1k_rps']!) >= 3);
+  add(
+    'GET 1 MiB MB/s',
+    l['get_1m_mb_s']!,
+    m['get_1m_mb_s']!,
+    '>= 1.2x',
+    ratio(l['get_1m_mb_s']!, m['get_1m_mb_s']!) >= 1.2,
+  );
+  add(
+    'PUT 1 MiB MB/s',
+    l['put_1m_mb_s']!,
+    m['put_1m_mb_s']!,
+    '>= 2x',
+    ratio(l['put_1m_mb_s']!, m['put_1m_mb_s']!) >= 2,
+  );
+  add(
+    'idle RSS MiB',
+    l['idle_rss_mib']!,
+    m['idle_rss_mib']!,
+    "<= Miniflare's",
+    l['idle_rss_mib']! <= m['idle_rss_mib']!,
+  );
+  add(
+    'start -> first response ms',
+    l['start_to_first_response_ms']!,
+    m['start_to_first_response_ms']!,
+    '<= 1000 ms',
+    l['start_to_first_response_ms']! <= 1000,
+  );
+  const errors = ['get_1k', 'put_1k', 'get_1m', 'put_1m']
+    .map((s) => `${s} ${l[`${s}_errors`]}/${m[`${s}_errors`]}`)
+    .join(', ');
+  process.stdout.write(
+    `\nFunctions benchmark, ${new Date().toISOString()} (wrk -t1 -c32 -d${SECONDS}s; tutorial function stage 2)\n\n`,
+  );
+  process.stdout.write('| metric | Ledge | Miniflare | ratio | target | met |\n|---|---|---|---|---|---|\n');
+  for (const [label, lv, mv, r, target, pass] of rows)
+    process.stdout.write(`| ${label} | ${lv} | ${mv} | ${r} | ${target} | ${pass ? 'yes' : 'NO'} |\n`);
+  process.stdout.write(`\nerrors (socket + non-2xx, Ledge/Miniflare): ${errors}\n`);
+  process.stdout.write(
+    `GET 1 KiB p99: Ledge ${l['get_1k_p99_ms']!.toFixed(1)} ms, Miniflare ${m['get_1k_p99_ms']!.toFixed(1)} ms; PUT 1 KiB p99: Ledge ${l['put_1k_p99_ms']!.toFixed(1)} ms, Miniflare ${m['put_1k_p99_ms']!.toFixed(1)} ms\n`,
+  );
+  process.stdout.write(`\n${JSON.stringify(results)}\n`);
+}
+
+async function startLedge(dataDir: string, apiPort: number, fnPort: number, firstBoot = true): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'src/cli/main.ts'),
+      'server',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(apiPort),
+      '--functions-port',
+      String(fnPort),
+    ],
+    {
+      env: {
+        ...process.env,
+        LEDGE_LOG_LEVEL: 'warn',
+        LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
+        LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
+        LEDGE_BOOTSTRAP_ACCOUNT_ID: CREDS.account,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  if (firstBoot) await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
+  else child.stdout!.resume();
+  return child;
+}
+
+async function deployTutorial(apiPort: number, fnPort: number): Promise<string> {
+  const base = `http://127.0.0.1:${apiPort}/client/v4/accounts/${CREDS.account}`;
+  const headers = { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as { success: boolean; result: { subdomain?: string }; errors: unknown[] };
+    if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json.errors)}`);
+    return json.result;
+  };
+  await call('POST', '/r2/buckets', { name: 'my-bucket' });
+  const form = new FormData();
+  form.set(
+    'metadata',
+    JSON.stringify({
+      main_module: 'index.js',
+      compatibility_date: '2025-01-01',
+      bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
+    }),
+  );
+  form.set('index.js', new File([readFileSync(SCRIPT)], 'index.js', { type: 'application/javascript+module' }));
+  const upload = await fetch(`${base}/workers/scripts/r2-worker`, { method: 'PUT', headers, body: form });
+  if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
+  await call('PUT', '/workers/scripts/r2-worker/secrets', {
+    name: 'AUTH_KEY_SECRET',
+    text: SECRET,
+    type: 'secret_text',
+  });
+  await call('POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
+  const { subdomain } = await call('GET', '/workers/subdomain');
+  return `r2-worker.${subdomain}.localhost:${fnPort}`;
+}
+
+function put(target: Target, key: string, body: string): Promise<number> {
+  return send(target, 'PUT', `/${key}`, { 'X-Custom-Auth-Key': SECRET }, body);
+}
+
+function send(
+  target: Target,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: target.port, method, path, headers: { host: target.host, ...headers }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolvePromise(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Polls GET /cat-pic.jpg until the function answers (200, or one of `also` for an empty bucket). */
+async function firstResponse(target: Target, also: number[] = []): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const status = await send(target, 'GET', '/cat-pic.jpg');
+      if (status === 200 || also.includes(status)) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${target.name} did not answer within 60 s`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((r, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => r(port));
+    });
+  });
+}
+
+await main();

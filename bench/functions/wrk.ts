@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export interface WrkResult {
+  requestsPerSec: number;
+  p99Ms: number;
+  /** Bytes per second read from responses. */
+  readBytesPerSec: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface Scenario {
+  method: 'GET' | 'PUT';
+  /** GET: the path; PUT: keys rotate over `keys` names. */
+  path: string;
+  headers: Record<string, string>;
+  bodyBytes?: number;
+  keys?: number;
+}
+
+/** Runs `wrk -t1 -c32 -d<s>s --latency` with a Lua script for the scenario (as in baselines.md). */
+export async function runWrk(
+  url: string,
+  scenario: Scenario,
+  dir: string,
+  seconds: number,
+  connections = 32,
+): Promise<WrkResult> {
+  const lua = join(dir, `scenario-${Date.now()}.lua`);
+  const headers = Object.entries(scenario.headers)
+    .map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join(', ');
+  writeFileSync(
+    lua,
+    scenario.method === 'GET'
+      ? `local h = { ${headers} }\nrequest = function() return wrk.format("GET", ${JSON.stringify(scenario.path)}, h) end\n`
+      : `local h = { ${headers} }\nlocal body = string.rep("x", ${scenario.bodyBytes ?? 1024})\nlocal i = 0\n` +
+          `request = function() i = (i + 1) % ${scenario.keys ?? 1000}; return wrk.format("PUT", "/bench-" .. i, h, body) end\n`,
+  );
+  const { stdout } = await promisify(execFile)(
+    'wrk',
+    ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url],
+    {
+      maxBuffer: 1 << 20,
+    },
+  );
+  return parseWrk(stdout);
+}
+
+function parseWrk(out: string): WrkResult {
+  const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? 'NaN');
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99Ms = p99 ? Number(p99[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[p99[2]!]! : NaN;
+  const transfer = /Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/.exec(out);
+  const unit = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as Record<string, number>;
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    requestsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
+    p99Ms,
+    readBytesPerSec: transfer ? Number(transfer[1]) * unit[transfer[2]!]! : NaN,
+    errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    non2xx: number(/Non-2xx or 3xx responses: (\d+)/) || 0,
+  };
+}

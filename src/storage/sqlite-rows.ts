@@ -1,0 +1,96 @@
+import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
+
+/** Rows of the r2_* tables as node:sqlite returns them, and their mapping to records. */
+export interface BucketRow {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: number;
+  location: string;
+  storage_class: string;
+  jurisdiction: string;
+}
+
+export interface ObjectRow {
+  bucket_id: string;
+  key: string;
+  version: string;
+  size: number;
+  etag: string;
+  uploaded: number;
+  http_metadata: string;
+  custom_metadata: string;
+  checksums: string;
+  storage_class: string;
+  segments: string;
+}
+
+export interface UploadRow {
+  upload_id: string;
+  bucket_id: string;
+  key: string;
+  created_at: number;
+  http_metadata: string;
+  custom_metadata: string;
+  storage_class: string;
+}
+
+export interface PartRow {
+  upload_id: string;
+  part_number: number;
+  blob_id: string;
+  size: number;
+  etag: string;
+  uploaded_at: number;
+}
+
+export function toBucket(row: BucketRow): BucketRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    createdAt: Number(row.created_at),
+    location: row.location,
+    storageClass: row.storage_class as StorageClass,
+    jurisdiction: row.jurisdiction,
+  };
+}
+
+export function toObject(row: ObjectRow): ObjectRecord {
+  return {
+    bucketId: row.bucket_id,
+    key: row.key,
+    version: row.version,
+    size: Number(row.size),
+    etag: row.etag,
+    uploaded: Number(row.uploaded),
+    httpMetadata: JSON.parse(row.http_metadata),
+    customMetadata: JSON.parse(row.custom_metadata),
+    checksums: JSON.parse(row.checksums),
+    storageClass: row.storage_class as StorageClass,
+    segments: (JSON.parse(row.segments) as [string, number][]).map(([blobId, size]) => ({ blobId, size })),
+  };
+}
+
+export function toUpload(row: UploadRow): UploadRecord {
+  return {
+    uploadId: row.upload_id,
+    bucketId: row.bucket_id,
+    key: row.key,
+    createdAt: Number(row.created_at),
+    httpMetadata: JSON.parse(row.http_metadata),
+    customMetadata: JSON.parse(row.custom_metadata),
+    storageClass: row.storage_class as StorageClass,
+  };
+}
+
+export function toPart(row: PartRow): PartRecord {
+  return {
+    uploadId: row.upload_id,
+    partNumber: Number(row.part_number),
+    blobId: row.blob_id,
+    size: Number(row.size),
+    etag: row.etag,
+    uploadedAt: Number(row.uploaded_at),
+  };
+}
