@@ -26,19 +26,21 @@ export async function openListeningSocket(host: string, port: number): Promise<L
 }
 
 /**
- * Every generation listens on its own SO_REUSEPORT socket of the same port. This attaches, once, a
- * reuseport program to the group that sends each new connection to the group's second socket: during
- * a swap that is the new generation's (the old one, first, then only finishes what it already
- * accepted); otherwise there is one socket and the kernel falls back to it. So a retiring generation
- * is never handed a connection it would close unread on SIGTERM. Node has no setsockopt: a python3
- * one-liner applies SO_ATTACH_REUSEPORT_CBPF to the inherited fd. Returns false without python3.
+ * Every generation listens on its own SO_REUSEPORT socket of the same port. This attaches a reuseport
+ * program to the group that sends each new connection to the socket at `index` (in order of joining).
+ * A swap first pins connections to the running generation's socket (index 0), so the short-lived
+ * holder of the next socket never accepts one; once the new generation is ready it pins them to the
+ * new socket (index 1), so the retiring generation is never handed a connection it would close unread
+ * on SIGTERM. After the old socket closes, index 1 is out of range and the kernel uses the one socket
+ * left. Node has no setsockopt: a python3 one-liner applies SO_ATTACH_REUSEPORT_CBPF to the inherited
+ * fd. Returns false without python3.
  */
-export async function steerToNewestSocket(socket: ListeningSocket): Promise<boolean> {
+export async function steerConnections(socket: ListeningSocket, index: 0 | 1): Promise<boolean> {
   const script = [
     'import ctypes, socket',
     'class F(ctypes.Structure): _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]',
     'class P(ctypes.Structure): _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(F))]',
-    'code = (F * 1)(F(0x06, 0, 0, 1))  # BPF_RET | BPF_K: socket index 1',
+    `code = (F * 1)(F(0x06, 0, 0, ${index}))  # BPF_RET | BPF_K: the socket index`,
     'prog = P(1, code)',
     's = socket.socket(fileno=3)',
     's.setsockopt(socket.SOL_SOCKET, 51, ctypes.string_at(ctypes.addressof(prog), ctypes.sizeof(prog)))  # SO_ATTACH_REUSEPORT_CBPF',

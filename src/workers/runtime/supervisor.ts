@@ -8,7 +8,7 @@ import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
 import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { openListeningSocket, steerToNewestSocket, type ListeningSocket } from './listen-socket.ts';
+import { openListeningSocket, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
@@ -39,7 +39,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
   #socket: ListeningSocket | undefined;
-  /** Whether each generation gets its own steered socket (see steerToNewestSocket); else they share one. */
+  /** Whether each generation gets its own steered socket (see steerConnections); else they share one. */
   #steering: Promise<boolean> = Promise.resolve(false);
   #current: WorkerdProcess | undefined;
   readonly #retiring = new Set<WorkerdProcess>();
@@ -67,7 +67,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const { functionsHost, functionsPort } = this.#deps.config;
     this.#socket = await openListeningSocket(functionsHost, functionsPort);
     // Only later swaps need the steering: the first generation starts meanwhile.
-    this.#steering = steerToNewestSocket(this.#socket).then((steering) => {
+    this.#steering = steerConnections(this.#socket, 0).then((steering) => {
       if (!steering) {
         this.#deps.logger.warn(
           'python3 not found: workerd generations share one socket, so a redeploy may reset connections opened during the swap',
@@ -128,10 +128,11 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const generation = ++this.#generation;
     const previous = this.#current;
     // A fresh socket per generation when steering works; a restart after a crash reuses the socket.
-    const socket =
-      previous && (await this.#steering)
-        ? await openListeningSocket(this.#deps.config.functionsHost, this.#socket.port)
-        : this.#socket;
+    // First pin new connections to the running generation, so the next socket's holder never gets one.
+    const steered = previous !== undefined && (await this.#steering) && (await steerConnections(this.#socket, 0));
+    const socket = steered
+      ? await openListeningSocket(this.#deps.config.functionsHost, this.#socket.port)
+      : this.#socket;
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
     let next: WorkerdProcess;
@@ -158,11 +159,14 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#socket = socket;
     void next.exited.then((code) => this.#onExit(next, code));
     if (previous) {
-      // New connections already go to the new socket; the old generation finishes the requests it
-      // has, then exits. Waiting for that means that once a deploy answers, no connection can still
-      // reach the old code (keep-alive connections included).
+      // New connections now go to the new socket; the old generation finishes the requests it has,
+      // then exits. Waiting for that means that once a deploy answers, no connection can still reach
+      // the old code (keep-alive connections included).
       this.#retiring.add(previous);
-      if (socket !== previousSocket) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      if (socket !== previousSocket) {
+        await steerConnections(socket, 1);
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
+      }
       await previous.stop().finally(() => this.#retiring.delete(previous));
       if (socket !== previousSocket) previousSocket.handle.close();
     }
