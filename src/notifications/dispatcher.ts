@@ -120,7 +120,16 @@ export class Dispatcher {
     this.#tickQueued = true;
     setImmediate(() => {
       this.#tickQueued = false;
-      if (this.#running) this.#send(this.#claim(Date.now()));
+      if (!this.#running) return;
+      try {
+        this.#send(this.#claim(Date.now()));
+      } catch (error) {
+        // E.g. the database stayed locked past busy_timeout: nothing is lost (rows stay in the outbox), try again soon.
+        this.#logger.error('could not claim deliveries', { err: error });
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(this.wake, 1_000);
+        this.#timer.unref();
+      }
     });
   };
 
@@ -206,16 +215,16 @@ export class Dispatcher {
     this.#outcomes = [];
     const now = Date.now();
     let next: OutboxRow[] = [];
+    this.#inFlight -= batch.length;
     try {
       this.#db.transaction(() => {
         this.#record(batch, now);
-        this.#inFlight -= batch.length;
         if (this.#running) next = this.#claim(now);
       });
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
-      this.#inFlight -= batch.length;
+      next = [];
     }
     this.#send(next);
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();

@@ -125,13 +125,19 @@ export class HealthEventFanout {
     const emails = policy.mechanisms.email ?? [];
     if (webhooks.length > 0) {
       const messageId = this.#outbox.saveMessage(webhookBody(event, policy, this.#correlationId(policy, event)));
-      for (const { id } of webhooks)
-        this.#outbox.append({ ...base, mechanismType: 'webhook', target: id, messageId }, nowMs);
+      this.#outbox.append(
+        { ...base, mechanismType: 'webhook', messageId },
+        webhooks.map((webhook) => webhook.id),
+        nowMs,
+      );
     }
     if (emails.length > 0) {
       const messageId = this.#outbox.saveMessage(JSON.stringify(policyEmail(event, policy)));
-      for (const { id: address } of emails)
-        this.#outbox.append({ ...base, mechanismType: 'email', target: address, messageId }, nowMs);
+      this.#outbox.append(
+        { ...base, mechanismType: 'email', messageId },
+        emails.map((email) => email.id),
+        nowMs,
+      );
     }
     return webhooks.length + emails.length;
   }

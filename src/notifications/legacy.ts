@@ -58,30 +58,27 @@ export class LegacyEmailPath {
           kind: 'legacy_alert',
           policyName: LEGACY_POLICY_NAME,
           description: describeEvent(event),
-          target: address,
           messageId,
         },
+        [address],
         nowMs,
       );
       written++;
     }
-    for (const address of addresses) {
-      if (!this.#claimNoticeSlot(event.accountId, address, nowMs)) continue;
-      // The text is written at send time, with the number of pools still to migrate then.
-      this.#outbox.append(
-        {
-          ...base,
-          kind: 'deprecation_notice',
-          policyName: DEPRECATION_POLICY_NAME,
-          description: DEPRECATION_SUBJECT,
-          target: address,
-          messageId: null,
-        },
-        nowMs,
-      );
-      written++;
-    }
-    return written;
+    // The notice text is written at send time, with the number of pools still to migrate then.
+    const noticeTo = addresses.filter((address) => this.#claimNoticeSlot(event.accountId, address, nowMs));
+    this.#outbox.append(
+      {
+        ...base,
+        kind: 'deprecation_notice',
+        policyName: DEPRECATION_POLICY_NAME,
+        description: DEPRECATION_SUBJECT,
+        messageId: null,
+      },
+      noticeTo,
+      nowMs,
+    );
+    return written + noticeTo.length;
   }
 
   /** True (and the slot taken) when this address has had no notice within the interval. */

@@ -56,12 +56,16 @@ export class Outbox {
     return this.#db.run('INSERT INTO notification_messages (body) VALUES (?)', [body]).lastInsertRowid;
   }
 
-  /** Synchronous: called from the health-event listener inside the event's transaction. */
-  append(delivery: NewDelivery, nowMs: number): void {
+  /**
+   * Appends one row per target, all sharing everything else, in one statement (an alert fanned out to many
+   * webhooks is one insert). Synchronous: called from the health-event listener inside its transaction.
+   */
+  append(delivery: Omit<NewDelivery, 'target'>, targets: readonly string[], nowMs: number): void {
+    if (targets.length === 0) return;
     this.#db.run(
       `INSERT INTO notification_outbox (account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description,
          mechanism_type, target, message_id, next_attempt_ms, created_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, value, ?, ?, ? FROM json_each(?) ORDER BY key`,
       [
         delivery.accountId,
         delivery.kind,
@@ -72,10 +76,10 @@ export class Outbox {
         delivery.alertType,
         delivery.description,
         delivery.mechanismType,
-        delivery.target,
         delivery.messageId,
         nowMs,
         nowMs,
+        JSON.stringify(targets),
       ],
     );
   }

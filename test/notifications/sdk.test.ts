@@ -24,11 +24,20 @@ describe('the official cloudflare SDK against the alerting API', () => {
     const account_id = ledge.accountId;
     const poolId = await createPool(ledge, { name: 'sdk-pool' });
     const alerts = await client.alerting.availableAlerts.list({ account_id });
-    expect(Object.values(alerts).flat().map((a) => a.type)).toContain('load_balancing_health_alert');
+    expect(
+      Object.values(alerts)
+        .flat()
+        .map((a) => a.type),
+    ).toContain('load_balancing_health_alert');
     const eligible = await client.alerting.destinations.eligible.get({ account_id });
     expect(eligible['webhook']?.[0]?.eligible).toBe(true);
 
-    const webhook = await client.alerting.destinations.webhooks.create({ account_id, name: 'sdk', url: receiver.url, secret: 'sdk-secret' });
+    const webhook = await client.alerting.destinations.webhooks.create({
+      account_id,
+      name: 'sdk',
+      url: receiver.url,
+      secret: 'sdk-secret',
+    });
     expect(webhook.id).toMatch(/^[0-9a-f]{32}$/);
     const policy = await client.alerting.policies.create({
       account_id,
@@ -45,7 +54,8 @@ describe('the official cloudflare SDK against the alerting API', () => {
     for await (const w of client.alerting.destinations.webhooks.list({ account_id })) webhooks.push(w);
     expect(webhooks[0]).toMatchObject({ id: webhook.id, type: 'generic' });
 
-    for (let i = 0; i < 7; i++) publishEvent(ledge.server.platform, { poolId, poolName: 'sdk-pool', originName: `o${i}` });
+    for (let i = 0; i < 7; i++)
+      publishEvent(ledge.server.platform, { poolId, poolName: 'sdk-pool', originName: `o${i}` });
     await receiver.waitFor(7, (hook) => hook.body['policy_id'] === policy.id);
     // History is written once the outcome of each send commits.
     const deadline = Date.now() + 10_000;

@@ -34,7 +34,17 @@ describe('wrangler r2 commands against Ledge', () => {
     const input = join(dir, 'in.txt');
     const output = join(dir, 'out.txt');
     writeFileSync(input, 'from wrangler ✓\n'.repeat(1000));
-    const put = await wrangler(['r2', 'object', 'put', 'wrangler-objects/notes/a.txt', '--file', input, '--content-type', 'text/plain', '--remote']);
+    const put = await wrangler([
+      'r2',
+      'object',
+      'put',
+      'wrangler-objects/notes/a.txt',
+      '--file',
+      input,
+      '--content-type',
+      'text/plain',
+      '--remote',
+    ]);
     expect(put.code, `${put.stdout}${put.stderr}`).toBe(0);
     const bucket = (await ledge.server.platform.storage.getBucket(ledge.accountId, 'wrangler-objects'))!;
     const stored = await ledge.server.platform.storage.objects.head(bucket, 'notes/a.txt');

@@ -29,9 +29,9 @@ export async function openListeningSocket(host: string, port: number): Promise<L
  * Every generation listens on its own SO_REUSEPORT socket of the same port. This attaches a reuseport
  * program to the group that sends each new connection to the socket at `index` (in order of joining).
  * A swap first pins connections to the running generation's socket (index 0), so the short-lived
- * holder of the next socket never accepts one; once the new generation is ready it pins them to the
- * new socket (index 1), so the retiring generation is never handed a connection it would close unread
- * on SIGTERM. After the old socket closes, index 1 is out of range and the kernel uses the one socket
+ * holder of the next socket never accepts one; once the holder has handed the socket over, it pins
+ * them to the new socket (index 1), where they wait until the new generation accepts, so the retiring
+ * generation is never handed a connection it would close unread on SIGTERM. After the old socket closes, index 1 is out of range and the kernel uses the one socket
  * left. Node has no setsockopt: a python3 one-liner applies SO_ATTACH_REUSEPORT_CBPF to the inherited
  * fd. Returns false without python3.
  */

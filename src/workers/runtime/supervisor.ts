@@ -133,6 +133,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const socket = steered
       ? await openListeningSocket(this.#deps.config.functionsHost, this.#socket.port)
       : this.#socket;
+    // Then (the holder is gone) send them to the new socket: they wait in its backlog until the new
+    // generation is up, and the old one has all that time to read what it accepted before.
+    if (steered) await steerConnections(socket, 1);
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
     let next: WorkerdProcess;
@@ -149,7 +152,11 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       });
       await next.ready;
     } catch (error) {
-      if (socket !== this.#socket) socket.handle.close();
+      if (socket !== this.#socket) {
+        // Back to the running generation; connections already queued on the new socket are lost.
+        await steerConnections(this.#socket, 0);
+        socket.handle.close();
+      }
       throw WorkerErrors.runtimeUnavailable(cleanWorkerdError((error as Error).message));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -163,10 +170,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       // then exits. Waiting for that means that once a deploy answers, no connection can still reach
       // the old code (keep-alive connections included).
       this.#retiring.add(previous);
-      if (socket !== previousSocket) {
-        await steerConnections(socket, 1);
-        await new Promise((r) => setTimeout(r, SETTLE_MS));
-      }
+      if (socket !== previousSocket) await new Promise((r) => setTimeout(r, SETTLE_MS));
       await previous.stop().finally(() => this.#retiring.delete(previous));
       if (socket !== previousSocket) previousSocket.handle.close();
     }
