@@ -152,7 +152,6 @@ async function main(): Promise<void> {
       mechanisms: { webhooks: webhooks.map((w) => ({ id: w.id })) },
     });
     const poolId = 'b'.repeat(32);
-    if (process.env['BENCH_EXPERIMENT']) platform.db.exec(process.env['BENCH_EXPERIMENT']);
     platform.notifications.dispatcher.start();
 
     console.log(
@@ -194,6 +193,11 @@ async function main(): Promise<void> {
     await receivers.ask('start');
     const back = await drainAll(receivers, outageSent, 180_000);
     const received = back.received.reduce((a, b) => a + b, 0);
+    // Outcomes are committed a few ms after the receivers answer: let the outbox settle before reporting it.
+    const settleUntil = Date.now() + 30_000;
+    while (platform.notifications.outbox.pendingCount() > 0 && Date.now() < settleUntil) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     console.log(
       JSON.stringify({
         phase: 'outage',
@@ -203,10 +207,10 @@ async function main(): Promise<void> {
         deliveries_received: received,
         duplicates: back.duplicates,
         all_delivered_after_return_ms: back.ms,
-        outbox_left: platform.notifications.outbox.pendingCount(),
+        outbox_left_after_settling: platform.notifications.outbox.pendingCount(),
       }),
     );
-    if (received !== outageSent * RECEIVERS) failed = true;
+    if (received !== outageSent * RECEIVERS || platform.notifications.outbox.pendingCount() > 0) failed = true;
   } finally {
     await platform.notifications.dispatcher.stop();
     receivers.exit();

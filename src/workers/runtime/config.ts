@@ -23,7 +23,11 @@ export interface ConfigInput {
   mode: 'router' | 'single';
 }
 
-const ROUTER_SOURCE = readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8');
+let routerSource: string | undefined;
+/** The entry router's source, read on first use (nothing is read while modules load). */
+function entryRouterSource(): string {
+  return (routerSource ??= readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8'));
+}
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
@@ -103,7 +107,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   let entry: string;
   if (input.mode === 'router') {
-    writeFileSync(join(dir, 'entry-router.js'), ROUTER_SOURCE);
+    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,

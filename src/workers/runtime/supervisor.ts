@@ -63,6 +63,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 
   async start(): Promise<void> {
+    const started = Date.now();
     this.#stopped = false;
     const { functionsHost, functionsPort } = this.#deps.config;
     this.#socket = await openListeningSocket(functionsHost, functionsPort);
@@ -76,6 +77,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       return steering;
     });
     await this.reload();
+    this.#deps.logger.info('functions runtime started', { port: this.#socket.port, ms: Date.now() - started });
   }
 
   async stop(): Promise<void> {
