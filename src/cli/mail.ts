@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { LocalMailbox } from '../notifications/index.ts';
-import { dataPaths, resolveServerConfig } from '../server/index.ts';
+import { resolveServerConfig } from '../server/config.ts';
+import { dataPaths } from '../server/data-dir.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
@@ -15,10 +15,13 @@ export function registerMail(program: Command): void {
     .description('Read notification mail kept in the local mailbox (when the server runs without --smtp-url)')
     .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)');
 
-  const mailbox = (options: Record<string, unknown>) =>
-    new LocalMailbox(
+  // The mailbox module (with its SMTP client) is loaded only when a mail command runs.
+  const mailbox = async (options: Record<string, unknown>) => {
+    const { LocalMailbox } = await import('../notifications/mail.ts');
+    return new LocalMailbox(
       dataPaths(resolveServerConfig({ dataDir: options['dataDir'] as string | undefined }).dataDir).mail,
     );
+  };
 
   mail
     .command('list')
@@ -26,9 +29,9 @@ export function registerMail(program: Command): void {
     .option('--to <address>', 'only messages to this address')
     .option('--json', 'print JSON')
     .action(
-      handler((ctx) => {
+      handler(async (ctx) => {
         const to = (ctx.options['to'] as string | undefined)?.toLowerCase();
-        const messages = mailbox(ctx.options)
+        const messages = (await mailbox(ctx.options))
           .list()
           .filter((m) => to === undefined || m.to.toLowerCase() === to);
         if (ctx.json) printJson(messages);
@@ -46,8 +49,8 @@ export function registerMail(program: Command): void {
     .description('Print one message')
     .option('--json', 'print JSON')
     .action(
-      handler((ctx, [id]) => {
-        const message = mailbox(ctx.options).get(id as string);
+      handler(async (ctx, [id]) => {
+        const message = (await mailbox(ctx.options)).get(id as string);
         if (!message) throw new CliError(`no message ${id as string} in the local mailbox (see \`ledge mail list\`)`);
         if (ctx.json) printJson(message);
         else

@@ -40,6 +40,30 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Reads a v4 envelope from a response (also for calls made with `raw`, such as multipart uploads);
+ * throws `ApiError` when `success` is false or the answer is not JSON.
+ */
+export async function readEnvelope<T>(response: Response): Promise<ApiResponse<T>> {
+  const text = await response.text();
+  let body: {
+    success?: boolean;
+    errors?: ErrorDetail[];
+    result?: T;
+    result_info?: ApiResponse<T>['result_info'];
+    messages?: ApiResponse<T>['messages'];
+  };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(response.status, [
+      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
+    ]);
+  }
+  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
+  return { result: body.result as T, result_info: body.result_info, messages: body.messages ?? [] };
+}
+
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface RequestOptions {
@@ -67,24 +91,7 @@ export class ApiClient {
 
   /** Sends one request and unwraps the envelope; throws `ApiError` when `success` is false. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const response = await this.raw(method, path, options);
-    const text = await response.text();
-    let body: {
-      success?: boolean;
-      errors?: ErrorDetail[];
-      result?: T;
-      result_info?: ApiResponse<T>['result_info'];
-      messages?: ApiResponse<T>['messages'];
-    };
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError(response.status, [
-        { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
-      ]);
-    }
-    if (!body.success) throw new ApiError(response.status, body.errors ?? []);
-    return { result: body.result as T, result_info: body.result_info, messages: body.messages ?? [] };
+    return readEnvelope<T>(await this.raw(method, path, options));
   }
 
   /** Sends one request and returns the raw Response (object bodies, streams). */

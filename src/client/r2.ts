@@ -1,4 +1,4 @@
-import { ApiError, type ApiClient } from './api-client.ts';
+import { readEnvelope, type ApiClient } from './api-client.ts';
 
 export interface BucketSummary {
   name: string;
@@ -72,13 +72,13 @@ export async function putObject(
   if (options.size !== undefined) headers['content-length'] = String(options.size);
   if (options.contentType) headers['content-type'] = options.contentType;
   const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody: body, headers, duplex: 'half' });
-  return (await unwrap<ObjectSummary>(response)).result;
+  return (await readEnvelope<ObjectSummary>(response)).result;
 }
 
 /** Downloads an object: the raw Response, body not yet read (code 10007 when missing). */
 export async function getObject(api: ApiClient, accountId: string, bucket: string, key: string): Promise<Response> {
   const response = await api.raw('GET', objectPath(accountId, bucket, key));
-  if (!response.ok) await unwrap(response);
+  if (!response.ok) await readEnvelope(response);
   return response;
 }
 
@@ -107,18 +107,4 @@ export async function listObjects(
     cursor = result_info?.cursor;
   } while (cursor);
   return all;
-}
-
-async function unwrap<T>(response: Response): Promise<{ result: T }> {
-  const text = await response.text();
-  let body: { success?: boolean; errors?: ApiError['errors']; result?: T };
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError(response.status, [
-      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
-    ]);
-  }
-  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
-  return { result: body.result as T };
 }
