@@ -8,5 +8,9 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
 }) as typeof process.emitWarning;
 
+// V8's compile cache (in the OS temp dir, or NODE_COMPILE_CACHE) keeps compiled modules between runs:
+// with no build step, it roughly halves the time to load the server on every start after the first.
+(await import('node:module')).enableCompileCache?.();
+
 const { run } = await import('./program.ts');
 process.exitCode = await run(process.argv);
