@@ -24,6 +24,12 @@ export interface ServerConfig {
   functionsHost: string;
   functionsPort: number;
   functionsDomain: string;
+  /**
+   * The environment this configuration was resolved from. Subsystems read their own tunables from it
+   * (LEDGE_LB_MIN_INTERVAL, LEDGE_NOTIFY_*), never from process.env directly, so an embedding
+   * process or a test sets them in one place.
+   */
+  env: NodeJS.ProcessEnv;
 }
 
 export interface ServerFlags {
@@ -56,6 +62,7 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     functionsHost: env['LEDGE_FUNCTIONS_HOST'] ?? '127.0.0.1',
     functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),
     functionsDomain: flags.functionsDomain ?? env['LEDGE_FUNCTIONS_DOMAIN'] ?? 'localhost',
+    env,
   };
 }
 

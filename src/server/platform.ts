@@ -58,12 +58,12 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   const healthEvents = new HealthEventBus();
-  const loadBalancing = new LoadBalancing({ db, logger, bus: healthEvents, settings: loadBalancingSettings() });
+  const loadBalancing = new LoadBalancing({ db, logger, bus: healthEvents, settings: loadBalancingSettings(config.env) });
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
     db, secretBox, logger, pools: loadBalancing, mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
-    ...notificationSettings(),
+    ...notificationSettings(config.env),
   });
   notifications.subscribeTo(healthEvents);
   background.push(notifications.dispatcher);

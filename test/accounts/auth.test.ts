@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { envelopeOf } from '../helpers/envelope.ts';
 import { startLedge, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
 
 let ledge: TestLedge;
@@ -29,7 +30,7 @@ afterAll(() => ledge.close());
 
 async function get(path: string, headers: Record<string, string>, init: RequestInit = {}) {
   const res = await fetch(ledge.apiUrl + path, { ...init, headers });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await envelopeOf(res) };
 }
 
 describe('authentication', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelopeOf } from '../helpers/envelope.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 
 let ledge: TestLedge;
@@ -19,7 +20,7 @@ describe('v4 envelope', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const body = await res.json();
+    const body = await envelopeOf(res);
     expect(body).toMatchObject({ success: true, errors: [], messages: [], result: { email: ledge.email } });
   });
 
@@ -27,7 +28,7 @@ describe('v4 envelope', () => {
     const res = await call('/no/such/route');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = await res.json();
+    const body = await envelopeOf(res);
     expect(body.success).toBe(false);
     expect(body.result).toBeNull();
     expect(body.errors[0].code).toBe(7003);
@@ -37,7 +38,7 @@ describe('v4 envelope', () => {
   it('answers paths outside /client/v4 in the envelope too', async () => {
     const res = await fetch(ledge.apiUrl.replace('/client/v4', '/elsewhere'));
     expect(res.status).toBe(404);
-    expect((await res.json()).errors[0].code).toBe(7003);
+    expect((await envelopeOf(res)).errors[0].code).toBe(7003);
   });
 
   it('parses JSON bodies whatever the content type says (wrangler sends text/plain)', async () => {
@@ -47,30 +48,30 @@ describe('v4 envelope', () => {
       body: JSON.stringify({ name: 'Renamed Account' }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).result.name).toBe('Renamed Account');
+    expect((await envelopeOf(res)).result.name).toBe('Renamed Account');
   });
 
   it('refuses invalid JSON with 400 and a clear message, changing nothing', async () => {
-    const before = (await (await call(`/accounts/${ledge.accountId}`)).json()).result.name;
+    const before = (await envelopeOf(await call(`/accounts/${ledge.accountId}`))).result.name;
     const res = await call(`/accounts/${ledge.accountId}`, { method: 'PUT', body: '{"name": ' });
     expect(res.status).toBe(400);
     expect(res.headers.get('x-should-retry')).toBe('false');
-    const body = await res.json();
+    const body = await envelopeOf(res);
     expect(body.errors[0].code).toBe(1001);
     expect(body.errors[0].message).toMatch(/Malformed JSON/);
-    expect((await (await call(`/accounts/${ledge.accountId}`)).json()).result.name).toBe(before);
+    expect((await envelopeOf(await call(`/accounts/${ledge.accountId}`))).result.name).toBe(before);
   });
 
   it('refuses schema violations with the field path', async () => {
     const res = await call(`/accounts/${ledge.accountId}`, { method: 'PUT', body: JSON.stringify({ name: '' }) });
     expect(res.status).toBe(400);
-    expect((await res.json()).errors[0].message).toMatch(/^name: /);
+    expect((await envelopeOf(res)).errors[0].message).toMatch(/^name: /);
     const unknown = await call(`/accounts/${ledge.accountId}`, {
       method: 'PUT',
       body: JSON.stringify({ name: 'x', colour: 1 }),
     });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).errors[0].message).toMatch(/colour/);
+    expect((await envelopeOf(unknown)).errors[0].message).toMatch(/colour/);
   });
 
   it('refuses an oversized body with 413 in the envelope', async () => {
@@ -78,7 +79,7 @@ describe('v4 envelope', () => {
     const res = await call(`/accounts/${ledge.accountId}`, { method: 'PUT', body: huge });
     expect(res.status).toBe(413);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect((await res.json()).errors[0].code).toBe(1013);
+    expect((await envelopeOf(res)).errors[0].code).toBe(1013);
   });
 
   it('refuses an oversized chunked body (no Content-Length) with 413', async () => {

@@ -44,6 +44,8 @@ export async function startLedge(
   const config = resolveServerConfig(
     { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
     {
+      // Tunables a test file sets in process.env (e.g. LEDGE_LB_MIN_INTERVAL) reach the server too.
+      ...process.env,
       LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
       LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
       LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,

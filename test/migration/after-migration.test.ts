@@ -4,8 +4,6 @@ import { TestOrigin } from '../load-balancing/helpers.ts';
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from '../notifications/receivers.ts';
 import { clientFor } from './fixtures.ts';
 
-// Monitors may probe every second in tests (the server default minimum is 5 s).
-process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
 const RECIPIENTS = ['ops@example.com', 'oncall@example.com'];
 const DEPRECATION = /notification_email is deprecated/;
@@ -17,7 +15,8 @@ describe('after the migration, alerts reach the same recipients through the new 
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
-    ledge = await startLedge({ flags: { smtpUrl: smtp.url } });
+    // Monitors may probe every second in this test (the server's default minimum interval is 5 s).
+    ledge = await startLedge({ flags: { smtpUrl: smtp.url }, env: { LEDGE_LB_MIN_INTERVAL: '1' } });
     origin = await TestOrigin.start();
     const api = clientFor(ledge);
     const base = `/accounts/${ledge.accountId}/load_balancers`;

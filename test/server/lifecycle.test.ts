@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { envelopeOf } from '../helpers/envelope.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS } from '../helpers/ledge.ts';
 
 const dirs: string[] = [];
@@ -72,7 +73,7 @@ describe('ledge server', () => {
       const res = await fetch(`${second.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}`, {
         headers: { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` },
       });
-      expect((await res.json()).result.name).toBe('Kept Across Restarts');
+      expect((await envelopeOf(res)).result.name).toBe('Kept Across Restarts');
     } finally {
       await second.stop();
     }
