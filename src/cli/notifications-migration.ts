@@ -23,9 +23,15 @@ export function registerMigrationCommands(program: Command): void {
     .description('Move every pool from the legacy notification_email to load_balancing_health_alert policies')
     .option('--dry-run', 'print the plan (pools found, policies to create, pages to patch) and change nothing')
     .option('--webhook <id...>', 'also deliver the new policies to these webhook destinations')
-    .addOption(new Option('--new-health <value...>', 'health values that alert').choices(HEALTH_VALUES).default(HEALTH_VALUES))
+    .addOption(
+      new Option('--new-health <value...>', 'health values that alert').choices(HEALTH_VALUES).default(HEALTH_VALUES),
+    )
     .addOption(new Option('--event-source <value...>', 'objects watched').choices(SOURCE_VALUES).default(SOURCE_VALUES))
-    .option('--page-size <n>', `pools per page when listing and bulk-patching (the API's default is 25)`, String(DEFAULT_PAGE_SIZE))
+    .option(
+      '--page-size <n>',
+      `pools per page when listing and bulk-patching (the API's default is 25)`,
+      String(DEFAULT_PAGE_SIZE),
+    )
     .option('--max-passes <n>', 'how often to re-list and clean while pools keep changing', '5')
     .option('--json', 'print a JSON report')
     .addHelpText(
@@ -67,7 +73,13 @@ export function registerMigrationCommands(program: Command): void {
           return;
         }
         printTable(
-          status.pools.map((p) => ({ Pool: p.name, ID: p.id, State: p.state, 'Legacy email': p.notification_email, Policies: p.policies.length })),
+          status.pools.map((p) => ({
+            Pool: p.name,
+            ID: p.id,
+            State: p.state,
+            'Legacy email': p.notification_email,
+            Policies: p.policies.length,
+          })),
           ['Pool', 'ID', 'State', 'Legacy email', 'Policies'],
           'No pools.',
         );

@@ -57,7 +57,9 @@ export class MigrationApi {
   async listPolicies(): Promise<AlertPolicy[]> {
     const policies: AlertPolicy[] = [];
     for (let page = 1; ; page++) {
-      const response = await this.#api.request<AlertPolicy[]>('GET', `${this.#base}/alerting/v3/policies`, { query: { page } });
+      const response = await this.#api.request<AlertPolicy[]>('GET', `${this.#base}/alerting/v3/policies`, {
+        query: { page },
+      });
       policies.push(...response.result);
       const totalPages = response.result_info?.total_pages;
       // Cloudflare answers this list unpaged; Ledge pages it. Stop at the last page either way.

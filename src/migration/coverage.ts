@@ -17,7 +17,10 @@ export function policyCovers(policy: AlertPolicy, poolId: string, addresses: rea
 
 /** Policies that send a pool's health alerts at all (for migration-status, where the old addresses are gone). */
 export function policiesForPool(policies: readonly AlertPolicy[], poolId: string): AlertPolicy[] {
-  return policies.filter((p) => p.enabled && p.alert_type === HEALTH_ALERT && (!p.filters?.['pool_id'] || p.filters['pool_id'].includes(poolId)));
+  return policies.filter(
+    (p) =>
+      p.enabled && p.alert_type === HEALTH_ALERT && (!p.filters?.['pool_id'] || p.filters['pool_id'].includes(poolId)),
+  );
 }
 
 export function isCovered(policies: readonly AlertPolicy[], pool: PoolSummary): boolean {

@@ -40,7 +40,9 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
 
   await say('Step 1/3: listing pools');
   const scan = await scanPools(api, options.perPage);
-  await say(`  ${scan.pools} pools, ${scan.legacy.length} with a legacy notification_email on ${scan.legacyPages.length} page(s)`);
+  await say(
+    `  ${scan.pools} pools, ${scan.legacy.length} with a legacy notification_email on ${scan.legacyPages.length} page(s)`,
+  );
   await coverage.refresh();
 
   const report: MigrationReport = {
@@ -65,7 +67,9 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
   await say('Step 2/3: creating notification policies');
   const changes = await coverage.ensure(scan.legacy);
   for (const change of changes) {
-    await say(`  ${change.action === 'create' ? 'created' : 'extended'} policy "${change.name}" (${change.poolIds.length} pools)`);
+    await say(
+      `  ${change.action === 'create' ? 'created' : 'extended'} policy "${change.name}" (${change.poolIds.length} pools)`,
+    );
   }
 
   await say('Step 3/3: emptying notification_email page by page');
@@ -92,7 +96,11 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
   if (!report.complete) report.remaining_legacy_pools = remaining.map(({ id, name }) => ({ id, name }));
   report.policies_created = [...coverage.created];
   report.policies_reused = [...coverage.reused].filter((id) => !coverage.created.has(id));
-  await say(report.complete ? 'Verified: no pool keeps a legacy notification_email.' : 'Incomplete: some pools still have a legacy email.');
+  await say(
+    report.complete
+      ? 'Verified: no pool keeps a legacy notification_email.'
+      : 'Incomplete: some pools still have a legacy email.',
+  );
   return finish(report, started);
 }
 

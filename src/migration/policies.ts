@@ -130,7 +130,8 @@ export class PolicyCoverage {
   /** The marked policy with the new pools and (if it lost any) the group's addresses added back. */
   #extended(policy: AlertPolicy, change: PolicyChange): PolicyBody {
     const emails = new Map((policy.mechanisms.email ?? []).map((e) => [e.id.toLowerCase(), e]));
-    for (const address of change.addresses) if (!emails.has(address.toLowerCase())) emails.set(address.toLowerCase(), { id: address });
+    for (const address of change.addresses)
+      if (!emails.has(address.toLowerCase())) emails.set(address.toLowerCase(), { id: address });
     const filters = { ...policy.filters };
     if (filters['pool_id']) filters['pool_id'] = [...new Set([...filters['pool_id'], ...change.poolIds])].sort();
     const body: PolicyBody = {

@@ -28,10 +28,17 @@ export async function migrationStatus(api: MigrationApi, perPage: number): Promi
   for await (const { pools } of poolPages(api, perPage)) {
     for (const pool of pools) {
       const covering = policiesForPool(policies, pool.id).map((p) => p.id);
-      const state: PoolMigrationState = pool.notification_email !== '' ? 'legacy' : covering.length > 0 ? 'migrated' : 'no_alerts';
+      const state: PoolMigrationState =
+        pool.notification_email !== '' ? 'legacy' : covering.length > 0 ? 'migrated' : 'no_alerts';
       if (state === 'legacy') status.complete = false;
       status.counts[state]++;
-      status.pools.push({ id: pool.id, name: pool.name, notification_email: pool.notification_email, policies: covering, state });
+      status.pools.push({
+        id: pool.id,
+        name: pool.name,
+        notification_email: pool.notification_email,
+        policies: covering,
+        state,
+      });
     }
   }
   return status;

@@ -6,4 +6,10 @@ import { workerMigrations } from '../workers/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
-export const allMigrations: readonly Migration[] = [...accountMigrations, ...loadBalancingMigrations, ...notificationMigrations, ...workerMigrations, ...storageMigrations];
+export const allMigrations: readonly Migration[] = [
+  ...accountMigrations,
+  ...loadBalancingMigrations,
+  ...notificationMigrations,
+  ...workerMigrations,
+  ...storageMigrations,
+];

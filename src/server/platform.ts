@@ -58,21 +58,49 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   const healthEvents = new HealthEventBus();
-  const loadBalancing = new LoadBalancing({ db, logger, bus: healthEvents, settings: loadBalancingSettings(config.env) });
+  const loadBalancing = new LoadBalancing({
+    db,
+    logger,
+    bus: healthEvents,
+    settings: loadBalancingSettings(config.env),
+  });
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
-    db, secretBox, logger, pools: loadBalancing, mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+    db,
+    secretBox,
+    logger,
+    pools: loadBalancing,
+    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     ...notificationSettings(config.env),
   });
   notifications.subscribeTo(healthEvents);
   background.push(notifications.dispatcher);
   const functions = createFunctions({
-    config, db, secretBox, accounts, logger, paths,
+    config,
+    db,
+    secretBox,
+    accounts,
+    logger,
+    paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2Backend.workerdService(accountId, name) },
   });
   // Started after the storage backend (bindings reach it) and stopped before it.
   background.push(functions.runtime);
-  return { config, paths, db, logger, secretBox, accounts, healthEvents, loadBalancing, notifications, functions, storage, r2Backend, background };
+  return {
+    config,
+    paths,
+    db,
+    logger,
+    secretBox,
+    accounts,
+    healthEvents,
+    loadBalancing,
+    notifications,
+    functions,
+    storage,
+    r2Backend,
+    background,
+  };
 }

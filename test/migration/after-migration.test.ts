@@ -4,7 +4,6 @@ import { TestOrigin } from '../load-balancing/helpers.ts';
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from '../notifications/receivers.ts';
 import { clientFor } from './fixtures.ts';
 
-
 const RECIPIENTS = ['ops@example.com', 'oncall@example.com'];
 const DEPRECATION = /notification_email is deprecated/;
 
@@ -39,7 +38,8 @@ describe('after the migration, alerts reach the same recipients through the new 
   });
 
   /** The distinct recipients of a set of mails (an origin and its pool both alert). */
-  const recipients = (mails: ReceivedMail[]) => [...new Set(mails.flatMap((m) => m.to.map((a) => a.toLowerCase())))].sort();
+  const recipients = (mails: ReceivedMail[]) =>
+    [...new Set(mails.flatMap((m) => m.to.map((a) => a.toLowerCase())))].sort();
   const alertsTo = (since: number, health: string) => (mail: ReceivedMail) =>
     smtp.received.indexOf(mail) >= since && !DEPRECATION.test(mail.subject) && mail.subject.includes(health);
 

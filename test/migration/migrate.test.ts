@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MigrationApi, migrate, migrationStatus, parseAddresses, type MigrateOptions } from '../../src/migration/index.ts';
+import {
+  MigrationApi,
+  migrate,
+  migrationStatus,
+  parseAddresses,
+  type MigrateOptions,
+} from '../../src/migration/index.ts';
 import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { allPolicies, allPools, clientFor, createPools } from './fixtures.ts';
 
@@ -53,13 +59,23 @@ describe('notifications migrate: pool counts and pages', () => {
   });
 
   it('migrates 1,000 pools with several address groups through the CLI (--json)', async () => {
-    const groups = ['a@example.com', 'b@example.com, c@example.com', 'C@example.com , b@example.com', 'd@example.com,e@example.com,f@example.com'];
+    const groups = [
+      'a@example.com',
+      'b@example.com, c@example.com',
+      'C@example.com , b@example.com',
+      'd@example.com,e@example.com,f@example.com',
+    ];
     await createPools(ledge, 1000, (i) => (i % 10 === 9 ? '' : groups[i % groups.length]!));
     const before = await allPools(ledge);
     const { code, stdout, stderr } = await runCli(['notifications', 'migrate', '--json'], { env: cliEnv(ledge) });
     expect(code, stderr).toBe(0);
     const report = JSON.parse(stdout);
-    expect(report).toMatchObject({ complete: true, pools_scanned: 1000, pools_with_legacy_email: 900, pages_patched: 10 });
+    expect(report).toMatchObject({
+      complete: true,
+      pools_scanned: 1000,
+      pools_with_legacy_email: 900,
+      pages_patched: 10,
+    });
     // "b, c" and "C , b" are one recipient group: three policies, not four.
     expect(report.policies_created).toHaveLength(3);
     expect(report.duration_ms).toBeGreaterThan(0);
@@ -81,7 +97,9 @@ describe('notifications migrate: safety', () => {
   it('--dry-run prints the plan and changes nothing', async () => {
     await createPools(ledge, 30, (i) => (i < 20 ? 'ops@example.com' : 'dev@example.com'));
     const before = await allPools(ledge);
-    const { code, stdout } = await runCli(['notifications', 'migrate', '--dry-run', '--page-size', '25', '--json'], { env: cliEnv(ledge) });
+    const { code, stdout } = await runCli(['notifications', 'migrate', '--dry-run', '--page-size', '25', '--json'], {
+      env: cliEnv(ledge),
+    });
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.dry_run).toBe(true);
@@ -198,10 +216,14 @@ describe('notifications migrate: safety', () => {
     const { spawn } = await import('node:child_process');
     const { CLI_ENTRY, cleanEnv } = await import('../helpers/ledge.ts');
     // Pools named "aaa-..." sort first: each one added during the pass lands on a page already patched.
-    const child = spawn(process.execPath, [CLI_ENTRY, 'notifications', 'migrate', '--page-size', '1', '--max-passes', '1', '--json'], {
-      env: { ...cleanEnv(), ...cliEnv(ledge) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI_ENTRY, 'notifications', 'migrate', '--page-size', '1', '--max-passes', '1', '--json'],
+      {
+        env: { ...cleanEnv(), ...cliEnv(ledge) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -238,12 +260,26 @@ describe('notifications migrate: options', () => {
     await new Promise((r) => receiver.once('listening', r));
     try {
       const port = (receiver.address() as { port: number }).port;
-      const { result } = await clientFor(ledge).request<{ id: string }>('POST', `/accounts/${ledge.accountId}/alerting/v3/destinations/webhooks`, {
-        body: { name: 'hook', url: `http://127.0.0.1:${port}/hook` },
-      });
+      const { result } = await clientFor(ledge).request<{ id: string }>(
+        'POST',
+        `/accounts/${ledge.accountId}/alerting/v3/destinations/webhooks`,
+        {
+          body: { name: 'hook', url: `http://127.0.0.1:${port}/hook` },
+        },
+      );
       await createPools(ledge, 2, () => 'ops@example.com');
       const cli = await runCli(
-        ['notifications', 'migrate', '--webhook', result.id, '--new-health', 'Unhealthy', '--event-source', 'pool', '--json'],
+        [
+          'notifications',
+          'migrate',
+          '--webhook',
+          result.id,
+          '--new-health',
+          'Unhealthy',
+          '--event-source',
+          'pool',
+          '--json',
+        ],
         { env: cliEnv(ledge) },
       );
       expect(cli.code, cli.stderr).toBe(0);
