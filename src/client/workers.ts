@@ -1,20 +1,4 @@
-import { ApiError, type ApiClient } from './api-client.ts';
-import type { ErrorDetail } from '../shared/errors.ts';
-
-/** Unwraps the v4 envelope of a response obtained with `api.raw` (multipart uploads, streams). */
-async function unwrap<T>(response: Response): Promise<T> {
-  const text = await response.text();
-  let body: { success?: boolean; errors?: ErrorDetail[]; result?: T };
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    throw new ApiError(response.status, [
-      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
-    ]);
-  }
-  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
-  return body.result as T;
-}
+import { readEnvelope, type ApiClient } from './api-client.ts';
 
 export interface ScriptModule {
   name: string;
@@ -64,7 +48,7 @@ export async function uploadScript(
   }
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}`;
   const response = await api.raw('PUT', path, { rawBody: form });
-  return unwrap<UploadedScript>(response);
+  return (await readEnvelope<UploadedScript>(response)).result;
 }
 
 export interface ScriptSubdomain {
@@ -128,7 +112,7 @@ export async function* tailScript(
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/tail`;
   const response = await api.raw('GET', path, { query: { history: options.history ?? 0 } });
   if (!response.ok || !response.body) {
-    await unwrap(response);
+    await readEnvelope(response);
     return;
   }
   const decoder = new TextDecoder();

@@ -37,7 +37,12 @@ interface Outcome {
   skipped: boolean;
 }
 
-const FLUSH_DELAY_MS = 5;
+/**
+ * How long outcomes wait to be written with others. Each commit costs milliseconds when the disk is busy
+ * (it blocks the event loop, and with it every send), so under load fewer, larger commits win; a send's
+ * slot is freed as soon as it finishes, not when its outcome is written.
+ */
+const FLUSH_DELAY_MS = 20;
 
 export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.random): number {
   const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.max(0, attempts - 1));
@@ -45,10 +50,12 @@ export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.ra
 }
 
 /**
- * Sends due outbox rows: woken whenever rows are written (low latency) and by a timer for retries. Up to
+ * Sends outbox rows. Rows written by this process come in memory from the outbox once their transaction
+ * has committed (woken by the fan-out: no polling delay, no claim UPDATE); rows in the table (retries,
+ * rows left by an earlier process) are claimed when due, and a timer wakes it for them. Up to
  * `concurrency` sends run at once. Outcomes are written back in batches, one transaction each (a history
  * row per attempt, webhook last_success/last_failure, rows removed or rescheduled), and the same
- * transaction claims the next batch. A row is removed only once its outcome is committed, so a crash
+ * transaction claims the next due rows. A row is removed only once its outcome is committed, so a crash
  * mid-send means a resend: at-least-once.
  */
 export class Dispatcher {
@@ -65,9 +72,14 @@ export class Dispatcher {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   #running = false;
+  /** Sends under way (bounded by `concurrency`). */
+  #sending = 0;
+  /** Rows sent or being sent whose outcome is not written yet. */
   #inFlight = 0;
   #tickQueued = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the earliest row in the table comes due, as far as this process knows (Infinity: none). */
+  #tableDueMs = Infinity;
   #outcomes: Outcome[] = [];
   #flushQueued = false;
   #idle: (() => void)[] = [];
@@ -99,14 +111,19 @@ export class Dispatcher {
   }
 
   start(): void {
+    if (process.env['DBG_DISPATCH']) setInterval(() => console.log('DBG', JSON.stringify({ sending: this.#sending, inFlight: this.#inFlight, due: this.#tableDueMs - Date.now(), fresh: this.#outbox.freshWaiting, pending: this.#outbox.pendingCount(), errs: this.#db.all('SELECT last_error, COUNT(*) AS n, MAX(attempts) AS a FROM notification_outbox GROUP BY 1') })), 1000).unref();
     this.#running = true;
+    this.#outbox.handOffTo(this.#leaseMs);
     const released = this.#outbox.releaseLeases(Date.now());
     if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
+    this.#tableDueMs = 0;
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.#running = false;
+    // Rows not yet handed over stay leased in the table; the next start releases them.
+    this.#outbox.handOffTo(undefined);
     clearTimeout(this.#timer);
     // Let sends already under way finish and record their outcome; unsent rows stay in the outbox.
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
@@ -118,26 +135,39 @@ export class Dispatcher {
   wake = (): void => {
     if (!this.#running || this.#tickQueued) return;
     this.#tickQueued = true;
-    setImmediate(() => {
-      this.#tickQueued = false;
-      if (!this.#running) return;
-      try {
-        this.#send(this.#claim(Date.now()));
-      } catch (error) {
-        // E.g. the database stayed locked past busy_timeout: nothing is lost (rows stay in the outbox), try again soon.
-        this.#logger.error('could not claim deliveries', { err: error });
-        clearTimeout(this.#timer);
-        this.#timer = setTimeout(this.wake, 1_000);
-        this.#timer.unref();
-      }
-    });
+    setImmediate(this.#tick);
   };
 
+  readonly #tick = (): void => {
+    this.#tickQueued = false;
+    if (!this.#running) return;
+    const now = Date.now();
+    try {
+      this.#send(this.#tableDueMs <= now ? this.#claim(now) : []);
+      this.#send(this.#takeFresh(now));
+    } catch (error) {
+      // E.g. the database stayed locked past busy_timeout: nothing is lost (rows stay in the outbox), try again soon.
+      this.#logger.error('could not claim deliveries', { err: error });
+      this.#retrySoon();
+    }
+  };
+
+  /** Claims due rows from the table; synchronous, so it can share the outcome transaction. */
   #claim(now: number): OutboxRow[] {
-    const capacity = this.#concurrency - this.#inFlight;
+    const capacity = this.#concurrency - this.#sending;
     if (capacity <= 0) return []; // a finishing send claims again
     const rows = this.#outbox.claim(now, capacity, this.#leaseMs);
-    if (rows.length < capacity) this.#scheduleTimer(now);
+    if (rows.length < capacity) {
+      this.#tableDueMs = this.#outbox.nextDueMs() ?? Infinity;
+      this.#scheduleTimer(now);
+    }
+    return rows;
+  }
+
+  /** New rows handed over in memory (outside any transaction: see Outbox.takeFresh). */
+  #takeFresh(now: number): OutboxRow[] {
+    const { rows, released } = this.#outbox.takeFresh(this.#concurrency - this.#sending, now);
+    if (released) this.#dueAt(now);
     return rows;
   }
 
@@ -148,30 +178,58 @@ export class Dispatcher {
         .filter((row) => row.mechanism_type === 'webhook')
         .map((row) => ({ accountId: row.account_id, webhookId: row.target })),
     );
-    for (const row of rows) {
-      this.#inFlight++;
-      void this.#deliver(row, targets.get(row.target)).then((outcome) => this.#finish(outcome));
-    }
+    this.#inFlight += rows.length;
+    this.#sending += rows.length;
+    // Corked: the requests of this batch to one receiver leave together.
+    this.#webhooks.corked(() => {
+      for (const row of rows) this.#deliver(row, targets.get(row.target));
+    });
   }
 
-  /** Sleeps until the next row is due (retries, expired leases); wake() cuts the sleep short. */
+  /** A table row comes due at `ms`: make sure a tick runs then. */
+  #dueAt(ms: number): void {
+    if (ms >= this.#tableDueMs) return;
+    this.#tableDueMs = ms;
+    this.#scheduleTimer(Date.now());
+  }
+
+  /** Sleeps until the next table row is due (retries, expired leases); wake() cuts the sleep short. */
   #scheduleTimer(now: number): void {
     clearTimeout(this.#timer);
-    const due = this.#outbox.nextDueMs();
-    if (due === undefined) return;
-    this.#timer = setTimeout(this.wake, Math.max(10, Math.min(due - now, 60_000)));
+    if (!this.#running || this.#tableDueMs === Infinity) return;
+    this.#timer = setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000)));
     this.#timer.unref();
   }
 
-  async #deliver(row: OutboxRow, target: WebhookTarget | undefined): Promise<Outcome> {
+  /** After a database error: try again in a second (nothing is lost meanwhile: the rows are in the table). */
+  #retrySoon(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(this.#onTimer, 1_000);
+    this.#timer.unref();
+  }
+
+  /** Timers may fire a millisecond before Date.now() reaches the due time: claim anyway (a claim re-arms the timer). */
+  readonly #onTimer = (): void => {
+    this.#tableDueMs = Math.min(this.#tableDueMs, Date.now());
+    this.wake();
+  };
+
+  #deliver(row: OutboxRow, target: WebhookTarget | undefined): void {
     const base = { row, mechanism: row.target, webhookId: null, sentBody: null, permanent: false, skipped: false };
+    if (row.mechanism_type === 'email') {
+      void this.#deliverMail(row, base).then(
+        (outcome) => this.#finish(outcome),
+        (error: unknown) => this.#finish({ ...base, ok: false, error: (error as Error).message }),
+      );
+      return;
+    }
+    if (!target) return this.#finish({ ...base, ok: false, error: 'webhook destination was deleted', permanent: true });
     try {
-      if (row.mechanism_type === 'email') return await this.#deliverMail(row, base);
-      if (!target) return { ...base, ok: false, error: 'webhook destination was deleted', permanent: true };
-      const result = await this.#webhooks.send(target.url, row.payload, target.secret);
-      return { ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id };
+      this.#webhooks.post(target.url, row.payload, target.secret, (result) =>
+        this.#finish({ ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id }),
+      );
     } catch (error) {
-      return { ...base, ok: false, error: (error as Error).message };
+      this.#finish({ ...base, ok: false, error: (error as Error).message });
     }
   }
 
@@ -203,6 +261,9 @@ export class Dispatcher {
    * under load that turns thousands of tiny commits per second into a few hundred larger ones.
    */
   #finish(outcome: Outcome): void {
+    this.#sending--;
+    // A slot is free: new rows waiting in memory need not wait for the next flush.
+    if (this.#outbox.freshWaiting > 0) this.wake();
     this.#outcomes.push(outcome);
     if (this.#flushQueued) return;
     this.#flushQueued = true;
@@ -219,7 +280,7 @@ export class Dispatcher {
     try {
       this.#db.transaction(() => {
         this.#record(batch, now);
-        if (this.#running) next = this.#claim(now);
+        if (this.#running && this.#tableDueMs <= now) next = this.#claim(now);
       });
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
@@ -227,6 +288,14 @@ export class Dispatcher {
       next = [];
     }
     this.#send(next);
+    if (this.#running) {
+      try {
+        this.#send(this.#takeFresh(now));
+      } catch (error) {
+        this.#logger.error('could not claim deliveries', { err: error });
+        this.#retrySoon();
+      }
+    }
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
@@ -257,7 +326,9 @@ export class Dispatcher {
           });
       } else {
         const attempts = row.attempts + 1;
-        this.#outbox.retryLater(row.id, attempts, now + backoffMs(attempts, this.#retry), outcome.error ?? 'failed');
+        const nextAttemptMs = now + backoffMs(attempts, this.#retry);
+        this.#outbox.retryLater(row.id, attempts, nextAttemptMs, outcome.error ?? 'failed');
+        this.#dueAt(nextAttemptMs);
       }
     }
     this.#outbox.removeAll(done);

@@ -37,6 +37,7 @@ export class HealthEventFanout {
   readonly #outbox: Outbox;
   readonly #legacy: LegacyEmailPath;
   readonly #onWritten: () => void;
+  readonly #policies = new Map<string, Policy>();
 
   constructor(options: {
     db: Database;
@@ -68,7 +69,22 @@ export class HealthEventFanout {
         accountId,
         LOAD_BALANCING_HEALTH_ALERT,
       ])
-      .map(policyFromRow);
+      .map((row) => this.#parsed(row));
+  }
+
+  /**
+   * Policies are read for every event (so an edit applies to the next one) but rarely change: the parsed
+   * form is reused while the stored row is the same, instead of parsing its JSON columns per event.
+   */
+  #parsed(row: PolicyRow): Policy {
+    const key = `${row.id}\n${row.modified}\n${row.name}\n${row.alert_interval}\n${row.mechanisms}\n${row.filters}`;
+    let policy = this.#policies.get(key);
+    if (!policy) {
+      if (this.#policies.size >= 1_000) this.#policies.clear();
+      policy = policyFromRow(row);
+      this.#policies.set(key, policy);
+    }
+    return policy;
   }
 
   /** `alert_interval`: the same health value for the same subject is not re-sent within the interval. */
@@ -124,17 +140,19 @@ export class HealthEventFanout {
     const webhooks = policy.mechanisms.webhooks ?? [];
     const emails = policy.mechanisms.email ?? [];
     if (webhooks.length > 0) {
-      const messageId = this.#outbox.saveMessage(webhookBody(event, policy, this.#correlationId(policy, event)));
+      const payload = webhookBody(event, policy, this.#correlationId(policy, event));
+      const messageId = this.#outbox.saveMessage(payload);
       this.#outbox.append(
-        { ...base, mechanismType: 'webhook', messageId },
+        { ...base, mechanismType: 'webhook', messageId, payload },
         webhooks.map((webhook) => webhook.id),
         nowMs,
       );
     }
     if (emails.length > 0) {
-      const messageId = this.#outbox.saveMessage(JSON.stringify(policyEmail(event, policy)));
+      const payload = JSON.stringify(policyEmail(event, policy));
+      const messageId = this.#outbox.saveMessage(payload);
       this.#outbox.append(
-        { ...base, mechanismType: 'email', messageId },
+        { ...base, mechanismType: 'email', messageId, payload },
         emails.map((email) => email.id),
         nowMs,
       );

@@ -51,7 +51,8 @@ export class LegacyEmailPath {
     };
     let written = 0;
     for (const address of addresses) {
-      const messageId = this.#outbox.saveMessage(JSON.stringify(legacyAlertEmail(address, event)));
+      const payload = JSON.stringify(legacyAlertEmail(address, event));
+      const messageId = this.#outbox.saveMessage(payload);
       this.#outbox.append(
         {
           ...base,
@@ -59,6 +60,7 @@ export class LegacyEmailPath {
           policyName: LEGACY_POLICY_NAME,
           description: describeEvent(event),
           messageId,
+          payload,
         },
         [address],
         nowMs,
@@ -74,6 +76,7 @@ export class LegacyEmailPath {
         policyName: DEPRECATION_POLICY_NAME,
         description: DEPRECATION_SUBJECT,
         messageId: null,
+        payload: '',
       },
       noticeTo,
       nowMs,

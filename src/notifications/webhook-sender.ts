@@ -1,4 +1,5 @@
-import { Pool } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
 
 export interface WebhookResult {
   ok: boolean;
@@ -7,48 +8,88 @@ export interface WebhookResult {
   error: string | null;
 }
 
+export type WebhookCallback = (result: WebhookResult) => void;
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const MAX_ORIGINS = 1_000;
+/** Per origin: a few connections, each carrying many requests in flight (see send()). */
+const CONNECTIONS = 8;
+const PIPELINING = 64;
 
 /**
  * POSTs JSON to webhook receivers over keep-alive connection pools, one per origin (undici: a dispatcher
  * sends thousands per second to the same few hosts, and undici costs about a third of node:http's CPU per
  * request, see docs/benchmarks.md). Connecting, waiting for the answer's headers and for each body chunk
  * are each bounded by the timeout; the answer body is drained and ignored.
+ *
+ * Requests are pipelined (deliveries are at-least-once, so a request that undici resends after a broken
+ * connection is no new risk) and the raw dispatch API is used (no response stream or header objects):
+ * together with corked(), a batch of deliveries to one receiver leaves in one write and its answers
+ * come back in a few reads, instead of a system call per request on both sides.
  */
 export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #pools = new Map<string, Pool>();
+  readonly #sockets = new Set<Socket>();
+  readonly #paths = new Map<string, { origin: string; path: string } | Error>();
 
   constructor(options: { timeoutMs?: number } = {}) {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
   }
 
-  async send(url: string, body: string, secret: string | null): Promise<WebhookResult> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'Ledge-Notifications/1.0',
-    };
-    if (secret) headers['cf-webhook-auth'] = secret;
-    try {
-      const target = new URL(url);
-      const response = await this.#pool(target.origin).request({
+  send(url: string, body: string | Buffer, secret: string | null): Promise<WebhookResult> {
+    return new Promise((resolve) => this.post(url, body, secret, resolve));
+  }
+
+  /** Like send(), with a callback: the dispatcher sends thousands per second and needs no promise per send. */
+  post(url: string, body: string | Buffer, secret: string | null, done: WebhookCallback): void {
+    const target = this.#target(url);
+    if (target instanceof Error) return done({ ok: false, status: null, error: target.message });
+    const headers = secret
+      ? ['content-type', 'application/json', 'user-agent', USER_AGENT, 'cf-webhook-auth', secret]
+      : ['content-type', 'application/json', 'user-agent', USER_AGENT];
+    this.#pool(target.origin).dispatch(
+      {
         method: 'POST',
-        path: `${target.pathname}${target.search}`,
+        path: target.path,
         headers,
         body,
+        idempotent: true,
+        blocking: false,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
-      });
-      await response.body.dump();
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return { ok, status: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` };
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code && TIMEOUT_CODES.has(code))
-        return { ok: false, status: null, error: `timeout after ${this.#timeoutMs} ms` };
-      return { ok: false, status: null, error: (error as Error).message };
+      },
+      new ResultHandler(done, this.#timeoutMs),
+    );
+  }
+
+  /**
+   * Runs `fn` (which sends a batch) with every open connection corked, so that the requests it writes to
+   * one connection leave in one system call when it returns.
+   */
+  corked(fn: () => void): void {
+    const sockets = [...this.#sockets];
+    for (const socket of sockets) socket.cork();
+    try {
+      fn();
+    } finally {
+      for (const socket of sockets) socket.uncork();
     }
+  }
+
+  #target(url: string): { origin: string; path: string } | Error {
+    let target = this.#paths.get(url);
+    if (!target) {
+      try {
+        const parsed = new URL(url);
+        target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      } catch (error) {
+        target = error as Error;
+      }
+      if (this.#paths.size >= MAX_ORIGINS) this.#paths.clear();
+      this.#paths.set(url, target);
+    }
+    return target;
   }
 
   #pool(origin: string): Pool {
@@ -56,7 +97,22 @@ export class WebhookSender {
     if (!pool) {
       // Destinations are few; a runaway number of distinct origins must not keep sockets forever.
       if (this.#pools.size >= MAX_ORIGINS) this.close();
-      pool = new Pool(origin, { connections: 64, connect: { timeout: this.#timeoutMs }, keepAliveTimeout: 30_000 });
+      const connector = buildConnector({ timeout: this.#timeoutMs });
+      pool = new Pool(origin, {
+        connections: CONNECTIONS,
+        pipelining: PIPELINING,
+        keepAliveTimeout: 30_000,
+        // The connector is undici's own; the sockets are only remembered so that corked() can batch writes.
+        connect: (options, callback) =>
+          connector(options, (...result) => {
+            const socket = result[1];
+            if (socket) {
+              this.#sockets.add(socket);
+              socket.once('close', () => this.#sockets.delete(socket));
+            }
+            callback(...result);
+          }),
+      });
       this.#pools.set(origin, pool);
     }
     return pool;
@@ -65,5 +121,50 @@ export class WebhookSender {
   close(): void {
     for (const pool of this.#pools.values()) void pool.destroy().catch(() => undefined);
     this.#pools.clear();
+  }
+}
+
+const USER_AGENT = 'Ledge-Notifications/1.0';
+
+/** undici's low-level handler: the status is all we need; the body is read and dropped chunk by chunk. */
+class ResultHandler implements Dispatcher.DispatchHandler {
+  readonly #done: WebhookCallback;
+  readonly #timeoutMs: number;
+  #status = 0;
+  #settled = false;
+
+  constructor(done: WebhookCallback, timeoutMs: number) {
+    this.#done = done;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  onConnect(): void {}
+
+  onHeaders(statusCode: number): boolean {
+    this.#status = statusCode;
+    return true;
+  }
+
+  onData(): boolean {
+    return true;
+  }
+
+  onComplete(): void {
+    const status = this.#status;
+    const ok = status >= 200 && status < 300;
+    this.#settle({ ok, status, error: ok ? null : `HTTP ${status}` });
+  }
+
+  onError(error: Error): void {
+    const code = (error as { code?: string }).code;
+    if (code && TIMEOUT_CODES.has(code))
+      return this.#settle({ ok: false, status: null, error: `timeout after ${this.#timeoutMs} ms` });
+    this.#settle({ ok: false, status: null, error: error.message });
+  }
+
+  #settle(result: WebhookResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#done(result);
   }
 }

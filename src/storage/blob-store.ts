@@ -26,6 +26,11 @@ export interface BlobStore {
   write(source: AsyncIterable<Uint8Array>): Promise<StoredBlob>;
   /** Opens a blob (or a byte range of it); rejects with BlobNotFoundError before streaming starts. */
   read(blobId: string, range?: { offset: number; length: number }): Promise<Readable>;
+  /**
+   * Optional fast path for small reads: the whole range in one buffer (no stream). Rejects with
+   * BlobNotFoundError like `read`. Callers fall back to `read` when a store does not offer it.
+   */
+  readBytes?(blobId: string, range: { offset: number; length: number }): Promise<Buffer>;
   /** Removes blobs; unknown ids are ignored. */
   delete(blobIds: readonly string[]): Promise<void>;
   /** Every stored blob (order unspecified). */

@@ -1,12 +1,17 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { newId } from '../shared/ids.ts';
+import { readFileRange, writeAll } from './blob-io.ts';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type StoredBlob } from './blob-store.ts';
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
+/**
+ * Large objects are read and written in chunks of this size: the 64 KiB default costs a thread-pool
+ * round trip per chunk (bench/functions, GET 1 MiB: ~20% less backend CPU per request at 256 KiB;
+ * 512 KiB and 1 MiB measured no better).
+ */
+const READ_CHUNK = 256 * 1024;
 
 /**
  * Blobs as files: `<root>/<first two hex chars>/<id>`, written through `<root>/tmp/`. The rename is
@@ -15,6 +20,7 @@ const BLOB_ID = /^[0-9a-f]{32}$/;
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #tmp: string;
+  readonly #shards = new Set<string>();
   #ready: Promise<void> | undefined;
 
   constructor(root: string) {
@@ -26,31 +32,25 @@ export class FsBlobStore implements BlobStore {
     await this.#ensureDirs();
     const blobId = newId();
     const tmpPath = join(this.#tmp, `${blobId}.part`);
-    let size = 0;
-    const counted = async function* () {
-      for await (const chunk of source) {
-        size += chunk.byteLength;
-        yield chunk;
-      }
-    };
+    let handle: FileHandle | undefined;
     try {
-      const out = createWriteStream(tmpPath, { flags: 'wx', mode: 0o600 });
-      await pipeline(counted, out);
-      const handle = await open(tmpPath, 'r+');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      // One handle for writing and fsync (no write stream, no reopen just to sync).
+      handle = await open(tmpPath, 'wx', 0o600);
+      const size = await writeAll(handle, source);
+      // fdatasync flushes the bytes and the size needed to read them back (all a blob needs; its
+      // directory entry is synced below) and skips timestamps: measurably less kernel time per PUT.
+      await handle.datasync();
+      await handle.close();
+      handle = undefined;
       const dir = join(this.#root, blobId.slice(0, 2));
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await rename(tmpPath, join(dir, blobId));
+      await this.#renameInto(tmpPath, dir, blobId);
       await syncDirectory(dir);
+      return { blobId, size };
     } catch (error) {
+      await handle?.close().catch(() => undefined);
       await rm(tmpPath, { force: true });
       throw error;
     }
-    return { blobId, size };
   }
 
   async read(blobId: string, range?: { offset: number; length: number }): Promise<Readable> {
@@ -59,13 +59,21 @@ export class FsBlobStore implements BlobStore {
     try {
       handle = await open(this.#path(blobId), 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(`blob ${blobId} not found`);
-      throw error;
+      throw notFound(error, blobId);
     }
     // The open handle keeps the bytes readable even if the blob is deleted while streaming.
-    return handle.createReadStream(
-      range ? { start: range.offset, end: range.offset + range.length - 1, autoClose: true } : { autoClose: true },
-    );
+    return handle.createReadStream({
+      highWaterMark: READ_CHUNK,
+      autoClose: true,
+      ...(range ? { start: range.offset, end: range.offset + range.length - 1 } : {}),
+    });
+  }
+
+  async readBytes(blobId: string, range: { offset: number; length: number }): Promise<Buffer> {
+    if (range.length === 0) return Buffer.alloc(0);
+    return readFileRange(this.#path(blobId), range.offset, range.length).catch((error: unknown) => {
+      throw notFound(error, blobId);
+    });
   }
 
   async delete(blobIds: readonly string[]): Promise<void> {
@@ -102,9 +110,30 @@ export class FsBlobStore implements BlobStore {
     return join(this.#root, blobId.slice(0, 2), blobId);
   }
 
+  /** Shard directories are created once per process; a shard removed behind our back is recreated. */
+  async #renameInto(tmpPath: string, dir: string, blobId: string): Promise<void> {
+    if (!this.#shards.has(dir)) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      this.#shards.add(dir);
+    }
+    try {
+      await rename(tmpPath, join(dir, blobId));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.#shards.delete(dir);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await rename(tmpPath, join(dir, blobId));
+      this.#shards.add(dir);
+    }
+  }
+
   #ensureDirs(): Promise<void> {
     return (this.#ready ??= mkdir(this.#tmp, { recursive: true, mode: 0o700 }).then(() => undefined));
   }
+}
+
+function notFound(error: unknown, blobId: string): unknown {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new BlobNotFoundError(`blob ${blobId} not found`) : error;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

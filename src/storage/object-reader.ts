@@ -17,6 +17,12 @@ export async function openSegments(
   if (pieces.length === 0) return Readable.from([]);
   const [first, ...rest] = pieces;
   const firstStream = await blobs.read(first!.blobId, first!.range);
+  if (rest.length === 0) {
+    // The common case is handed over as is: no generator and no extra stream per request. The bytes
+    // are counted up front for the collector nudge (it only needs an estimate).
+    noteStreamedBytes(first!.range.length);
+    return firstStream;
+  }
   async function* all() {
     for await (const chunk of firstStream) yield counted(chunk);
     for (const piece of rest) {
@@ -27,6 +33,24 @@ export async function openSegments(
   // Destroying the result (client gone) must close the blob that is open.
   stream.once('close', () => firstStream.destroy());
   return stream;
+}
+
+/**
+ * The bytes of a small object (or range) in one buffer, read piece by piece with the store's
+ * `readBytes`; undefined when the store has no such fast path (the caller streams instead).
+ */
+export async function readSegments(
+  blobs: BlobStore,
+  segments: readonly BlobSegment[],
+  range: ResolvedRange,
+): Promise<Buffer | undefined> {
+  if (!blobs.readBytes) return undefined;
+  const buffers: Buffer[] = [];
+  for (const piece of slicesOf(segments, range)) buffers.push(await blobs.readBytes(piece.blobId, piece.range));
+  const bytes = buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers, range.length);
+  // Same off-heap accounting as streamed chunks (see gc-nudge.ts).
+  noteStreamedBytes(bytes.length);
+  return bytes;
 }
 
 function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {

@@ -7,7 +7,7 @@ import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import type { MetadataStore } from './metadata-store.ts';
-import { openSegments } from './object-reader.ts';
+import { openSegments, readSegments } from './object-reader.ts';
 import { resolveRange } from './ranges.ts';
 import type {
   BucketRecord,
@@ -41,6 +41,11 @@ export interface GetOptions {
 
 export type GetResult =
   | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable }
+  | { status: 'precondition-failed'; object: ObjectRecord };
+
+/** Like GetResult, but the body of a small object (or range) arrives as one buffer. */
+export type ReadResult =
+  | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable | Buffer }
   | { status: 'precondition-failed'; object: ObjectRecord };
 
 /** Single objects: put, get, head, delete. All writes are atomic per key (see MetadataStore.commitObject). */
@@ -112,13 +117,36 @@ export class ObjectService {
 
   /** undefined when the key does not exist; a failed precondition returns the metadata without a body. */
   async get(bucket: BucketRecord, key: string, options: GetOptions = {}): Promise<GetResult | undefined> {
+    const found = await this.#find(bucket, key, options);
+    if (found?.status !== 'found') return found;
+    const { object, range, span } = found;
+    return { status: 'found', object, range, body: await openSegments(this.#blobs, object.segments, span) };
+  }
+
+  /**
+   * `get` for callers that can send a buffer: bodies of at most `bufferUpTo` bytes are read in one go
+   * (no stream per request, which dominates the cost of small reads); larger ones stream.
+   */
+  async read(
+    bucket: BucketRecord,
+    key: string,
+    options: GetOptions & { bufferUpTo: number },
+  ): Promise<ReadResult | undefined> {
+    const found = await this.#find(bucket, key, options);
+    if (found?.status !== 'found') return found;
+    const { object, range, span } = found;
+    const bytes =
+      span.length <= options.bufferUpTo ? await readSegments(this.#blobs, object.segments, span) : undefined;
+    return { status: 'found', object, range, body: bytes ?? (await openSegments(this.#blobs, object.segments, span)) };
+  }
+
+  async #find(bucket: BucketRecord, key: string, options: GetOptions) {
     assertObjectKey(key);
     const object = await this.#store.getObject(bucket.id, key);
     if (!object) return undefined;
-    if (!conditionHolds(options.onlyIf, object)) return { status: 'precondition-failed', object };
+    if (!conditionHolds(options.onlyIf, object)) return { status: 'precondition-failed' as const, object };
     const range = resolveRange(options.range, object.size);
-    const body = await openSegments(this.#blobs, object.segments, range ?? { offset: 0, length: object.size });
-    return { status: 'found', object, range, body };
+    return { status: 'found' as const, object, range, span: range ?? { offset: 0, length: object.size } };
   }
 
   /** Deletes up to 1000 keys; keys that do not exist are fine. */

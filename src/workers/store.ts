@@ -1,5 +1,13 @@
 import type { Database } from '../db/index.ts';
-import { fromSqlBool, toSqlBool } from '../db/index.ts';
+import { toSqlBool } from '../db/index.ts';
+import {
+  toDeployment,
+  toScript,
+  toVersion,
+  type DeploymentRow,
+  type ScriptRow,
+  type VersionRow,
+} from './store-rows.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
 
@@ -31,39 +39,6 @@ export interface WorkerStore {
   setSubdomain(accountId: string, subdomain: string): Promise<void>;
   /** Every script with a current deployment, for the runtime configuration. */
   listDeployed(): Promise<{ script: ScriptRecord; version: VersionRecord }[]>;
-}
-
-interface ScriptRow {
-  account_id: string;
-  name: string;
-  tag: string;
-  current_deployment_id: string | null;
-  workers_dev: number;
-  previews_enabled: number;
-  settings: string;
-  last_deployed_from: string;
-  created_on: string;
-  modified_on: string;
-}
-
-interface VersionRow {
-  id: string;
-  account_id: string;
-  script_name: string;
-  number: number;
-  main_module: string;
-  modules: string;
-  bindings: string;
-  compatibility_date: string | null;
-  compatibility_flags: string;
-  etag: string;
-  source: string;
-  author_email: string | null;
-  created_on: string;
-}
-
-interface DeploymentRow extends Omit<DeploymentRecord, 'annotations'> {
-  annotations: string;
 }
 
 export class SqliteWorkerStore implements WorkerStore {
@@ -292,32 +267,4 @@ export class SqliteWorkerStore implements WorkerStore {
 /** Binds each ciphertext to its owner so a sealed value cannot be moved to another script or name. */
 function secretAad(accountId: string, script: string, name: string): string {
   return `worker-secret:${accountId}/${script}/${name}`;
-}
-
-function toScript(row: ScriptRow): ScriptRecord {
-  return {
-    account_id: row.account_id,
-    name: row.name,
-    tag: row.tag,
-    current_deployment_id: row.current_deployment_id,
-    workers_dev: fromSqlBool(row.workers_dev),
-    previews_enabled: fromSqlBool(row.previews_enabled),
-    settings: JSON.parse(row.settings) as ScriptSettings,
-    last_deployed_from: row.last_deployed_from,
-    created_on: row.created_on,
-    modified_on: row.modified_on,
-  };
-}
-
-function toVersion(row: VersionRow): VersionRecord {
-  return {
-    ...row,
-    modules: JSON.parse(row.modules) as VersionRecord['modules'],
-    bindings: JSON.parse(row.bindings) as VersionRecord['bindings'],
-    compatibility_flags: JSON.parse(row.compatibility_flags) as string[],
-  };
-}
-
-function toDeployment(row: DeploymentRow): DeploymentRecord {
-  return { ...row, annotations: JSON.parse(row.annotations) as Record<string, unknown> };
 }

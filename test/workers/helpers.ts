@@ -1,4 +1,5 @@
 import { request as httpRequest, type Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
 
 /** v4 envelope of a test call; `result` is checked field by field by the assertions. */
@@ -57,6 +58,9 @@ export async function accountSubdomain(ledge: TestLedge): Promise<string> {
   return (await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/subdomain`)).body.result.subdomain as string;
 }
 
+/** Sockets that have carried at least one complete response (keep-alive reuse, see callFunction). */
+const servedSockets = new WeakSet<Socket>();
+
 export interface FunctionResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -87,7 +91,9 @@ export function callFunction(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
+        const socket = res.socket;
         res.on('end', () => {
+          if (socket) servedSockets.add(socket);
           const body = Buffer.concat(chunks);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
         });
@@ -96,7 +102,15 @@ export function callFunction(
     );
     // A request that fails on a reused keep-alive socket before any answer is one the client may retry
     // (RFC 9112 section 9.3.1; Node documents `reusedSocket` for this): tell callers which case it was.
-    req.on('error', (error) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
+    // Node leaves `reusedSocket` false when a queued request gets a socket freed by another, so sockets
+    // that already carried a response are tracked here too.
+    req.on('error', (error) =>
+      reject(
+        Object.assign(error, {
+          reusedSocket: req.reusedSocket || (req.socket !== null && servedSockets.has(req.socket)),
+        }),
+      ),
+    );
     req.end(init.body);
   });
 }

@@ -172,4 +172,20 @@ describe('functions runtime (workerd supervisor)', () => {
     expect(results['2022-08-03']).toEqual({ plain: { color: 'blue' }, included: { color: 'blue' } });
     expect(results['2022-08-04']).toEqual({ plain: null, included: { color: 'blue' } });
   });
+
+  it('passes compatibility flags to workerd: node:buffer loads only with nodejs_compat', async () => {
+    const source =
+      'import { Buffer } from "node:buffer"; export default { fetch() { return new Response(Buffer.from("aGk=", "base64").toString()); } };';
+    const without = await uploadScript(ledge, 'flags', { modules: { 'index.js': source } });
+    expect(without.status).toBe(400);
+    expect(without.body.errors[0]!.message).toMatch(/node:buffer/);
+    const withFlag = await uploadScript(ledge, 'flags', {
+      modules: { 'index.js': source },
+      metadata: { compatibility_flags: ['nodejs_compat'] },
+    });
+    expect(withFlag.status, JSON.stringify(withFlag.body.errors)).toBe(200);
+    expect(withFlag.body.result.compatibility_flags).toEqual(['nodejs_compat']);
+    await enableWorkersDev(ledge, 'flags');
+    expect((await callFunction(functionsPort(ledge), `flags.${sub}.localhost`, '/')).text).toBe('hi');
+  });
 });

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { secretsEqual } from '../../shared/crypto.ts';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
 import { newSecret } from '../../shared/ids.ts';
@@ -11,6 +10,7 @@ import { R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { splitWriteBody, type WriteBody } from './request-body.ts';
+import { sendStream } from './send-stream.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
@@ -149,8 +149,14 @@ export class R2WireBackend {
       res.end(json);
       return;
     }
+    const { data } = reply.body;
+    if (Buffer.isBuffer(data)) {
+      // A buffered body is small (see handlers.ts): one write with the JSON, one syscall.
+      res.end(Buffer.concat([json, data]));
+      return;
+    }
     res.write(json);
-    await pipeline(reply.body.stream, res);
+    await sendStream(data, res);
   }
 
   #sendError(res: ServerResponse, error: unknown): void {

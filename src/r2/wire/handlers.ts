@@ -13,8 +13,17 @@ import { wireObject } from './wire-object.ts';
 export interface WireReply {
   status: number;
   json: unknown;
-  body?: { stream: Readable; length: number } | undefined;
+  /** Small bodies come as one buffer (sent with the JSON in one write), larger ones as a stream. */
+  body?: { data: Readable | Buffer; length: number } | undefined;
 }
+
+/**
+ * Bodies up to this size are read into one buffer instead of streamed: for small objects the
+ * per-request stream machinery costs more than the read (bench/functions GET 1 KiB: backend CPU per
+ * request halved). Not much larger: a 1 MiB body read whole measured slower than streamed, since
+ * nothing is sent before the last byte is read.
+ */
+const BUFFERED_BODY_LIMIT = 64 * 1024;
 
 const INCLUDE_HTTP = 0;
 const INCLUDE_CUSTOM = 1;
@@ -38,9 +47,10 @@ export async function handleWireRequest(
       return { status: 200, json: wireObject(object) };
     }
     case 'get': {
-      const result = await storage.objects.get(bucket, request.object, {
+      const result = await storage.objects.read(bucket, request.object, {
         range: toRange(request),
         onlyIf: toConditional(request.onlyIf),
+        bufferUpTo: BUFFERED_BODY_LIMIT,
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
@@ -48,7 +58,7 @@ export async function handleWireRequest(
       return {
         status: 200,
         json: wireObject(result.object, { range: result.range }),
-        body: { stream: result.body, length },
+        body: { data: result.body, length },
       };
     }
     case 'put': {

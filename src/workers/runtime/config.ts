@@ -19,7 +19,10 @@ export interface ConfigInput {
   domain: string;
   /** The newest compatibility date this workerd binary knows; later dates are clamped to it. */
   maxCompatibilityDate: string;
-  /** `router`: the entry router owns the socket (serving). `single`: the only script owns it (upload check). */
+  /**
+   * `router` (serving): the entry router owns the socket, or the script itself when only one is routed.
+   * `single` (upload check): the only script owns it, unguarded.
+   */
   mode: 'router' | 'single';
 }
 
@@ -53,7 +56,12 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const routes: Record<string, string> = {};
   const routerBindings: string[] = [];
 
-  input.scripts.forEach((deployed, index) => {
+  // Only scripts reachable by Host are served; when exactly one is, the socket goes to it directly.
+  const scripts = input.mode === 'router' ? input.scripts.filter((d) => d.script.workers_dev) : input.scripts;
+  const direct = input.mode === 'router' && scripts.length === 1;
+  const domain = input.domain.toLowerCase();
+
+  scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
     const serviceName = `${script.account_id}/${script.name}`;
     const folder = `s${index}`;
@@ -64,7 +72,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       return capnpString(`${folder}/${name}`);
     };
     const modules = [
-      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module))})`,
+      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       ...version.modules.map(
         (m) =>
@@ -106,11 +114,11 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   });
 
   let entry: string;
-  if (input.mode === 'router') {
+  if (input.mode === 'router' && !direct) {
     writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
-      `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,
+      `(name = "DOMAIN", text = ${capnpString(domain)})`,
       ...routerBindings,
     ];
     services.unshift(
@@ -119,7 +127,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     );
     entry = 'ledge-router';
   } else {
-    const only = input.scripts[0];
+    const only = scripts[0];
     if (!only) throw new Error('single mode needs one script');
     entry = `${only.script.account_id}/${only.script.name}`;
   }

@@ -21,7 +21,40 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
 }
 
 /** The module workerd starts: loads the shim first (imports run in order), then re-exports the user's main. */
-export function wrapperSource(shimName: string, mainModule: string): string {
+export function wrapperSource(
+  shimName: string,
+  mainModule: string,
+  hostGuard?: { host: string; domain: string },
+): string {
   const main = JSON.stringify(`./${mainModule}`);
-  return `import ${JSON.stringify(`./${shimName}`)};\nexport * from ${main};\nexport { default } from ${main};\n`;
+  const head = `import ${JSON.stringify(`./${shimName}`)};\nexport * from ${main};\n`;
+  if (!hostGuard) return `${head}export { default } from ${main};\n`;
+  // Only one script is routed: the socket reaches it directly (no router hop), so its default export
+  // answers other hosts with the router's 404 itself.
+  return `${head}import main from ${main};
+const HOST = ${JSON.stringify(hostGuard.host)};
+const hostOf = (request) => (request.headers.get('host') ?? '').toLowerCase().replace(/:\\d+$/, '').replace(/\\.$/, '');
+const notFound = (host) => new Response(\`No function is deployed at \${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${hostGuard.domain}.\\n\`, {
+  status: 404,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+});
+let guarded = main;
+if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
+  guarded = class extends main {
+    fetch(request, ...rest) {
+      const host = hostOf(request);
+      return host === HOST ? super.fetch(request, ...rest) : notFound(host);
+    }
+  };
+} else if (main !== null && typeof main === 'object' && typeof main.fetch === 'function') {
+  const fetch = main.fetch;
+  guarded = Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
+    fetch(request, ...rest) {
+      const host = hostOf(request);
+      return host === HOST ? fetch.call(this, request, ...rest) : notFound(host);
+    },
+  });
+}
+export default guarded;
+`;
 }

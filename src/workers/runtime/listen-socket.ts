@@ -1,4 +1,5 @@
-import { fork, spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A listening TCP socket owned by this process but never accepted on here (see socket-holder.ts). */
@@ -8,10 +9,18 @@ export interface ListeningSocket {
   handle: { fd: number; close(): void };
 }
 
+/**
+ * Opens a listening socket for a workerd generation through a short-lived Node child
+ * (socket-holder.ts), so this process never polls it.
+ */
 export async function openListeningSocket(host: string, port: number): Promise<ListeningSocket> {
-  const child = fork(join(import.meta.dirname, 'socket-holder.ts'), [String(port), host], {
+  const holder = fork(join(import.meta.dirname, 'socket-holder.ts'), [String(port), host], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  return receiveSocket(holder, host, port);
+}
+
+function receiveSocket(child: ChildProcess, host: string, port: number): Promise<ListeningSocket> {
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`socket holder exited (${code}) before handing over the socket`)));
@@ -47,8 +56,15 @@ export async function steerConnections(socket: ListeningSocket, index: 0 | 1): P
     's.detach()',
   ].join('\n');
   return new Promise((resolve) => {
-    const child = spawn('python3', ['-c', script], { stdio: ['ignore', 'ignore', 'ignore', socket.handle as never] });
+    const child = spawn(pythonBinary(), ['-c', script], {
+      stdio: ['ignore', 'ignore', 'ignore', socket.handle as never],
+    });
     child.once('error', () => resolve(false));
     child.once('exit', (code) => resolve(code === 0));
   });
+}
+
+/** The system python3 when there is one: version-manager shims on the PATH add ~100 ms per call. */
+function pythonBinary(): string {
+  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 }
