@@ -37,6 +37,9 @@ export function registerServer(program: Command): void {
           account_id: running.credentials?.account_id ?? owner?.account_id,
           email: running.credentials?.email ?? owner?.email,
           data_dir: config.dataDir,
+          // Deployed functions answer at http://<script>.<subdomain>.<functions_domain>:<functions_port>/.
+          functions_port: running.platform.functions.runtime.port,
+          functions_domain: config.functionsDomain,
           ...(running.credentials
             ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token }
             : {}),
@@ -44,7 +47,10 @@ export function registerServer(program: Command): void {
         if (ctx.json) {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {
-          process.stdout.write(`Ledge is running.\n  API:      ${running.apiUrl}\n  Data dir: ${config.dataDir}\n`);
+          const functions = `http://<script>.<subdomain>.${config.functionsDomain}:${summary.functions_port}/`;
+          process.stdout.write(
+            `Ledge is running.\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Data dir:  ${config.dataDir}\n`,
+          );
           if (running.credentials) {
             process.stdout.write(
               `\nFirst start: created an account and credentials (shown once, also in ${credentialsFile}, mode 0600):\n` +

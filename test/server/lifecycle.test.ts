@@ -24,6 +24,9 @@ describe('ledge server', () => {
         api_token: TEST_CREDENTIALS.apiToken,
       });
       expect(server.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/client\/v4$/);
+      // Where functions are served: a real port (0 was asked for) on the default domain.
+      expect(Number(server.info['functions_port'])).toBeGreaterThan(0);
+      expect(server.info['functions_domain']).toBe('localhost');
       const credentialsPath = `${dataDir}/credentials.json`;
       expect(statSync(credentialsPath).mode & 0o777).toBe(0o600);
       expect(JSON.parse(readFileSync(credentialsPath, 'utf8'))).toMatchObject({
