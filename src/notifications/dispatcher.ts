@@ -111,7 +111,6 @@ export class Dispatcher {
   }
 
   start(): void {
-    if (process.env['DBG_DISPATCH']) setInterval(() => console.log('DBG', JSON.stringify({ sending: this.#sending, inFlight: this.#inFlight, due: this.#tableDueMs - Date.now(), fresh: this.#outbox.freshWaiting, pending: this.#outbox.pendingCount(), errs: this.#db.all('SELECT last_error, COUNT(*) AS n, MAX(attempts) AS a FROM notification_outbox GROUP BY 1') })), 1000).unref();
     this.#running = true;
     this.#outbox.handOffTo(this.#leaseMs);
     const released = this.#outbox.releaseLeases(Date.now());

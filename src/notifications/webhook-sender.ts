@@ -13,8 +13,8 @@ export type WebhookCallback = (result: WebhookResult) => void;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const MAX_ORIGINS = 1_000;
 /** Per origin: a few connections, each carrying many requests in flight (see send()). */
-const CONNECTIONS = Number(process.env['DBG_CONN'] ?? 8);
-const PIPELINING = Number(process.env['DBG_PIPE'] ?? 64);
+const CONNECTIONS = 8;
+const PIPELINING = 64;
 
 /**
  * POSTs JSON to webhook receivers over keep-alive connection pools, one per origin (undici: a dispatcher
