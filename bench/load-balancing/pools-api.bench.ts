@@ -16,7 +16,7 @@ try {
       name: `pool-${String(i).padStart(5, '0')}`,
       notification_email: i % 2 === 0 ? 'ops@example.com' : '',
       origins: [
-        { name: 'a', address: `10.0.${i >> 8}.${i & 255}` },
+        { name: 'a', address: `192.0.2.${i & 255}` },
         { name: 'b', address: 'origin.example.com', weight: 0.5 },
       ],
     });

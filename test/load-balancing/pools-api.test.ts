@@ -79,7 +79,7 @@ describe('pools API', () => {
       .result;
     const put = await call('PUT', `/pools/${pool.id}`, {
       name: 'put-me',
-      origins: [{ name: 'z', address: '10.0.0.1' }],
+      origins: [{ name: 'z', address: '192.0.2.1' }],
     });
     expect(put.status).toBe(200);
     expect(put.body.result).toMatchObject({

@@ -14,7 +14,7 @@ const event: HealthEvent = {
   poolName: 'web',
   eventSource: 'origin',
   originName: 'o1',
-  originAddress: '10.0.0.1',
+  originAddress: '192.0.2.1',
   newHealth: 'Unhealthy',
   reason: 'HTTP timeout occurred',
   legacyNotificationEmail: '',
