@@ -37,29 +37,43 @@ export function readFileRange(path: string, offset: number, length: number): Pro
 
 /**
  * Writes the source through `handle`, gathering small chunks into writes of up to WRITE_BATCH bytes
- * (an upload arrives in 16-64 KiB pieces; each write is a thread-pool round trip). At most one batch
- * is held, and the source is not pulled while a write is pending, so memory stays bounded.
+ * (an upload arrives in 16-64 KiB pieces; each write is a thread-pool round trip). One batch is
+ * written while the next is received, so the upload keeps flowing; at most two batches are held.
  */
 export async function writeAll(handle: FileHandle, source: AsyncIterable<Uint8Array>): Promise<number> {
   let position = 0;
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
-  const flush = async () => {
-    const buffer = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async (batch: Uint8Array[], total: number, at: number) => {
+    // One writev for the batch (no copy); a short write, rare for files, is finished from a copy.
+    let done = (await handle.writev(batch, at)).bytesWritten;
+    if (done < total) {
+      const rest = Buffer.concat(batch, total);
+      while (done < total) done += (await handle.write(rest, done, total - done, at + done)).bytesWritten;
+    }
+  };
+  const startFlush = () => {
+    writing = flush(pending, pendingBytes, position);
+    // Observed when awaited below; this only keeps a failure from being reported as unhandled meanwhile.
+    writing.catch(() => undefined);
+    position += pendingBytes;
     pending = [];
     pendingBytes = 0;
-    for (let done = 0; done < buffer.byteLength;) {
-      const { bytesWritten } = await handle.write(buffer, done, buffer.byteLength - done, position);
-      done += bytesWritten;
-      position += bytesWritten;
-    }
   };
   for await (const chunk of source) {
     if (chunk.byteLength === 0) continue;
     pending.push(chunk);
     pendingBytes += chunk.byteLength;
-    if (pendingBytes >= WRITE_BATCH) await flush();
+    if (pendingBytes >= WRITE_BATCH) {
+      await writing;
+      startFlush();
+    }
   }
-  if (pendingBytes > 0) await flush();
+  await writing;
+  if (pendingBytes > 0) {
+    startFlush();
+    await writing;
+  }
   return position;
 }
