@@ -10,7 +10,7 @@ import { R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { splitWriteBody, type WriteBody } from './request-body.ts';
-import { sendStream } from './send-stream.ts';
+import { ClientGone, sendStream } from './send-stream.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
@@ -160,6 +160,11 @@ export class R2WireBackend {
   }
 
   #sendError(res: ServerResponse, error: unknown): void {
+    if (error instanceof ClientGone) {
+      // A function's client cancelled (or a load test stopped) mid-body: routine, not a server fault.
+      this.#logger.debug('r2 client went away mid-body');
+      return;
+    }
     const failure = isLedgeError(error) ? error : CommonErrors.internal(error);
     if (failure.status >= 500) this.#logger.error('r2 backend request failed', { err: error });
     if (res.headersSent) {
