@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
  * NUDGE_BYTES streamed frees them early, for about a millisecond each. If the runtime refuses to
  * expose the collector, streaming still works, only with the higher plateau.
  */
-const NUDGE_BYTES = 16 * 1024 * 1024;
+export const NUDGE_BYTES = 16 * 1024 * 1024;
 
 type Collector = (options?: { type?: 'minor' | 'major' }) => void;
 let collector: Collector | null | undefined;

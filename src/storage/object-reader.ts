@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from './blob-store.ts';
-import { noteStreamedBytes } from './gc-nudge.ts';
+import { NUDGE_BYTES, noteStreamedBytes } from './gc-nudge.ts';
 import type { BlobSegment, ResolvedRange } from './types.ts';
 
 /**
@@ -17,9 +17,10 @@ export async function openSegments(
   if (pieces.length === 0) return Readable.from([]);
   const [first, ...rest] = pieces;
   const firstStream = await blobs.read(first!.blobId, first!.range);
-  if (rest.length === 0) {
+  if (rest.length === 0 && first!.range.length <= NUDGE_BYTES) {
     // The common case is handed over as is: no generator and no extra stream per request. The bytes
-    // are counted up front for the collector nudge (it only needs an estimate).
+    // are counted up front for the collector nudge (it only needs an estimate). Larger bodies are
+    // counted chunk by chunk below, so the nudge keeps pace with a long stream instead of firing once.
     noteStreamedBytes(first!.range.length);
     return firstStream;
   }
