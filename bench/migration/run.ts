@@ -12,7 +12,9 @@ import { createPlatform, resolveServerConfig } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CLI_ENTRY, cleanEnv, spawnLedge, tempDir, TEST_CREDENTIALS } from '../../test/helpers/ledge.ts';
 
-const { values } = parseArgs({ options: { pools: { type: 'string', default: '10000' }, 'page-size': { type: 'string', default: '100' } } });
+const { values } = parseArgs({
+  options: { pools: { type: 'string', default: '10000' }, 'page-size': { type: 'string', default: '100' } },
+});
 const poolCount = Number(values.pools);
 const pageSize = values['page-size'];
 const dataDir = tempDir('ledge-bench-migration-');
@@ -21,7 +23,12 @@ const dataDir = tempDir('ledge-bench-migration-');
 const boot = await spawnLedge(dataDir);
 await boot.stop();
 const platform = createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'));
-const groups = ['ops@example.com', 'oncall@example.com, ops@example.com', 'dba@example.com', 'net@example.com, sre@example.com'];
+const groups = [
+  'ops@example.com',
+  'oncall@example.com, ops@example.com',
+  'dba@example.com',
+  'net@example.com, sre@example.com',
+];
 const seedStart = performance.now();
 for (let i = 0; i < poolCount; i++) {
   await platform.loadBalancing.pools.create(TEST_CREDENTIALS.accountId, {
@@ -37,7 +44,12 @@ const server = await spawnLedge(dataDir);
 try {
   const started = performance.now();
   const tool = spawn(process.execPath, [CLI_ENTRY, 'notifications', 'migrate', '--json', '--page-size', pageSize], {
-    env: { ...cleanEnv(), LEDGE_API_URL: server.apiUrl, LEDGE_API_TOKEN: TEST_CREDENTIALS.apiToken, LEDGE_ACCOUNT_ID: TEST_CREDENTIALS.accountId },
+    env: {
+      ...cleanEnv(),
+      LEDGE_API_URL: server.apiUrl,
+      LEDGE_API_TOKEN: TEST_CREDENTIALS.apiToken,
+      LEDGE_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let peakKiB = 0;

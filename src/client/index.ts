@@ -1,4 +1,12 @@
-export { ApiClient, ApiError, readEnvelope, type Auth, type ClientSettings, type ApiResponse, type Query } from './api-client.ts';
+export {
+  ApiClient,
+  ApiError,
+  readEnvelope,
+  type Auth,
+  type ClientSettings,
+  type ApiResponse,
+  type Query,
+} from './api-client.ts';
 export { getUser, listAccounts, type AccountSummary } from './accounts.ts';
 export {
   bulkEditPools,
