@@ -18,6 +18,12 @@ export function registerServer(program: Command): void {
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
       handler(async (ctx) => {
+        // Signal handlers first: a supervisor may send SIGTERM the moment it reads the ready line, and a
+        // signal that arrives during start-up must still end in a clean shutdown (once started).
+        const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGINT', () => resolve('SIGINT'));
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+        });
         // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
         const { resolveServerConfig, startServer } = await import('../server/index.ts');
         const o = ctx.options as Record<string, string | undefined>;
@@ -60,14 +66,9 @@ export function registerServer(program: Command): void {
           }
           process.stdout.write('\nPress Ctrl+C to stop.\n');
         }
-        await new Promise<void>((resolve) => {
-          const stop = (signal: string) => {
-            running.platform.logger.info('shutting down', { signal });
-            void running.close().then(resolve);
-          };
-          process.once('SIGINT', () => stop('SIGINT'));
-          process.once('SIGTERM', () => stop('SIGTERM'));
-        });
+        const signal = await stopRequested;
+        running.platform.logger.info('shutting down', { signal });
+        await running.close();
       }),
     );
 }

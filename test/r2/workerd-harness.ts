@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { WorkerdR2Service } from '../../src/r2/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/ledge.ts';
+import { spawnBoundToParent } from '../../src/workers/runtime/workerd-process.ts';
 
 export const WORKERD = join(REPO_ROOT, 'node_modules/.bin/workerd');
 
@@ -45,7 +46,7 @@ const worker :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(WORKERD, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], {
+  const child = spawnBoundToParent(WORKERD, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

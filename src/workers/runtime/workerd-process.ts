@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +9,20 @@ import type { Readable } from 'node:stream';
 export function workerdBinary(): string {
   const pkg = createRequire(import.meta.url).resolve('workerd/package.json');
   return realpathSync(join(dirname(pkg), 'bin', 'workerd'));
+}
+
+/**
+ * workerd must not outlive `ledge server`, even one killed with SIGKILL: it would keep serving old code
+ * and holding the functions port. util-linux's `setpriv --pdeathsig KILL` sets PR_SET_PDEATHSIG and execs
+ * workerd in place (same pid, same inherited fds), so the kernel kills it when its parent dies. Without
+ * setpriv (not Linux), workerd is started directly and only a clean shutdown stops it.
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+
+export function spawnBoundToParent(binary: string, args: string[], options: Parameters<typeof spawn>[2]): ChildProcess {
+  return SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args], options)
+    : spawn(binary, args, options);
 }
 
 /** The newest compatibility date the installed workerd supports: its version is 1.YYYYMMDD.N. */
@@ -43,7 +57,7 @@ export class WorkerdProcess {
       stdio.push(options.socket);
       args.push('--socket-fd', 'http=4');
     }
-    this.child = spawn(workerdBinary(), args, { stdio: stdio as never });
+    this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never });
     lines(this.child.stdout!, options.onStdoutLine);
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);
