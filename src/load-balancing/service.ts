@@ -59,6 +59,12 @@ export class LoadBalancing {
     return this.pools.countPoolsWithLegacyEmail(accountId);
   }
 
+  /** For notifications' migration status: a pool's legacy email, undefined if the account has no such pool. */
+  async legacyEmailOf(accountId: string, poolId: string): Promise<string | undefined> {
+    if (!(await this.pools.poolExists(accountId, poolId))) return undefined;
+    return (await this.pools.get(accountId, poolId)).notification_email;
+  }
+
   async poolHealth(accountId: string, poolId: string): Promise<PoolHealth> {
     const pool = await this.pools.get(accountId, poolId);
     const monitor = pool.monitor ? await this.monitors.get(accountId, pool.monitor) : undefined;

@@ -7,7 +7,7 @@ export interface LegacyMigrationStatus {
   pools_with_legacy_email: number;
   /** Enabled load_balancing_health_alert policies: what replaces the legacy emails. */
   health_alert_policies: number;
-  /** Whether each asked pool is migrated: an enabled health policy covers it and the migration is complete. */
+  /** Whether each asked pool is migrated: an enabled health policy covers it and its legacy email is empty. */
   pools: Record<string, boolean>;
 }
 
@@ -19,7 +19,9 @@ export function policyCoversPool(policy: Policy, poolId: string): boolean {
 
 /**
  * The migration away from pool notification_email is a process, not a stored field: a pool is migrated
- * when a new notification exists for it and notification_email is empty on every pool of the account.
+ * when a new notification covers it and its notification_email is empty; the account's migration is
+ * complete once no pool keeps a legacy email. The same definition as `ledge notifications
+ * migration-status` (src/migration/status.ts), which computes it from the public API alone.
  */
 export async function legacyMigrationStatus(
   accountId: string,
@@ -30,6 +32,9 @@ export async function legacyMigrationStatus(
   const health = deps.policies.filter((policy) => policy.enabled && policy.alert_type === LOAD_BALANCING_HEALTH_ALERT);
   const complete = remaining === 0;
   const pools: Record<string, boolean> = {};
-  for (const poolId of poolIds) pools[poolId] = complete && health.some((policy) => policyCoversPool(policy, poolId));
+  for (const poolId of poolIds) {
+    const email = await deps.pools.legacyEmailOf(accountId, poolId);
+    pools[poolId] = email === '' && health.some((policy) => policyCoversPool(policy, poolId));
+  }
   return { complete, pools_with_legacy_email: remaining, health_alert_policies: health.length, pools };
 }

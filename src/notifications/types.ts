@@ -32,4 +32,6 @@ export interface PoolDirectory {
   poolExists(accountId: string, poolId: string): boolean | Promise<boolean>;
   /** Pools of the account whose legacy `notification_email` is not empty. */
   countPoolsWithLegacyEmail(accountId: string): number | Promise<number>;
+  /** A pool's legacy `notification_email` ("" = none), or undefined when the account has no such pool. */
+  legacyEmailOf(accountId: string, poolId: string): string | undefined | Promise<string | undefined>;
 }

@@ -122,5 +122,24 @@ describe('legacy pool notification_email path', () => {
       health_alert_policies: 1,
       pools: { [legacyPool]: true, ffffffffffffffffffffffffffffffff: false },
     });
+
+    // A pool is migrated on its own terms: another pool gaining a legacy email makes the account
+    // incomplete, but the covered pool without one stays migrated.
+    const late = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/pools`, {
+      name: 'late-legacy',
+      origins: [{ name: 'o', address: '192.0.2.1' }],
+      notification_email: 'late@example.com',
+    });
+    const lateId = (late.body.result as { id: string }).id;
+    const mixed = await call(
+      ledge,
+      'GET',
+      `${alerting(ledge)}/legacy_migration?pool_id=${legacyPool}&pool_id=${lateId}`,
+    );
+    expect(mixed.body.result).toMatchObject({
+      complete: false,
+      pools_with_legacy_email: 1,
+      pools: { [legacyPool]: true, [lateId]: false },
+    });
   });
 });
