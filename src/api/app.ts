@@ -7,7 +7,7 @@ import { workerRoutes } from '../workers/index.ts';
 import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
-import { errorResponse, notFoundResponse } from './errors.ts';
+import { errorResponse, throwRouteNotFound } from './errors.ts';
 import { requestLog } from './request-log.ts';
 
 export const API_PREFIX = '/client/v4';
@@ -28,12 +28,12 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
   api.route('/', workerRoutes(platform.functions.workers, platform.functions.logs));
   api.route('/', r2Routes(platform.storage));
 
-  api.notFound(notFoundResponse);
+  api.notFound(throwRouteNotFound);
   api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId')));
 
   const root = new Hono<AppEnv>();
   root.route(API_PREFIX, api);
-  root.notFound(notFoundResponse);
+  root.notFound(throwRouteNotFound);
   root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId')));
   return root;
 }

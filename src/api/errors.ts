@@ -18,14 +18,14 @@ export function errorResponse(error: unknown, logger: Logger, requestId?: string
 
 function toLedgeError(error: unknown): LedgeError {
   if (isLedgeError(error)) return error;
+  // Hono's own helpers (body parsing) signal client mistakes this way: keep their status, never a 500.
   if (error instanceof HTTPException) {
-    if (error.status === 413) return CommonErrors.payloadTooLarge(0);
-    return new LedgeError(error.status, 10000 + error.status, error.message || 'Request failed');
+    return new LedgeError(error.status, error.status === 413 ? 1013 : 1001, error.message || 'Invalid request');
   }
   return CommonErrors.internal(error);
 }
 
-export function notFoundResponse(c: Context): Response {
-  const url = new URL(c.req.url);
-  throw CommonErrors.routeNotFound(url.pathname);
+/** Hono's notFound hook: throws 7003 so the answer goes through `errorResponse` like every other failure. */
+export function throwRouteNotFound(c: Context): never {
+  throw CommonErrors.routeNotFound(new URL(c.req.url).pathname);
 }
