@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Platform } from '../server/index.ts';
+import { isLedgeError } from '../shared/errors.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';
@@ -103,7 +104,7 @@ async function withPlatform(
   try {
     await fn(platform);
   } catch (error) {
-    if (error instanceof Error && 'code' in error && 'status' in error) throw new CliError(error.message);
+    if (isLedgeError(error)) throw new CliError(error.message);
     throw error;
   } finally {
     platform.db.close();

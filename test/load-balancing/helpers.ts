@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = any;
+import type { AnyJson as Json } from '../helpers/envelope.ts';
+
+export type { Json };
 
 export interface ApiAnswer {
   status: number;

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 
 // Response bodies are checked field by field below; their exact type does not matter here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
+import type { AnyJson as Json } from '../helpers/envelope.ts';
 
 let ledge: TestLedge;
 let base: string;

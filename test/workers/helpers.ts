@@ -2,9 +2,9 @@ import { request as httpRequest, type Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
 
-/** v4 envelope of a test call; `result` is checked field by field by the assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Envelope = { success: boolean; errors: { code: number; message: string }[]; result: any };
+import type { Envelope } from '../helpers/envelope.ts';
+
+export type { Envelope };
 
 export interface UploadOptions {
   modules?: Record<string, string>;
