@@ -28,6 +28,8 @@ export function measure(
     for await (const chunk of body) {
       size += chunk.byteLength;
       if (size > options.maxBytes) throw R2Errors.entityTooLarge();
+      // Longer than declared: refused at once, not after storing (or, for inline bodies, buffering) it all.
+      if (options.expectedBytes !== undefined && size > options.expectedBytes) throw R2Errors.incompleteBody();
       for (const hash of hashes.values()) hash.update(chunk);
       noteStreamedBytes(chunk.byteLength);
       yield chunk;

@@ -16,7 +16,7 @@ export { FsBlobStore } from './fs-blob-store.ts';
 export { R2Errors } from './errors.ts';
 export { R2_LIMITS } from './limits.ts';
 export { conditionalFromHeaders, conditionHolds } from './conditionals.ts';
-export type { GetResult, PutOptions, ReadResult } from './object-service.ts';
+export { INLINE_BODY_LIMIT, type GetResult, type PutOptions, type ReadResult } from './object-service.ts';
 export type { ListResult, ListOptions } from './object-listing.ts';
 export type * from './types.ts';
 export { STORAGE_CLASSES, CHECKSUM_ALGORITHMS } from './types.ts';

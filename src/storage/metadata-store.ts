@@ -35,7 +35,9 @@ export type BucketDeleteResult =
  * Object-storage metadata: buckets, objects, multipart uploads and parts. Every method that changes
  * more than one row is atomic. Callbacks passed in (preconditions, object builders) run synchronously
  * inside the transaction, which a PostgreSQL implementation reproduces with SELECT ... FOR UPDATE.
- * Blob bytes live elsewhere (BlobStore); records only reference blob ids.
+ * Blob bytes live elsewhere (BlobStore) except a small object's `inlineBody`, stored with its record.
+ * Writes that publish or remove objects or parts resolve only once durable (they survive a power loss):
+ * the caller acknowledges the upload after that.
  */
 export interface MetadataStore {
   createBucket(bucket: BucketRecord): Promise<boolean>;

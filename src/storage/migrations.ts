@@ -54,4 +54,9 @@ export const storageMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Small objects keep their bytes in the row (NULL: the bytes are in the blobs of `segments`).
+    id: 'storage/0002_inline_bodies',
+    sql: `ALTER TABLE r2_objects ADD COLUMN inline_body BLOB;`,
+  },
 ];

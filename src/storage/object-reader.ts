@@ -54,6 +54,20 @@ export async function readSegments(
   return bytes;
 }
 
+/** The requested span of an inline body, as a Buffer over the same bytes (no copy). */
+export function inlineSlice(body: Uint8Array, range: ResolvedRange): Buffer {
+  return Buffer.from(body.buffer, body.byteOffset + range.offset, range.length);
+}
+
+/** Reads a (measured, size-checked) upload body of `size` bytes into one buffer. */
+export async function collectBody(source: AsyncIterable<Uint8Array>, size: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return chunks.length === 1 && chunks[0]!.byteLength === size
+    ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, size)
+    : Buffer.concat(chunks, size);
+}
+
 function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {
   const start = range.offset;
   const end = range.offset + range.length;

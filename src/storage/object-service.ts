@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
 import type { BlobStore } from './blob-store.ts';
 import { conditionHolds } from './conditionals.ts';
@@ -7,7 +7,7 @@ import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import type { MetadataStore } from './metadata-store.ts';
-import { openSegments, readSegments } from './object-reader.ts';
+import { collectBody, inlineSlice, openSegments, readSegments } from './object-reader.ts';
 import { resolveRange } from './ranges.ts';
 import type {
   BucketRecord,
@@ -48,6 +48,15 @@ export type ReadResult =
   | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable | Buffer }
   | { status: 'precondition-failed'; object: ObjectRecord };
 
+/**
+ * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
+ * blob file: one transaction stores and publishes them, with no file to create, fsync, rename and
+ * later delete. bench/functions, PUT 1 KiB: ~0.6k -> see docs/benchmarks.md. SQLite reads blobs of
+ * this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html); larger ones stream
+ * to files, so memory per upload stays bounded.
+ */
+export const INLINE_BODY_LIMIT = 64 * 1024;
+
 /** Single objects: put, get, head, delete. All writes are atomic per key (see MetadataStore.commitObject). */
 export class ObjectService {
   readonly #store: MetadataStore;
@@ -81,9 +90,7 @@ export class ObjectService {
 
     const algorithms = (Object.keys(digests) as ChecksumAlgorithm[]).filter((a) => digests[a] !== undefined);
     const measured = measure(body, { algorithms, maxBytes: R2_LIMITS.maxSinglePutBytes, expectedBytes: options.size });
-    const blob = await this.#blobs.write(measured.source);
-    let committed = false;
-    try {
+    const publish = async (where: Pick<ObjectRecord, 'segments' | 'inlineBody'>): Promise<ObjectRecord | null> => {
       const { size, checksums } = measured.result();
       verifyDigests(digests, checksums);
       const object: ObjectRecord = {
@@ -97,13 +104,23 @@ export class ObjectService {
         customMetadata,
         checksums,
         storageClass: options.storageClass ?? bucket.storageClass,
-        segments: [{ blobId: blob.blobId, size }],
+        ...where,
       };
       const result = await this.#store.commitObject(object, options.onlyIf ? precondition : undefined);
       if (result.status === 'no-bucket') throw R2Errors.noSuchBucket(bucket.name);
       if (result.status === 'precondition-failed') return null;
-      committed = true;
       if (result.replaced) this.#garbage.discard(result.replaced.segments.map((s) => s.blobId));
+      return object;
+    };
+
+    if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
+      return publish({ segments: [], inlineBody: await collectBody(measured.source, options.size) });
+    }
+    const blob = await this.#blobs.write(measured.source);
+    let committed = false;
+    try {
+      const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size }] });
+      committed = object !== null;
       return object;
     } finally {
       if (!committed) await this.#blobs.delete([blob.blobId]);
@@ -120,7 +137,10 @@ export class ObjectService {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
-    return { status: 'found', object, range, body: await openSegments(this.#blobs, object.segments, span) };
+    const body = object.inlineBody
+      ? Readable.from([inlineSlice(object.inlineBody, span)], { objectMode: false })
+      : await openSegments(this.#blobs, object.segments, span);
+    return { status: 'found', object, range, body };
   }
 
   /**
@@ -135,6 +155,7 @@ export class ObjectService {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
+    if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
     const bytes =
       span.length <= options.bufferUpTo ? await readSegments(this.#blobs, object.segments, span) : undefined;
     return { status: 'found', object, range, body: bytes ?? (await openSegments(this.#blobs, object.segments, span)) };

@@ -10,6 +10,7 @@ import type {
 } from './metadata-store.ts';
 import { prefixUpperBound } from './keys.ts';
 import {
+  OBJECT_METADATA_COLUMNS,
   toBucket,
   toObject,
   toPart,
@@ -113,17 +114,19 @@ export class SqliteMetadataStore implements MetadataStore {
     object: ObjectRecord,
     precondition?: (current: ObjectRecord | undefined) => boolean,
   ): Promise<CommitResult> {
-    return this.#db.transaction((): CommitResult => {
+    const result = this.#db.transaction((): CommitResult => {
       if (!this.#db.get('SELECT 1 FROM r2_buckets WHERE id = ?', [object.bucketId])) return { status: 'no-bucket' };
       const current = this.#getObject(object.bucketId, object.key);
       if (precondition && !precondition(current)) return { status: 'precondition-failed', current };
       this.#upsertObject(object);
       return { status: 'committed', replaced: current };
     });
+    if (result.status === 'committed') await this.#db.durable();
+    return result;
   }
 
   async deleteObjects(bucketId: string, keys: readonly string[]): Promise<ObjectRecord[]> {
-    return this.#db.transaction(() => {
+    const removed = this.#db.transaction(() => {
       const removed: ObjectRecord[] = [];
       for (const key of new Set(keys)) {
         const current = this.#getObject(bucketId, key);
@@ -133,13 +136,15 @@ export class SqliteMetadataStore implements MetadataStore {
       }
       return removed;
     });
+    if (removed.length > 0) await this.#db.durable();
+    return removed;
   }
 
   async listObjects(bucketId: string, query: ObjectListQuery): Promise<ObjectRecord[]> {
     const prefix = query.prefix ?? '';
     const upper = prefix === '' ? null : prefixUpperBound(prefix);
     const rows = this.#db.all<ObjectRow>(
-      `SELECT * FROM r2_objects
+      `SELECT ${OBJECT_METADATA_COLUMNS} FROM r2_objects
        WHERE bucket_id = ? AND key >= ? AND (? IS NULL OR key < ?)
          AND (? IS NULL OR key > ?) AND (? IS NULL OR key >= ?)
        ORDER BY key LIMIT ?`,
@@ -183,7 +188,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async putPart(bucketId: string, part: PartRecord): Promise<PartResult> {
-    return this.#db.transaction((): PartResult => {
+    const result = this.#db.transaction((): PartResult => {
       if (!this.#getUpload(bucketId, part.uploadId)) return { status: 'no-upload' };
       const replaced = this.#db.get<PartRow>('SELECT * FROM r2_parts WHERE upload_id = ? AND part_number = ?', [
         part.uploadId,
@@ -197,6 +202,8 @@ export class SqliteMetadataStore implements MetadataStore {
       );
       return { status: 'stored', replaced: replaced && toPart(replaced) };
     });
+    if (result.status === 'stored') await this.#db.durable();
+    return result;
   }
 
   async completeUpload(
@@ -204,7 +211,7 @@ export class SqliteMetadataStore implements MetadataStore {
     uploadId: string,
     build: (upload: UploadRecord, parts: PartRecord[]) => ObjectRecord,
   ): Promise<CompleteResult> {
-    return this.#db.transaction((): CompleteResult => {
+    const result = this.#db.transaction((): CompleteResult => {
       const upload = this.#getUpload(bucketId, uploadId);
       if (!upload) return { status: 'no-upload' };
       const parts = this.#parts(uploadId);
@@ -215,6 +222,8 @@ export class SqliteMetadataStore implements MetadataStore {
       const used = new Set(object.segments.map((s) => s.blobId));
       return { status: 'completed', object, replaced, unusedParts: parts.filter((p) => !used.has(p.blobId)) };
     });
+    if (result.status === 'completed') await this.#db.durable();
+    return result;
   }
 
   async abortUpload(bucketId: string, uploadId: string): Promise<PartRecord[] | undefined> {
@@ -262,12 +271,13 @@ export class SqliteMetadataStore implements MetadataStore {
 
   #upsertObject(o: ObjectRecord): void {
     this.#db.run(
-      `INSERT INTO r2_objects (bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO r2_objects (bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments, inline_body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (bucket_id, key) DO UPDATE SET
          version = excluded.version, size = excluded.size, etag = excluded.etag, uploaded = excluded.uploaded,
          http_metadata = excluded.http_metadata, custom_metadata = excluded.custom_metadata,
-         checksums = excluded.checksums, storage_class = excluded.storage_class, segments = excluded.segments`,
+         checksums = excluded.checksums, storage_class = excluded.storage_class, segments = excluded.segments,
+         inline_body = excluded.inline_body`,
       [
         o.bucketId,
         o.key,
@@ -280,6 +290,7 @@ export class SqliteMetadataStore implements MetadataStore {
         JSON.stringify(o.checksums),
         o.storageClass,
         JSON.stringify(o.segments.map((s) => [s.blobId, s.size])),
+        o.inlineBody ?? null,
       ],
     );
   }

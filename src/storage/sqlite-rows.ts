@@ -23,7 +23,13 @@ export interface ObjectRow {
   checksums: string;
   storage_class: string;
   segments: string;
+  /** Absent from listings, which do not select it. */
+  inline_body?: Uint8Array | null;
 }
+
+/** Every r2_objects column but the inline body: what a listing needs. */
+export const OBJECT_METADATA_COLUMNS =
+  'bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments';
 
 export interface UploadRow {
   upload_id: string;
@@ -69,6 +75,7 @@ export function toObject(row: ObjectRow): ObjectRecord {
     checksums: JSON.parse(row.checksums),
     storageClass: row.storage_class as StorageClass,
     segments: (JSON.parse(row.segments) as [string, number][]).map(([blobId, size]) => ({ blobId, size })),
+    ...(row.inline_body ? { inlineBody: row.inline_body } : {}),
   };
 }
 

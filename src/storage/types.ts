@@ -55,7 +55,13 @@ export interface ObjectRecord {
   customMetadata: CustomMetadata;
   checksums: Checksums;
   storageClass: StorageClass;
+  /** Where the bytes are: blobs in order (empty when `inlineBody` holds them). */
   segments: BlobSegment[];
+  /**
+   * The bytes of a small object, kept in its metadata record instead of a blob (see INLINE_BODY_LIMIT):
+   * one transaction stores and publishes it. Object listings leave it out.
+   */
+  inlineBody?: Uint8Array | undefined;
 }
 
 export interface UploadRecord {

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StorageService, type BlobStore, type BucketRecord, type MetadataStore } from '../../../src/storage/index.ts';
+import {
+  INLINE_BODY_LIMIT,
+  StorageService,
+  type BlobStore,
+  type BucketRecord,
+  type MetadataStore,
+} from '../../../src/storage/index.ts';
 import type { LedgeError } from '../../../src/shared/errors.ts';
 
 export interface EngineFixture {
@@ -268,6 +274,86 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
       await expectCode(storage.objects.put(bucket, 'k', bytes('x')), 10006, 404);
       expect(await blobCount()).toBe(0);
       expect((await storage.buckets.create('acct', { name: 'engine' })).name).toBe('engine');
+    });
+
+    it('keeps bodies declared up to INLINE_BODY_LIMIT with the record: no blob, same bytes, ranges and semantics', async () => {
+      const small = Buffer.alloc(INLINE_BODY_LIMIT, 7);
+      small.write('head', 0);
+      const object = await storage.objects.put(bucket, 'small', bytes(small.subarray(0, 100), small.subarray(100)), {
+        size: small.length,
+        digests: { sha1: createHash('sha1').update(small).digest('hex') },
+      });
+      expect(object).toMatchObject({ size: INLINE_BODY_LIMIT, etag: md5(small), segments: [] });
+      expect(await blobCount()).toBe(0);
+      const got = await storage.objects.get(bucket, 'small');
+      if (got?.status !== 'found') throw new Error('missing');
+      expect((await buffer(got.body)).equals(small)).toBe(true);
+      const read = await storage.objects.read(bucket, 'small', { range: { offset: 2, length: 3 }, bufferUpTo: 0 });
+      if (read?.status !== 'found' || !Buffer.isBuffer(read.body)) throw new Error('expected a buffered range');
+      expect(read.body.toString()).toBe('ad\u0007');
+      const suffix = await storage.objects.get(bucket, 'small', { range: { suffix: 2 } });
+      if (suffix?.status !== 'found') throw new Error('missing');
+      expect([...(await buffer(suffix.body))]).toEqual([7, 7]);
+      // One byte more goes to a blob; an empty body is inline too.
+      const large = await storage.objects.put(bucket, 'large', bytes(Buffer.alloc(INLINE_BODY_LIMIT + 1)), {
+        size: INLINE_BODY_LIMIT + 1,
+      });
+      expect(large!.segments).toHaveLength(1);
+      expect(await blobCount()).toBe(1);
+      const empty = await storage.objects.put(bucket, 'empty', bytes(), { size: 0 });
+      expect(empty).toMatchObject({ size: 0, etag: md5(''), segments: [] });
+      const gotEmpty = await storage.objects.get(bucket, 'empty');
+      if (gotEmpty?.status !== 'found') throw new Error('missing');
+      expect((await buffer(gotEmpty.body)).length).toBe(0);
+      // Listings carry metadata only.
+      const listed = (await storage.list(bucket, {})).objects;
+      expect(listed.map((o) => o.key)).toEqual(['empty', 'large', 'small']);
+      expect(listed.every((o) => o.inlineBody === undefined)).toBe(true);
+    });
+
+    it('replaces inline bodies and blobs by each other, freeing exactly the replaced blob', async () => {
+      await storage.objects.put(bucket, 'k', bytes('blob-backed'));
+      expect(await blobCount()).toBe(1);
+      await storage.objects.put(bucket, 'k', bytes('inline'), { size: 6 });
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(0);
+      await storage.objects.put(bucket, 'k', bytes('blob again'));
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(1);
+      const got = await storage.objects.get(bucket, 'k');
+      if (got?.status !== 'found') throw new Error('missing');
+      expect((await buffer(got.body)).toString()).toBe('blob again');
+      await storage.objects.put(bucket, 'k', bytes('x'), { size: 1 });
+      await storage.objects.delete(bucket, ['k']);
+      await storage.flushGarbage();
+      expect(await blobCount()).toBe(0);
+      expect(await keys()).toEqual([]);
+    });
+
+    it('refuses an inline body longer than declared as soon as it passes the size, storing nothing', async () => {
+      let pulled = 0;
+      async function* endless() {
+        for (;;) {
+          pulled++;
+          yield Buffer.alloc(1024);
+        }
+      }
+      await expectCode(storage.objects.put(bucket, 'k', endless(), { size: 1024 }), 10013, 400);
+      expect(pulled).toBe(2);
+      await expectCode(
+        storage.objects.put(bucket, 'k', bytes('payload'), { size: 7, digests: { md5: md5('other') } }),
+        10037,
+        400,
+      );
+      const first = await storage.objects.put(bucket, 'k', bytes('one'), { size: 3 });
+      expect(
+        await storage.objects.put(bucket, 'k', bytes('two'), {
+          size: 3,
+          onlyIf: { etagMatches: [{ type: 'strong', value: md5('other') }] },
+        }),
+      ).toBeNull();
+      expect(await storage.objects.head(bucket, 'k')).toMatchObject({ etag: first!.etag });
+      expect(await keys()).toEqual(['k']);
     });
 
     it('collects orphaned and temporary blobs left by an earlier process', async () => {

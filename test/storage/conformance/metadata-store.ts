@@ -117,6 +117,21 @@ export function metadataStoreConformance(
       expect(await store.getObject(bucket.id, 'ключ')).toEqual(second);
     });
 
+    it('keeps an inline body with its record, replaces it, and leaves it out of listings', async () => {
+      const inline: ObjectRecord = { ...objectRecord(bucket.id, 'small'), segments: [], inlineBody: Buffer.from('abc') };
+      await store.commitObject(inline);
+      const got = await store.getObject(bucket.id, 'small');
+      expect(Buffer.from(got!.inlineBody!).toString()).toBe('abc');
+      expect(got).toMatchObject({ segments: [], size: 3, etag: inline.etag });
+      const [listed] = await store.listObjects(bucket.id, { limit: 10 });
+      expect(listed!.inlineBody).toBeUndefined();
+      expect(listed).toMatchObject({ key: 'small', size: 3 });
+      const blobBacked = objectRecord(bucket.id, 'small');
+      const replaced = await store.commitObject(blobBacked);
+      expect(replaced.status === 'committed' && Buffer.from(replaced.replaced!.inlineBody!).toString()).toBe('abc');
+      expect(await store.getObject(bucket.id, 'small')).toEqual(blobBacked);
+    });
+
     it('commits only when the precondition holds for the current object', async () => {
       const first = objectRecord(bucket.id, 'k');
       await store.commitObject(first);
