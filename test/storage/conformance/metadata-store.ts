@@ -118,7 +118,11 @@ export function metadataStoreConformance(
     });
 
     it('keeps an inline body with its record, replaces it, and leaves it out of listings', async () => {
-      const inline: ObjectRecord = { ...objectRecord(bucket.id, 'small'), segments: [], inlineBody: Buffer.from('abc') };
+      const inline: ObjectRecord = {
+        ...objectRecord(bucket.id, 'small'),
+        segments: [],
+        inlineBody: Buffer.from('abc'),
+      };
       await store.commitObject(inline);
       const got = await store.getObject(bucket.id, 'small');
       expect(Buffer.from(got!.inlineBody!).toString()).toBe('abc');
