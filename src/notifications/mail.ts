@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { newId } from '../shared/ids.ts';
 
 export interface MailMessage {
@@ -25,28 +25,41 @@ export const MAIL_FROM = 'Ledge Notifications <notifications@ledge.localhost>';
 /** Sends through SMTP (`--smtp-url smtp://user:pass@host:port`), over a small pool of connections. */
 export class SmtpMailer implements Mailer {
   readonly description: string;
-  readonly #transport: Transporter;
+  readonly #smtpUrl: string;
+  readonly #timeoutMs: number;
+  #transport: Promise<Transporter> | undefined;
+  #closed = false;
 
   constructor(smtpUrl: string, options: { timeoutMs?: number } = {}) {
     const url = new URL(smtpUrl);
     this.description = `${url.protocol}//${url.host}`;
-    const timeout = options.timeoutMs ?? 10_000;
-    this.#transport = nodemailer.createTransport({
-      url: smtpUrl,
+    this.#smtpUrl = smtpUrl;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    const transport = await (this.#transport ??= this.#createTransport());
+    await transport.sendMail({ from: MAIL_FROM, to: message.to, subject: message.subject, text: message.text });
+  }
+
+  close(): void {
+    this.#closed = true;
+    void this.#transport?.then((transport) => transport.close()).catch(() => undefined);
+  }
+
+  /** nodemailer (~40 modules) is loaded with the first mail, not at server start-up. */
+  async #createTransport(): Promise<Transporter> {
+    if (this.#closed) throw new Error('the mailer is closed');
+    const { default: nodemailer } = await import('nodemailer');
+    const timeout = this.#timeoutMs;
+    return nodemailer.createTransport({
+      url: this.#smtpUrl,
       pool: true,
       maxConnections: 4,
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout,
     } as Parameters<typeof nodemailer.createTransport>[0]);
-  }
-
-  async send(message: MailMessage): Promise<void> {
-    await this.#transport.sendMail({ from: MAIL_FROM, to: message.to, subject: message.subject, text: message.text });
-  }
-
-  close(): void {
-    this.#transport.close();
   }
 }
 

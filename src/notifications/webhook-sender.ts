@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { buildConnector, Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 
 export interface WebhookResult {
   ok: boolean;
@@ -15,6 +15,18 @@ const MAX_ORIGINS = 1_000;
 /** Per origin: a few connections, each carrying many requests in flight (see send()). */
 const CONNECTIONS = 8;
 const PIPELINING = 64;
+
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+let loadingUndici: Promise<Undici> | undefined;
+/**
+ * undici is loaded on the first delivery, not with the server: its ~110 modules cost ~100 ms of start-up
+ * (bench/functions, `ledge server` start to first function response), and most servers send no webhook
+ * in their first seconds.
+ */
+function loadUndici(): Promise<Undici> {
+  return (loadingUndici ??= import('undici').then((module) => (undici = module)));
+}
 
 /**
  * POSTs JSON to webhook receivers over keep-alive connection pools, one per origin (undici: a dispatcher
@@ -43,12 +55,19 @@ export class WebhookSender {
 
   /** Like send(), with a callback: the dispatcher sends thousands per second and needs no promise per send. */
   post(url: string, body: string | Buffer, secret: string | null, done: WebhookCallback): void {
+    if (!undici) {
+      loadUndici().then(
+        () => this.post(url, body, secret, done),
+        (error: unknown) => done({ ok: false, status: null, error: `cannot load the HTTP client: ${String(error)}` }),
+      );
+      return;
+    }
     const target = this.#target(url);
     if (target instanceof Error) return done({ ok: false, status: null, error: target.message });
     const headers = secret
       ? ['content-type', 'application/json', 'user-agent', USER_AGENT, 'cf-webhook-auth', secret]
       : ['content-type', 'application/json', 'user-agent', USER_AGENT];
-    this.#pool(target.origin).dispatch(
+    this.#pool(undici, target.origin).dispatch(
       {
         method: 'POST',
         path: target.path,
@@ -92,7 +111,7 @@ export class WebhookSender {
     return target;
   }
 
-  #pool(origin: string): Pool {
+  #pool({ buildConnector, Pool }: Undici, origin: string): Pool {
     let pool = this.#pools.get(origin);
     if (!pool) {
       // Destinations are few; a runaway number of distinct origins must not keep sockets forever.

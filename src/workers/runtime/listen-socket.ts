@@ -2,7 +2,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A listening TCP socket owned by this process but never accepted on here (see socket-holder.ts). */
+/** A listening TCP socket owned by this process but never accepted on here (see socket-holder.mjs). */
 export interface ListeningSocket {
   port: number;
   /** The libuv handle: passed as a stdio entry so each workerd generation inherits the fd. */
@@ -11,10 +11,10 @@ export interface ListeningSocket {
 
 /**
  * Opens a listening socket for a workerd generation through a short-lived Node child
- * (socket-holder.ts), so this process never polls it.
+ * (socket-holder.mjs), so this process never polls it.
  */
 export async function openListeningSocket(host: string, port: number): Promise<ListeningSocket> {
-  const holder = fork(join(import.meta.dirname, 'socket-holder.ts'), [String(port), host], {
+  const holder = fork(join(import.meta.dirname, 'socket-holder.mjs'), [String(port), host], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return receiveSocket(holder, host, port);

@@ -67,7 +67,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#stopped = false;
     const { functionsHost, functionsPort } = this.#deps.config;
     this.#socket = await openListeningSocket(functionsHost, functionsPort);
-    // Only later swaps need the steering: the first generation starts meanwhile.
+    await this.reload();
+    // Only later swaps need the steering. Checked once the first generation serves, so the python3 it
+    // spawns does not compete with workerd's start for the CPU (time to first response).
     this.#steering = steerConnections(this.#socket, 0).then((steering) => {
       if (!steering) {
         this.#deps.logger.warn(
@@ -76,7 +78,6 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       }
       return steering;
     });
-    await this.reload();
     this.#deps.logger.info('functions runtime started', { port: this.#socket.port, ms: Date.now() - started });
   }
 
