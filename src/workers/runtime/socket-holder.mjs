@@ -1,3 +1,4 @@
+/* global process */
 // Runs as a short-lived child of `ledge server`: opens the functions listening socket and sends the raw
 // handle back over IPC, then exits. The parent receives it as a bare TCP handle that its event loop does
 // not poll, so the parent never accepts a connection itself: only workerd (which inherits the fd) does.
