@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type * as UndiciModule from 'undici';
 import type { Dispatcher, Pool } from 'undici';
 
 export interface WebhookResult {
@@ -16,7 +17,7 @@ const MAX_ORIGINS = 1_000;
 const CONNECTIONS = 8;
 const PIPELINING = 64;
 
-type Undici = typeof import('undici');
+type Undici = typeof UndiciModule;
 let undici: Undici | undefined;
 let loadingUndici: Promise<Undici> | undefined;
 /**
