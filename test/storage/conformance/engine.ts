@@ -356,6 +356,23 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
       expect(await keys()).toEqual(['k']);
     });
 
+    it('sees bucket changes at once through its lookups: a new default storage class, a re-created bucket', async () => {
+      const looked = await storage.buckets.require('acct', 'engine');
+      await storage.buckets.update('acct', 'engine', { storageClass: 'InfrequentAccess' });
+      const updated = await storage.buckets.require('acct', 'engine');
+      expect(updated.storageClass).toBe('InfrequentAccess');
+      expect((await storage.objects.put(updated, 'k', bytes('y')))?.storageClass).toBe('InfrequentAccess');
+      await storage.objects.delete(updated, ['k']);
+      await storage.buckets.delete('acct', 'engine');
+      expect(await storage.getBucket('acct', 'engine')).toBeUndefined();
+      const again = await storage.buckets.create('acct', { name: 'engine' });
+      expect(again.id).not.toBe(looked.id);
+      expect((await storage.getBucket('acct', 'engine'))?.id).toBe(again.id);
+      // A record held from before the delete names a bucket that is gone: nothing is written through it.
+      await expectCode(storage.objects.put(looked, 'stale', bytes('z')), 10006, 404);
+      expect(await keys()).toEqual([]);
+    });
+
     it('collects orphaned and temporary blobs left by an earlier process', async () => {
       const kept = await storage.objects.put(bucket, 'kept', bytes('kept'));
       const orphan = await fixture.blobs.write(bytes('orphan'));
