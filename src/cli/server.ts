@@ -14,6 +14,11 @@ export function registerServer(program: Command): void {
       'functions answer at <script>.<subdomain>.<domain> (env LEDGE_FUNCTIONS_DOMAIN)',
       undefined,
     )
+    .option(
+      '--functions-processes <n>',
+      'workerd processes serving functions, each on one core (env LEDGE_FUNCTIONS_PROCESSES; default: CPUs, at most 4)',
+      undefined,
+    )
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
@@ -33,6 +38,7 @@ export function registerServer(program: Command): void {
           port: o['port'],
           functionsPort: o['functionsPort'],
           functionsDomain: o['functionsDomain'],
+          functionsProcesses: o['functionsProcesses'],
           smtpUrl: o['smtpUrl'],
         });
         const running = await startServer(config);

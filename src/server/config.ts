@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../shared/logger.ts';
 
@@ -24,6 +25,8 @@ export interface ServerConfig {
   functionsHost: string;
   functionsPort: number;
   functionsDomain: string;
+  /** workerd processes per generation (each runs JavaScript on one core); default: CPUs, at most 4. */
+  functionsProcesses: number;
   /**
    * The environment this configuration was resolved from. Subsystems read their own tunables from it
    * (LEDGE_LB_MIN_INTERVAL, LEDGE_NOTIFY_*), never from process.env directly, so an embedding
@@ -39,6 +42,7 @@ export interface ServerFlags {
   smtpUrl?: string | undefined;
   functionsPort?: string | number | undefined;
   functionsDomain?: string | undefined;
+  functionsProcesses?: string | number | undefined;
 }
 
 export const DEFAULT_API_PORT = 8787;
@@ -62,6 +66,10 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     functionsHost: env['LEDGE_FUNCTIONS_HOST'] ?? '127.0.0.1',
     functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),
     functionsDomain: flags.functionsDomain ?? env['LEDGE_FUNCTIONS_DOMAIN'] ?? 'localhost',
+    functionsProcesses: toCount(
+      flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
+      Math.min(availableParallelism(), 4),
+    ),
     env,
   };
 }
@@ -69,6 +77,15 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
 /** An empty variable (`FOO=`) means unset, as shells and CI files often leave them. */
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
+}
+
+function toCount(value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new Error(`invalid number of functions processes: ${value} (use 1 to 64)`);
+  }
+  return count;
 }
 
 function toPort(value: string | number | undefined, fallback: number): number {

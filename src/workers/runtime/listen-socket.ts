@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,47 +10,62 @@ export interface ListeningSocket {
 }
 
 /**
- * Opens a listening socket for a workerd generation through a short-lived Node child
- * (socket-holder.mjs), so this process never polls it.
+ * Opens `count` listening sockets on one port (SO_REUSEPORT, joined in order) through a short-lived
+ * Node child (socket-holder.mjs), so this process never polls them.
  */
-export async function openListeningSocket(host: string, port: number): Promise<ListeningSocket> {
-  const holder = fork(join(import.meta.dirname, 'socket-holder.mjs'), [String(port), host], {
+export async function openListeningSockets(host: string, port: number, count: number): Promise<ListeningSocket[]> {
+  const holder = fork(join(import.meta.dirname, 'socket-holder.mjs'), [String(port), host, String(count)], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  return receiveSocket(holder, host, port);
-}
-
-function receiveSocket(child: ChildProcess, host: string, port: number): Promise<ListeningSocket> {
   return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`socket holder exited (${code}) before handing over the socket`)));
-    child.once('message', (message: { port?: number; error?: string }, handle: unknown) => {
+    const sockets: ListeningSocket[] = [];
+    holder.once('error', reject);
+    holder.once('exit', (code) => {
+      for (const socket of sockets) socket.handle.close();
+      reject(new Error(`socket holder exited (${code}) before handing over the sockets`));
+    });
+    holder.on('message', (message: { port?: number; index?: number; error?: string }, handle: unknown) => {
       if (message.error || !handle) {
+        for (const socket of sockets) socket.handle.close();
         reject(new Error(`cannot listen on ${host}:${port} for functions: ${message.error ?? 'no handle'}`));
         return;
       }
-      resolve({ port: message.port!, handle: handle as ListeningSocket['handle'] });
+      sockets.push({ port: message.port!, handle: handle as ListeningSocket['handle'] });
+      if (sockets.length === count) {
+        holder.removeAllListeners('exit');
+        resolve(sockets);
+      }
     });
   });
 }
 
+/** Which sockets of the port's reuseport group get new connections: indices base..base+count-1. */
+export interface SocketRange {
+  base: number;
+  count: number;
+}
+
 /**
- * Every generation listens on its own SO_REUSEPORT socket of the same port. This attaches a reuseport
- * program to the group that sends each new connection to the socket at `index` (in order of joining).
- * A swap first pins connections to the running generation's socket (index 0), so the short-lived
- * holder of the next socket never accepts one; once the holder has handed the socket over, it pins
- * them to the new socket (index 1), where they wait until the new generation accepts, so the retiring
- * generation is never handed a connection it would close unread on SIGTERM. After the old socket closes, index 1 is out of range and the kernel uses the one socket
- * left. Node has no setsockopt: a python3 one-liner applies SO_ATTACH_REUSEPORT_CBPF to the inherited
- * fd. Returns false without python3.
+ * A generation's workerd processes each listen on their own SO_REUSEPORT socket of the same port
+ * (workerd accepts greedily: processes sharing one socket measured 0/32 and 4/28 of wrk's connections).
+ * This attaches a reuseport program to the port's group that sends each new connection to a random
+ * socket in `range` (indices in order of joining; the kernel keeps them dense, moving the last socket
+ * into the slot of one that closes). A swap first pins connections to the running generation's
+ * sockets, so the short-lived holder of the next ones never accepts one; once they are handed over, it
+ * sends connections to the new sockets, where they wait until the new generation accepts, so the
+ * retiring generation is never handed a connection it would close unread on SIGTERM (see
+ * FunctionsRuntime for the order in which old sockets close). An index out of range makes the kernel
+ * fall back to its own hash over all sockets. Node has no setsockopt: a python3 one-liner applies
+ * SO_ATTACH_REUSEPORT_CBPF to an inherited fd of the group. Returns false without python3.
  */
-export async function steerConnections(socket: ListeningSocket, index: 0 | 1): Promise<boolean> {
+export async function steerConnections(socket: ListeningSocket, range: SocketRange): Promise<boolean> {
   const script = [
     'import ctypes, socket',
     'class F(ctypes.Structure): _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]',
     'class P(ctypes.Structure): _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(F))]',
-    `code = (F * 1)(F(0x06, 0, 0, ${index}))  # BPF_RET | BPF_K: the socket index`,
-    'prog = P(1, code)',
+    // A = random (SKF_AD_OFF + SKF_AD_RANDOM); A %= count; A += base; return A.
+    `code = (F * 4)(F(0x20, 0, 0, 0xfffff038), F(0x94, 0, 0, ${range.count}), F(0x04, 0, 0, ${range.base}), F(0x16, 0, 0, 0))`,
+    'prog = P(4, code)',
     's = socket.socket(fileno=3)',
     's.setsockopt(socket.SOL_SOCKET, 51, ctypes.string_at(ctypes.addressof(prog), ctypes.sizeof(prog)))  # SO_ATTACH_REUSEPORT_CBPF',
     's.detach()',

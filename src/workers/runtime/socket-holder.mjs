@@ -1,21 +1,45 @@
 /* global process */
-// Runs as a short-lived child of `ledge server`: opens the functions listening socket and sends the raw
-// handle back over IPC, then exits. The parent receives it as a bare TCP handle that its event loop does
-// not poll, so the parent never accepts a connection itself: only workerd (which inherits the fd) does.
+// Runs as a short-lived child of `ledge server`: opens the functions listening sockets (one per workerd
+// process of a generation, all SO_REUSEPORT on one port, in order) and sends each raw handle back over
+// IPC, then exits. The parent receives them as bare TCP handles that its event loop does not poll, so
+// the parent never accepts a connection itself: only workerd (which inherits the fds) does.
 // Plain JavaScript on purpose: a child started from a .ts file first loads Node's TypeScript stripper,
 // which doubled this process's start (~170 -> ~70 ms) and with it `ledge server`'s time to first response.
 import { createServer } from 'node:net';
 
-const [port, host] = [Number(process.argv[2] ?? '0'), process.argv[3] ?? '127.0.0.1'];
-const server = createServer();
-server.once('error', (error) => {
+const port = Number(process.argv[2] ?? '0');
+const host = process.argv[3] ?? '127.0.0.1';
+const count = Number(process.argv[4] ?? '1');
+
+function fail(error) {
   process.send?.({ error: `${error.code ?? 'error'}: ${error.message}` }, () => process.exit(1));
-});
-// reusePort: each workerd generation gets its own socket on the same port (see listen-socket.ts).
-server.listen({ port, host, backlog: 4096, reusePort: true }, () => {
-  const address = server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
-  // The libuv handle itself, not the net.Server: the parent must get a handle it does not accept on.
-  const handle = server._handle;
-  process.send?.({ port: actualPort }, handle, { keepOpen: false }, () => process.exit(0));
-});
+}
+
+/** Listens on `port` (0: any) and resolves with the libuv handle and the port it got. */
+function listen(onPort) {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    // reusePort: the sockets of every generation share the port (see listen-socket.ts).
+    server.listen({ port: onPort, host, backlog: 4096, reusePort: true }, () => {
+      const address = server.address();
+      // The libuv handle itself, not the net.Server: the parent must get a handle it does not accept on.
+      resolve({ handle: server._handle, port: typeof address === 'object' && address ? address.port : onPort });
+    });
+  });
+}
+
+try {
+  // One after the other: the order they join the port's reuseport group is the order of their indices.
+  const first = await listen(port);
+  const sockets = [first];
+  for (let i = 1; i < count; i++) sockets.push(await listen(first.port));
+  for (const [index, socket] of sockets.entries()) {
+    await new Promise((resolve) =>
+      process.send({ port: first.port, index }, socket.handle, { keepOpen: false }, resolve),
+    );
+  }
+  process.exit(0);
+} catch (error) {
+  fail(error);
+}

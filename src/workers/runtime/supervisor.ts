@@ -8,14 +8,15 @@ import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
 import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { openListeningSocket, steerConnections, type ListeningSocket } from './listen-socket.ts';
+import { openListeningSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
+import { WorkerdGroup } from './workerd-group.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
 export interface RuntimeDeps {
-  config: Pick<ServerConfig, 'functionsHost' | 'functionsPort' | 'functionsDomain'>;
+  config: Pick<ServerConfig, 'functionsHost' | 'functionsPort' | 'functionsDomain' | 'functionsProcesses'>;
   runtimeDir: string;
   logger: Logger;
   logs: FunctionLogHub;
@@ -30,19 +31,21 @@ const SETTLE_MS = 100;
 
 /**
  * Supervises workerd. Node opens the functions socket once; every change starts a new workerd
- * generation on the same fd, waits until it listens, then SIGTERMs the previous one, which finishes its
- * in-flight requests: a redeploy refuses no connection. A generation that dies unexpectedly is replaced
- * at once (backing off only when it keeps crashing).
+ * generation (`functionsProcesses` processes sharing its socket, see workerd-group.ts), waits until it
+ * listens, then SIGTERMs the previous one, which finishes its in-flight requests: a redeploy refuses no
+ * connection. A generation with a process that dies unexpectedly is replaced at once (its other
+ * processes serve meanwhile; backing off only when it keeps crashing).
  */
 export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly name = 'functions-runtime';
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
-  #socket: ListeningSocket | undefined;
-  /** Whether each generation gets its own steered socket (see steerConnections); else they share one. */
+  /** The running generation's sockets: one per workerd process, indices 0..n-1 of the port's group. */
+  #sockets: ListeningSocket[] | undefined;
+  /** Whether each generation gets its own steered sockets (see steerConnections); else they share them. */
   #steering: Promise<boolean> = Promise.resolve(false);
-  #current: WorkerdProcess | undefined;
-  readonly #retiring = new Set<WorkerdProcess>();
+  #current: WorkerdGroup | undefined;
+  readonly #retiring = new Set<WorkerdGroup>();
   #queue: Promise<void> = Promise.resolve();
   #generation = 0;
   #stopped = false;
@@ -54,23 +57,25 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   /** The port functions are served on (known once started; the real one when configured as 0). */
   get port(): number | undefined {
-    return this.#socket?.port;
+    return this.#sockets?.[0]?.port;
   }
 
-  /** The running generation's process id (tests kill it to check the restart). */
-  get pid(): number | undefined {
-    return this.#current?.child.pid;
+  /** The process ids of the running generation (tests kill them to check the restart). */
+  get pids(): number[] {
+    return this.#current?.pids ?? [];
   }
 
   async start(): Promise<void> {
     const started = Date.now();
     this.#stopped = false;
-    const { functionsHost, functionsPort } = this.#deps.config;
-    this.#socket = await openListeningSocket(functionsHost, functionsPort);
+    const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
+    const sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
+    this.#sockets = sockets;
     await this.reload();
-    // Only later swaps need the steering. Checked once the first generation serves, so the python3 it
-    // spawns does not compete with workerd's start for the CPU (time to first response).
-    this.#steering = steerConnections(this.#socket, 0).then((steering) => {
+    // Spread connections evenly over the processes (the kernel's own hash can be lopsided with few
+    // sockets), and learn whether swaps can be steered. After the first generation serves, so the
+    // python3 it spawns does not compete with workerd's start for the CPU (time to first response).
+    this.#steering = steerConnections(sockets[0]!, { base: 0, count: sockets.length }).then((steering) => {
       if (!steering) {
         this.#deps.logger.warn(
           'python3 not found: workerd generations share one socket, so a redeploy may reset connections opened during the swap',
@@ -78,21 +83,25 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       }
       return steering;
     });
-    this.#deps.logger.info('functions runtime started', { port: this.#socket.port, ms: Date.now() - started });
+    this.#deps.logger.info('functions runtime started', {
+      port: this.port,
+      processes: sockets.length,
+      ms: Date.now() - started,
+    });
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#queue;
-    const all = [this.#current, ...this.#retiring].filter((p): p is WorkerdProcess => p !== undefined);
+    const all = [this.#current, ...this.#retiring].filter((g): g is WorkerdGroup => g !== undefined);
     this.#current = undefined;
     await Promise.all(all.map((p) => p.stop(2_000)));
-    this.#socket?.handle.close();
-    this.#socket = undefined;
+    for (const socket of this.#sockets ?? []) socket.handle.close();
+    this.#sockets = undefined;
   }
 
   reload(): Promise<void> {
-    if (!this.#socket || this.#stopped) return Promise.resolve();
+    if (!this.#sockets || this.#stopped) return Promise.resolve();
     const run = this.#queue.then(() => this.#swap());
     this.#queue = run.catch(() => undefined);
     return run;
@@ -126,62 +135,89 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     }
   }
 
+  /**
+   * Starts the next generation and retires the current one. After a crash (a process of the current one
+   * died) the new generation joins the same socket: connections queued there while fewer processes
+   * accepted are served, not dropped with a closing socket, and the survivors serve until it is up.
+   */
   async #swap(): Promise<void> {
-    if (!this.#socket || this.#stopped) return;
+    const current = this.#sockets;
+    if (!current || this.#stopped) return;
     const generation = ++this.#generation;
     const previous = this.#current;
-    // A fresh socket per generation when steering works; a restart after a crash reuses the socket.
-    // First pin new connections to the running generation, so the next socket's holder never gets one.
-    const steered = previous !== undefined && (await this.#steering) && (await steerConnections(this.#socket, 0));
-    const socket = steered
-      ? await openListeningSocket(this.#deps.config.functionsHost, this.#socket.port)
-      : this.#socket;
-    // Then (the holder is gone) send them to the new socket: they wait in its backlog until the new
+    const { functionsHost, functionsProcesses } = this.#deps.config;
+    // Fresh sockets per generation when steering works and nothing crashed. First pin new connections
+    // to the running generation (indices 0..n-1), so the next sockets' holder never gets one; the new
+    // sockets join the group after them (n..2n-1).
+    const steered =
+      previous?.healthy === true &&
+      (await this.#steering) &&
+      (await steerConnections(current[0]!, { base: 0, count: current.length }));
+    const sockets = steered ? await openListeningSockets(functionsHost, current[0]!.port, functionsProcesses) : current;
+    // Then (the holder is gone) send them to the new sockets: they wait in their backlogs until the new
     // generation is up, and the old one has all that time to read what it accepted before.
-    if (steered) await steerConnections(socket, 1);
+    if (steered) await steerConnections(current[0]!, { base: current.length, count: sockets.length });
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
-    let next: WorkerdProcess;
+    let next: WorkerdGroup;
     try {
       const configPath = writeWorkerdConfig(dir, this.#configInput(await this.#deps.deployed(), 'router'));
-      next = new WorkerdProcess({
-        configPath,
-        socket: socket.handle,
-        onStdoutLine: (line) => {
-          if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+      next = new WorkerdGroup(
+        sockets.map((socket) => socket.handle),
+        {
+          configPath,
+          onStdoutLine: (line) => {
+            if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+          },
+          onStderrLine: (line) => this.#deps.logger.warn('workerd', { generation, line }),
+          readyTimeoutMs: READY_TIMEOUT_MS,
         },
-        onStderrLine: (line) => this.#deps.logger.warn('workerd', { generation, line }),
-        readyTimeoutMs: READY_TIMEOUT_MS,
-      });
+      );
       await next.ready;
     } catch (error) {
-      if (socket !== this.#socket) {
-        // Back to the running generation; connections already queued on the new socket are lost.
-        await steerConnections(this.#socket, 0);
-        socket.handle.close();
+      if (sockets !== current) {
+        // Back to the running generation; connections already queued on the new sockets are lost. They
+        // are the last of the group, so closing them from the end moves no other socket's index.
+        await steerConnections(current[0]!, { base: 0, count: current.length });
+        for (const socket of [...sockets].reverse()) socket.handle.close();
       }
       throw WorkerErrors.runtimeUnavailable(cleanWorkerdError((error as Error).message));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const previousSocket = this.#socket;
     this.#current = next;
-    this.#socket = socket;
-    void next.exited.then((code) => this.#onExit(next, code));
+    this.#sockets = sockets;
+    void next.exited.then(({ process, code }) => this.#onExit(next, process, code));
     if (previous) {
-      // New connections now go to the new socket; the old generation finishes the requests it has,
+      // New connections now go to the new sockets; the old generation finishes the requests it has,
       // then exits. Waiting for that means that once a deploy answers, no connection can still reach
       // the old code (keep-alive connections included).
       this.#retiring.add(previous);
-      if (socket !== previousSocket) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      if (sockets !== current) await new Promise((r) => setTimeout(r, SETTLE_MS));
       await previous.stop().finally(() => this.#retiring.delete(previous));
-      if (socket !== previousSocket) previousSocket.handle.close();
+      if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
     }
   }
 
-  #onExit(process: WorkerdProcess, code: number | null): void {
-    if (process.stopping || this.#stopped || this.#current !== process) return;
-    this.#current = undefined;
+  /**
+   * Closes the retired sockets (indices 0..n-1; the live ones are n..n+m-1) without a new connection
+   * ever reaching one. Closing a socket moves the last one of the group into its slot, so closing them
+   * from index n-1 down shifts the live range down by one each time; before each close, connections go
+   * to the live sockets whose index is the same before and after it. With one live socket there is no
+   * such index: the kernel then falls back to its hash over what remains, which is only the live socket
+   * once the retired one is gone (the close detaches it at once).
+   */
+  async #closeRetiredSockets(retired: ListeningSocket[], live: number): Promise<void> {
+    for (let index = retired.length - 1; index >= 0; index--) {
+      if (live > 1) await steerConnections(retired[index]!, { base: index + 1, count: live - 1 });
+      retired[index]!.handle.close();
+    }
+    const [first] = this.#sockets ?? [];
+    if (first) await steerConnections(first, { base: 0, count: live });
+  }
+
+  #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
+    if (group.stopping || this.#stopped || this.#current !== group) return;
     const now = Date.now();
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
