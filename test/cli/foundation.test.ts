@@ -96,6 +96,22 @@ describe('exit codes and errors', () => {
     expect((await runCli(['login'], { env: { LEDGE_CONFIG_DIR: tempDir() } })).code).toBe(2);
   });
 
+  it('refuses invalid server settings with one clear line and starts nothing', async () => {
+    const dataDir = tempDir();
+    const processes = await runCli(['server', '--data-dir', dataDir, '--port', '0', '--functions-processes', '0']);
+    expect(processes).toMatchObject({
+      code: 1,
+      stderr: 'error: invalid number of functions processes: 0 (use 1 to 64)\n',
+    });
+    const fromEnv = await runCli(['server', '--data-dir', dataDir, '--port', '0'], {
+      env: { LEDGE_FUNCTIONS_PROCESSES: 'many' },
+    });
+    expect(fromEnv).toMatchObject({
+      code: 1,
+      stderr: 'error: invalid number of functions processes: many (use 1 to 64)\n',
+    });
+  });
+
   it('exits 1 with one line naming the v4 code on API errors', async () => {
     const { code, stderr } = await runCli(['whoami'], {
       env: { LEDGE_API_URL: ledge.apiUrl, LEDGE_EMAIL: ledge.email, LEDGE_API_KEY: 'ffff' },
