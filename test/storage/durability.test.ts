@@ -137,6 +137,57 @@ describe('durability', () => {
     }
   });
 
+  it('keeps every acknowledged small (inline) upload across SIGKILL, and stores none as a blob file', async () => {
+    const dataDir = tempDir('ledge-kill-inline-');
+    dirs.push(dataDir);
+    let server: SpawnedLedge = await spawnLedge(dataDir);
+    const buckets = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets`;
+    await fetch(buckets, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'small' }) });
+    const SIZE = 2048;
+    const acknowledged = new Map<string, string>();
+    let killed = false;
+    let reachedQuota: () => void;
+    const quota = new Promise<void>((r) => (reachedQuota = r));
+    // 16 writers put small objects back to back (their commits share WAL syncs) until the kill.
+    const writers = Array.from({ length: 16 }, async (_, writer) => {
+      for (let n = 0; !killed; n++) {
+        const key = `w${writer}-${n}`;
+        try {
+          const response = await fetch(`${buckets}/small/objects/${key}`, {
+            method: 'PUT',
+            headers: { ...auth, 'content-length': String(SIZE) },
+            body: bodyFor(writer * 100_000 + n, SIZE),
+          });
+          const result = (await response.json()) as { success: boolean; result: { etag: string } };
+          if (response.status === 200 && result.success && !killed) acknowledged.set(key, result.result.etag);
+          if (acknowledged.size >= 200) reachedQuota();
+        } catch {
+          return; // the kill cut the connection: not acknowledged
+        }
+      }
+    });
+    await quota;
+    killed = true;
+    await server.stop('SIGKILL');
+    await Promise.all(writers);
+
+    server = await spawnLedge(dataDir);
+    try {
+      const base = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets/small/objects`;
+      for (const [key, etag] of acknowledged) {
+        const response = await fetch(`${base}/${key}`, { headers: auth });
+        expect(response.status, key).toBe(200);
+        const [writer, n] = key.slice(1).split('-').map(Number);
+        const bytes = Buffer.from(await response.arrayBuffer());
+        expect(bytes.equals(bodyFor(writer! * 100_000 + n!, SIZE)), key).toBe(true);
+        expect(md5(bytes)).toBe(etag);
+      }
+      expect(blobFiles(dataDir).blobs).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('never serves a mixed body when concurrent PUTs race on one key over HTTP', async () => {
     const ledge = await startLedge();
     try {
