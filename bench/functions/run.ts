@@ -208,10 +208,10 @@ function report(results: Record<string, Record<string, number>>) {
 }
 
 async function startLedge(dataDir: string, apiPort: number, fnPort: number, firstBoot = true): Promise<ChildProcess> {
+  // Through bin/ledge, the launcher `npm start` and `ledge` use (it sets what Node must see at start-up).
   const child = spawn(
-    process.execPath,
+    join(ROOT, 'bin/ledge'),
     [
-      join(ROOT, 'src/cli/main.ts'),
       'server',
       '--json',
       '--data-dir',
