@@ -1,6 +1,6 @@
 // Benchmark: the spec's tutorial function (stage 2, with authorization) through Ledge and through
 // Miniflare, in the same run, with wrk (-t1 -c32, 10 s, as in baselines.md). Prints the figures and
-// the ratios against the targets of issue 4. Usage: npm run bench:functions [-- --seconds 10 --rounds 3]
+// the ratios against the targets of issue 4. Usage: npm run bench:functions [-- --seconds 10 --rounds 3 --only get_1k,put_1k,get_1m,put_1m]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -21,6 +21,8 @@ const argument = (name: string, fallback: number) => {
 const SECONDS = argument('--seconds', 10);
 /** Each scenario runs this many times per platform, alternating; the tables show medians. */
 const ROUNDS = argument('--rounds', 3);
+/** `--only get_1m,put_1k`: run just these scenarios (the report then shows NaN for the others). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
 const CREDS = {
   email: 'bench@example.com',
   key: '0123456789abcdef0123456789abcdef01234',
@@ -131,7 +133,7 @@ async function runScenarios(targets: Target[], work: string): Promise<Record<str
       work,
       SECONDS,
     );
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios.filter((s) => ONLY === undefined || ONLY.includes(s.name))) {
     if (scenario.object) for (const t of targets) await put(t, 'cat-pic.jpg', scenario.object);
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) record(t, scenario.name, await scenario.run(t), scenario.bodyBytes);
