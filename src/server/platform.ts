@@ -53,8 +53,12 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
   const accounts = new AccountService(new SqliteAccountStore(db));
   const background: BackgroundService[] = [];
-  const storage = new StorageService(new SqliteMetadataStore(db), new FsBlobStore(paths.blobs), { logger });
-  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
+  const blobs = new FsBlobStore(paths.blobs);
+  const storage = new StorageService(new SqliteMetadataStore(db), blobs, { logger });
+  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger, {
+    root: paths.blobs,
+    relativePath: (blobId) => blobs.relativePath(blobId),
+  });
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   const healthEvents = new HealthEventBus();

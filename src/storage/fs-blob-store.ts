@@ -105,6 +105,12 @@ export class FsBlobStore implements BlobStore {
     return removed;
   }
 
+  /** Where a blob lives below the root (`<2 hex>/<id>`), for readers that open the files themselves. */
+  relativePath(blobId: string): string {
+    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
+    return `${blobId.slice(0, 2)}/${blobId}`;
+  }
+
   #path(blobId: string): string {
     if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
     return join(this.#root, blobId.slice(0, 2), blobId);

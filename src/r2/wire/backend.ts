@@ -14,12 +14,28 @@ import { ClientGone, sendStream } from './send-stream.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
+/**
+ * Injected by the external service behind r2-proxy.js, which can read blob files itself: large gets may
+ * answer with the file's path. NO_DIRECT_HEADER (the proxy's retry after the file vanished) turns it off.
+ */
+export const DIRECT_HEADER = 'x-ledge-r2-direct';
+export const NO_DIRECT_HEADER = 'x-ledge-r2-no-direct';
+/** In such an answer: the blob file to read, relative to the blob directory. */
+export const BLOB_FILE_HEADER = 'x-ledge-blob-file';
 const UNREAD_BODY_LIMIT = 1024 * 1024;
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
   address: string;
   injectRequestHeaders: { name: string; value: string }[];
+  /** Where blob files are, for the runtime's proxy to read large bodies itself (read-only). */
+  blobDirectory?: string | undefined;
+}
+
+/** The blob files the runtime may read directly: their directory and each blob's path below it. */
+export interface DirectBlobFiles {
+  root: string;
+  relativePath(blobId: string): string;
 }
 
 /**
@@ -37,10 +53,19 @@ export class R2WireBackend {
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
   #server: Server | undefined;
 
-  constructor(storage: StorageService, socketPath: string, logger: Logger) {
+  readonly #blobFiles: DirectBlobFiles | undefined;
+  #directAnswers = 0;
+
+  constructor(storage: StorageService, socketPath: string, logger: Logger, blobFiles?: DirectBlobFiles) {
     this.#storage = storage;
     this.socketPath = socketPath;
     this.#logger = logger;
+    this.#blobFiles = blobFiles;
+  }
+
+  /** Gets answered with a blob file's path for the runtime to read (observability; tests). */
+  get directAnswers(): number {
+    return this.#directAnswers;
   }
 
   workerdService(accountId: string, bucketName: string): WorkerdR2Service {
@@ -50,11 +75,14 @@ export class R2WireBackend {
         { name: BUCKET_HEADER, value: `${accountId}/${bucketName}` },
         { name: SECRET_HEADER, value: this.#secret },
       ],
+      blobDirectory: this.#blobFiles?.root,
     };
   }
 
   async start(): Promise<void> {
     await mkdir(dirname(this.socketPath), { recursive: true, mode: 0o700 });
+    // workerd refuses a config whose disk service directory is missing (blobs are created lazily).
+    if (this.#blobFiles) await mkdir(this.#blobFiles.root, { recursive: true, mode: 0o700 });
     await rm(this.socketPath, { force: true });
     const server = createServer((req, res) => void this.#serve(req, res));
     server.keepAliveTimeout = 65_000;
@@ -132,7 +160,18 @@ export class R2WireBackend {
       const header = req.headers['cf-r2-request'];
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
       // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
-      return handleWireRequest(this.#storage, bucket, parseRequest(Buffer.from(header, 'latin1')), emptyBody(), 0);
+      const direct =
+        this.#blobFiles && req.headers[DIRECT_HEADER] === '1' && req.headers[NO_DIRECT_HEADER] === undefined
+          ? this.#blobFiles
+          : undefined;
+      return handleWireRequest(
+        this.#storage,
+        bucket,
+        parseRequest(Buffer.from(header, 'latin1')),
+        emptyBody(),
+        0,
+        direct && ((blobId) => direct.relativePath(blobId)),
+      );
     }
     if (req.method === 'PUT') {
       const metadataSize = Number(req.headers['cf-r2-metadata-size']);
@@ -155,6 +194,10 @@ export class R2WireBackend {
     res.setHeader('cf-r2-metadata-size', json.length);
     res.setHeader('content-length', json.length + (reply.body?.length ?? 0));
     if (reply.status === 412) res.setHeader('cf-r2-error', errorHeader(R2Errors.preconditionFailed()));
+    if (reply.direct) {
+      res.setHeader(BLOB_FILE_HEADER, reply.direct);
+      this.#directAnswers++;
+    }
     if (!reply.body) {
       res.end(json);
       return;

@@ -15,7 +15,12 @@ export interface WireReply {
   json: unknown;
   /** Small bodies come as one buffer (sent with the JSON in one write), larger ones as a stream. */
   body?: { data: Readable | Buffer; length: number } | undefined;
+  /** Instead of the body: the blob file (relative to the blob directory) the caller reads itself. */
+  direct?: string | undefined;
 }
+
+/** Lets a get answer with the blob's file instead of its bytes (see R2WireBackend, r2-proxy.js). */
+export type DirectRead = ((blobId: string) => string) | undefined;
 
 /**
  * Bodies up to this size are read into one buffer instead of streamed: for small objects the
@@ -39,6 +44,7 @@ export async function handleWireRequest(
   request: WireRequest,
   value: AsyncIterable<Uint8Array>,
   valueSize: number,
+  directRead?: DirectRead,
 ): Promise<WireReply> {
   switch (request.method) {
     case 'head': {
@@ -54,6 +60,12 @@ export async function handleWireRequest(
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
+      const [segment, ...more] = result.object.segments;
+      if (directRead && segment && more.length === 0 && !result.range && !Buffer.isBuffer(result.body)) {
+        // A whole single-file object: the caller reads the file, so its bytes skip this process.
+        result.body.destroy();
+        return { status: 200, json: wireObject(result.object), direct: directRead(segment.blobId) };
+      }
       const length = result.range ? result.range.length : result.object.size;
       return {
         status: 200,

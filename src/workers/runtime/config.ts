@@ -9,7 +9,7 @@ export interface R2ServiceResolver {
   workerdService(
     accountId: string,
     bucketName: string,
-  ): { address: string; injectRequestHeaders: { name: string; value: string }[] };
+  ): { address: string; injectRequestHeaders: { name: string; value: string }[]; blobDirectory?: string | undefined };
 }
 
 export interface ConfigInput {
@@ -26,11 +26,20 @@ export interface ConfigInput {
   mode: 'router' | 'single';
 }
 
-let routerSource: string | undefined;
-/** The entry router's source, read on first use (nothing is read while modules load). */
-function entryRouterSource(): string {
-  return (routerSource ??= readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8'));
+const sources = new Map<string, string>();
+/** A bundled worker module's source (entry-router.js, r2-proxy.js), read on first use. */
+function runtimeModule(name: string): string {
+  let source = sources.get(name);
+  if (source === undefined) {
+    source = readFileSync(join(import.meta.dirname, name), 'utf8');
+    sources.set(name, source);
+  }
+  return source;
 }
+/** The read-only disk service over the blob directory that r2-proxy.js reads large bodies from. */
+const BLOBS_SERVICE = 'ledge-blobs';
+/** Tells the storage backend that the caller (r2-proxy.js) reads blob files itself (see R2WireBackend). */
+const DIRECT_HEADER = { name: 'x-ledge-r2-direct', value: '1' };
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /**
@@ -64,6 +73,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const r2Services = new Map<string, string>();
   const routes: Record<string, string> = {};
   const routerBindings: string[] = [];
+  let blobDirectory: string | undefined;
 
   // Only scripts reachable by Host are served; when exactly one is, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter((d) => d.script.workers_dev) : input.scripts;
@@ -92,11 +102,18 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     for (const binding of version.bindings) {
       if (binding.type === 'r2_bucket') {
         const r2Name = `r2:${script.account_id}/${binding.bucket_name}`;
-        if (!r2Services.has(r2Name))
-          r2Services.set(
-            r2Name,
-            externalService(r2Name, input.r2.workerdService(script.account_id, binding.bucket_name)),
-          );
+        if (!r2Services.has(r2Name)) {
+          const target = input.r2.workerdService(script.account_id, binding.bucket_name);
+          if (target.blobDirectory) {
+            // The binding reaches the backend through r2-proxy.js, which may read large bodies itself.
+            blobDirectory = target.blobDirectory;
+            const backend = `r2-backend:${script.account_id}/${binding.bucket_name}`;
+            const direct = { ...target, injectRequestHeaders: [...target.injectRequestHeaders, DIRECT_HEADER] };
+            r2Services.set(r2Name, `${externalService(backend, direct)},\n    ${r2ProxyService(r2Name, backend)}`);
+          } else {
+            r2Services.set(r2Name, externalService(r2Name, target));
+          }
+        }
         bindings.push(`(name = ${capnpString(binding.name)}, r2Bucket = ${capnpString(r2Name)})`);
       } else if (binding.type === 'plain_text') {
         bindings.push(`(name = ${capnpString(binding.name)}, text = ${capnpString(binding.text)})`);
@@ -124,7 +141,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   let entry: string;
   if (input.mode === 'router' && !direct) {
-    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
+    writeFileSync(join(dir, 'entry-router.js'), runtimeModule('entry-router.js'));
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(domain)})`,
@@ -141,6 +158,12 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     entry = `${only.script.account_id}/${only.script.name}`;
   }
   services.push(...r2Services.values());
+  if (blobDirectory !== undefined) {
+    writeFileSync(join(dir, 'r2-proxy.js'), runtimeModule('r2-proxy.js'));
+    services.push(
+      `(name = ${capnpString(BLOBS_SERVICE)}, disk = (path = ${capnpString(blobDirectory)}, writable = false))`,
+    );
+  }
 
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -154,6 +177,14 @@ const config :Workerd.Config = (
   const path = join(dir, 'config.capnp');
   writeFileSync(path, config, { mode: 0o600 });
   return path;
+}
+
+function r2ProxyService(name: string, backend: string): string {
+  return (
+    `(name = ${capnpString(name)}, worker = (modules = [(name = "r2-proxy.js", esModule = embed "r2-proxy.js")], ` +
+    `compatibilityDate = "2025-01-01", bindings = [(name = "BACKEND", service = ${capnpString(backend)}), ` +
+    `(name = "BLOBS", service = ${capnpString(BLOBS_SERVICE)})]))`
+  );
 }
 
 function externalService(name: string, target: ReturnType<R2ServiceResolver['workerdService']>): string {
