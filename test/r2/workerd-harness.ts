@@ -19,9 +19,10 @@ export interface RunningWorkerd {
 const capnpString = (value: string) => JSON.stringify(value);
 
 /**
- * Starts real workerd with one worker (`scriptPath`) whose `BUCKET` r2Bucket binding points at the
- * given external service, exactly as the functions runtime configures it. Listens on 127.0.0.1, port
- * picked by workerd and read from --control-fd.
+ * Starts real workerd with one worker (`scriptPath`) whose `BUCKET` r2Bucket binding points straight at
+ * the given external service, as the functions runtime configures the backend's service (the runtime puts
+ * r2-proxy.js in front of it; test/workers/large-objects.test.ts covers that path). Listens on 127.0.0.1,
+ * port picked by workerd and read from --control-fd.
  */
 export async function startWorkerd(scriptPath: string, r2: WorkerdR2Service): Promise<RunningWorkerd> {
   const dir = tempDir('ledge-workerd-');
