@@ -28,8 +28,11 @@ const UNREAD_BODY_LIMIT = 1024 * 1024;
 export interface WorkerdR2Service {
   address: string;
   injectRequestHeaders: { name: string; value: string }[];
-  /** Where blob files are, for the runtime's proxy to read large bodies itself (read-only). */
-  blobDirectory?: string | undefined;
+  /**
+   * For a caller that reads blob files itself (the runtime's r2-proxy.js): the directory to mount read-only
+   * and the header its requests must carry for large gets to be answered with a file's path.
+   */
+  direct?: { blobDirectory: string; header: { name: string; value: string } } | undefined;
 }
 
 /** The blob files the runtime may read directly: their directory and each blob's path below it. */
@@ -75,7 +78,7 @@ export class R2WireBackend {
         { name: BUCKET_HEADER, value: `${accountId}/${bucketName}` },
         { name: SECRET_HEADER, value: this.#secret },
       ],
-      blobDirectory: this.#blobFiles?.root,
+      direct: this.#blobFiles && { blobDirectory: this.#blobFiles.root, header: { name: DIRECT_HEADER, value: '1' } },
     };
   }
 

@@ -1,15 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { WorkerdR2Service } from '../../r2/index.ts';
 import type { DeployedScript } from '../types.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
-  workerdService(
-    accountId: string,
-    bucketName: string,
-  ): { address: string; injectRequestHeaders: { name: string; value: string }[]; blobDirectory?: string | undefined };
+  workerdService(accountId: string, bucketName: string): WorkerdR2Service;
 }
 
 export interface ConfigInput {
@@ -38,8 +36,6 @@ function runtimeModule(name: string): string {
 }
 /** The read-only disk service over the blob directory that r2-proxy.js reads large bodies from. */
 const BLOBS_SERVICE = 'ledge-blobs';
-/** Tells the storage backend that the caller (r2-proxy.js) reads blob files itself (see R2WireBackend). */
-const DIRECT_HEADER = { name: 'x-ledge-r2-direct', value: '1' };
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /**
@@ -104,11 +100,11 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
         const r2Name = `r2:${script.account_id}/${binding.bucket_name}`;
         if (!r2Services.has(r2Name)) {
           const target = input.r2.workerdService(script.account_id, binding.bucket_name);
-          if (target.blobDirectory) {
+          if (target.direct) {
             // The binding reaches the backend through r2-proxy.js, which may read large bodies itself.
-            blobDirectory = target.blobDirectory;
+            blobDirectory = target.direct.blobDirectory;
             const backend = `r2-backend:${script.account_id}/${binding.bucket_name}`;
-            const direct = { ...target, injectRequestHeaders: [...target.injectRequestHeaders, DIRECT_HEADER] };
+            const direct = { ...target, injectRequestHeaders: [...target.injectRequestHeaders, target.direct.header] };
             r2Services.set(r2Name, `${externalService(backend, direct)},\n    ${r2ProxyService(r2Name, backend)}`);
           } else {
             r2Services.set(r2Name, externalService(r2Name, target));

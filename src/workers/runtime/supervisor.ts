@@ -31,7 +31,7 @@ const SETTLE_MS = 100;
 
 /**
  * Supervises workerd. Node opens the functions socket once; every change starts a new workerd
- * generation (`functionsProcesses` processes sharing its socket, see workerd-group.ts), waits until it
+ * generation (`functionsProcesses` processes, each on its own socket, see workerd-group.ts), waits until it
  * listens, then SIGTERMs the previous one, which finishes its in-flight requests: a redeploy refuses no
  * connection. A generation with a process that dies unexpectedly is replaced at once (its other
  * processes serve meanwhile; backing off only when it keeps crashing).
@@ -78,7 +78,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#steering = steerConnections(sockets[0]!, { base: 0, count: sockets.length }).then((steering) => {
       if (!steering) {
         this.#deps.logger.warn(
-          'python3 not found: workerd generations share one socket, so a redeploy may reset connections opened during the swap',
+          'python3 not found: workerd generations share their sockets, so a redeploy may reset connections opened during the swap',
         );
       }
       return steering;
