@@ -112,8 +112,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   #path(blobId: string): string {
-    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
-    return join(this.#root, blobId.slice(0, 2), blobId);
+    return join(this.#root, this.relativePath(blobId));
   }
 
   /** Shard directories are created once per process; a shard removed behind our back is recreated. */

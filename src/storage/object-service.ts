@@ -43,9 +43,17 @@ export type GetResult =
   | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable }
   | { status: 'precondition-failed'; object: ObjectRecord };
 
-/** Like GetResult, but the body of a small object (or range) arrives as one buffer. */
+/**
+ * Like GetResult, but the body of a small object (or range) arrives as one buffer, and with `wholeBlobs` a
+ * whole large single-blob object arrives as its blob id, unopened, for callers that read the blob themselves.
+ */
 export type ReadResult =
-  | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable | Buffer }
+  | {
+      status: 'found';
+      object: ObjectRecord;
+      range: ResolvedRange | undefined;
+      body: Readable | Buffer | { blobId: string };
+    }
   | { status: 'precondition-failed'; object: ObjectRecord };
 
 /**
@@ -150,12 +158,16 @@ export class ObjectService {
   async read(
     bucket: BucketRecord,
     key: string,
-    options: GetOptions & { bufferUpTo: number },
+    options: GetOptions & { bufferUpTo: number; wholeBlobs?: boolean },
   ): Promise<ReadResult | undefined> {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
+    const [only, ...more] = object.segments;
+    if (options.wholeBlobs && only && more.length === 0 && !range && span.length > options.bufferUpTo) {
+      return { status: 'found', object, range, body: { blobId: only.blobId } };
+    }
     const bytes =
       span.length <= options.bufferUpTo ? await readSegments(this.#blobs, object.segments, span) : undefined;
     return { status: 'found', object, range, body: bytes ?? (await openSegments(this.#blobs, object.segments, span)) };

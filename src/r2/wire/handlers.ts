@@ -57,14 +57,14 @@ export async function handleWireRequest(
         range: toRange(request),
         onlyIf: toConditional(request.onlyIf),
         bufferUpTo: BUFFERED_BODY_LIMIT,
+        wholeBlobs: directRead !== undefined,
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
-      const [segment, ...more] = result.object.segments;
-      if (directRead && segment && more.length === 0 && !result.range && !Buffer.isBuffer(result.body)) {
-        // A whole single-file object: the caller reads the file, so its bytes skip this process.
-        result.body.destroy();
-        return { status: 200, json: wireObject(result.object), direct: directRead(segment.blobId) };
+      if ('blobId' in result.body) {
+        // A whole single-file object (asked for only with directRead): the caller reads the file, so its
+        // bytes skip this process.
+        return { status: 200, json: wireObject(result.object), direct: directRead?.(result.body.blobId) };
       }
       const length = result.range ? result.range.length : result.object.size;
       return {
