@@ -101,6 +101,17 @@ describe('functions runtime (workerd supervisor)', () => {
     const before = runtime.pids;
     const host = `swap.${sub}.localhost`;
     process.kill(before[0]!, 'SIGKILL');
+    // Once it is gone (a connection it accepted while dying dies with it, as on any crash); from then on
+    // every fresh connection reaches the survivor or waits on the dead process's socket for its successor.
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (alive(before[0]!)) await new Promise((r) => setTimeout(r, 5));
     const killedAt = Date.now();
     let failures = 0;
     // The survivor serves until the new generation takes over (fresh connections: none may be refused).
