@@ -118,4 +118,8 @@ function printReport(report: MigrationReport): void {
       `${report.pools_with_legacy_email} had a legacy email; ${report.policies_created.length} policies created, ` +
       `${report.policies_reused.length} reused; ${report.pages_patched} page(s) patched in ${report.duration_ms} ms.\n`,
   );
+  const remaining = report.remaining_legacy_pools ?? [];
+  if (remaining.length === 0) return;
+  process.stdout.write(`Still with a legacy notification_email (run the migration again to pick them up):\n`);
+  for (const pool of remaining) process.stdout.write(`  ${pool.name} (${pool.id})\n`);
 }
