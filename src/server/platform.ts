@@ -55,10 +55,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
   const storage = new StorageService(new SqliteMetadataStore(db), blobs, { logger });
-  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger, {
-    root: paths.blobs,
-    relativePath: (blobId) => blobs.relativePath(blobId),
-  });
+  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   const healthEvents = new HealthEventBus();

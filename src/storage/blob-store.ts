@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
 export interface StoredBlob {
@@ -9,6 +10,16 @@ export interface BlobInfo {
   blobId: string;
   /** When the blob was written (ms); orphan collection spares blobs newer than the boot. */
   modifiedAt: number;
+}
+
+/**
+ * A byte range of a blob, as an open file: a sender can read it into buffers it reuses, instead of a
+ * stream allocating a fresh buffer per chunk (see R2WireBackend). The receiver closes the handle.
+ */
+export interface OpenBlobFile {
+  handle: FileHandle;
+  offset: number;
+  length: number;
 }
 
 /** A blob id that is not (or no longer) stored. */
@@ -31,6 +42,11 @@ export interface BlobStore {
    * BlobNotFoundError like `read`. Callers fall back to `read` when a store does not offer it.
    */
   readBytes?(blobId: string, range: { offset: number; length: number }): Promise<Buffer>;
+  /**
+   * Optional fast path for large reads by a caller with its own buffers: the open file and the span to
+   * read. Rejects with BlobNotFoundError like `read`; the file stays readable if the blob is deleted.
+   */
+  openFile?(blobId: string, range: { offset: number; length: number }): Promise<OpenBlobFile>;
   /** Removes blobs; unknown ids are ignored. */
   delete(blobIds: readonly string[]): Promise<void>;
   /** Every stored blob (order unspecified). */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
 import { readFileRange, writeAll } from './blob-io.ts';
-import { BlobNotFoundError, type BlobInfo, type BlobStore, type StoredBlob } from './blob-store.ts';
+import { BlobNotFoundError, type BlobInfo, type BlobStore, type OpenBlobFile, type StoredBlob } from './blob-store.ts';
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
 /**
@@ -69,6 +69,14 @@ export class FsBlobStore implements BlobStore {
     });
   }
 
+  async openFile(blobId: string, range: { offset: number; length: number }): Promise<OpenBlobFile> {
+    try {
+      return { handle: await open(this.#path(blobId), 'r'), ...range };
+    } catch (error) {
+      throw notFound(error, blobId);
+    }
+  }
+
   async readBytes(blobId: string, range: { offset: number; length: number }): Promise<Buffer> {
     if (range.length === 0) return Buffer.alloc(0);
     return readFileRange(this.#path(blobId), range.offset, range.length).catch((error: unknown) => {
@@ -105,14 +113,10 @@ export class FsBlobStore implements BlobStore {
     return removed;
   }
 
-  /** Where a blob lives below the root (`<2 hex>/<id>`), for readers that open the files themselves. */
-  relativePath(blobId: string): string {
-    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
-    return `${blobId.slice(0, 2)}/${blobId}`;
-  }
-
+  /** `<root>/<2 hex>/<id>`; an id that is not one of ours names no file. */
   #path(blobId: string): string {
-    return join(this.#root, this.relativePath(blobId));
+    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
+    return join(this.#root, blobId.slice(0, 2), blobId);
   }
 
   /** Shard directories are created once per process; a shard removed behind our back is recreated. */

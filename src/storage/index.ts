@@ -11,7 +11,7 @@ export { StorageService, type StorageOptions } from './storage-service.ts';
 export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
 export { SqliteMetadataStore } from './sqlite-metadata-store.ts';
-export { BlobNotFoundError, type BlobStore } from './blob-store.ts';
+export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
 export { R2Errors } from './errors.ts';
 export { R2_LIMITS } from './limits.ts';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from './blob-store.ts';
+import type { BlobStore, OpenBlobFile } from './blob-store.ts';
 import { NUDGE_BYTES, noteStreamedBytes } from './gc-nudge.ts';
 import type { BlobSegment, ResolvedRange } from './types.ts';
 
@@ -66,6 +66,21 @@ export async function collectBody(source: AsyncIterable<Uint8Array>, size: numbe
   return chunks.length === 1 && chunks[0]!.byteLength === size
     ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, size)
     : Buffer.concat(chunks, size);
+}
+
+/**
+ * A span that lies within one blob, as that blob's open file (see BlobStore.openFile); undefined when it
+ * spans several blobs or the store has no such fast path (the caller streams instead).
+ */
+export async function openSingleFile(
+  blobs: BlobStore,
+  segments: readonly BlobSegment[],
+  range: ResolvedRange,
+): Promise<OpenBlobFile | undefined> {
+  const pieces = slicesOf(segments, range);
+  const [only, ...more] = pieces;
+  if (!only || more.length > 0 || !blobs.openFile) return undefined;
+  return blobs.openFile(only.blobId, only.range);
 }
 
 function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {

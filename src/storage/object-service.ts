@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
-import type { BlobStore } from './blob-store.ts';
+import type { BlobStore, OpenBlobFile } from './blob-store.ts';
 import { conditionHolds } from './conditionals.ts';
 import { assertDigestShapes, measure, verifyDigests } from './digest-stream.ts';
 import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import type { MetadataStore } from './metadata-store.ts';
-import { collectBody, inlineSlice, openSegments, readSegments } from './object-reader.ts';
+import { collectBody, inlineSlice, openSegments, openSingleFile, readSegments } from './object-reader.ts';
 import { resolveRange } from './ranges.ts';
 import type {
   BucketRecord,
@@ -44,15 +44,15 @@ export type GetResult =
   | { status: 'precondition-failed'; object: ObjectRecord };
 
 /**
- * Like GetResult, but the body of a small object (or range) arrives as one buffer, and with `wholeBlobs` a
- * whole large single-blob object arrives as its blob id, unopened, for callers that read the blob themselves.
+ * Like GetResult, but the body of a small object (or range) arrives as one buffer, and with `files` a
+ * larger body that lies within one blob arrives as that blob's open file (BlobStore.openFile).
  */
 export type ReadResult =
   | {
       status: 'found';
       object: ObjectRecord;
       range: ResolvedRange | undefined;
-      body: Readable | Buffer | { blobId: string };
+      body: Readable | Buffer | OpenBlobFile;
     }
   | { status: 'precondition-failed'; object: ObjectRecord };
 
@@ -158,19 +158,18 @@ export class ObjectService {
   async read(
     bucket: BucketRecord,
     key: string,
-    options: GetOptions & { bufferUpTo: number; wholeBlobs?: boolean },
+    options: GetOptions & { bufferUpTo: number; files?: boolean },
   ): Promise<ReadResult | undefined> {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
-    const [only, ...more] = object.segments;
-    if (options.wholeBlobs && only && more.length === 0 && !range && span.length > options.bufferUpTo) {
-      return { status: 'found', object, range, body: { blobId: only.blobId } };
-    }
-    const bytes =
-      span.length <= options.bufferUpTo ? await readSegments(this.#blobs, object.segments, span) : undefined;
-    return { status: 'found', object, range, body: bytes ?? (await openSegments(this.#blobs, object.segments, span)) };
+    const small = span.length <= options.bufferUpTo;
+    const body =
+      (small ? await readSegments(this.#blobs, object.segments, span) : undefined) ??
+      (options.files && !small ? await openSingleFile(this.#blobs, object.segments, span) : undefined) ??
+      (await openSegments(this.#blobs, object.segments, span));
+    return { status: 'found', object, range, body };
   }
 
   async #find(bucket: BucketRecord, key: string, options: GetOptions) {

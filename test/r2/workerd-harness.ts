@@ -20,8 +20,7 @@ const capnpString = (value: string) => JSON.stringify(value);
 
 /**
  * Starts real workerd with one worker (`scriptPath`) whose `BUCKET` r2Bucket binding points straight at
- * the given external service, as the functions runtime configures the backend's service (the runtime puts
- * r2-proxy.js in front of it; test/workers/large-objects.test.ts covers that path). Listens on 127.0.0.1,
+ * the given external service, as the functions runtime configures it. Listens on 127.0.0.1, on a
  * port picked by workerd and read from --control-fd.
  */
 export async function startWorkerd(scriptPath: string, r2: WorkerdR2Service): Promise<RunningWorkerd> {

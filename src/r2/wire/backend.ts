@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
 import { newSecret } from '../../shared/ids.ts';
@@ -10,35 +11,17 @@ import { R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { splitWriteBody, type WriteBody } from './request-body.ts';
+import { FileSender } from './send-file.ts';
 import { ClientGone, sendStream } from './send-stream.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
-/**
- * Injected by the external service behind r2-proxy.js, which can read blob files itself: large gets may
- * answer with the file's path. NO_DIRECT_HEADER (the proxy's retry after the file vanished) turns it off.
- */
-export const DIRECT_HEADER = 'x-ledge-r2-direct';
-export const NO_DIRECT_HEADER = 'x-ledge-r2-no-direct';
-/** In such an answer: the blob file to read, relative to the blob directory. */
-export const BLOB_FILE_HEADER = 'x-ledge-blob-file';
 const UNREAD_BODY_LIMIT = 1024 * 1024;
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
   address: string;
   injectRequestHeaders: { name: string; value: string }[];
-  /**
-   * For a caller that reads blob files itself (the runtime's r2-proxy.js): the directory to mount read-only
-   * and the header its requests must carry for large gets to be answered with a file's path.
-   */
-  direct?: { blobDirectory: string; header: { name: string; value: string } } | undefined;
-}
-
-/** The blob files the runtime may read directly: their directory and each blob's path below it. */
-export interface DirectBlobFiles {
-  root: string;
-  relativePath(blobId: string): string;
 }
 
 /**
@@ -55,20 +38,17 @@ export class R2WireBackend {
   readonly #secret = newSecret(32);
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
   #server: Server | undefined;
+  readonly #files = new FileSender();
 
-  readonly #blobFiles: DirectBlobFiles | undefined;
-  #directAnswers = 0;
-
-  constructor(storage: StorageService, socketPath: string, logger: Logger, blobFiles?: DirectBlobFiles) {
+  constructor(storage: StorageService, socketPath: string, logger: Logger) {
     this.#storage = storage;
     this.socketPath = socketPath;
     this.#logger = logger;
-    this.#blobFiles = blobFiles;
   }
 
-  /** Gets answered with a blob file's path for the runtime to read (observability; tests). */
-  get directAnswers(): number {
-    return this.#directAnswers;
+  /** Bodies answered from an open blob file through the reused buffers (observability; tests). */
+  get fileBodies(): number {
+    return this.#files.started;
   }
 
   workerdService(accountId: string, bucketName: string): WorkerdR2Service {
@@ -78,14 +58,11 @@ export class R2WireBackend {
         { name: BUCKET_HEADER, value: `${accountId}/${bucketName}` },
         { name: SECRET_HEADER, value: this.#secret },
       ],
-      direct: this.#blobFiles && { blobDirectory: this.#blobFiles.root, header: { name: DIRECT_HEADER, value: '1' } },
     };
   }
 
   async start(): Promise<void> {
     await mkdir(dirname(this.socketPath), { recursive: true, mode: 0o700 });
-    // workerd refuses a config whose disk service directory is missing (blobs are created lazily).
-    if (this.#blobFiles) await mkdir(this.#blobFiles.root, { recursive: true, mode: 0o700 });
     await rm(this.socketPath, { force: true });
     const server = createServer((req, res) => void this.#serve(req, res));
     server.keepAliveTimeout = 65_000;
@@ -163,18 +140,7 @@ export class R2WireBackend {
       const header = req.headers['cf-r2-request'];
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
       // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
-      const direct =
-        this.#blobFiles && req.headers[DIRECT_HEADER] === '1' && req.headers[NO_DIRECT_HEADER] === undefined
-          ? this.#blobFiles
-          : undefined;
-      return handleWireRequest(
-        this.#storage,
-        bucket,
-        parseRequest(Buffer.from(header, 'latin1')),
-        emptyBody(),
-        0,
-        direct && ((blobId) => direct.relativePath(blobId)),
-      );
+      return handleWireRequest(this.#storage, bucket, parseRequest(Buffer.from(header, 'latin1')), emptyBody(), 0);
     }
     if (req.method === 'PUT') {
       const metadataSize = Number(req.headers['cf-r2-metadata-size']);
@@ -197,10 +163,6 @@ export class R2WireBackend {
     res.setHeader('cf-r2-metadata-size', json.length);
     res.setHeader('content-length', json.length + (reply.body?.length ?? 0));
     if (reply.status === 412) res.setHeader('cf-r2-error', errorHeader(R2Errors.preconditionFailed()));
-    if (reply.direct) {
-      res.setHeader(BLOB_FILE_HEADER, reply.direct);
-      this.#directAnswers++;
-    }
     if (!reply.body) {
       res.end(json);
       return;
@@ -212,7 +174,8 @@ export class R2WireBackend {
       return;
     }
     res.write(json);
-    await sendStream(data, res);
+    if (data instanceof Readable) await sendStream(data, res);
+    else await this.#files.send(data, res);
   }
 
   #sendError(res: ServerResponse, error: unknown): void {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import {
   R2Errors,
   type BucketRecord,
+  type OpenBlobFile,
   type StorageClass,
   type StorageService,
   STORAGE_CLASSES,
@@ -13,14 +14,12 @@ import { wireObject } from './wire-object.ts';
 export interface WireReply {
   status: number;
   json: unknown;
-  /** Small bodies come as one buffer (sent with the JSON in one write), larger ones as a stream. */
-  body?: { data: Readable | Buffer; length: number } | undefined;
-  /** Instead of the body: the blob file (relative to the blob directory) the caller reads itself. */
-  direct?: string | undefined;
+  /**
+   * Small bodies come as one buffer (sent with the JSON in one write), larger ones within one blob as its
+   * open file (sent through reused buffers, see send-file.ts), the rest as a stream.
+   */
+  body?: { data: Readable | Buffer | OpenBlobFile; length: number } | undefined;
 }
-
-/** Lets a get answer with the blob's file instead of its bytes (see R2WireBackend, r2-proxy.js). */
-export type DirectRead = ((blobId: string) => string) | undefined;
 
 /**
  * Bodies up to this size are read into one buffer instead of streamed: for small objects the
@@ -44,7 +43,6 @@ export async function handleWireRequest(
   request: WireRequest,
   value: AsyncIterable<Uint8Array>,
   valueSize: number,
-  directRead?: DirectRead,
 ): Promise<WireReply> {
   switch (request.method) {
     case 'head': {
@@ -57,15 +55,10 @@ export async function handleWireRequest(
         range: toRange(request),
         onlyIf: toConditional(request.onlyIf),
         bufferUpTo: BUFFERED_BODY_LIMIT,
-        wholeBlobs: directRead !== undefined,
+        files: true,
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
-      if ('blobId' in result.body) {
-        // A whole single-file object (asked for only with directRead): the caller reads the file, so its
-        // bytes skip this process.
-        return { status: 200, json: wireObject(result.object), direct: directRead?.(result.body.blobId) };
-      }
       const length = result.range ? result.range.length : result.object.size;
       return {
         status: 200,

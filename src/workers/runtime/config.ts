@@ -24,18 +24,11 @@ export interface ConfigInput {
   mode: 'router' | 'single';
 }
 
-const sources = new Map<string, string>();
-/** A bundled worker module's source (entry-router.js, r2-proxy.js), read on first use. */
-function runtimeModule(name: string): string {
-  let source = sources.get(name);
-  if (source === undefined) {
-    source = readFileSync(join(import.meta.dirname, name), 'utf8');
-    sources.set(name, source);
-  }
-  return source;
+let routerSource: string | undefined;
+/** The entry router's source, read on first use (nothing is read while modules load). */
+function entryRouterSource(): string {
+  return (routerSource ??= readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8'));
 }
-/** The read-only disk service over the blob directory that r2-proxy.js reads large bodies from. */
-const BLOBS_SERVICE = 'ledge-blobs';
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /**
@@ -69,7 +62,6 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const r2Services = new Map<string, string>();
   const routes: Record<string, string> = {};
   const routerBindings: string[] = [];
-  let blobDirectory: string | undefined;
 
   // Only scripts reachable by Host are served; when exactly one is, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter((d) => d.script.workers_dev) : input.scripts;
@@ -98,18 +90,11 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     for (const binding of version.bindings) {
       if (binding.type === 'r2_bucket') {
         const r2Name = `r2:${script.account_id}/${binding.bucket_name}`;
-        if (!r2Services.has(r2Name)) {
-          const target = input.r2.workerdService(script.account_id, binding.bucket_name);
-          if (target.direct) {
-            // The binding reaches the backend through r2-proxy.js, which may read large bodies itself.
-            blobDirectory = target.direct.blobDirectory;
-            const backend = `r2-backend:${script.account_id}/${binding.bucket_name}`;
-            const direct = { ...target, injectRequestHeaders: [...target.injectRequestHeaders, target.direct.header] };
-            r2Services.set(r2Name, `${externalService(backend, direct)},\n    ${r2ProxyService(r2Name, backend)}`);
-          } else {
-            r2Services.set(r2Name, externalService(r2Name, target));
-          }
-        }
+        if (!r2Services.has(r2Name))
+          r2Services.set(
+            r2Name,
+            externalService(r2Name, input.r2.workerdService(script.account_id, binding.bucket_name)),
+          );
         bindings.push(`(name = ${capnpString(binding.name)}, r2Bucket = ${capnpString(r2Name)})`);
       } else if (binding.type === 'plain_text') {
         bindings.push(`(name = ${capnpString(binding.name)}, text = ${capnpString(binding.text)})`);
@@ -137,7 +122,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   let entry: string;
   if (input.mode === 'router' && !direct) {
-    writeFileSync(join(dir, 'entry-router.js'), runtimeModule('entry-router.js'));
+    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(domain)})`,
@@ -154,12 +139,6 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     entry = `${only.script.account_id}/${only.script.name}`;
   }
   services.push(...r2Services.values());
-  if (blobDirectory !== undefined) {
-    writeFileSync(join(dir, 'r2-proxy.js'), runtimeModule('r2-proxy.js'));
-    services.push(
-      `(name = ${capnpString(BLOBS_SERVICE)}, disk = (path = ${capnpString(blobDirectory)}, writable = false))`,
-    );
-  }
 
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -175,15 +154,7 @@ const config :Workerd.Config = (
   return path;
 }
 
-function r2ProxyService(name: string, backend: string): string {
-  return (
-    `(name = ${capnpString(name)}, worker = (modules = [(name = "r2-proxy.js", esModule = embed "r2-proxy.js")], ` +
-    `compatibilityDate = "2025-01-01", bindings = [(name = "BACKEND", service = ${capnpString(backend)}), ` +
-    `(name = "BLOBS", service = ${capnpString(BLOBS_SERVICE)})]))`
-  );
-}
-
-function externalService(name: string, target: ReturnType<R2ServiceResolver['workerdService']>): string {
+function externalService(name: string, target: WorkerdR2Service): string {
   const headers = target.injectRequestHeaders.map(
     (h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`,
   );
