@@ -52,12 +52,12 @@ export class FileSender {
 
 function written(res: ServerResponse, chunk: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (res.destroyed) return reject(gone());
-    const onClose = () => reject(gone());
+    if (res.destroyed) return reject(ClientGone.midBody());
+    const onClose = () => reject(ClientGone.midBody());
     res.once('close', onClose);
     res.write(chunk, (error) => {
       res.off('close', onClose);
-      if (error) reject(gone());
+      if (error) reject(ClientGone.midBody());
       else resolve();
     });
   });
@@ -71,14 +71,10 @@ function ended(res: ServerResponse): Promise<void> {
     };
     const onClose = () => {
       res.off('finish', onFinish);
-      reject(gone());
+      reject(ClientGone.midBody());
     };
     res.once('finish', onFinish);
     res.once('close', onClose);
     res.end();
   });
-}
-
-function gone(): ClientGone {
-  return new ClientGone('the client closed the connection before the body was sent');
 }

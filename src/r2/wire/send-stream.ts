@@ -10,6 +10,11 @@ import type { Readable } from 'node:stream';
 /** The client (workerd) hung up mid-body: nothing to answer, and no fault of the server. */
 export class ClientGone extends Error {
   override name = 'ClientGone';
+
+  /** The usual case: the response closed before its last byte was handed to the socket. */
+  static midBody(): ClientGone {
+    return new ClientGone('the client closed the connection before the body was sent');
+  }
 }
 
 export function sendStream(body: Readable, res: ServerResponse): Promise<void> {
@@ -31,7 +36,7 @@ export function sendStream(body: Readable, res: ServerResponse): Promise<void> {
     const onClose = () => {
       cleanup();
       body.destroy();
-      reject(new ClientGone('the client closed the connection before the body was sent'));
+      reject(ClientGone.midBody());
     };
     body.once('error', onError);
     res.once('finish', onFinish);
