@@ -71,5 +71,21 @@ export function blobStoreConformance(name: string, create: () => Promise<BlobSto
       await blobs.delete([blob.blobId]);
       expect((await text(stream)).length).toBe(100_000);
     });
+
+    it('opens a span as a file (when offered): unknown blobs fail, and a deleted blob stays readable', async (context) => {
+      if (!blobs.openFile) return context.skip();
+      await expect(blobs.openFile('0'.repeat(32), { offset: 0, length: 1 })).rejects.toBeInstanceOf(BlobNotFoundError);
+      const blob = await blobs.write(chunks('hello ', 'world'));
+      const file = await blobs.openFile(blob.blobId, { offset: 6, length: 5 });
+      await blobs.delete([blob.blobId]);
+      try {
+        expect({ offset: file.offset, length: file.length }).toEqual({ offset: 6, length: 5 });
+        const into = Buffer.alloc(5);
+        await file.handle.read(into, 0, 5, file.offset);
+        expect(into.toString()).toBe('world');
+      } finally {
+        await file.handle.close();
+      }
+    });
   });
 }
