@@ -32,14 +32,20 @@ function entryRouterSource(): string {
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
 /**
- * V8 flags for workerd. A 2 MiB young generation (instead of V8's default, which lets it grow to 16+) makes
- * the isolates collect in small steps: under sustained load the default let each process grow to ~310 MiB
- * and then stall ~100-200 ms at a time finishing the sweep of the C++ objects (R2 results, requests,
- * streams) it had piled up, which put GET 1 KiB's p99 at 85-120 ms from the second 10 s run on. With it:
- * ~185 MiB per process, p99 31-61 ms, the same throughput (bench/functions, docs/benchmarks.md). The old
- * generation is left alone: a cap there would make large scripts run out of memory.
+ * V8 flags for workerd. The stalls that set GET 1 KiB's p99 are full collections: the C++ objects behind
+ * each request (requests, headers, R2 results, I/O contexts) are only freed by a full collection, whose
+ * pause grows with the garbage it finalizes (~4-5 ms per MB of heap, --trace-gc-nvp; V8's own phases are
+ * a tenth of it). Measured with bench/functions (docs/benchmarks.md, 2026-11-22):
+ * - `--max-semi-space-size=2`: a 2 MiB young generation instead of 16+; each process settles at ~185
+ *   MiB instead of ~310 MiB under load, at the same throughput.
+ * - `--initial-heap-size=2`: the first full collection otherwise waits for the initial 32 MiB limit and
+ *   then stalls each isolate 180-400 ms, 10-40 s into a load (p99 130-215 ms in that 10 s round). With
+ *   it, every full collection happens at ~10 MB of heap: 30-60 ms.
+ * - `--optimize-for-size`: V8's conservative heap growth; pauses a little shorter again (p99 39-46 ms
+ *   against 37-61 ms without it, alternating runs), throughput unchanged.
+ * No cap on the old generation: it would make scripts with a large live heap run out of memory.
  */
-const WORKERD_V8_FLAGS = ['--max-semi-space-size=2'];
+const WORKERD_V8_FLAGS = ['--max-semi-space-size=2', '--initial-heap-size=2', '--optimize-for-size'];
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
 const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
 const MODULE_FIELD = {
