@@ -37,6 +37,23 @@ function trickle(
   });
 }
 
+/** Every acknowledged upload reads back over HTTP with its bytes and the etag its PUT answered. */
+async function expectAcknowledgedIntact(
+  server: SpawnedLedge,
+  bucket: string,
+  acknowledged: Map<string, string>,
+  bodyOf: (key: string) => Buffer,
+): Promise<void> {
+  const base = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets/${bucket}/objects`;
+  for (const [key, etag] of acknowledged) {
+    const response = await fetch(`${base}/${key}`, { headers: auth });
+    expect(response.status, key).toBe(200);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.equals(bodyOf(key)), key).toBe(true);
+    expect(md5(bytes)).toBe(etag);
+  }
+}
+
 function blobFiles(dataDir: string): { blobs: string[]; temporary: string[] } {
   const root = join(dataDir, 'blobs');
   const blobs: string[] = [];
@@ -109,15 +126,8 @@ describe('durability', () => {
 
     server = await spawnLedge(dataDir);
     try {
+      await expectAcknowledgedIntact(server, 'crash', acknowledged, (key) => bodyFor(Number(key.split('-')[1]), SIZE));
       const base = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets/crash/objects`;
-      for (const [key, etag] of acknowledged) {
-        const response = await fetch(`${base}/${key}`, { headers: auth });
-        expect(response.status, key).toBe(200);
-        const bytes = Buffer.from(await response.arrayBuffer());
-        const index = Number(key.split('-')[1]);
-        expect(bytes.equals(bodyFor(index, SIZE)), key).toBe(true);
-        expect(md5(bytes)).toBe(etag);
-      }
       const listed = (await (await fetch(`${base}?per_page=1000`, { headers: auth })).json()) as {
         result: { key: string; size: number; etag: string }[];
       };
@@ -173,15 +183,10 @@ describe('durability', () => {
 
     server = await spawnLedge(dataDir);
     try {
-      const base = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets/small/objects`;
-      for (const [key, etag] of acknowledged) {
-        const response = await fetch(`${base}/${key}`, { headers: auth });
-        expect(response.status, key).toBe(200);
+      await expectAcknowledgedIntact(server, 'small', acknowledged, (key) => {
         const [writer, n] = key.slice(1).split('-').map(Number);
-        const bytes = Buffer.from(await response.arrayBuffer());
-        expect(bytes.equals(bodyFor(writer! * 100_000 + n!, SIZE)), key).toBe(true);
-        expect(md5(bytes)).toBe(etag);
-      }
+        return bodyFor(writer! * 100_000 + n!, SIZE);
+      });
       expect(blobFiles(dataDir).blobs).toEqual([]);
     } finally {
       await server.stop();
