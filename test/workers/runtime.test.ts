@@ -28,7 +28,10 @@ describe('functions runtime (workerd supervisor)', () => {
   for (const keepAlive of [false, true]) {
     it(`fails no request while redeploys swap workerd generations under load (keep-alive: ${keepAlive})`, async () => {
       const host = `swap.${sub}.localhost`;
-      const agent = new Agent({ keepAlive, maxSockets: 16 });
+      // Without keep-alive the pool must be unbounded: a bounded Node Agent sends `Connection: keep-alive`
+      // anyway and hands a freed socket to the next queued request, so "keep-alive: false" would reuse
+      // connections now and then. Unbounded, every request sends `Connection: close` on its own socket.
+      const agent = keepAlive ? new Agent({ keepAlive, maxSockets: 16 }) : new Agent({ keepAlive: false });
       const seen = new Set<string>();
       const failures: string[] = [];
       let total = 0;
