@@ -193,10 +193,25 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       // then exits. Waiting for that means that once a deploy answers, no connection can still reach
       // the old code (keep-alive connections included).
       this.#retiring.add(previous);
-      if (sockets !== current) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const shared = sockets === current ? await this.#steerPastSurvivors(previous, current) : false;
+      if (sockets !== current || shared) await new Promise((r) => setTimeout(r, SETTLE_MS));
       await previous.stop().finally(() => this.#retiring.delete(previous));
       if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
+      if (shared) await steerConnections(current[0]!, { base: 0, count: current.length });
     }
+  }
+
+  /**
+   * After a crash the new generation shares the old one's sockets, and a survivor that is SIGTERMed closes
+   * the connections it accepted but has not read a request from yet (workerd drains that way). So, before
+   * the SIGTERM, new connections go only to the socket of a process that died: no survivor accepts there,
+   * so in the settle time the survivors read what they accepted and nothing new reaches them. Returns
+   * whether it steered (the caller spreads connections over all sockets again after the retirement).
+   */
+  async #steerPastSurvivors(previous: WorkerdGroup, sockets: ListeningSocket[]): Promise<boolean> {
+    const dead = previous.processes.findIndex((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+    if (dead < 0 || !(await this.#steering)) return false;
+    return steerConnections(sockets[0]!, { base: dead, count: 1 });
   }
 
   /**
