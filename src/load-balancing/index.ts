@@ -12,4 +12,5 @@ export {
   type Health,
   type EventSource,
 } from './health/events.ts';
+export { PoolEnablementBus, type PoolEnablementEvent } from './pool-events.ts';
 export type { CheckerStats } from './health/checker.ts';

@@ -4,6 +4,7 @@ import { newId } from '../shared/ids.ts';
 import { LbErrors } from './errors.ts';
 import type { MonitorStore } from './monitor-store.ts';
 import { BulkPatchSchema, PoolInputSchema, type Origin, type Pool, type PoolInput } from './pool-schemas.ts';
+import type { PoolEnablementBus } from './pool-events.ts';
 import type { PoolPage, PoolStore } from './pool-store.ts';
 import type { Reference, ReferenceSource } from './references.ts';
 import { normaliseEmailList, validate } from './validation.ts';
@@ -23,10 +24,12 @@ export class PoolService {
   readonly #monitors: MonitorStore;
   readonly #listeners: PoolChangeListener[] = [];
   readonly #referenceSources: ReferenceSource[] = [];
+  readonly #enablement: PoolEnablementBus | undefined;
 
-  constructor(pools: PoolStore, monitors: MonitorStore) {
+  constructor(pools: PoolStore, monitors: MonitorStore, enablement?: PoolEnablementBus) {
     this.#pools = pools;
     this.#monitors = monitors;
+    this.#enablement = enablement;
   }
 
   onChange(listener: PoolChangeListener): void {
@@ -133,7 +136,16 @@ export class PoolService {
       { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() },
       existing,
     );
-    await this.#pools.update(accountId, pool);
+    await this.#pools.update(accountId, pool, (previous) => {
+      if (!previous || previous.enabled === pool.enabled) return;
+      this.#enablement?.publish({
+        occurredAt: pool.modified_on,
+        accountId,
+        poolId: pool.id,
+        poolName: pool.name,
+        enabled: pool.enabled,
+      });
+    });
     await this.#changed(accountId, pool.id);
     return pool;
   }

@@ -24,7 +24,11 @@ export interface PoolStore {
   listMonitored(): Promise<{ accountId: string; pool: Pool }[]>;
   nameTaken(accountId: string, name: string, exceptId?: string): Promise<boolean>;
   insert(accountId: string, pool: Pool): Promise<void>;
-  update(accountId: string, pool: Pool): Promise<void>;
+  /**
+   * Replaces the stored pool. `within` runs in the same transaction after the write, with the pool as it
+   * was stored just before it (events that must commit with the change, see pool-events.ts).
+   */
+  update(accountId: string, pool: Pool, within?: (previous: Pool | undefined) => void): Promise<void>;
   /** Applies `change` to each pool of one page inside one transaction and returns the changed pools. */
   updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage>;
   delete(accountId: string, id: string): Promise<boolean>;
@@ -47,6 +51,10 @@ export class SqlitePoolStore implements PoolStore {
   }
 
   async get(accountId: string, id: string): Promise<Pool | undefined> {
+    return this.#read(accountId, id);
+  }
+
+  #read(accountId: string, id: string): Pool | undefined {
     const row = this.#db.get<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]);
     return row ? (JSON.parse(row.data) as Pool) : undefined;
   }
@@ -95,8 +103,14 @@ export class SqlitePoolStore implements PoolStore {
     );
   }
 
-  async update(accountId: string, pool: Pool): Promise<void> {
-    constraintsAsErrors(pool, () => this.#write(accountId, pool));
+  async update(accountId: string, pool: Pool, within?: (previous: Pool | undefined) => void): Promise<void> {
+    constraintsAsErrors(pool, () =>
+      this.#db.transaction(() => {
+        const previous = within ? this.#read(accountId, pool.id) : undefined;
+        this.#write(accountId, pool);
+        within?.(previous);
+      }),
+    );
   }
 
   async updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage> {

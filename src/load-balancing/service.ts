@@ -7,6 +7,7 @@ import { poolHealthView, type PoolHealth } from './health/health-view.ts';
 import { PreviewService, type PreviewResult } from './health/preview.ts';
 import { MonitorService, type MonitorSettings } from './monitor-service.ts';
 import { SqliteMonitorStore } from './monitor-store.ts';
+import type { PoolEnablementBus } from './pool-events.ts';
 import { PoolService } from './pool-service.ts';
 import { SqlitePoolStore } from './pool-store.ts';
 
@@ -32,10 +33,17 @@ export class LoadBalancing {
   readonly health: HealthStore;
   readonly checker: HealthChecker;
 
-  constructor(deps: { db: Database; logger: Logger; bus: HealthEventBus; settings: LoadBalancingSettings }) {
+  constructor(deps: {
+    db: Database;
+    logger: Logger;
+    bus: HealthEventBus;
+    /** Told when a pool is enabled or disabled, inside the write's transaction. */
+    enablement?: PoolEnablementBus;
+    settings: LoadBalancingSettings;
+  }) {
     const poolStore = new SqlitePoolStore(deps.db);
     const monitorStore = new SqliteMonitorStore(deps.db);
-    this.pools = new PoolService(poolStore, monitorStore);
+    this.pools = new PoolService(poolStore, monitorStore, deps.enablement);
     this.monitors = new MonitorService(monitorStore, poolStore, deps.settings);
     this.previews = new PreviewService(deps.db);
     this.health = new HealthStore(deps.db, deps.bus);

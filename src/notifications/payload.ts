@@ -1,5 +1,7 @@
 import type { HealthEvent } from '../load-balancing/health/events.ts';
-import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
+import type { PoolEnablementEvent } from '../load-balancing/pool-events.ts';
+import { newId } from '../shared/ids.ts';
+import { LOAD_BALANCING_HEALTH_ALERT, LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import type { MailContent } from './mail.ts';
 
 /** What a health event looks like to a human, in one line. */
@@ -75,6 +77,50 @@ export function legacyAlertEmail(to: string, event: HealthEvent): MailContent {
     text:
       `${describeEvent(event)}.\n\n${detailLines(event)}\n\n` +
       `You receive this because pool ${event.poolName} lists ${to} in its notification_email field, which is deprecated.\n`,
+  };
+}
+
+/** What a pool enablement change looks like to a human, in one line. */
+export function describeEnablement(event: PoolEnablementEvent): string {
+  return `Load balancing pool ${event.poolName} was ${event.enabled ? 'enabled' : 'disabled'}`;
+}
+
+/**
+ * The webhook body of a load_balancing_pool_enablement_alert: the same envelope as health alerts. A change
+ * is a single event, not an incident with a start and an end, so each alert has its own correlation id.
+ */
+export function enablementWebhookBody(event: PoolEnablementEvent, policy: AlertPolicyRef): string {
+  return JSON.stringify({
+    name: policy.name,
+    text: describeEnablement(event),
+    data: {
+      pool_id: event.poolId,
+      pool_name: event.poolName,
+      enabled: event.enabled,
+      occurred_at: event.occurredAt,
+    },
+    ts: Math.floor(Date.parse(event.occurredAt) / 1000),
+    account_id: event.accountId,
+    policy_id: policy.id,
+    policy_name: policy.name,
+    alert_type: LOAD_BALANCING_POOL_ENABLEMENT_ALERT,
+    alert_correlation_id: newId(),
+  });
+}
+
+export function enablementEmail(event: PoolEnablementEvent, policy: AlertPolicyRef): MailContent {
+  const details = [
+    `Pool:     ${event.poolName} (${event.poolId})`,
+    `Enabled:  ${event.enabled}`,
+    `Time:     ${event.occurredAt}`,
+    `Account:  ${event.accountId}`,
+  ].join('\n');
+  const effect = event.enabled
+    ? 'It receives traffic and is health checked again.'
+    : 'It receives no traffic and is not health checked; load balancers using it fail over to their next pool.';
+  return {
+    subject: `[Ledge] ${policy.name}: ${describeEnablement(event)}`,
+    text: `${describeEnablement(event)}. ${effect}\n\n${details}\n\nSent by notification policy "${policy.name}" (${policy.id}).\n`,
   };
 }
 

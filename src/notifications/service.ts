@@ -1,14 +1,17 @@
 import type { Database } from '../db/index.ts';
 import type { HealthEventBus } from '../load-balancing/health/events.ts';
+import type { PoolEnablementBus } from '../load-balancing/pool-events.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import { DEFAULT_RETRY, Dispatcher, type RetryPolicy } from './dispatcher.ts';
+import { PoolEnablementFanout } from './enablement-fanout.ts';
 import { HealthEventFanout } from './fanout.ts';
 import { DeliveryHistory } from './history.ts';
 import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
 import type { Mailer } from './mail.ts';
 import { Outbox } from './outbox.ts';
 import { AlertPolicies } from './policies.ts';
+import { PolicyDeliveries } from './policy-deliveries.ts';
 import { SqliteNotificationStore } from './store.ts';
 import type { PoolDirectory } from './types.ts';
 import { WebhookDestinations } from './webhooks.ts';
@@ -39,6 +42,7 @@ export class NotificationService {
   readonly outbox: Outbox;
   readonly dispatcher: Dispatcher;
   readonly fanout: HealthEventFanout;
+  readonly enablementFanout: PoolEnablementFanout;
   readonly mailer: Mailer;
   readonly pools: PoolDirectory;
 
@@ -63,16 +67,22 @@ export class NotificationService {
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     });
+    const deliveries = new PolicyDeliveries(options.db, this.outbox);
     this.fanout = new HealthEventFanout({
       db: options.db,
       outbox: this.outbox,
+      deliveries,
       deprecationIntervalMs: options.deprecationIntervalMs ?? DEFAULT_DEPRECATION_INTERVAL_MS,
       onWritten: this.dispatcher.wake,
     });
+    this.enablementFanout = new PoolEnablementFanout({ deliveries, onWritten: this.dispatcher.wake });
   }
 
-  /** Consumes health events; returns the unsubscribe function. */
-  subscribeTo(bus: HealthEventBus): () => void {
-    return bus.subscribe(this.fanout.handle);
+  /** Consumes health events (and pool enablement changes when given); returns the unsubscribe function. */
+  subscribeTo(bus: HealthEventBus, enablement?: PoolEnablementBus): () => void {
+    const unsubscribe = [bus.subscribe(this.fanout.handle), enablement?.subscribe(this.enablementFanout.handle)];
+    return () => {
+      for (const off of unsubscribe) off?.();
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
 import { Database, migrate } from '../db/index.ts';
-import { HealthEventBus, LoadBalancing, loadBalancingSettings } from '../load-balancing/index.ts';
+import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
@@ -32,6 +32,8 @@ export interface Platform {
   accounts: AccountService;
   /** Health events of pools and origins; notifications subscribes (see src/load-balancing/health/events.ts). */
   healthEvents: HealthEventBus;
+  /** Pools switched on or off (notifications' load_balancing_pool_enablement_alert). */
+  poolEnablement: PoolEnablementBus;
   loadBalancing: LoadBalancing;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
@@ -59,10 +61,12 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   const healthEvents = new HealthEventBus();
+  const poolEnablement = new PoolEnablementBus();
   const loadBalancing = new LoadBalancing({
     db,
     logger,
     bus: healthEvents,
+    enablement: poolEnablement,
     settings: loadBalancingSettings(config.env),
   });
   background.push(loadBalancing.checker);
@@ -75,7 +79,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     ...notificationSettings(config.env),
   });
-  notifications.subscribeTo(healthEvents);
+  notifications.subscribeTo(healthEvents, poolEnablement);
   background.push(notifications.dispatcher);
   const functions = createFunctions({
     config,
@@ -97,6 +101,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     secretBox,
     accounts,
     healthEvents,
+    poolEnablement,
     loadBalancing,
     notifications,
     functions,

@@ -1,3 +1,5 @@
+import { SyncEventBus } from '../../shared/sync-event-bus.ts';
+
 /**
  * Health events: the contract between load balancing (producer) and notifications (consumer).
  *
@@ -31,19 +33,5 @@ export interface HealthEvent {
 /** Called inside the transaction that records the event; must be synchronous and must not swallow errors. */
 export type HealthEventListener = (event: HealthEvent) => void;
 
-export class HealthEventBus {
-  readonly #listeners: HealthEventListener[] = [];
-
-  subscribe(listener: HealthEventListener): () => void {
-    this.#listeners.push(listener);
-    return () => {
-      const index = this.#listeners.indexOf(listener);
-      if (index >= 0) this.#listeners.splice(index, 1);
-    };
-  }
-
-  /** Producers call this inside their transaction, after inserting the event row. */
-  publish(event: HealthEvent): void {
-    for (const listener of this.#listeners) listener(event);
-  }
-}
+/** Health transitions, published by the health store inside the transaction that records them. */
+export class HealthEventBus extends SyncEventBus<HealthEvent> {}
