@@ -25,12 +25,17 @@ export interface HistoryQuery {
   limit: number;
 }
 
-/** Every delivery attempt, kept for `GET /history`. */
+/** Cloudflare shows 30 days of history on most plans (90 on Enterprise); LEDGE_NOTIFY_HISTORY_DAYS changes it. */
+export const DEFAULT_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Every delivery attempt, kept for `GET /history` during the retention (see retention.ts for the pruning). */
 export class DeliveryHistory {
   readonly #db: Database;
+  readonly retentionMs: number;
 
-  constructor(db: Database) {
+  constructor(db: Database, retentionMs = DEFAULT_HISTORY_RETENTION_MS) {
     this.#db = db;
+    this.retentionMs = retentionMs;
   }
 
   /** Synchronous: the dispatcher records a batch of attempts in one transaction. */
@@ -68,14 +73,15 @@ export class DeliveryHistory {
     );
   }
 
-  /** Newest first; `since`/`before` bound `sent` (inclusive/exclusive). */
+  /**
+   * Newest first; `since`/`before` bound `sent` (inclusive/exclusive). Nothing older than the retention is
+   * shown, whether or not it has been pruned yet.
+   */
   async list(accountId: string, query: HistoryQuery): Promise<{ items: HistoryItem[]; total: number }> {
-    const where = ['h.account_id = ?'];
-    const params: string[] = [accountId];
-    if (query.since) {
-      where.push('h.sent >= ?');
-      params.push(new Date(query.since).toISOString());
-    }
+    const where = ['h.account_id = ?', 'h.sent >= ?'];
+    const oldest = Date.now() - this.retentionMs;
+    const since = query.since ? Math.max(Date.parse(query.since), oldest) : oldest;
+    const params: string[] = [accountId, new Date(since).toISOString()];
     if (query.before) {
       where.push('h.sent < ?');
       params.push(new Date(query.before).toISOString());
@@ -93,6 +99,36 @@ export class DeliveryHistory {
     const items = rows.map(({ body, ...item }) => ({ ...item, alert_body: alertBody(item.mechanism_type, body) }));
     return { items, total };
   }
+}
+
+/**
+ * Deletes up to `limit` of the oldest attempts sent before `cutoff`, then the stored bodies that neither a
+ * remaining attempt nor a pending delivery refers to, in one transaction. Attempts are appended as they
+ * happen, so the oldest by insertion order are the oldest by time: no index on `sent` is needed.
+ * Returns how many attempts went (0: nothing older than the cutoff is left).
+ */
+export function pruneHistoryBatch(db: Database, cutoff: string, limit: number): { attempts: number; bodies: number } {
+  return db.transaction(() => {
+    const oldest = db.get<{ sent: string }>('SELECT sent FROM notification_history ORDER BY seq LIMIT 1');
+    if (!oldest || oldest.sent >= cutoff) return { attempts: 0, bodies: 0 };
+    const gone = db.all<{ message_id: number | null }>(
+      `DELETE FROM notification_history
+        WHERE seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT ?) AND sent < ?
+        RETURNING message_id`,
+      [limit, cutoff],
+    );
+    let bodies = 0;
+    for (const id of new Set(gone.map((row) => row.message_id))) {
+      if (id === null) continue;
+      bodies += db.run(
+        `DELETE FROM notification_messages WHERE id = ?
+           AND NOT EXISTS (SELECT 1 FROM notification_history WHERE message_id = ?)
+           AND NOT EXISTS (SELECT 1 FROM notification_outbox WHERE message_id = ?)`,
+        [id, id, id],
+      ).changes;
+    }
+    return { attempts: gone.length, bodies };
+  });
 }
 
 /** History shows what was sent: the webhook JSON as is, a mail's text. */

@@ -112,4 +112,13 @@ export const notificationMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 'notifications/0002_history_retention',
+    // History older than the retention is pruned (retention.ts); a stored body goes with the last attempt
+    // or delivery that refers to it, which these indexes find without scanning either table.
+    sql: `
+      CREATE INDEX notification_history_message ON notification_history(message_id);
+      CREATE INDEX notification_outbox_message ON notification_outbox(message_id);
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
 import type { Mailer } from './mail.ts';
 import { Outbox } from './outbox.ts';
 import { AlertPolicies } from './policies.ts';
+import { HistoryRetention } from './retention.ts';
 import { PolicyDeliveries } from './policy-deliveries.ts';
 import { SqliteNotificationStore } from './store.ts';
 import type { PoolDirectory } from './types.ts';
@@ -28,6 +29,8 @@ export interface NotificationOptions {
   retry?: RetryPolicy;
   webhookTimeoutMs?: number;
   concurrency?: number;
+  /** How long delivery history is kept and shown (default 30 days). */
+  historyRetentionMs?: number;
 }
 
 /**
@@ -39,6 +42,8 @@ export class NotificationService {
   readonly policies: AlertPolicies;
   readonly webhooks: WebhookDestinations;
   readonly history: DeliveryHistory;
+  /** A BackgroundService: prunes history past its retention. */
+  readonly retention: HistoryRetention;
   readonly outbox: Outbox;
   readonly dispatcher: Dispatcher;
   readonly fanout: HealthEventFanout;
@@ -53,7 +58,12 @@ export class NotificationService {
     this.pools = options.pools;
     this.policies = new AlertPolicies({ store, pools: options.pools });
     this.webhooks = new WebhookDestinations({ store, sender, secretBox: options.secretBox });
-    this.history = new DeliveryHistory(options.db);
+    this.history = new DeliveryHistory(options.db, options.historyRetentionMs);
+    this.retention = new HistoryRetention({
+      db: options.db,
+      retentionMs: this.history.retentionMs,
+      logger: options.logger.child({ component: 'notifications' }),
+    });
     this.outbox = new Outbox(options.db);
     this.dispatcher = new Dispatcher({
       db: options.db,

@@ -1,10 +1,12 @@
 import { DEFAULT_RETRY, type RetryPolicy } from './dispatcher.ts';
+import { DEFAULT_HISTORY_RETENTION_MS } from './history.ts';
 import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
 
 export interface NotificationSettings {
   deprecationIntervalMs: number;
   retry: RetryPolicy;
   webhookTimeoutMs: number;
+  historyRetentionMs: number;
 }
 
 /**
@@ -12,7 +14,8 @@ export interface NotificationSettings {
  * LEDGE_NOTIFY_DEPRECATION_INTERVAL (seconds between deprecation notices per address, default 86400),
  * LEDGE_NOTIFY_RETRY_BASE_MS / LEDGE_NOTIFY_RETRY_MAX_MS (back-off, default 1000 / 60000),
  * LEDGE_NOTIFY_GIVE_UP_AFTER (seconds a delivery is retried, default 86400),
- * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (default 5000).
+ * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (default 5000),
+ * LEDGE_NOTIFY_HISTORY_DAYS (days of delivery history kept and shown, default 30 as on Cloudflare).
  */
 export function notificationSettings(env: NodeJS.ProcessEnv = process.env): NotificationSettings {
   const number = (name: string, fallback: number, min: number) => {
@@ -31,5 +34,6 @@ export function notificationSettings(env: NodeJS.ProcessEnv = process.env): Noti
       giveUpAfterMs: number('LEDGE_NOTIFY_GIVE_UP_AFTER', DEFAULT_RETRY.giveUpAfterMs / 1000, 1) * 1000,
     },
     webhookTimeoutMs: number('LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS', 5_000, 1),
+    historyRetentionMs: number('LEDGE_NOTIFY_HISTORY_DAYS', DEFAULT_HISTORY_RETENTION_MS / 86_400_000, 1) * 86_400_000,
   };
 }

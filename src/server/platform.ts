@@ -80,7 +80,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     ...notificationSettings(config.env),
   });
   notifications.subscribeTo(healthEvents, poolEnablement);
-  background.push(notifications.dispatcher);
+  background.push(notifications.dispatcher, notifications.retention);
   const functions = createFunctions({
     config,
     db,

@@ -1,0 +1,65 @@
+import type { Database } from '../db/index.ts';
+import type { Logger } from '../shared/logger.ts';
+import { pruneHistoryBatch } from './history.ts';
+
+const BATCH = 2_000;
+const EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Keeps notification history to its retention (a BackgroundService): at start and then hourly, deletes
+ * the attempts older than it, with the stored bodies nothing else refers to. Small transactions with a
+ * turn of the event loop between them, so deliveries and API calls are never held up by a long prune.
+ */
+export class HistoryRetention {
+  readonly name = 'notifications-history-retention';
+  readonly #db: Database;
+  readonly #retentionMs: number;
+  readonly #logger: Logger;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(options: { db: Database; retentionMs: number; logger: Logger }) {
+    this.#db = options.db;
+    this.#retentionMs = options.retentionMs;
+    this.#logger = options.logger;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Prunes everything sent before `now - retention`; returns what went. */
+  async prune(nowMs = Date.now()): Promise<{ attempts: number; bodies: number }> {
+    const cutoff = new Date(nowMs - this.#retentionMs).toISOString();
+    const total = { attempts: 0, bodies: 0 };
+    for (;;) {
+      const batch = pruneHistoryBatch(this.#db, cutoff, BATCH);
+      total.attempts += batch.attempts;
+      total.bodies += batch.bodies;
+      if (batch.attempts === 0 || this.#stopped) return total;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      this.#running = this.prune()
+        .then((pruned) => {
+          if (pruned.attempts > 0) this.#logger.info('notification history pruned', { ...pruned });
+        })
+        .catch((error: unknown) => this.#logger.error('notification history prune failed', { err: error }))
+        .finally(() => {
+          if (!this.#stopped) this.#schedule(EVERY_MS);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+}
