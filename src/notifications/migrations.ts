@@ -115,10 +115,11 @@ export const notificationMigrations: readonly Migration[] = [
   {
     id: 'notifications/0002_history_retention',
     // History older than the retention is pruned (retention.ts); a stored body goes with the last attempt
-    // or delivery that refers to it, which these indexes find without scanning either table.
+    // that refers to it, which this index finds without a scan. The outbox gets no such index: a second
+    // index on a table that takes an insert and a delete per delivery raised the notifications bench's
+    // p99 from ~110-160 ms to ~1 s; the prune reads the outbox's few references once per batch instead.
     sql: `
       CREATE INDEX notification_history_message ON notification_history(message_id);
-      CREATE INDEX notification_outbox_message ON notification_outbox(message_id);
     `,
   },
 ];
