@@ -7,7 +7,8 @@
  *    webhooks. Checks: every delivery arrives, p99 event-to-delivery latency <= 250 ms.
  * 2. Outage: receivers down for OUTAGE s while events keep coming at OUTAGE_RATE/s, then back. Checks:
  *    every delivery arrives.
- * Env overrides: BENCH_RATE, BENCH_DURATION, BENCH_OUTAGE, BENCH_OUTAGE_RATE, BENCH_RECEIVERS.
+ * 0. Cold start: the same load for BENCH_WARMUP s (default 5) in the fresh process, reported on its own.
+ * Env overrides: BENCH_RATE, BENCH_DURATION, BENCH_WARMUP, BENCH_OUTAGE, BENCH_OUTAGE_RATE, BENCH_RECEIVERS.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { createLogger } from '../../src/shared/logger.ts';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 1000);
 const DURATION_S = Number(process.env['BENCH_DURATION'] ?? 30);
+const WARMUP_S = Number(process.env['BENCH_WARMUP'] ?? 5);
 const OUTAGE_S = Number(process.env['BENCH_OUTAGE'] ?? 60);
 const OUTAGE_RATE = Number(process.env['BENCH_OUTAGE_RATE'] ?? 100);
 const RECEIVERS = Number(process.env['BENCH_RECEIVERS'] ?? 10);
@@ -126,9 +128,11 @@ async function drain(
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledge-bench-notify-'));
-  // Retries capped at 10 s so the outage phase drains within seconds of the receivers' return.
-  process.env['LEDGE_NOTIFY_RETRY_MAX_MS'] ??= '10000';
-  const platform = createPlatform(resolveServerConfig({ dataDir, port: 0 }, {}), createLogger('warn'));
+  // Retries capped at 10 s so the outage phase drains within seconds of the receivers' return. (Until
+  // 2026-11-22 the platform was given an empty environment, so this cap never applied: the outage figures
+  // before then measured the default 60 s cap, ~72 s with its +20% jitter.)
+  const env = { LEDGE_NOTIFY_RETRY_MAX_MS: '10000', ...process.env };
+  const platform = createPlatform(resolveServerConfig({ dataDir, port: 0 }, env), createLogger('warn'));
   const receivers = new Receivers();
   await receivers.ready();
   const { ports } = await receivers.ask<{ ports: number[] }>('start');
@@ -154,36 +158,47 @@ async function main(): Promise<void> {
     const poolId = 'b'.repeat(32);
     platform.notifications.dispatcher.start();
 
-    console.log(
-      `steady: ${RATE} events/s x ${DURATION_S} s -> ${RECEIVERS} receivers (${RATE * RECEIVERS} deliveries/s)`,
-    );
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    const sent = await load(platform, account.id, poolId, RATE, DURATION_S);
-    const steady = await drain(receivers, sent, 600_000);
-    const elapsed = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(cpu0);
-    const sorted = steady.latencies.sort((a, b) => a - b);
-    const delivered = steady.stats.received.reduce((a, b) => a + b, 0);
-    const p99 = percentile(sorted, 99);
-    console.log(
-      JSON.stringify({
-        phase: 'steady',
-        events: sent,
-        deliveries_expected: sent * RECEIVERS,
-        deliveries_received: delivered,
-        duplicates: steady.stats.duplicates,
-        p50_ms: percentile(sorted, 50),
-        p90_ms: percentile(sorted, 90),
-        p99_ms: p99,
-        max_ms: sorted.at(-1),
-        drain_after_load_ms: steady.ms,
-        server_cpu_s: Math.round((cpu.user + cpu.system) / 1e4) / 100,
-        receivers_cpu_s: Math.round(steady.stats.cpu_s * 100) / 100,
-        wall_s: Math.round(elapsed * 10) / 10,
-      }),
-    );
-    if (delivered !== sent * RECEIVERS || p99 > P99_TARGET_MS) failed = true;
+    /** Publishes RATE events/s for `seconds`, waits for every delivery, and prints the phase's figures. */
+    const measure = async (phase: string, seconds: number) => {
+      console.log(
+        `${phase}: ${RATE} events/s x ${seconds} s -> ${RECEIVERS} receivers (${RATE * RECEIVERS} deliveries/s)`,
+      );
+      const cpu0 = process.cpuUsage();
+      // The receivers report their process's CPU since it started: take the phase's share.
+      const receiversCpu0 = (await receivers.ask<Stats>('stats')).cpu_s;
+      const t0 = performance.now();
+      const sent = await load(platform, account.id, poolId, RATE, seconds);
+      const result = await drain(receivers, sent, 600_000);
+      const elapsed = (performance.now() - t0) / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      const sorted = result.latencies.sort((a, b) => a - b);
+      const delivered = result.stats.received.reduce((a, b) => a + b, 0);
+      console.log(
+        JSON.stringify({
+          phase,
+          events: sent,
+          deliveries_expected: sent * RECEIVERS,
+          deliveries_received: delivered,
+          duplicates: result.stats.duplicates,
+          p50_ms: percentile(sorted, 50),
+          p90_ms: percentile(sorted, 90),
+          p99_ms: percentile(sorted, 99),
+          max_ms: sorted.at(-1),
+          drain_after_load_ms: result.ms,
+          server_cpu_s: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+          receivers_cpu_s: Math.round((result.stats.cpu_s - receiversCpu0) * 100) / 100,
+          wall_s: Math.round(elapsed * 10) / 10,
+        }),
+      );
+      await receivers.ask('reset');
+      return { lost: delivered !== sent * RECEIVERS, p99: percentile(sorted, 99) };
+    };
+    // The first seconds of a fresh process (JIT, undici's first load, SQLite's cache) are reported on their own:
+    // a backlog they build drains only at the machine's spare capacity, so it would colour the whole steady phase.
+    // Every delivery of both phases must arrive; the p99 target is for the steady phase.
+    const cold = WARMUP_S > 0 ? await measure('cold start', WARMUP_S) : { lost: false, p99: 0 };
+    const steady = await measure('steady', DURATION_S);
+    if (cold.lost || steady.lost || steady.p99 > P99_TARGET_MS) failed = true;
 
     await receivers.ask('reset');
     console.log(`outage: receivers down ${OUTAGE_S} s while ${OUTAGE_RATE} events/s arrive, then back`);
