@@ -33,6 +33,7 @@ function policyFields(o: Options): Partial<NotificationPolicyInput> {
   if (list('pool')) filters['pool_id'] = list('pool')!;
   if (list('newHealth')) filters['new_health'] = list('newHealth')!;
   if (list('eventSource')) filters['event_source'] = list('eventSource')!;
+  if (list('poolEnabled')) filters['enabled'] = list('poolEnabled')!;
   if (Object.keys(filters).length > 0) fields.filters = filters;
   if (list('webhook') || list('mailTo')) {
     fields.mechanisms = {
@@ -51,6 +52,10 @@ function withPolicyFlags(command: Command): Command {
     .option('--pool <id...>', 'filter: pool ids (default: all pools)')
     .option('--new-health <value...>', 'filter: Healthy and/or Unhealthy (default: both)')
     .option('--event-source <value...>', 'filter: pool and/or origin (default: both)')
+    .option(
+      '--pool-enabled <value...>',
+      'filter for load_balancing_pool_enablement_alert: true (enabled) and/or false (disabled) (default: both)',
+    )
     .option('--webhook <id...>', 'deliver to these webhook destinations')
     .option('--mail-to <address...>', 'deliver by email to these addresses')
     .option('--alert-interval <duration>', 'do not repeat the same alert within this interval, e.g. 30m')

@@ -120,6 +120,46 @@ describe('ledge notifications and ledge mail', () => {
     const usage = await cli(['notifications', 'policies', 'create', '--name', 'no target']);
     expect(usage.code).toBe(2);
 
+    // A pool enablement policy: its own filter flag, refused on a health policy by the API's catalogue.
+    const switches = await cli([
+      'notifications',
+      'policies',
+      'create',
+      '--name',
+      'pool switched off',
+      '--alert-type',
+      'load_balancing_pool_enablement_alert',
+      '--pool',
+      poolId,
+      '--pool-enabled',
+      'false',
+      '--webhook',
+      hook.id,
+      '--json',
+    ]);
+    expect(switches.stderr).toBe('');
+    const switchesId = (JSON.parse(switches.stdout) as { id: string }).id;
+    const stored = await cli(['notifications', 'policies', 'get', switchesId]);
+    expect(JSON.parse(stored.stdout)).toMatchObject({
+      alert_type: 'load_balancing_pool_enablement_alert',
+      filters: { pool_id: [poolId], enabled: ['false'] },
+    });
+    const mixed = await cli([
+      'notifications',
+      'policies',
+      'create',
+      '--name',
+      'x',
+      '--pool-enabled',
+      'true',
+      '--mail-to',
+      'x@example.com',
+    ]);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain(
+      'error: filter "enabled" is not allowed for load_balancing_health_alert; allowed filters: pool_id, new_health, event_source [code 17003]',
+    );
+
     expect((await cli(['notifications', 'policies', 'delete', id])).code).toBe(0);
     const missing = await cli(['notifications', 'policies', 'get', id]);
     expect(missing.code).toBe(1);
