@@ -32,7 +32,9 @@ describe('notification history retention', () => {
 
   beforeAll(async () => {
     hooks = await startWebhookReceiver();
-    ledge = await startLedge({ env: { LEDGE_NOTIFY_HISTORY_DAYS: '2' } });
+    // The first retry of a failed delivery waits 2.4-3.6 s: long enough that none lands while the last test
+    // backdates and prunes, short enough for it to see the retry delivered afterwards.
+    ledge = await startLedge({ env: { LEDGE_NOTIFY_HISTORY_DAYS: '2', LEDGE_NOTIFY_RETRY_BASE_MS: '3000' } });
     pool = await createPool(ledge, { name: 'kept' });
     const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url: hooks.url });
     const res = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
