@@ -4,9 +4,11 @@ import { pruneHistoryBatch } from './history.ts';
 
 const BATCH = 2_000;
 const EVERY_MS = 60 * 60 * 1000;
+/** The first prune waits this long, so a server's start-up (and its first answers) never shares the CPU with it. */
+const FIRST_AFTER_MS = 30_000;
 
 /**
- * Keeps notification history to its retention (a BackgroundService): at start and then hourly, deletes
+ * Keeps notification history to its retention (a BackgroundService): 30 s after start and then hourly, deletes
  * the attempts older than it, with the stored bodies nothing else refers to. Small transactions with a
  * turn of the event loop between them, so deliveries and API calls are never held up by a long prune.
  */
@@ -27,7 +29,7 @@ export class HistoryRetention {
 
   start(): void {
     this.#stopped = false;
-    this.#schedule(0);
+    this.#schedule(FIRST_AFTER_MS);
   }
 
   async stop(): Promise<void> {
