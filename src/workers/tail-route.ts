@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../api/context.ts';
 import { LedgeError } from '../shared/errors.ts';
+import { WorkerErrors } from './errors.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 
@@ -10,6 +11,12 @@ import type { WorkersService } from './service.ts';
  * Cloudflare's own tail is a WebSocket session; `ledge tail` uses this simpler stream.
  */
 export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs: FunctionLogHub): void {
+  // What `wrangler tail` creates first: refused with a pointer to the stream below, not a bare "no route".
+  app.post('/accounts/:account_id/workers/scripts/:script/tails', async (c) => {
+    const script = c.req.param('script');
+    await workers.requireScript(c.req.param('account_id'), script);
+    throw WorkerErrors.liveTailUnsupported(script);
+  });
   app.get('/accounts/:account_id/workers/scripts/:script/tail', async (c) => {
     const accountId = c.req.param('account_id');
     const script = c.req.param('script');

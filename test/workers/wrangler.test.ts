@@ -104,6 +104,15 @@ describe('wrangler against Ledge', () => {
     expect((await callFunction(functionsPort(ledge), host, '/k')).text).toBe('v / no secret / hi');
   });
 
+  it('wrangler tail is refused with a pointer to ledge tail, not a bare "no route"', async () => {
+    const result = await wrangler(['tail', 'fresh-worker', '--format', 'json']);
+    expect(result.code).not.toBe(0);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain('Ledge does not offer WebSocket tail sessions (wrangler tail)');
+    expect(output).toContain('ledge tail fresh-worker');
+    expect(output).toContain('10501');
+  });
+
   it('a second wrangler deploy keeps the secret (none is sent)', async () => {
     const result = await wrangler(['deploy']);
     expect(result.code, result.stderr + result.stdout).toBe(0);
