@@ -209,7 +209,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
    * whether it steered (the caller spreads connections over all sockets again after the retirement).
    */
   async #steerPastSurvivors(previous: WorkerdGroup, sockets: ListeningSocket[]): Promise<boolean> {
-    const dead = previous.processes.findIndex((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+    const dead = previous.processes.findIndex((p) => !p.running);
     if (dead < 0 || !(await this.#steering)) return false;
     return steerConnections(sockets[0]!, { base: dead, count: 1 });
   }

@@ -34,7 +34,7 @@ export class WorkerdGroup {
 
   /** Every process still runs. */
   get healthy(): boolean {
-    return this.processes.every((p) => p.child.exitCode === null && p.child.signalCode === null);
+    return this.processes.every((p) => p.running);
   }
 
   /** True once stop() was called on the group (an exit after that is expected). */

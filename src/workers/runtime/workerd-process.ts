@@ -99,10 +99,15 @@ export class WorkerdProcess {
     return this.#stderrTail.join('\n').trim();
   }
 
+  /** The process has not exited (by itself or by a signal). */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /** SIGTERM (workerd finishes in-flight requests), then SIGKILL after `graceMs`. */
   async stop(graceMs = 5_000): Promise<void> {
     this.#stopping = true;
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (!this.running) return;
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await this.exited;
