@@ -99,42 +99,45 @@ export class DeliveryHistory {
     const items = rows.map(({ body, ...item }) => ({ ...item, alert_body: alertBody(item.mechanism_type, body) }));
     return { items, total };
   }
-}
 
-/**
- * Deletes up to `limit` of the oldest attempts sent before `cutoff`, then the stored bodies that neither a
- * remaining attempt nor a pending delivery refers to, in one transaction. Attempts are appended as they
- * happen, so the oldest by insertion order are the oldest by time: no index on `sent` is needed.
- * Returns how many attempts went (0: nothing older than the cutoff is left).
- */
-export function pruneHistoryBatch(db: Database, cutoff: string, limit: number): { attempts: number; bodies: number } {
-  return db.transaction(() => {
-    const oldest = db.get<{ sent: string }>('SELECT sent FROM notification_history ORDER BY seq LIMIT 1');
-    if (!oldest || oldest.sent >= cutoff) return { attempts: 0, bodies: 0 };
-    const gone = db.all<{ message_id: number | null }>(
-      `DELETE FROM notification_history
-        WHERE seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT ?) AND sent < ?
-        RETURNING message_id`,
-      [limit, cutoff],
-    );
-    // Pending deliveries are few (the outbox holds only what is not delivered yet), so one read of their
-    // references per batch is cheaper than an index that every delivery would pay for.
-    const pending = new Set(
-      db
-        .all<{ message_id: number }>('SELECT DISTINCT message_id FROM notification_outbox WHERE message_id IS NOT NULL')
-        .map((row) => row.message_id),
-    );
-    let bodies = 0;
-    for (const id of new Set(gone.map((row) => row.message_id))) {
-      if (id === null || pending.has(id)) continue;
-      bodies += db.run(
-        `DELETE FROM notification_messages WHERE id = ?
-           AND NOT EXISTS (SELECT 1 FROM notification_history WHERE message_id = ?)`,
-        [id, id],
-      ).changes;
-    }
-    return { attempts: gone.length, bodies };
-  });
+  /**
+   * Deletes up to `limit` of the oldest attempts sent before `cutoff`, then the stored bodies that neither a
+   * remaining attempt nor a pending delivery refers to, in one transaction. Attempts are appended as they
+   * happen, so the oldest by insertion order are the oldest by time: no index on `sent` is needed.
+   * Returns how many attempts went (0: nothing older than the cutoff is left).
+   */
+  pruneBatch(cutoff: string, limit: number): { attempts: number; bodies: number } {
+    const db = this.#db;
+    return db.transaction(() => {
+      const oldest = db.get<{ sent: string }>('SELECT sent FROM notification_history ORDER BY seq LIMIT 1');
+      if (!oldest || oldest.sent >= cutoff) return { attempts: 0, bodies: 0 };
+      const gone = db.all<{ message_id: number | null }>(
+        `DELETE FROM notification_history
+          WHERE seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT ?) AND sent < ?
+          RETURNING message_id`,
+        [limit, cutoff],
+      );
+      // Pending deliveries are few (the outbox holds only what is not delivered yet), so one read of their
+      // references per batch is cheaper than an index that every delivery would pay for.
+      const pending = new Set(
+        db
+          .all<{ message_id: number }>(
+            'SELECT DISTINCT message_id FROM notification_outbox WHERE message_id IS NOT NULL',
+          )
+          .map((row) => row.message_id),
+      );
+      let bodies = 0;
+      for (const id of new Set(gone.map((row) => row.message_id))) {
+        if (id === null || pending.has(id)) continue;
+        bodies += db.run(
+          `DELETE FROM notification_messages WHERE id = ?
+             AND NOT EXISTS (SELECT 1 FROM notification_history WHERE message_id = ?)`,
+          [id, id],
+        ).changes;
+      }
+      return { attempts: gone.length, bodies };
+    });
+  }
 }
 
 /** History shows what was sent: the webhook JSON as is, a mail's text. */

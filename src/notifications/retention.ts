@@ -1,6 +1,5 @@
-import type { Database } from '../db/index.ts';
 import type { Logger } from '../shared/logger.ts';
-import { pruneHistoryBatch } from './history.ts';
+import type { DeliveryHistory } from './history.ts';
 
 const BATCH = 2_000;
 const EVERY_MS = 60 * 60 * 1000;
@@ -14,16 +13,14 @@ const FIRST_AFTER_MS = 30_000;
  */
 export class HistoryRetention {
   readonly name = 'notifications-history-retention';
-  readonly #db: Database;
-  readonly #retentionMs: number;
+  readonly #history: DeliveryHistory;
   readonly #logger: Logger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = false;
 
-  constructor(options: { db: Database; retentionMs: number; logger: Logger }) {
-    this.#db = options.db;
-    this.#retentionMs = options.retentionMs;
+  constructor(options: { history: DeliveryHistory; logger: Logger }) {
+    this.#history = options.history;
     this.#logger = options.logger;
   }
 
@@ -40,10 +37,10 @@ export class HistoryRetention {
 
   /** Prunes everything sent before `now - retention`; returns what went. */
   async prune(nowMs = Date.now()): Promise<{ attempts: number; bodies: number }> {
-    const cutoff = new Date(nowMs - this.#retentionMs).toISOString();
+    const cutoff = new Date(nowMs - this.#history.retentionMs).toISOString();
     const total = { attempts: 0, bodies: 0 };
     for (;;) {
-      const batch = pruneHistoryBatch(this.#db, cutoff, BATCH);
+      const batch = this.#history.pruneBatch(cutoff, BATCH);
       total.attempts += batch.attempts;
       total.bodies += batch.bodies;
       if (batch.attempts === 0 || this.#stopped) return total;

@@ -60,8 +60,7 @@ export class NotificationService {
     this.webhooks = new WebhookDestinations({ store, sender, secretBox: options.secretBox });
     this.history = new DeliveryHistory(options.db, options.historyRetentionMs);
     this.retention = new HistoryRetention({
-      db: options.db,
-      retentionMs: this.history.retentionMs,
+      history: this.history,
       logger: options.logger.child({ component: 'notifications' }),
     });
     this.outbox = new Outbox(options.db);
