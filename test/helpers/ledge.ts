@@ -157,6 +157,8 @@ export async function spawnLedge(
         LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
         LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
         LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+        // The server registers itself for `ledge` (server-registry.ts): in a throwaway dir, not the user's.
+        LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
