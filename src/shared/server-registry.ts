@@ -13,6 +13,8 @@ import { join, resolve } from 'node:path';
  */
 export interface RegisteredServer {
   pid: number;
+  /** When the process started, as the kernel counts it (Linux), so a reused pid is not taken for it. */
+  process_start?: string;
   api_url: string;
   data_dir: string;
   started_at: string;
@@ -37,8 +39,10 @@ export function registerRunningServer(
 ): () => void {
   const dir = registryDir(env);
   const file = join(dir, `${process.pid}-${Date.now()}.json`);
+  const processStart = processStartTime(process.pid);
   const entry: RegisteredServer = {
     pid: process.pid,
+    ...(processStart ? { process_start: processStart } : {}),
     api_url: loopbackUrl(server.apiUrl),
     data_dir: resolve(server.dataDir),
     started_at: new Date().toISOString(),
@@ -80,8 +84,9 @@ export function liveServers(env: NodeJS.ProcessEnv = process.env): RegisteredSer
     if (typeof entry.pid !== 'number' || typeof entry.api_url !== 'string' || typeof entry.data_dir !== 'string') {
       continue;
     }
-    if (isAlive(entry.pid)) servers.push(entry);
-    else rmSync(path, { force: true });
+    if (isAlive(entry.pid) && (!entry.process_start || entry.process_start === processStartTime(entry.pid))) {
+      servers.push(entry);
+    } else rmSync(path, { force: true });
   }
   return servers;
 }
@@ -93,6 +98,17 @@ function isAlive(pid: number): boolean {
   } catch {
     // ESRCH: gone. EPERM: the pid now belongs to another user's process, so not our server either.
     return false;
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); undefined where there is no /proc. */
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 }
 

@@ -58,7 +58,12 @@ describe('the first hour', () => {
       const file = join(registry(), files[0]!);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const entry = JSON.parse(readFileSync(file, 'utf8'));
-      expect(entry).toMatchObject({ pid: server.child.pid, api_url: server.apiUrl, data_dir: server.info['data_dir'] });
+      expect(entry).toMatchObject({
+        pid: server.child.pid,
+        process_start: expect.stringMatching(/^\d+$/),
+        api_url: server.apiUrl,
+        data_dir: server.info['data_dir'],
+      });
       expect(JSON.stringify(entry)).not.toContain(server.info['api_token']);
     });
 
@@ -111,8 +116,19 @@ describe('the first hour', () => {
         join(registry(), '999999999-1.json'),
         JSON.stringify({ pid: 999_999_999, api_url: 'http://127.0.0.1:9/client/v4', data_dir: '/nowhere' }),
       );
+      // A live pid that now belongs to another process (here: this test's) is not taken for the server.
+      writeFileSync(
+        join(registry(), `${process.pid}-1.json`),
+        JSON.stringify({
+          pid: process.pid,
+          process_start: '1',
+          api_url: 'http://127.0.0.1:9/client/v4',
+          data_dir: '/x',
+        }),
+      );
       expect((await ledge(['whoami'], work)).code).toBe(0);
       expect(existsSync(join(registry(), '999999999-1.json'))).toBe(false);
+      expect(existsSync(join(registry(), `${process.pid}-1.json`))).toBe(false);
 
       const second = await spawnLedge(join(tempDir('ledge-srv-'), 'data'), ['--functions-processes', '1'], {
         ...serverEnv(home),
@@ -212,6 +228,23 @@ describe('the first hour', () => {
       expect(uploaded.code, uploaded.stderr).toBe(0);
       const got = await call('GET', 'dog.txt');
       expect([got.status, got.text]).toEqual([403, 'Forbidden']);
+    });
+
+    it('GET sets the headers from the object’s metadata', async () => {
+      const file = join(work, 'cat.jpg');
+      writeFileSync(file, 'jpeg bytes');
+      const uploaded = await ledge(
+        ['object', 'put', 'my-bucket/cat-pic.jpg', '--file', file, '--content-type', 'image/jpeg'],
+        project,
+      );
+      expect(uploaded.code, uploaded.stderr).toBe(0);
+      const got = await call('GET', 'cat-pic.jpg');
+      expect([got.status, got.text, got.headers['content-type'], got.headers['etag']]).toEqual([
+        200,
+        'jpeg bytes',
+        'image/jpeg',
+        `"${md5('jpeg bytes')}"`,
+      ]);
     });
 
     it('other methods are denied before the method switch (403: authorization runs first)', async () => {
