@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import { pipeline as streamPipeline, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
@@ -37,8 +37,9 @@ export function registerObject(program: Command): void {
         }
         const source = createReadStream(file);
         const meter = progressMeter(`Uploading ${bucket}/${key}`, size);
-        if (meter) source.on('error', (error) => meter.destroy(error));
-        const body = Readable.toWeb(meter ? source.pipe(meter) : source) as ReadableStream<Uint8Array>;
+        // pipeline (not pipe) so a failure on either side ends both; the error reaches the upload through meter.
+        const counted = meter ? streamPipeline(source, meter, () => {}) : source;
+        const body = Readable.toWeb(counted) as ReadableStream<Uint8Array>;
         const contentType = ctx.options['contentType'] as string | undefined;
         const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, {
           size,
@@ -60,7 +61,11 @@ export function registerObject(program: Command): void {
         const body = Readable.fromWeb(response.body! as NodeReadableStream<Uint8Array>);
         const file = ctx.options['file'] as string | undefined;
         const length = response.headers.get('content-length');
-        const meter = progressMeter(`Downloading ${bucket}/${key}`, length === null ? undefined : Number(length));
+        // Not while the object itself is printed on the same terminal.
+        const shown = file !== undefined || !process.stdout.isTTY;
+        const meter = shown
+          ? progressMeter(`Downloading ${bucket}/${key}`, length === null ? undefined : Number(length))
+          : undefined;
         const target = file ? createWriteStream(file) : process.stdout;
         await (meter ? pipeline(body, meter, target) : pipeline(body, target));
         // On stdout the object itself is the output: no line to mix into it.
