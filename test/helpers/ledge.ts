@@ -173,6 +173,11 @@ export async function spawnLedge(
     child.once('exit', (code) => reject(new Error(`ledge server exited (${code}) before ready: ${stderr}`)));
   });
   const info = JSON.parse(line) as Record<string, string>;
+  // With --json a start-up failure is JSON too: {"success":false,"errors":[{"code","message"}]}.
+  if ((info as { success?: boolean }).success === false) {
+    await exited;
+    throw new Error(`ledge server failed to start: ${line}`);
+  }
   return {
     child,
     apiUrl: info['api_url']!,
