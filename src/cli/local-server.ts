@@ -86,9 +86,22 @@ export function findLocalServer(
   return undefined;
 }
 
-/** The data dir admin and mail open: the local server's, else ./.ledge (as `ledge server` would use). */
+/**
+ * The data dir admin and mail open: the one named, else the running local server's, else ./.ledge when
+ * it holds a database. Nothing found is an error: opening an empty ./.ledge would make a new data dir
+ * that no server uses (a named one may be new on purpose, e.g. prepared before its first start).
+ */
 export function localDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return findLocalServer({ dataDir: flag }, env)?.dataDir ?? explicitDataDir(flag, env) ?? resolve('.ledge');
+  const explicit = explicitDataDir(flag, env);
+  if (explicit) return explicit;
+  const found = findLocalServer({}, env)?.dataDir;
+  if (found) return found;
+  const here = resolve('.ledge');
+  if (existsSync(join(here, 'ledge.db'))) return here;
+  throw new CliError(
+    `no Ledge data dir: no running \`ledge server\` is registered in ${registryDir(env)} and there is no ./.ledge here. ` +
+      'Start `ledge server`, or name the data dir with --data-dir or LEDGE_DATA_DIR',
+  );
 }
 
 /** Where a user is told the registry lives when no server is found. */

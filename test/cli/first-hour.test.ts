@@ -159,6 +159,11 @@ describe('the first hour', () => {
       expect(result.stderr).toContain(
         `no running \`ledge server\` is registered in ${join(other, '.config/ledge/servers')}`,
       );
+      // admin does not make a new data dir that no server uses.
+      const admin = await runCli(['admin', 'user', 'create', 'x@example.com'], { cwd: work, env: userEnv(other) });
+      expect(admin.code).toBe(1);
+      expect(admin.stderr).toMatch(/^error: no Ledge data dir: .*--data-dir/);
+      expect(existsSync(join(work, '.ledge'))).toBe(false);
     });
   });
 
