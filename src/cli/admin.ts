@@ -3,6 +3,7 @@ import type { Platform } from '../server/index.ts';
 import { isLedgeError } from '../shared/errors.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
+import { localDataDir } from './local-server.ts';
 import { printJson } from './output.ts';
 
 /**
@@ -99,7 +100,8 @@ async function withPlatform(
   // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
   const { createPlatform, resolveServerConfig } = await import('../server/index.ts');
   const { createLogger } = await import('../shared/logger.ts');
-  const config = resolveServerConfig({ dataDir: options['dataDir'] as string | undefined });
+  // The running server's data dir when one runs (SQLite in WAL mode lets both write), else ./.ledge.
+  const config = resolveServerConfig({ dataDir: localDataDir(options['dataDir'] as string | undefined) });
   const platform = createPlatform(config, createLogger('warn'));
   try {
     await fn(platform);

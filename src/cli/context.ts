@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ApiClient, listAccounts } from '../client/index.ts';
+import { ApiClient, ApiError, listAccounts } from '../client/index.ts';
 import { CliError } from './errors.ts';
 import { reportError } from './output.ts';
 import { resolveConnection, type Connection, type ConnectionFlags } from './settings.ts';
@@ -22,6 +22,11 @@ export class CliContext {
 
   get connection(): Connection {
     return (this.#connection ??= resolveConnection(this.options));
+  }
+
+  /** The API URL, once a command has connected (undefined before, or when connecting failed). */
+  get apiUrlInUse(): string | undefined {
+    return this.#connection?.apiUrl;
   }
 
   get client(): ApiClient {
@@ -51,7 +56,21 @@ export function handler(fn: (ctx: CliContext, args: unknown[]) => Promise<void> 
     try {
       await fn(ctx, params.slice(0, -2));
     } catch (error) {
-      process.exitCode = reportError(error);
+      process.exitCode = reportError(withApiUrlHint(error, ctx.apiUrlInUse), ctx.json);
     }
   };
+}
+
+/**
+ * A "no such route" answer from a base URL that does not end with /client/v4 most likely means the URL
+ * lacks it (e.g. --api-url http://host:8787/v4): say so next to the API's own message.
+ */
+function withApiUrlHint(error: unknown, apiUrl: string | undefined): unknown {
+  if (!(error instanceof ApiError) || !apiUrl || apiUrl.endsWith('/client/v4')) return error;
+  if (error.status !== 404 || ![0, 7003].includes(error.code)) return error;
+  const first = error.errors[0] ?? { code: error.code, message: error.message };
+  return new ApiError(error.status, [
+    { ...first, message: `${first.message} (is ${apiUrl} the API base URL? It usually ends with /client/v4)` },
+    ...error.errors.slice(1),
+  ]);
 }

@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ApiClient, getUser } from '../client/index.ts';
 import { handler } from './context.ts';
+import { normalizeApiUrl } from './local-server.ts';
 import { UsageError } from './errors.ts';
 import { printJson } from './output.ts';
 import { configPath, DEFAULT_API_URL, writeSavedConfig, type SavedConfig } from './settings.ts';
@@ -17,7 +18,7 @@ export function registerLogin(program: Command): void {
         const o = ctx.options;
         if (!o.apiToken && !(o.email && o.apiKey))
           throw new UsageError('ledge login needs --api-token, or --email with --api-key');
-        const apiUrl = o.apiUrl ?? DEFAULT_API_URL;
+        const apiUrl = normalizeApiUrl(o.apiUrl ?? DEFAULT_API_URL);
         const auth = o.apiToken ? { token: o.apiToken } : { email: o.email as string, key: o.apiKey as string };
         const user = await getUser(new ApiClient({ apiUrl, auth }));
         const saved: SavedConfig = { api_url: apiUrl, account_id: o.accountId };

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { resolveServerConfig } from '../server/config.ts';
 import { dataPaths } from '../server/data-dir.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
+import { localDataDir } from './local-server.ts';
 import { printJson, printTable } from './output.ts';
 
 /**
@@ -18,9 +18,7 @@ export function registerMail(program: Command): void {
   // The mailbox module (with its SMTP client) is loaded only when a mail command runs.
   const mailbox = async (options: Record<string, unknown>) => {
     const { LocalMailbox } = await import('../notifications/mail.ts');
-    return new LocalMailbox(
-      dataPaths(resolveServerConfig({ dataDir: options['dataDir'] as string | undefined }).dataDir).mail,
-    );
+    return new LocalMailbox(dataPaths(localDataDir(options['dataDir'] as string | undefined)).mail);
   };
 
   mail

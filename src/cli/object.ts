@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import { pipeline as streamPipeline, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
@@ -7,6 +7,7 @@ import { deleteObject, getObject, listObjects, putObject } from '../client/index
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
+import { progressMeter } from './progress.ts';
 
 /** `<bucket>/<key>`: the bucket is everything before the first slash, the key everything after. */
 export function parseObjectPath(path: string): { bucket: string; key: string } {
@@ -34,7 +35,11 @@ export function registerObject(program: Command): void {
         } catch {
           throw new CliError(`cannot read ${file}`);
         }
-        const body = Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>;
+        const source = createReadStream(file);
+        const meter = progressMeter(`Uploading ${bucket}/${key}`, size);
+        // pipeline (not pipe) so a failure on either side ends both; the error reaches the upload through meter.
+        const counted = meter ? streamPipeline(source, meter, () => {}) : source;
+        const body = Readable.toWeb(counted) as ReadableStream<Uint8Array>;
         const contentType = ctx.options['contentType'] as string | undefined;
         const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, {
           size,
@@ -55,7 +60,19 @@ export function registerObject(program: Command): void {
         const response = await getObject(ctx.client, await ctx.accountId(), bucket, key);
         const body = Readable.fromWeb(response.body! as NodeReadableStream<Uint8Array>);
         const file = ctx.options['file'] as string | undefined;
-        await pipeline(body, file ? createWriteStream(file) : process.stdout);
+        const length = response.headers.get('content-length');
+        // Not while the object itself is printed on the same terminal.
+        const shown = file !== undefined || !process.stdout.isTTY;
+        const meter = shown
+          ? progressMeter(`Downloading ${bucket}/${key}`, length === null ? undefined : Number(length))
+          : undefined;
+        const target = file ? createWriteStream(file) : process.stdout;
+        await (meter ? pipeline(body, meter, target) : pipeline(body, target));
+        // On stdout the object itself is the output: no line to mix into it.
+        if (file) {
+          const size = statSync(file).size;
+          process.stdout.write(`Downloaded ${bucket}/${key} to ${file} (${size} bytes).\n`);
+        }
       }),
     );
 

@@ -22,28 +22,41 @@ export function printTable(rows: Record<string, unknown>[], columns: string[], e
   for (const row of rows) process.stdout.write(`${line(columns.map((col) => cell(row[col])))}\n`);
 }
 
-/** One clear line on stderr; API errors include the v4 code. Returns the exit code to use. */
-export function reportError(error: unknown): number {
-  if (error instanceof ApiError) {
-    process.stderr.write(`error: ${error.message} [code ${error.code}]\n`);
-    return 1;
-  }
-  if (error instanceof UsageError) {
-    process.stderr.write(`error: ${error.message}\n`);
-    return 2;
-  }
-  if (error instanceof CliError) {
-    process.stderr.write(`error: ${error.message}\n`);
-    return 1;
-  }
+/** An error as the CLI reports it: the v4 code for API errors, else the exit code (1 user error, 2 usage). */
+export interface ReportedError {
+  exitCode: number;
+  code: number;
+  message: string;
+}
+
+export function describeError(error: unknown): ReportedError {
+  if (error instanceof ApiError) return { exitCode: 1, code: error.code, message: error.message };
+  if (error instanceof UsageError) return { exitCode: 2, code: 2, message: error.message };
+  if (error instanceof CliError) return { exitCode: 1, code: 1, message: error.message };
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? 'network error';
-    process.stderr.write(
-      `error: cannot reach the API (${reason}): is \`ledge server\` running, and is the API URL right?\n`,
-    );
-    return 1;
+    return {
+      exitCode: 1,
+      code: 1,
+      message: `cannot reach the API (${reason}): is \`ledge server\` running, and is the API URL right?`,
+    };
   }
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  return 1;
+  return { exitCode: 1, code: 1, message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Reports a failure: one clear line on stderr (API errors include the v4 code), or with --json the v4
+ * error shape on stdout, where a script reads the command's output. Returns the exit code to use.
+ */
+export function reportError(error: unknown, json = false): number {
+  const reported = describeError(error);
+  if (json) printJsonError(reported.code, reported.message);
+  else if (error instanceof ApiError) process.stderr.write(`error: ${reported.message} [code ${reported.code}]\n`);
+  else process.stderr.write(`error: ${reported.message}\n`);
+  return reported.exitCode;
+}
+
+export function printJsonError(code: number, message: string): void {
+  process.stdout.write(`${JSON.stringify({ success: false, errors: [{ code, message }] })}\n`);
 }

@@ -14,13 +14,27 @@ import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
 import { registerTail } from './tail.ts';
 import { registerWhoami } from './whoami.ts';
+import { printJsonError } from './output.ts';
 
-/** The `ledge` command tree. Each noun registers itself from its own file. */
-export function buildProgram(): Command {
-  const program = new Command('ledge')
+/**
+ * The `ledge` command tree. Each noun registers itself from its own file. `writeErr` receives the parser's
+ * own messages (usage errors); output settings are copied to each command when it is created, so they are
+ * set here, first.
+ */
+export function buildProgram(options: { writeErr?: (text: string) => void } = {}): Command {
+  const program = new Command('ledge');
+  if (options.writeErr) program.configureOutput({ writeErr: options.writeErr });
+  // Every --help lists the options that apply, the global ones (--api-url, --api-token, ...) included.
+  program.configureHelp({ showGlobalOptions: true });
+  program
     .description('Ledge: a self-hosted edge platform (object storage, functions, load balancing, notifications)')
     .version('0.1.0')
-    .addOption(new Option('--api-url <url>', 'API base URL including /client/v4 (env LEDGE_API_URL)'))
+    .addOption(
+      new Option(
+        '--api-url <url>',
+        'API base URL, e.g. http://127.0.0.1:8787/client/v4; /client/v4 is added to a URL without a path (env LEDGE_API_URL)',
+      ),
+    )
     .addOption(new Option('--api-token <token>', 'API token (env LEDGE_API_TOKEN)'))
     .addOption(new Option('--email <email>', 'account email, with --api-key (env LEDGE_EMAIL)'))
     .addOption(new Option('--api-key <key>', 'global API key, with --email (env LEDGE_API_KEY)'))
@@ -47,15 +61,21 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Parses and runs; usage errors exit 2, API and user errors 1 (set by the command handlers). */
+/**
+ * Parses and runs; usage errors exit 2, API and user errors 1 (set by the command handlers). With --json,
+ * usage errors are printed in the same JSON shape as the other errors.
+ */
 export async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const json = argv.slice(2).includes('--json');
+  const program = buildProgram(json ? { writeErr: () => {} } : {});
   try {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       const clean = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code);
-      return clean ? 0 : 2;
+      if (clean) return 0;
+      if (json) printJsonError(2, error.message.replace(/^error: /, ''));
+      return 2;
     }
     throw error;
   }

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
-import { deleteSecret, listSecrets, putSecret } from '../client/index.ts';
+import { ApiError, deleteSecret, listSecrets, putSecret, uploadScript } from '../client/index.ts';
 import { handler, type CliContext } from './context.ts';
 import { projectAccountId, readProjectConfig, type ProjectConfig } from './deploy.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
+import { confirm, promptHidden } from './prompt.ts';
+
+/** Cloudflare's codes for "no such Worker" (script, and legacy environment), as wrangler checks them. */
+const WORKER_NOT_FOUND = [10007, 10090];
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -33,30 +37,44 @@ async function readSecretValue(name: string, script: string): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-function promptHidden(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    let value = '';
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.setEncoding('utf8');
-    const done = (error?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off('data', onData);
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const onData = (chunk: string) => {
-      for (const ch of chunk) {
-        if (ch === '\r' || ch === '\n' || ch === '\u0004') return done();
-        if (ch === '\u0003') return done(new CliError('cancelled'));
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else value += ch;
-      }
-    };
-    stdin.on('data', onData);
+/** What a Worker created by `secret put` runs until the first deploy replaces it (as wrangler's draft). */
+const PLACEHOLDER = `export default {
+  fetch() {
+    return new Response('This function has secrets but no code yet: deploy it with \`ledge deploy\`.', { status: 503 });
+  },
+};
+`;
+
+/**
+ * Stores a secret; when the Worker does not exist yet, creates it first with a placeholder (asking on a
+ * terminal, proceeding otherwise), as \`wrangler secret put\` does, so the spec's order (secret, then the
+ * first deploy) works. The placeholder is not routed: deploy turns the route on.
+ */
+async function putSecretCreatingWorker(
+  ctx: CliContext,
+  accountId: string,
+  script: string,
+  name: string,
+  value: string,
+): Promise<'stored' | 'created' | 'aborted'> {
+  try {
+    await putSecret(ctx.client, accountId, script, name, value);
+    return 'stored';
+  } catch (error) {
+    if (!(error instanceof ApiError) || !WORKER_NOT_FOUND.includes(error.code)) throw error;
+  }
+  const create = await confirm(
+    `There is no Worker called "${script}" yet. Create it (with a placeholder until \`ledge deploy\`) and add the secret?`,
+    true,
+  );
+  if (!create) return 'aborted';
+  await uploadScript(ctx.client, accountId, script, {
+    mainModule: 'index.js',
+    modules: [{ name: 'index.js', content: PLACEHOLDER }],
+    bindings: [],
   });
+  await putSecret(ctx.client, accountId, script, name, value);
+  return 'created';
 }
 
 export function registerSecret(program: Command): void {
@@ -74,7 +92,10 @@ export function registerSecret(program: Command): void {
         const { script, accountId } = await target(ctx);
         const value = await readSecretValue(name, script);
         if (value === '') throw new CliError('the secret value is empty');
-        await putSecret(ctx.client, accountId, script, name, value);
+        const outcome = await putSecretCreatingWorker(ctx, accountId, script, name, value);
+        if (outcome === 'aborted') throw new CliError(`no secret added: there is no Worker called "${script}"`);
+        if (outcome === 'created')
+          process.stdout.write(`Created the Worker ${script} (deploy it with \`ledge deploy\`).\n`);
         process.stdout.write(`Success! Uploaded secret ${name} for ${script}.\n`);
       }),
     );

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerRunningServer } from '../shared/server-registry.ts';
 import { handler } from './context.ts';
 
 export function registerServer(program: Command): void {
@@ -42,6 +43,8 @@ export function registerServer(program: Command): void {
           smtpUrl: o['smtpUrl'],
         });
         const running = await startServer(config);
+        // Lets `ledge` find this server from any directory (removed when this process exits).
+        registerRunningServer({ apiUrl: running.apiUrl, dataDir: config.dataDir }, config.env);
         const credentialsFile = running.platform.paths.credentials;
         const owner = await running.platform.accounts.owner();
         const summary = {

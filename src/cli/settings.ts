@@ -1,9 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Auth } from '../client/index.ts';
 import { DEFAULT_API_PORT } from '../server/config.ts';
+import { configDir } from '../shared/server-registry.ts';
 import { CliError } from './errors.ts';
+import {
+  findLocalServer,
+  normalizeApiUrl,
+  readCredentialsFile,
+  registryHint,
+  type LocalServer,
+} from './local-server.ts';
 
 export interface ConnectionFlags {
   apiUrl?: string;
@@ -29,13 +36,14 @@ export interface Connection {
   accountId: string | undefined;
   /** Where the credentials came from, for `whoami` and error hints. */
   source: 'flags' | 'environment' | 'login' | 'local server';
+  /** The same, for people: which file or data dir. */
+  origin: string;
 }
 
 export const DEFAULT_API_URL = `http://127.0.0.1:${DEFAULT_API_PORT}/client/v4`;
 
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env['LEDGE_CONFIG_DIR'] ?? join(env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'), 'ledge');
-  return join(dir, 'config.json');
+  return join(configDir(env), 'config.json');
 }
 
 export function readSavedConfig(env: NodeJS.ProcessEnv = process.env): SavedConfig {
@@ -55,28 +63,18 @@ export function writeSavedConfig(config: SavedConfig, env: NodeJS.ProcessEnv = p
   return path;
 }
 
-function readLocalCredentials(dataDir: string): SavedConfig | undefined {
-  const path = join(dataDir, 'credentials.json');
-  if (!existsSync(path)) return undefined;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as SavedConfig;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Resolves where and as whom to connect: flags > environment (LEDGE_* then CLOUDFLARE_*) > `ledge login`
- * > the local server's credentials.json (zero configuration on the machine that runs `ledge server`).
+ * > the local server (zero configuration on the machine that runs `ledge server`: the running server is
+ * found through the per-user registry from any directory, see local-server.ts).
  */
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
   const saved = readSavedConfig(env);
-  const local = readLocalCredentials(resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'));
   const envToken = env['LEDGE_API_TOKEN'] ?? env['CLOUDFLARE_API_TOKEN'];
   const envEmail = env['LEDGE_EMAIL'] ?? env['CLOUDFLARE_EMAIL'];
   const envKey = env['LEDGE_API_KEY'] ?? env['CLOUDFLARE_API_KEY'];
 
-  const layers: [Connection['source'], SavedConfig][] = [
+  const layers: [Connection['source'], SavedConfig, string][] = [
     [
       'flags',
       {
@@ -86,6 +84,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
         api_key: flags.apiKey,
         account_id: flags.accountId,
       },
+      'command-line flags',
     ],
     [
       'environment',
@@ -96,36 +95,48 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
         api_key: envKey,
         account_id: env['LEDGE_ACCOUNT_ID'] ?? env['CLOUDFLARE_ACCOUNT_ID'],
       },
+      'environment variables',
     ],
-    ['login', saved],
-    ['local server', local ?? {}],
+    ['login', saved, `\`ledge login\` (${configPath(env)})`],
   ];
   const first = (field: keyof SavedConfig) =>
     layers.map(([, layer]) => layer[field]).find((v) => v !== undefined && v !== '');
 
-  for (const [source, layer] of layers) {
-    if (layer.api_token)
-      return {
-        apiUrl: first('api_url') ?? DEFAULT_API_URL,
-        auth: { token: layer.api_token },
-        accountId: first('account_id'),
-        source,
-      };
+  // The last layer is looked up only when the others hold no credentials: finding it reads the registry,
+  // and several running servers are an error only for a command that needs one of them.
+  let local: LocalServer | undefined | null = null;
+  const localServer = () =>
+    local === null ? (local = findLocalServer({ dataDir: flags.dataDir, apiUrl: first('api_url') }, env)) : local;
+  const nextLayer = (index: number): [Connection['source'], SavedConfig, string] | undefined => {
+    if (index < layers.length) return layers[index];
+    if (index > layers.length) return undefined;
+    const server = localServer();
+    if (!server) return undefined;
+    const credentials = readCredentialsFile(server.dataDir) ?? {};
+    // The registry knows the port the server runs on now; credentials.json, the one of its first start.
+    const layer = { ...credentials, api_url: server.apiUrl ?? credentials.api_url };
+    return ['local server', layer, `the local server (data dir ${server.dataDir})`];
+  };
+
+  for (let index = 0; ; index++) {
+    const entry = nextLayer(index);
+    if (!entry) break;
+    const [source, layer, origin] = entry;
+    // Credentials without a URL (e.g. only LEDGE_API_TOKEN) go to the running local server, if any.
+    const apiUrl = normalizeApiUrl(first('api_url') ?? layer.api_url ?? localServer()?.apiUrl ?? DEFAULT_API_URL);
+    const accountId = first('account_id') ?? layer.account_id;
+    if (layer.api_token) return { apiUrl, auth: { token: layer.api_token }, accountId, source, origin };
     if (layer.email && layer.api_key) {
-      return {
-        apiUrl: first('api_url') ?? DEFAULT_API_URL,
-        auth: { email: layer.email, key: layer.api_key },
-        accountId: first('account_id'),
-        source,
-      };
+      return { apiUrl, auth: { email: layer.email, key: layer.api_key }, accountId, source, origin };
     }
     if (layer.email || layer.api_key) {
       throw new CliError(
-        `incomplete credentials from ${source}: an email needs an API key and an API key needs an email`,
+        `incomplete credentials from ${origin}: an email needs an API key and an API key needs an email`,
       );
     }
   }
   throw new CliError(
-    'no credentials: start `ledge server` here (it writes .ledge/credentials.json), run `ledge login`, or set LEDGE_API_TOKEN',
+    `no credentials: no running \`ledge server\` is registered in ${registryHint(env)} and there is no ./.ledge/credentials.json. ` +
+      'Start `ledge server` (as this user), run `ledge login`, or set LEDGE_API_TOKEN',
   );
 }

@@ -13,11 +13,17 @@ export function registerWhoami(program: Command): void {
         const [user, accounts] = await Promise.all([getUser(ctx.client), listAccounts(ctx.client)]);
         const rows = accounts.map((a) => ({ id: a.id, name: a.name }));
         if (ctx.json) {
-          printJson({ email: user.email, api_url: ctx.connection.apiUrl, accounts: rows });
+          printJson({
+            email: user.email,
+            api_url: ctx.connection.apiUrl,
+            credentials_from: ctx.connection.source,
+            accounts: rows,
+          });
           return;
         }
         process.stdout.write(
-          `You are logged in as ${user.email} (${ctx.connection.source}, ${ctx.connection.apiUrl}).\n\n`,
+          `You are logged in as ${user.email} at ${ctx.connection.apiUrl}.\n` +
+            `Credentials from ${ctx.connection.origin}.\n\n`,
         );
         printTable(
           rows.map((r) => ({ 'Account Name': r.name, 'Account ID': r.id })),

@@ -37,6 +37,13 @@ export const WorkerErrors = {
       10501,
       `Ledge does not offer WebSocket tail sessions (wrangler tail). Stream this Worker's console output with \`ledge tail ${script}\`, or GET /accounts/{account_id}/workers/scripts/${script}/tail.`,
     ),
+  /** `wrangler dev --remote` asks for a preview session on the edge; Ledge runs deployed functions only. */
+  remotePreviewUnsupported: () =>
+    new LedgeError(
+      501,
+      10501,
+      'Ledge does not offer remote previews (wrangler dev --remote). Deploy the Worker with `ledge deploy` (or `wrangler deploy`) and call it at the URL it prints, or run `wrangler dev` without --remote to develop locally.',
+    ),
   runtimeUnavailable: (detail: string) =>
     new LedgeError(503, 10013, `The function runtime could not apply this change: ${detail}`),
 } as const;

@@ -13,6 +13,7 @@ import {
 } from './schemas.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
+import { mountPreviewRoutes } from './preview-route.ts';
 import { mountTailRoute } from './tail-route.ts';
 import { parseScriptUpload } from './upload.ts';
 
@@ -24,6 +25,7 @@ const UPLOAD_LIMIT = 25 * 1024 * 1024;
 export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   mountTailRoute(app, workers, logs);
+  mountPreviewRoutes(app);
   const base = '/accounts/:account_id/workers';
   const account = (c: ApiContext) => c.req.param('account_id')!;
   const script = (c: ApiContext) => c.req.param('script')!;

@@ -157,6 +157,8 @@ export async function spawnLedge(
         LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
         LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
         LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+        // The server registers itself for `ledge` (server-registry.ts): in a throwaway dir, not the user's.
+        LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -171,6 +173,11 @@ export async function spawnLedge(
     child.once('exit', (code) => reject(new Error(`ledge server exited (${code}) before ready: ${stderr}`)));
   });
   const info = JSON.parse(line) as Record<string, string>;
+  // With --json a start-up failure is JSON too: {"success":false,"errors":[{"code","message"}]}.
+  if ((info as { success?: boolean }).success === false) {
+    await exited;
+    throw new Error(`ledge server failed to start: ${line}`);
+  }
   return {
     child,
     apiUrl: info['api_url']!,

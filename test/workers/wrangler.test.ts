@@ -113,6 +113,25 @@ describe('wrangler against Ledge', () => {
     expect(output).toContain('10501');
   });
 
+  it('wrangler dev --remote fails fast with a message that names ledge deploy', async () => {
+    const started = Date.now();
+    // Ports 0: a developer's 8787/9229 or another test's server must not matter.
+    const result = await wrangler(['dev', '--remote', '--port', '0', '--inspector-port', '0']);
+    expect(result.code).not.toBe(0);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain('Ledge does not offer remote previews (wrangler dev --remote)');
+    expect(output).toContain('`ledge deploy`');
+    expect(output).toContain('10501');
+    expect(Date.now() - started).toBeLessThan(55_000); // wrangler() kills it at 60 s
+    // The preview upload is refused in the v4 envelope with 501, for a script that does not exist too.
+    const upload = await fetch(
+      `${ledge.apiUrl}/accounts/${ledge.accountId}/workers/scripts/not-deployed-yet/edge-preview`,
+      { method: 'POST', headers: ledge.tokenHeaders, body: new FormData() },
+    );
+    expect(upload.status).toBe(501);
+    expect(await upload.json()).toMatchObject({ success: false, errors: [{ code: 10501 }], result: null });
+  });
+
   it('a second wrangler deploy keeps the secret (none is sent)', async () => {
     const result = await wrangler(['deploy']);
     expect(result.code, result.stderr + result.stdout).toBe(0);
