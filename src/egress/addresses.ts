@@ -57,11 +57,15 @@ export function isIpv4(value: bigint): boolean {
   return value >> 32n === 0xffffn;
 }
 
-/** Renders a number of the 128-bit space back as text (IPv4 dotted, IPv6 compressed). */
-export function formatIp(value: bigint): string {
+/**
+ * Renders a number of the 128-bit space back as text (IPv4 dotted, IPv6 compressed); `ipv6` keeps an
+ * IPv4-mapped address in its IPv6 spelling (::ffff:a.b.c.d).
+ */
+export function formatIp(value: bigint, ipv6 = false): string {
   if (isIpv4(value)) {
     const v4 = Number(value & 0xffffffffn);
-    return [24, 16, 8, 0].map((shift) => (v4 >>> shift) & 0xff).join('.');
+    const dotted = [24, 16, 8, 0].map((shift) => (v4 >>> shift) & 0xff).join('.');
+    return ipv6 ? `::ffff:${dotted}` : dotted;
   }
   const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16));
   // The longest run of two or more zero groups becomes "::" (RFC 5952).
@@ -103,8 +107,8 @@ export function parseCidr(raw: string): Cidr {
   const spaceBits = v4 ? bits + 96 : bits;
   const mask = spaceBits === 0 ? 0n : (ALL_ONES << BigInt(128 - spaceBits)) & ALL_ONES;
   if ((address & mask) !== address)
-    throw new Error(`"${text}" has host bits set; did you mean ${formatIp(address & mask)}/${bits}?`);
-  return { text: `${formatIp(address)}/${bits}`, base: address, bits: spaceBits };
+    throw new Error(`"${text}" has host bits set; did you mean ${formatIp(address & mask, !v4)}/${bits}?`);
+  return { text: `${formatIp(address, !v4)}/${bits}`, base: address, bits: spaceBits };
 }
 
 /** Parses a comma-separated list of CIDRs (empty entries are ignored). */

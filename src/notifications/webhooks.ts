@@ -117,7 +117,9 @@ export class WebhookDestinations {
     const refusal = await this.#sender.checkUrl(url);
     if (refusal) throw NotificationErrors.invalidUrl(describeRefusal(refusal));
     const result = await this.#sender.send(url.toString(), JSON.stringify({ text: TEST_MESSAGE_TEXT }), secret ?? null);
-    if (!result.ok)
-      throw NotificationErrors.webhookTestFailed(`${url.toString()} answered ${result.error ?? 'with an error'}`);
+    if (result.ok) return;
+    // "answered HTTP 500" when there was an answer; else what went wrong (timeout, connection error).
+    const what = result.status !== null ? `answered HTTP ${result.status}` : `failed: ${result.error ?? 'no answer'}`;
+    throw NotificationErrors.webhookTestFailed(`${url.toString()} ${what}`);
   }
 }

@@ -50,7 +50,12 @@ export function httpAttempt(target: ProbeTarget, egress: EgressPolicy): Promise<
         servername: tlsServerName(target),
       });
       current = req;
-      req.on('error', (error) => finish({ healthy: false, failureReason: reasonForError(error), responseCode: null }));
+      req.on('error', (error) => {
+        const failureReason = reasonForError(error);
+        // Refused in the lookup: no connection was made, so there is no round trip to report.
+        const rtt = failureReason === FailureReason.egressRefused ? null : undefined;
+        finish({ healthy: false, failureReason, responseCode: null }, rtt);
+      });
       req.on('response', (res) => {
         const rtt = performance.now() - started;
         const status = res.statusCode ?? 0;

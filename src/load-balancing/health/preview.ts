@@ -32,13 +32,8 @@ export class PreviewService {
   ): Promise<{ preview_id: string; pools: Record<string, string> }> {
     // A refused origin is a 400 before anything is sent (the probes would refuse it too).
     for (const pool of pools) {
-      const context = pools.length > 1 ? `pool "${pool.name}": ` : '';
-      await assertOriginsReachable(
-        this.#egress,
-        pool.origins.filter((o) => o.enabled),
-        monitor,
-        context,
-      );
+      const origins = pool.origins.filter((o) => o.enabled);
+      await assertOriginsReachable(this.#egress, origins, monitor, `pool "${pool.name}": `);
     }
     const result: PreviewResult = {};
     await Promise.all(

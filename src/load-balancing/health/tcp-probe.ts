@@ -28,7 +28,10 @@ export function tcpAttempt(target: ProbeTarget, egress: EgressPolicy): Promise<P
       resolve({ healthy, failureReason, responseCode: null, rttMs: measured ? performance.now() - started : null });
     };
     const deadline = setTimeout(() => finish(false, FailureReason.tcpConnectionFailed, false), target.timeoutMs);
-    socket.on('error', (error) => finish(false, reasonForError(error)));
+    socket.on('error', (error) => {
+      const reason = reasonForError(error);
+      finish(false, reason, reason !== FailureReason.egressRefused);
+    });
     socket.on('connect', () => {
       if (target.type !== 'smtp') {
         finish(true, FailureReason.none);
