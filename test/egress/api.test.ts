@@ -118,6 +118,32 @@ describe('default policy (local use)', () => {
     expect(viaMonitor.body.errors[0]?.message).toContain('pool "watched": origins[0].address: 127.0.0.1:');
   });
 
+  it('refuses the same on update: a pool PATCH and a webhook PUT keep the stored record', async () => {
+    const server = await counting();
+    const pool = (await call('POST', '/pools', poolBody('update-me', [origin('127.0.0.1', server.port)], monitorId)))
+      .body.result;
+    const patched = await call('PATCH', `/pools/${pool.id}`, { origins: [origin('localhost', ledge.port)] });
+    expect(patched.status).toBe(400);
+    expect(patched.body.errors[0]?.code).toBe(1002);
+    expect((await call('GET', `/pools/${pool.id}`)).body.result.origins[0].port).toBe(server.port);
+
+    const created = await webhook(ledge, `http://127.0.0.1:${server.port}/hook`);
+    expect(created.status).toBe(200);
+    const id = (created.body as unknown as { result: { id: string } }).result.id;
+    const path = `${ledge.apiUrl}/accounts/${ledge.accountId}/alerting/v3/destinations/webhooks/${id}`;
+    const put = await fetch(path, {
+      method: 'PUT',
+      headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hook', url: 'http://[fe80::1]:8080/hook' }),
+    });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { errors: unknown[] }).errors).toEqual([
+      { code: 17009, message: 'url: [fe80::1]:8080 is refused by the egress policy (fe80::/10: IPv6 link-local)' },
+    ]);
+    const stored = (await (await fetch(path, { headers: ledge.tokenHeaders })).json()) as { result: { url: string } };
+    expect(stored.result.url).toBe(`http://127.0.0.1:${server.port}/hook`);
+  });
+
   it('refuses link-local and metadata addresses at once (nothing to connect to, no timeout to wait for)', async () => {
     const started = performance.now();
     for (const address of ['169.254.169.254', 'fe80::1', '::ffff:169.254.169.254']) {
