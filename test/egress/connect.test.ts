@@ -19,6 +19,8 @@ beforeAll(async () => {
   ownListener = await startCountingServer();
   allowed = await startCountingServer((req, res) => {
     if (req.url === '/redirect') res.writeHead(302, { location: `http://127.0.0.1:${ownListener.port}/` }).end();
+    else if (req.url === '/redirect-ftp') res.writeHead(302, { location: 'ftp://example.com/x' }).end();
+    else if (req.url === '/redirect-malformed') res.writeHead(302, { location: 'http://[::1/' }).end();
     else if (req.url === '/secret-body') res.writeHead(500).end('SECRET-BODY-MARKER');
     else res.end('ok');
   });
@@ -76,6 +78,15 @@ describe('probes at connect time', () => {
     for (const address of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1'])
       expect(await probe(target({ address, port: refusedTarget.port }), denying), address).toEqual(refusal);
     expect(refusedTarget.connections).toBe(before);
+  });
+
+  it('a redirect to a non-HTTP or malformed location fails the check instead of throwing', async () => {
+    for (const path of ['/redirect-ftp', '/redirect-malformed'])
+      expect(await probe(target({ path, followRedirects: true, retries: 0 }), policyWith()), path).toMatchObject({
+        healthy: false,
+        failureReason: 'HTTP Invalid Response',
+        responseCode: 302,
+      });
   });
 
   it('link-local is refused before connecting (there is nothing to connect to: no wait for a timeout)', async () => {

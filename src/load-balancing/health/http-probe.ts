@@ -63,7 +63,14 @@ export function httpAttempt(target: ProbeTarget, egress: EgressPolicy): Promise<
         if (target.followRedirects && status >= 300 && status < 400 && location && redirectsLeft > 0) {
           res.resume();
           req.destroy();
-          send(new URL(location, url), redirectsLeft - 1);
+          // The origin chooses where a redirect goes: a malformed or non-HTTP location is a failed check,
+          // never an exception thrown inside this event handler (which would take the server down).
+          const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+          if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+            finish({ healthy: false, failureReason: FailureReason.invalidResponse, responseCode: status }, rtt);
+            return;
+          }
+          send(next, redirectsLeft - 1);
           return;
         }
         if (!codeMatches(status, target.expectedCodes)) {
