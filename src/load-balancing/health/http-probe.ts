@@ -65,7 +65,7 @@ export function httpAttempt(target: ProbeTarget, egress: EgressPolicy): Promise<
           req.destroy();
           // The origin chooses where a redirect goes: a malformed or non-HTTP location is a failed check,
           // never an exception thrown inside this event handler (which would take the server down).
-          const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+          const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
           if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
             finish({ healthy: false, failureReason: FailureReason.invalidResponse, responseCode: status }, rtt);
             return;
