@@ -250,6 +250,51 @@ describe('an operator deny list', () => {
     expect(server.connections).toBe(connections);
   });
 
+  it('holds when a webhook delivery connects: the delivery fails with the reason, the receiver sees nothing', async () => {
+    const dataDir = tempDir();
+    const receiver = await counting((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    let ledge = await ledgeWith({ dataDir });
+    const alerting = `/accounts/${ledge.accountId}/alerting/v3`;
+    const post = async (target: TestLedge, path: string, body: unknown) =>
+      (await fetch(`${target.apiUrl}${path}`, {
+        method: 'POST',
+        headers: { ...target.tokenHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as { result: { id: string } };
+    const hook = await post(ledge, `${alerting}/destinations/webhooks`, {
+      name: 'r',
+      url: `http://localhost:${receiver.port}/hook`,
+    });
+    await post(ledge, `${alerting}/policies`, {
+      name: 'disabled pools',
+      enabled: true,
+      alert_type: 'load_balancing_pool_enablement_alert',
+      mechanisms: { webhooks: [{ id: hook.result.id }] },
+    });
+    const pool = (await lbClient(ledge)('POST', '/pools', poolBody('switched', [origin('192.0.2.1')]))).body.result;
+    await ledge.close();
+    ledges.splice(ledges.indexOf(ledge), 1);
+    const connections = receiver.connections;
+
+    ledge = await ledgeWith({ dataDir, env: { LEDGE_EGRESS_DENY: '127.0.0.0/8,::1/128' } });
+    expect((await lbClient(ledge)('PATCH', `/pools/${pool.id}`, { enabled: false })).status).toBe(200);
+    let rows: { status: string; error: string | null; mechanism: string }[] = [];
+    const until = Date.now() + 15_000;
+    while (rows.length === 0 && Date.now() < until) {
+      const res = await fetch(`${ledge.apiUrl}${alerting}/history`, { headers: ledge.tokenHeaders });
+      rows = ((await res.json()) as { result: typeof rows }).result;
+      if (rows.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(rows[0]).toMatchObject({
+      status: 'retrying',
+      error: `localhost resolves to 127.0.0.1:${receiver.port}, which the egress policy refuses (denied by 127.0.0.0/8)`,
+    });
+    expect(receiver.connections).toBe(connections);
+  });
+
   it('a bad CIDR stops `ledge server` at start with a clear error (exit 1)', async () => {
     const result = await runCli(['server', '--data-dir', tempDir(), '--port', '0', '--egress-deny', '10.0.0.1/8']);
     expect(result.code).toBe(1);
