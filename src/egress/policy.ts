@@ -79,8 +79,8 @@ function hostPort(address: string, port: number): string {
  * listeners (API and functions ports on any address of this machine) are always refused.
  *
  * The check runs twice: when a monitor, pool, preview or webhook is written (check/checkHost, so the
- * API answers 400), and when connecting (lookupFor, assertAllowed), because a name can later resolve to
- * a refused address.
+ * API answers 400), and when connecting (check for IP literals, lookupFor for names), because a name can
+ * later resolve to a refused address.
  */
 export class EgressPolicy {
   readonly #rules: Rule[];
@@ -137,31 +137,25 @@ export class EgressPolicy {
     return undefined;
   }
 
-  /** For connecting to an IP literal, which node:net connects to without any lookup. */
-  assertAllowed(host: string, port: number): void {
-    const refusal = this.check(host, port);
-    if (refusal) throw new EgressRefusedError(refusal);
-  }
-
   /**
    * A `lookup` for node:net / node:http / undici's connector: resolves as dns.lookup does and fails
    * with EgressRefusedError when any address the name resolves to is refused, so no connection is made.
+   * (IP literals are connected to without a lookup: callers check them with check() first.)
    */
   lookupFor(port: number): LookupFunction {
     return (hostname, options, callback) => {
+      // One callback shape for both modes: `all` answers a list, otherwise one address and its family.
+      const done = callback as (error: Error | null, address?: string | LookupAddress[], family?: number) => void;
       dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-        if (error) return (callback as (e: Error) => void)(error);
+        if (error) return done(error);
         for (const { address } of addresses) {
           const refusal = this.check(address, port);
-          if (refusal) return (callback as (e: Error) => void)(new EgressRefusedError({ ...refusal, host: hostname }));
+          if (refusal) return done(new EgressRefusedError({ ...refusal, host: hostname }));
         }
-        if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        if (options.all) return done(null, addresses);
         const first = addresses[0];
-        if (!first)
-          return (callback as (e: Error) => void)(
-            Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
-          );
-        callback(null, first.address, first.family);
+        if (!first) return done(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));
+        done(null, first.address, first.family);
       });
     };
   }
