@@ -21,6 +21,16 @@ export function registerServer(program: Command): void {
       undefined,
     )
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
+    .option(
+      '--egress-allow <cidrs>',
+      'comma-separated CIDRs monitors, previews and webhooks may reach (env LEDGE_EGRESS_ALLOW)',
+      undefined,
+    )
+    .option(
+      '--egress-deny <cidrs>',
+      'comma-separated CIDRs they may not reach, e.g. 127.0.0.0/8,10.0.0.0/8 (env LEDGE_EGRESS_DENY; see docs/security.md)',
+      undefined,
+    )
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
       handler(async (ctx) => {
@@ -41,6 +51,8 @@ export function registerServer(program: Command): void {
           functionsDomain: o['functionsDomain'],
           functionsProcesses: o['functionsProcesses'],
           smtpUrl: o['smtpUrl'],
+          egressAllow: o['egressAllow'],
+          egressDeny: o['egressDeny'],
         });
         const running = await startServer(config);
         // Lets `ledge` find this server from any directory (removed when this process exits).

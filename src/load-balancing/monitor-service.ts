@@ -1,4 +1,6 @@
+import type { EgressPolicy } from '../egress/index.ts';
 import { newId } from '../shared/ids.ts';
+import { assertOriginsReachable } from './egress-check.ts';
 import { LbErrors } from './errors.ts';
 import { monitorInputSchema, toMonitor, type Monitor, type MonitorInput } from './monitor-schemas.ts';
 import type { MonitorStore } from './monitor-store.ts';
@@ -19,10 +21,12 @@ export class MonitorService {
   readonly #pools: PoolStore;
   readonly #schema: ReturnType<typeof monitorInputSchema>;
   readonly #listeners: MonitorChangeListener[] = [];
+  readonly #egress: EgressPolicy;
 
-  constructor(monitors: MonitorStore, pools: PoolStore, settings: MonitorSettings) {
+  constructor(monitors: MonitorStore, pools: PoolStore, settings: MonitorSettings, egress: EgressPolicy) {
     this.#monitors = monitors;
     this.#pools = pools;
+    this.#egress = egress;
     this.#schema = monitorInputSchema(settings.minIntervalSeconds);
   }
 
@@ -99,6 +103,9 @@ export class MonitorService {
       created_on: existing.created_on,
       modified_on: new Date().toISOString(),
     });
+    // The new port or type changes where the pools using the monitor are probed.
+    for (const pool of await this.#pools.listByMonitor(accountId, existing.id))
+      await assertOriginsReachable(this.#egress, pool.origins, monitor, `pool "${pool.name}": `);
     await this.#monitors.update(accountId, monitor);
     for (const listener of this.#listeners) await listener(accountId, monitor.id);
     return monitor;

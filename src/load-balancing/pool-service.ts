@@ -1,6 +1,8 @@
 import type { PageRequest } from '../api/pagination.ts';
 import type { Message } from '../api/envelope.ts';
+import type { EgressPolicy } from '../egress/index.ts';
 import { newId } from '../shared/ids.ts';
+import { assertOriginsReachable } from './egress-check.ts';
 import { LbErrors } from './errors.ts';
 import type { MonitorStore } from './monitor-store.ts';
 import { BulkPatchSchema, PoolInputSchema, type Origin, type Pool, type PoolInput } from './pool-schemas.ts';
@@ -25,10 +27,12 @@ export class PoolService {
   readonly #listeners: PoolChangeListener[] = [];
   readonly #referenceSources: ReferenceSource[] = [];
   readonly #enablement: PoolEnablementBus | undefined;
+  readonly #egress: EgressPolicy;
 
-  constructor(pools: PoolStore, monitors: MonitorStore, enablement?: PoolEnablementBus) {
+  constructor(pools: PoolStore, monitors: MonitorStore, egress: EgressPolicy, enablement?: PoolEnablementBus) {
     this.#pools = pools;
     this.#monitors = monitors;
+    this.#egress = egress;
     this.#enablement = enablement;
   }
 
@@ -151,10 +155,12 @@ export class PoolService {
   }
 
   async #checkRules(accountId: string, input: PoolInput, exceptId?: string): Promise<void> {
-    if (input.monitor && !(await this.#monitors.get(accountId, input.monitor))) {
+    const monitor = input.monitor ? await this.#monitors.get(accountId, input.monitor) : undefined;
+    if (input.monitor && !monitor) {
       throw LbErrors.validation(`monitor: no monitor with id "${input.monitor}" in this account`);
     }
     if (await this.#pools.nameTaken(accountId, input.name, exceptId)) throw LbErrors.duplicatePoolName(input.name);
+    await assertOriginsReachable(this.#egress, input.origins, monitor);
   }
 
   async #changed(accountId: string, poolId: string): Promise<void> {

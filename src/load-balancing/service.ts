@@ -1,4 +1,5 @@
 import type { Database } from '../db/index.ts';
+import type { EgressPolicy } from '../egress/index.ts';
 import type { Logger } from '../shared/logger.ts';
 import { HealthChecker } from './health/checker.ts';
 import type { HealthEventBus } from './health/events.ts';
@@ -40,17 +41,20 @@ export class LoadBalancing {
     /** Told when a pool is enabled or disabled, inside the write's transaction. */
     enablement?: PoolEnablementBus;
     settings: LoadBalancingSettings;
+    /** Which addresses probes and previews may reach; checked on writes and on every connection. */
+    egress: EgressPolicy;
   }) {
     const poolStore = new SqlitePoolStore(deps.db);
     const monitorStore = new SqliteMonitorStore(deps.db);
-    this.pools = new PoolService(poolStore, monitorStore, deps.enablement);
-    this.monitors = new MonitorService(monitorStore, poolStore, deps.settings);
-    this.previews = new PreviewService(deps.db);
+    this.pools = new PoolService(poolStore, monitorStore, deps.egress, deps.enablement);
+    this.monitors = new MonitorService(monitorStore, poolStore, deps.settings, deps.egress);
+    this.previews = new PreviewService(deps.db, deps.egress);
     this.health = new HealthStore(deps.db, deps.bus);
     this.checker = new HealthChecker({
       pools: poolStore,
       monitors: monitorStore,
       health: this.health,
+      egress: deps.egress,
       logger: deps.logger.child({ component: 'lb-health' }),
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));

@@ -1,4 +1,5 @@
 import type { Database } from '../db/index.ts';
+import type { EgressPolicy } from '../egress/index.ts';
 import type { HealthEventBus } from '../load-balancing/health/events.ts';
 import type { PoolEnablementBus } from '../load-balancing/pool-events.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -27,7 +28,12 @@ export interface NotificationOptions {
   /** At most one deprecation notice per legacy address per this interval (default 24 h). */
   deprecationIntervalMs?: number;
   retry?: RetryPolicy;
+  /** Which addresses webhooks may reach (checked on create/update and on every connection). */
+  egress: EgressPolicy;
+  /** Per phase: connect, answer headers, each body chunk (default 5 s). */
   webhookTimeoutMs?: number;
+  /** Total per send, connect to last body byte (default 10 s): bounds a test message and a delivery. */
+  webhookDeadlineMs?: number;
   concurrency?: number;
   /** How long delivery history is kept and shown (default 30 days). */
   historyRetentionMs?: number;
@@ -53,7 +59,11 @@ export class NotificationService {
 
   constructor(options: NotificationOptions) {
     const store = new SqliteNotificationStore(options.db);
-    const sender = new WebhookSender({ timeoutMs: options.webhookTimeoutMs ?? 5_000 });
+    const sender = new WebhookSender({
+      egress: options.egress,
+      timeoutMs: options.webhookTimeoutMs ?? 5_000,
+      deadlineMs: options.webhookDeadlineMs ?? 10_000,
+    });
     this.mailer = options.mailer;
     this.pools = options.pools;
     this.policies = new AlertPolicies({ store, pools: options.pools });

@@ -6,6 +6,7 @@ export interface NotificationSettings {
   deprecationIntervalMs: number;
   retry: RetryPolicy;
   webhookTimeoutMs: number;
+  webhookDeadlineMs: number;
   historyRetentionMs: number;
 }
 
@@ -14,7 +15,8 @@ export interface NotificationSettings {
  * LEDGE_NOTIFY_DEPRECATION_INTERVAL (seconds between deprecation notices per address, default 86400),
  * LEDGE_NOTIFY_RETRY_BASE_MS / LEDGE_NOTIFY_RETRY_MAX_MS (back-off, default 1000 / 60000),
  * LEDGE_NOTIFY_GIVE_UP_AFTER (seconds a delivery is retried, default 86400),
- * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (default 5000),
+ * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (per phase: connect, headers, each body chunk; default 5000),
+ * LEDGE_NOTIFY_WEBHOOK_DEADLINE_MS (total per send, test messages included; default 10000),
  * LEDGE_NOTIFY_HISTORY_DAYS (days of delivery history kept and shown, default 30 as on Cloudflare).
  */
 export function notificationSettings(env: NodeJS.ProcessEnv = process.env): NotificationSettings {
@@ -34,6 +36,7 @@ export function notificationSettings(env: NodeJS.ProcessEnv = process.env): Noti
       giveUpAfterMs: number('LEDGE_NOTIFY_GIVE_UP_AFTER', DEFAULT_RETRY.giveUpAfterMs / 1000, 1) * 1000,
     },
     webhookTimeoutMs: number('LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS', 5_000, 1),
+    webhookDeadlineMs: number('LEDGE_NOTIFY_WEBHOOK_DEADLINE_MS', 10_000, 1),
     historyRetentionMs: number('LEDGE_NOTIFY_HISTORY_DAYS', DEFAULT_HISTORY_RETENTION_MS / 86_400_000, 1) * 86_400_000,
   };
 }

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type * as UndiciModule from 'undici';
 import type { Dispatcher, Pool } from 'undici';
+import { EgressRefusedError, type EgressPolicy } from '../egress/index.ts';
 
 export interface WebhookResult {
   ok: boolean;
@@ -16,6 +17,8 @@ const MAX_ORIGINS = 1_000;
 /** Per origin: a few connections, each carrying many requests in flight (see send()). */
 const CONNECTIONS = 8;
 const PIPELINING = 64;
+/** How often sends are checked against their total deadline (one timer for all, not one per send). */
+const DEADLINE_SWEEP_MS = 100;
 
 type Undici = typeof UndiciModule;
 let undici: Undici | undefined;
@@ -39,15 +42,26 @@ function loadUndici(): Promise<Undici> {
  * connection is no new risk) and the raw dispatch API is used (no response stream or header objects):
  * together with corked(), a batch of deliveries to one receiver leaves in one write and its answers
  * come back in a few reads, instead of a system call per request on both sides.
+ *
+ * Besides the per-phase timeouts, each send has a total deadline (connect + headers + body): a receiver
+ * that trickles its answer a byte at a time would otherwise hold a delivery slot, or the API call that
+ * sends a test message, for as long as it likes. Every connection passes the egress policy: IP literals
+ * before connecting, names in the connector's lookup.
  */
 export class WebhookSender {
   readonly #timeoutMs: number;
+  readonly #deadlineMs: number;
+  readonly #egress: EgressPolicy;
   readonly #pools = new Map<string, Pool>();
   readonly #sockets = new Set<Socket>();
   readonly #paths = new Map<string, { origin: string; path: string } | Error>();
+  readonly #inFlight = new Set<ResultHandler>();
+  #sweep: NodeJS.Timeout | undefined;
 
-  constructor(options: { timeoutMs?: number } = {}) {
+  constructor(options: { egress: EgressPolicy; timeoutMs?: number; deadlineMs?: number }) {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
+    this.#deadlineMs = options.deadlineMs ?? 10_000;
+    this.#egress = options.egress;
   }
 
   send(url: string, body: string | Buffer, secret: string | null): Promise<WebhookResult> {
@@ -68,6 +82,16 @@ export class WebhookSender {
     const headers = secret
       ? ['content-type', 'application/json', 'user-agent', USER_AGENT, 'cf-webhook-auth', secret]
       : ['content-type', 'application/json', 'user-agent', USER_AGENT];
+    const handler = new ResultHandler(
+      (result) => {
+        this.#inFlight.delete(handler);
+        done(result);
+      },
+      this.#timeoutMs,
+      this.#deadlineMs,
+    );
+    this.#inFlight.add(handler);
+    this.#sweep ??= setInterval(this.#expire, DEADLINE_SWEEP_MS).unref();
     this.#pool(undici, target.origin).dispatch(
       {
         method: 'POST',
@@ -79,9 +103,19 @@ export class WebhookSender {
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       },
-      new ResultHandler(done, this.#timeoutMs),
+      handler,
     );
   }
+
+  /** Ends the sends past their total deadline; stops sweeping when none is left. */
+  readonly #expire = (): void => {
+    const now = performance.now();
+    for (const handler of this.#inFlight) handler.expireIfDue(now);
+    if (this.#inFlight.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+  };
 
   /**
    * Runs `fn` (which sends a batch) with every open connection corked, so that the requests it writes to
@@ -117,13 +151,18 @@ export class WebhookSender {
     if (!pool) {
       // Destinations are few; a runaway number of distinct origins must not keep sockets forever.
       if (this.#pools.size >= MAX_ORIGINS) this.close();
-      const connector = buildConnector({ timeout: this.#timeoutMs });
+      const url = new URL(origin);
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      // undici hands `lookup` on to net/tls.connect, which calls it for names (not for IP literals).
+      const connector = buildConnector({ timeout: this.#timeoutMs, lookup: this.#egress.lookupFor(port) });
       pool = new Pool(origin, {
         connections: CONNECTIONS,
         pipelining: PIPELINING,
         keepAliveTimeout: 30_000,
         // The connector is undici's own; the sockets are only remembered so that corked() can batch writes.
-        connect: (options, callback) =>
+        connect: (options, callback) => {
+          const refusal = this.#egress.check(options.hostname, port);
+          if (refusal) return callback(new EgressRefusedError(refusal), null);
           connector(options, (...result) => {
             const socket = result[1];
             if (socket) {
@@ -131,7 +170,8 @@ export class WebhookSender {
               socket.once('close', () => this.#sockets.delete(socket));
             }
             callback(...result);
-          }),
+          });
+        },
       });
       this.#pools.set(origin, pool);
     }
@@ -142,23 +182,45 @@ export class WebhookSender {
     for (const pool of this.#pools.values()) void pool.destroy().catch(() => undefined);
     this.#pools.clear();
   }
+
+  /** Whether a URL's host may be reached; for the test message, so a refused one is a clear 400. */
+  checkUrl(url: URL) {
+    return this.#egress.checkHost(url.hostname, Number(url.port) || (url.protocol === 'https:' ? 443 : 80));
+  }
 }
 
 const USER_AGENT = 'Ledge-Notifications/1.0';
 
-/** undici's low-level handler: the status is all we need; the body is read and dropped chunk by chunk. */
+/**
+ * undici's low-level handler: the status is all we need; the body is read and dropped chunk by chunk
+ * (never kept, so no error can echo what the receiver answered).
+ */
 class ResultHandler implements Dispatcher.DispatchHandler {
   readonly #done: WebhookCallback;
   readonly #timeoutMs: number;
+  readonly #deadlineMs: number;
+  readonly #deadline: number;
+  #abort: ((error: Error) => void) | undefined;
   #status = 0;
   #settled = false;
 
-  constructor(done: WebhookCallback, timeoutMs: number) {
+  constructor(done: WebhookCallback, timeoutMs: number, deadlineMs: number) {
     this.#done = done;
     this.#timeoutMs = timeoutMs;
+    this.#deadlineMs = deadlineMs;
+    this.#deadline = performance.now() + deadlineMs;
   }
 
-  onConnect(): void {}
+  onConnect(abort: (error: Error) => void): void {
+    this.#abort = abort;
+  }
+
+  /** Past the total deadline: answer now and let undici drop the request (and its connection). */
+  expireIfDue(now: number): void {
+    if (this.#settled || now < this.#deadline) return;
+    this.#settle({ ok: false, status: null, error: `no complete answer within ${this.#deadlineMs} ms` });
+    this.#abort?.(new Error('webhook deadline passed'));
+  }
 
   onHeaders(statusCode: number): boolean {
     this.#status = statusCode;
@@ -179,6 +241,8 @@ class ResultHandler implements Dispatcher.DispatchHandler {
     const code = (error as { code?: string }).code;
     if (code && TIMEOUT_CODES.has(code))
       return this.#settle({ ok: false, status: null, error: `timeout after ${this.#timeoutMs} ms` });
+    // Connection-level messages only ("connect ECONNREFUSED 127.0.0.1:9", the egress refusal): undici
+    // puts no response body in them.
     this.#settle({ ok: false, status: null, error: error.message });
   }
 

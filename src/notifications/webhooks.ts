@@ -1,3 +1,4 @@
+import { describeRefusal } from '../egress/index.ts';
 import { isoNow } from '../shared/time.ts';
 import { newId } from '../shared/ids.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -107,9 +108,18 @@ export class WebhookDestinations {
     await this.#store.deleteWebhook(accountId, id);
   }
 
+  /**
+   * A URL the egress policy refuses is a 400 before anything is sent; the sender checks again when it
+   * connects (a name may resolve elsewhere by then). The send has a total deadline (WebhookSender), and
+   * a failure says what happened (status, timeout, connection error), never what the receiver answered.
+   */
   async #sendTestMessage(url: URL, secret: string | undefined): Promise<void> {
+    const refusal = await this.#sender.checkUrl(url);
+    if (refusal) throw NotificationErrors.invalidUrl(describeRefusal(refusal));
     const result = await this.#sender.send(url.toString(), JSON.stringify({ text: TEST_MESSAGE_TEXT }), secret ?? null);
-    if (!result.ok)
-      throw NotificationErrors.webhookTestFailed(`${url.toString()} answered ${result.error ?? 'with an error'}`);
+    if (result.ok) return;
+    // "answered HTTP 500" when there was an answer; else what went wrong (timeout, connection error).
+    const what = result.status !== null ? `answered HTTP ${result.status}` : `failed: ${result.error ?? 'no answer'}`;
+    throw NotificationErrors.webhookTestFailed(`${url.toString()} ${what}`);
   }
 }

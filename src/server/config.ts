@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
 import { parseLogLevel, type LogLevel } from '../shared/logger.ts';
 
 export interface BootstrapValues {
@@ -27,6 +28,8 @@ export interface ServerConfig {
   functionsDomain: string;
   /** workerd processes per generation (each runs JavaScript on one core); default: CPUs, at most 4. */
   functionsProcesses: number;
+  /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
+  egress: EgressSettings;
   /**
    * The environment this configuration was resolved from. Subsystems read their own tunables from it
    * (LEDGE_LB_MIN_INTERVAL, LEDGE_NOTIFY_*), never from process.env directly, so an embedding
@@ -43,6 +46,8 @@ export interface ServerFlags {
   functionsPort?: string | number | undefined;
   functionsDomain?: string | undefined;
   functionsProcesses?: string | number | undefined;
+  egressAllow?: string | undefined;
+  egressDeny?: string | undefined;
 }
 
 export const DEFAULT_API_PORT = 8787;
@@ -70,6 +75,7 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
       flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
       Math.min(availableParallelism(), 4),
     ),
+    egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };
 }

@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { SecretBox } from '../shared/crypto.ts';
 
@@ -16,8 +26,53 @@ export function dataPaths(dataDir: string) {
   };
 }
 
+/** Directories under the data dir are 0700 and everything else in them 0600: only Ledge's user reads them. */
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+/**
+ * Written once every path under the data dir has been brought to those modes. Ledge creates each file
+ * and directory with them, so later starts skip the walk (a data dir may hold many blob files) unless
+ * the marker is missing or the data dir itself has looser modes again (copied, restored, re-created).
+ */
+const MODES_MARKER = '.modes-v1';
+
+/**
+ * Creates the data dir (0700), makes sure the database file exists 0600 before SQLite opens it (SQLite
+ * creates -wal and -shm with the database file's mode, and a new database with 0644), and tightens
+ * modes left looser by an older version, another tool or a permissive umask.
+ */
 export function ensureDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
+  const paths = dataPaths(dataDir);
+  closeSync(openSync(paths.database, 'a', FILE_MODE));
+  const marker = join(dataDir, MODES_MARKER);
+  if ((lstatSync(dataDir).mode & 0o777) !== DIR_MODE || !existsSync(marker)) {
+    tightenModes(dataDir);
+    writeFileSync(marker, '1\n', { mode: FILE_MODE });
+  }
+}
+
+/** Sets 0700 on every directory and 0600 on every other entry under (and including) `root`. */
+export function tightenModes(root: string): void {
+  setMode(root, DIR_MODE);
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    // A symlink's own mode means nothing on Linux, and following it could chmod files outside the dir.
+    if (entry.isSymbolicLink()) continue;
+    if (entry.isDirectory()) tightenModes(path);
+    else setMode(path, FILE_MODE);
+  }
+}
+
+function setMode(path: string, mode: number): void {
+  try {
+    if ((lstatSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Removed meanwhile (a temp file of a previous run): nothing to protect.
+    if (code === 'ENOENT') return;
+    throw new Error(`cannot set mode ${mode.toString(8)} on ${path}: ${code ?? String(error)}`, { cause: error });
+  }
 }
 
 /** Loads the at-rest encryption key: from config if given, else from `secret.key` (created 0600 once). */

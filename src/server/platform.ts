@@ -1,5 +1,6 @@
 import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
 import { Database, migrate } from '../db/index.ts';
+import { EgressPolicy } from '../egress/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
@@ -29,6 +30,8 @@ export interface Platform {
   db: Database;
   logger: Logger;
   secretBox: SecretBox;
+  /** Which addresses monitors, previews and webhooks may reach (operator lists, never Ledge's own listeners). */
+  egress: EgressPolicy;
   accounts: AccountService;
   /** Health events of pools and origins; notifications subscribes (see src/load-balancing/health/events.ts). */
   healthEvents: HealthEventBus;
@@ -60,6 +63,9 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
   const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
+  const egress = new EgressPolicy(config.egress);
+  egress.addOwnListener(config.port, 'API');
+  egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
   const loadBalancing = new LoadBalancing({
@@ -68,6 +74,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     bus: healthEvents,
     enablement: poolEnablement,
     settings: loadBalancingSettings(config.env),
+    egress,
   });
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
@@ -77,6 +84,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     logger,
     pools: loadBalancing,
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+    egress,
     ...notificationSettings(config.env),
   });
   notifications.subscribeTo(healthEvents, poolEnablement);
@@ -91,6 +99,8 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2Backend.workerdService(accountId, name) },
   });
+  // With --functions-port 0 the real port is known once the runtime listens.
+  egress.addOwnListener(() => functions.runtime.port, 'functions');
   // Started after the storage backend (bindings reach it) and stopped before it.
   background.push(functions.runtime);
   return {
@@ -99,6 +109,7 @@ export function createPlatform(config: ServerConfig, logger: Logger = createLogg
     db,
     logger,
     secretBox,
+    egress,
     accounts,
     healthEvents,
     poolEnablement,

@@ -28,6 +28,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  platform.egress.addOwnListener(port, 'API');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
   let credentials: Credentials | undefined;

@@ -5,9 +5,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probe } from '../../src/load-balancing/health/probe.ts';
+import { EgressPolicy } from '../../src/egress/index.ts';
+import { probe as probeWith } from '../../src/load-balancing/health/probe.ts';
 import type { ProbeTarget } from '../../src/load-balancing/health/probe-types.ts';
 import { tempDir } from '../helpers/ledge.ts';
+
+/** The default policy: loopback origins are allowed, as in local use. */
+const probe = (target: ProbeTarget) => probeWith(target, new EgressPolicy());
 
 const servers: (Server | TcpServer)[] = [];
 const dir = tempDir('ledge-tls-');

@@ -1,3 +1,4 @@
+import type { EgressPolicy } from '../../egress/index.ts';
 import type { BackgroundService } from '../../server/platform.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Monitor } from '../monitor-schemas.ts';
@@ -49,6 +50,7 @@ export class HealthChecker implements BackgroundService {
   readonly #monitors: MonitorStore;
   readonly #health: HealthStore;
   readonly #logger: Logger;
+  readonly #egress: EgressPolicy;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -60,7 +62,14 @@ export class HealthChecker implements BackgroundService {
   #running = false;
   #lastTick = 0;
 
-  constructor(deps: { pools: PoolStore; monitors: MonitorStore; health: HealthStore; logger: Logger }) {
+  constructor(deps: {
+    pools: PoolStore;
+    monitors: MonitorStore;
+    health: HealthStore;
+    egress: EgressPolicy;
+    logger: Logger;
+  }) {
+    this.#egress = deps.egress;
     this.#pools = deps.pools;
     this.#monitors = deps.monitors;
     this.#health = deps.health;
@@ -216,7 +225,7 @@ export class HealthChecker implements BackgroundService {
     if (late > this.#stats.maxLateMs) this.#stats.maxLateMs = late;
     if (late > 1000) this.#stats.lateOver1s++;
     job.inFlight = true;
-    void probe(job.target).then((result) => {
+    void probe(job.target, this.#egress).then((result) => {
       job.inFlight = false;
       const plan = this.#plans.get(job.poolId);
       if (job.cancelled || !this.#running || !plan) return;

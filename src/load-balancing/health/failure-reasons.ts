@@ -12,6 +12,8 @@ export const FailureReason = {
   networkUnreachable: 'Network Unreachable',
   invalidResponse: 'HTTP Invalid Response',
   other: 'Other Failure',
+  /** Ledge's own: the operator's egress policy refuses the address (nothing was sent). */
+  egressRefused: 'Refused by egress policy',
 } as const;
 
 export type FailureReasonText = (typeof FailureReason)[keyof typeof FailureReason];
@@ -32,6 +34,7 @@ const UNTRUSTED_CERT_CODES = new Set([
 export function reasonForError(error: unknown): FailureReasonText {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return FailureReason.other;
+  if (code === 'ERR_EGRESS_REFUSED') return FailureReason.egressRefused;
   if (code === 'ECONNREFUSED') return FailureReason.tcpConnectionFailed;
   if (code === 'ECONNRESET' || code === 'EPIPE') return FailureReason.connectionReset;
   if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL')

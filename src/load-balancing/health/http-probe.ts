@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import type { EgressPolicy } from '../../egress/index.ts';
 import { FailureReason, reasonForError } from './failure-reasons.ts';
 import type { ProbeResult, ProbeTarget } from './probe-types.ts';
 
@@ -12,9 +13,10 @@ const USER_AGENT = 'Mozilla/5.0 (compatible; Ledge-Health-Checker/0.1; pool-id: 
 /**
  * One HTTP(S) health check attempt. Each attempt opens its own connection (no keep-alive agent): a
  * health check must see a dead listener or a broken TLS setup, which a pooled socket would hide.
- * The deadline covers connect, TLS, headers and the body read.
+ * The deadline covers connect, TLS, headers and the body read. The egress policy is applied to every
+ * connection (redirects included): IP literals before connecting, names in the lookup.
  */
-export function httpAttempt(target: ProbeTarget): Promise<ProbeResult> {
+export function httpAttempt(target: ProbeTarget, egress: EgressPolicy): Promise<ProbeResult> {
   const started = performance.now();
   const scheme = target.type === 'https' ? 'https:' : 'http:';
   const host = isIP(target.address) === 6 ? `[${target.address}]` : target.address;
@@ -34,15 +36,26 @@ export function httpAttempt(target: ProbeTarget): Promise<ProbeResult> {
       target.timeoutMs,
     );
     const send = (url: URL, redirectsLeft: number) => {
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      if (egress.check(url.hostname, port)) {
+        finish({ healthy: false, failureReason: FailureReason.egressRefused, responseCode: null }, null);
+        return;
+      }
       const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
         method: target.method,
         headers: requestHeaders(target),
+        lookup: egress.lookupFor(port),
         agent: false,
         rejectUnauthorized: !target.allowInsecure,
         servername: tlsServerName(target),
       });
       current = req;
-      req.on('error', (error) => finish({ healthy: false, failureReason: reasonForError(error), responseCode: null }));
+      req.on('error', (error) => {
+        const failureReason = reasonForError(error);
+        // Refused in the lookup: no connection was made, so there is no round trip to report.
+        const rtt = failureReason === FailureReason.egressRefused ? null : undefined;
+        finish({ healthy: false, failureReason, responseCode: null }, rtt);
+      });
       req.on('response', (res) => {
         const rtt = performance.now() - started;
         const status = res.statusCode ?? 0;
@@ -50,7 +63,14 @@ export function httpAttempt(target: ProbeTarget): Promise<ProbeResult> {
         if (target.followRedirects && status >= 300 && status < 400 && location && redirectsLeft > 0) {
           res.resume();
           req.destroy();
-          send(new URL(location, url), redirectsLeft - 1);
+          // The origin chooses where a redirect goes: a malformed or non-HTTP location is a failed check,
+          // never an exception thrown inside this event handler (which would take the server down).
+          const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+          if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+            finish({ healthy: false, failureReason: FailureReason.invalidResponse, responseCode: status }, rtt);
+            return;
+          }
+          send(next, redirectsLeft - 1);
           return;
         }
         if (!codeMatches(status, target.expectedCodes)) {

@@ -1,5 +1,7 @@
 import type { Database } from '../../db/index.ts';
+import type { EgressPolicy } from '../../egress/index.ts';
 import { newId } from '../../shared/ids.ts';
+import { assertOriginsReachable } from '../egress-check.ts';
 import { LbErrors } from '../errors.ts';
 import type { Monitor } from '../monitor-schemas.ts';
 import type { Pool } from '../pool-schemas.ts';
@@ -16,9 +18,11 @@ export type PreviewResult = Record<string, { healthy: boolean; origins: Record<s
  */
 export class PreviewService {
   readonly #db: Database;
+  readonly #egress: EgressPolicy;
 
-  constructor(db: Database) {
+  constructor(db: Database, egress: EgressPolicy) {
     this.#db = db;
+    this.#egress = egress;
   }
 
   async run(
@@ -26,11 +30,18 @@ export class PreviewService {
     pools: readonly Pool[],
     monitor: Monitor,
   ): Promise<{ preview_id: string; pools: Record<string, string> }> {
+    // A refused origin is a 400 before anything is sent (the probes would refuse it too).
+    for (const pool of pools) {
+      const origins = pool.origins.filter((o) => o.enabled);
+      await assertOriginsReachable(this.#egress, origins, monitor, `pool "${pool.name}": `);
+    }
     const result: PreviewResult = {};
     await Promise.all(
       pools.map(async (pool) => {
         const origins = pool.origins.filter((o) => o.enabled);
-        const checks = await Promise.all(origins.map((origin) => probe(probeTarget(monitor, origin, pool.id))));
+        const checks = await Promise.all(
+          origins.map((origin) => probe(probeTarget(monitor, origin, pool.id), this.#egress)),
+        );
         const healthyCount = checks.filter((c) => c.healthy).length;
         result[pool.id] = {
           healthy: healthyCount >= pool.minimum_origins,

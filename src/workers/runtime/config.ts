@@ -80,7 +80,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     const folder = `s${index}`;
     const file = (name: string, content: Buffer | string) => {
       const path = join(dir, folder, name);
-      mkdirSync(dirname(path), { recursive: true });
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       writeFileSync(path, content, { mode: 0o600 });
       return capnpString(`${folder}/${name}`);
     };
@@ -128,7 +128,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   let entry: string;
   if (input.mode === 'router' && !direct) {
-    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
+    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource(), { mode: 0o600 });
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(domain)})`,
