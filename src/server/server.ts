@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { API_PREFIX, createApiApp } from '../api/app.ts';
+import { applyIdleTimeout, httpServerOptions, httpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import { bootstrapIfEmpty, writeCredentialsFile, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
@@ -21,8 +22,14 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   const platform = createPlatform(config, logger);
   const created = await bootstrapIfEmpty(platform.accounts, config.bootstrap);
   const app = createApiApp(platform);
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host }) as Server;
-  server.keepAliveTimeout = 65_000;
+  // Slow and idle clients: see http-timeouts.ts for the bounds and why.
+  const timeouts = httpTimeouts(config.env);
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: config.host,
+    serverOptions: httpServerOptions(timeouts),
+  }) as Server;
+  applyIdleTimeout(server, timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
