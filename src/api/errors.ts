@@ -14,6 +14,8 @@ export function errorResponse(error: unknown, logger: Logger, requestId?: string
   else if (ledgeError.status >= 500) logger.error('request failed', { request_id: requestId, err: error });
   const headers: Record<string, string> = { 'content-type': 'application/json', ...ledgeError.headers };
   if (ledgeError.status < 500) headers['x-should-retry'] = 'false';
+  // A refused body is left unread: the connection cannot carry another request after this answer.
+  if (ledgeError.status === 413) headers['connection'] = 'close';
   return new Response(JSON.stringify(failureBody([capped(ledgeError.toDetail())])), {
     status: ledgeError.status,
     headers,
