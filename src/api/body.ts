@@ -14,6 +14,10 @@ export const MAX_JSON_DEPTH = 100;
  * The request body as a stream that fails with `tooLarge()` as soon as more than `limit` bytes have
  * arrived, whatever the framing: a declared Content-Length above the limit is refused before reading,
  * a chunked body when it passes the limit. Nothing past the limit is ever held in memory.
+ *
+ * It also fails when the client disconnects mid-body: the adapter's own body stream then never
+ * settles (the pending read would keep the handler, and what it read, forever), but the request's
+ * signal is aborted.
  */
 export function limitedBody(
   c: ApiContext,
@@ -23,16 +27,42 @@ export function limitedBody(
   if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge();
   const body = c.req.raw.body;
   if (!body) return null;
+  const signal = c.req.raw.signal;
+  const reader = body.getReader();
   let total = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > limit) throw tooLarge();
-        controller.enqueue(chunk);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await untilAborted(reader.read(), signal);
+      if (done) {
+        controller.close();
+        return;
+      }
+      total += value.byteLength;
+      if (total > limit) throw tooLarge();
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(CommonErrors.clientClosed());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(CommonErrors.clientClosed());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
       },
-    }),
-  );
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { failureBody } from './envelope.ts';
  */
 export function errorResponse(error: unknown, logger: Logger, requestId?: string, request?: Request): Response {
   const ledgeError = request && clientWentAway(error, request) ? CommonErrors.clientClosed() : toLedgeError(error);
+  // Nobody is left to read this answer: a routine event, not a server fault.
   if (ledgeError.status === 499) logger.debug('client went away mid-request', { request_id: requestId });
   else if (ledgeError.status >= 500) logger.error('request failed', { request_id: requestId, err: error });
   const headers: Record<string, string> = { 'content-type': 'application/json', ...ledgeError.headers };
@@ -34,17 +35,16 @@ function toLedgeError(error: unknown): LedgeError {
 }
 
 /**
- * A client that disconnects mid-body makes the body stream fail ("aborted", ECONNRESET) and the
- * adapter aborts the request's signal: no one is left to answer, and it is no fault of the server.
+ * A client that disconnects mid-body aborts the request's signal (and `limitedBody` fails with 499);
+ * a stream read directly fails with "aborted" / ECONNRESET. No one is left to answer.
  */
 function clientWentAway(error: unknown, request: Request): boolean {
-  if (isLedgeError(error)) return false;
-  if (request.signal.aborted) return true;
   for (let current = error; current instanceof Error; current = current.cause) {
+    if (isLedgeError(current)) return current.status === 499;
     const code = (current as NodeJS.ErrnoException).code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || current.message === 'aborted') return true;
   }
-  return false;
+  return request.signal.aborted;
 }
 
 /** Backstop for messages that quote input at length (see `clip`): no answer echoes a whole body back. */

@@ -21,7 +21,11 @@ export const WorkerErrors = {
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
   /** Cloudflare's "exceeded the size limit" code for script uploads. */
   uploadTooLarge: (limit: number) =>
-    new LedgeError(413, 10027, `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`),
+    new LedgeError(
+      413,
+      10027,
+      `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`,
+    ),
   scriptStartupFailed: (detail: string) =>
     new LedgeError(
       400,

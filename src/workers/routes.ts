@@ -143,7 +143,13 @@ export function workerRoutes(
         'Ledge serves one version per Worker: send exactly one version with percentage 100.',
       );
     }
-    const deployment = await workers.deploy(account(c), script(c), first.version_id, caller(c), normalizeAnnotations(body.annotations ?? {}));
+    const deployment = await workers.deploy(
+      account(c),
+      script(c),
+      first.version_id,
+      caller(c),
+      normalizeAnnotations(body.annotations ?? {}),
+    );
     return ok(c, renderDeployment(deployment));
   });
 

@@ -89,9 +89,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     }
     const moduleType = MODULE_TYPE_BY_CONTENT_TYPE.get(type);
     if (!moduleType)
-      throw WorkerErrors.invalidScript(
-        `Module "${field}" has an unsupported content type "${clip(type || 'none')}".`,
-      );
+      throw WorkerErrors.invalidScript(`Module "${field}" has an unsupported content type "${clip(type || 'none')}".`);
     modules.push({ name: field, type: moduleType, content: Buffer.from(await value.arrayBuffer()).toString('base64') });
   }
   const main = modules.find((m) => m.name === metadata.main_module);
@@ -217,7 +215,9 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
 /** R2 bucket names are 3-63 characters: anything longer cannot name a bucket. */
 function bucketName(binding: string, name: string): string {
   if (name.length > 63) {
-    throw WorkerErrors.invalidScript(`Binding "${binding}" names the R2 bucket "${clip(name)}": bucket names have at most 63 characters.`);
+    throw WorkerErrors.invalidScript(
+      `Binding "${binding}" names the R2 bucket "${clip(name)}": bucket names have at most 63 characters.`,
+    );
   }
   return name;
 }
