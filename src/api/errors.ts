@@ -12,7 +12,10 @@ export function errorResponse(error: unknown, logger: Logger, requestId?: string
   const ledgeError = request && clientWentAway(error, request) ? CommonErrors.clientClosed() : toLedgeError(error);
   // Nobody is left to read this answer: a routine event, not a server fault.
   if (ledgeError.status === 499) logger.debug('client went away mid-request', { request_id: requestId });
-  else if (ledgeError.status >= 500) logger.error('request failed', { request_id: requestId, err: error });
+  // 501 answers a request for a feature Ledge does not have (wrangler tail): no fault to investigate.
+  else if (ledgeError.status >= 500 && ledgeError.status !== 501) {
+    logger.error('request failed', { request_id: requestId, err: error });
+  }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...ledgeError.headers };
   if (ledgeError.status < 500) headers['x-should-retry'] = 'false';
   // A refused body is left unread: the connection cannot carry another request after this answer.

@@ -30,7 +30,9 @@ describe('slow clients', () => {
 
   it('keeps answering quickly with 300 half-open connections, and closes them after the headers timeout', async () => {
     for (let i = 0; i < 300; i++) {
-      sockets.push(await rawSocket(ledge.port, `GET /client/v4/user/tokens/verify HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow`));
+      sockets.push(
+        await rawSocket(ledge.port, `GET /client/v4/user/tokens/verify HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow`),
+      );
     }
     const started = Date.now();
     const closing = sockets.map((socket) => closedWithin(socket, HEADERS_MS + 8_000));
@@ -58,7 +60,9 @@ describe('slow clients', () => {
     );
     sockets.push(socket);
     const answered = Date.now();
-    const firstChunk = await new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString())));
+    const firstChunk = await new Promise<string>((resolve) =>
+      socket.once('data', (d: Buffer) => resolve(d.toString())),
+    );
     expect(firstChunk).toMatch(/^HTTP\/1\.1 200/);
     expect(firstChunk.toLowerCase()).toContain('keep-alive');
     expect(await closedWithin(socket, KEEPALIVE_MS + 5_000)).toBe(true);
