@@ -27,12 +27,21 @@ export function limitedBody(
   if (Number(c.req.header('content-length') ?? '0') > limit) throw tooLarge();
   const body = c.req.raw.body;
   if (!body) return null;
-  const signal = c.req.raw.signal;
   const reader = body.getReader();
+  // One abort listener per request, failing whichever read is pending (racing each read against a
+  // shared promise would pile up one reaction per chunk on it).
+  const signal = c.req.raw.signal;
+  let failPending: ((error: unknown) => void) | undefined;
+  signal.addEventListener('abort', () => failPending?.(CommonErrors.clientClosed()), { once: true });
   let total = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await untilAborted(reader.read(), signal);
+      if (signal.aborted) throw CommonErrors.clientClosed();
+      const { done, value } = await new Promise<Awaited<ReturnType<typeof reader.read>>>((resolve, reject) => {
+        failPending = reject;
+        reader.read().then(resolve, reject);
+      });
+      failPending = undefined;
       if (done) {
         controller.close();
         return;
@@ -44,24 +53,6 @@ export function limitedBody(
     cancel(reason) {
       return reader.cancel(reason);
     },
-  });
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(CommonErrors.clientClosed());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(CommonErrors.clientClosed());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
   });
 }
 
