@@ -88,6 +88,23 @@ describe('bad input gets a 4xx, never a 5xx', () => {
     expect(errorLines()).toEqual([]);
   });
 
+  it('answers requests node:http cannot parse in the envelope (bad target, invalid header, headers too large)', async () => {
+    const cases: [string, number, number][] = [
+      ['GET x HTTP/1.1\r\nhost: a\r\n\r\n', 400, 1001],
+      ['GET /client/v4/user HTTP/1.1\r\nhost: a\r\nbad header: x\r\n\r\n', 400, 1001],
+      [`GET /client/v4/user HTTP/1.1\r\nhost: a\r\nx-big: ${'a'.repeat(64 * 1024)}\r\n\r\n`, 431, 10431],
+    ];
+    for (const [text, status, code] of cases) {
+      const socket = await rawSocket(server.port, text);
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(answer, text.slice(0, 40)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expect(body).toMatchObject({ success: false, result: null, errors: [{ code }] });
+    }
+  });
+
   it('refuses an impossible compatibility date with 400', async () => {
     for (const date of ['2025-13-45', '2025-02-30', '0000-00-00', '2025-1-1', '9999-99-99']) {
       const { status, body } = await uploadScript(ledge, 'dated', { metadata: { compatibility_date: date } });

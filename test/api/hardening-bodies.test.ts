@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptUploadLimit } from '../../src/workers/index.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
 import { AUTH, peakRssDuring, rssBytes, streamBody, uploadHead } from './hardening-helpers.ts';
 
@@ -43,6 +44,13 @@ describe('request bodies are capped while they stream', () => {
     // The refused script left nothing behind.
     const after = await fetch(`${ledge.apiUrl}${ACCOUNT}/workers/scripts/huge/settings`, { headers: AUTH });
     expect(after.status).toBe(404);
+  });
+
+  it("takes the script upload limit from LEDGE_SCRIPT_UPLOAD_LIMIT, up to Cloudflare's 64 MiB", () => {
+    expect(scriptUploadLimit({})).toBe(10 * MiB);
+    expect(scriptUploadLimit({ LEDGE_SCRIPT_UPLOAD_LIMIT: String(25 * MiB) })).toBe(25 * MiB);
+    expect(() => scriptUploadLimit({ LEDGE_SCRIPT_UPLOAD_LIMIT: String(65 * MiB) })).toThrow(/64 MiB|67108864/);
+    expect(() => scriptUploadLimit({ LEDGE_SCRIPT_UPLOAD_LIMIT: 'lots' })).toThrow(/LEDGE_SCRIPT_UPLOAD_LIMIT/);
   });
 
   it('refuses a declared Content-Length above the limit before reading the body', async () => {
