@@ -1,3 +1,4 @@
+import { clip } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 
 const KiB = 1024;
@@ -49,7 +50,7 @@ export function scriptUploadLimit(env: NodeJS.ProcessEnv): number {
 export function checkVariableSize(what: string, name: string, bytes: number): void {
   if (bytes > WORKER_LIMITS.maxVariableBytes) {
     throw WorkerErrors.invalidScript(
-      `${what} "${name}" is ${bytes} bytes: a Worker's variables and secrets are limited to ${WORKER_LIMITS.maxVariableBytes} bytes each.`,
+      `${what} "${clip(name)}" is ${bytes} bytes: a Worker's variables and secrets are limited to ${WORKER_LIMITS.maxVariableBytes} bytes each.`,
     );
   }
 }

@@ -68,7 +68,7 @@ export class WorkersService {
     for (const binding of bindings) {
       if (binding.type === 'r2_bucket' && !(await this.#buckets.bucketExists(accountId, binding.bucket_name))) {
         throw WorkerErrors.invalidScript(
-          `Binding "${binding.name}" refers to the R2 bucket "${clip(binding.bucket_name)}", which does not exist in this account: create it first (ledge bucket create ${clip(binding.bucket_name)}).`,
+          `Binding "${clip(binding.name)}" refers to the R2 bucket "${clip(binding.bucket_name)}", which does not exist in this account: create it first (ledge bucket create ${clip(binding.bucket_name)}).`,
         );
       }
     }
@@ -179,7 +179,7 @@ export class WorkersService {
     }
     if (version?.bindings.some((b) => b.name === secretName)) {
       throw WorkerErrors.invalidSecret(
-        `Binding name "${secretName}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
+        `Binding name "${clip(secretName)}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
       );
     }
     await this.store.putSecret(accountId, name, secretName, text);
@@ -252,7 +252,7 @@ function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined
     const old = previous?.bindings.find((b) => b.name === name);
     if (!old)
       throw WorkerErrors.invalidScript(
-        `Binding "${name}" is marked inherit, but the previous version has no binding of that name.`,
+        `Binding "${clip(name)}" is marked inherit, but the previous version has no binding of that name.`,
       );
     result.push(old);
     named.add(name);

@@ -89,7 +89,9 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     }
     const moduleType = MODULE_TYPE_BY_CONTENT_TYPE.get(type);
     if (!moduleType)
-      throw WorkerErrors.invalidScript(`Module "${field}" has an unsupported content type "${clip(type || 'none')}".`);
+      throw WorkerErrors.invalidScript(
+        `Module "${clip(field)}" has an unsupported content type "${clip(type || 'none')}".`,
+      );
     modules.push({ name: field, type: moduleType, content: Buffer.from(await value.arrayBuffer()).toString('base64') });
   }
   const main = modules.find((m) => m.name === metadata.main_module);
@@ -160,13 +162,14 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
   const seen = new Set<string>();
   for (const binding of raw) {
     checkBindingName(binding.name);
-    if (seen.has(binding.name)) throw WorkerErrors.invalidScript(`Binding name "${binding.name}" is used twice.`);
-    // Names are checked above: from here on they are short enough to quote.
+    if (seen.has(binding.name)) throw WorkerErrors.invalidScript(`Binding name "${clip(binding.name)}" is used twice.`);
     seen.add(binding.name);
     const field = (key: string): string => {
       const value = binding[key];
       if (typeof value !== 'string') {
-        throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type ${binding.type} needs a string "${key}".`);
+        throw WorkerErrors.invalidScript(
+          `Binding "${clip(binding.name)}" of type ${binding.type} needs a string "${key}".`,
+        );
       }
       return value;
     };
@@ -177,7 +180,9 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
           name: binding.name,
           type: 'r2_bucket',
           bucket_name: bucketName(binding.name, field('bucket_name')),
-          ...(typeof jurisdiction === 'string' ? { jurisdiction } : {}),
+          ...(typeof jurisdiction === 'string'
+            ? { jurisdiction: short(binding.name, 'jurisdiction', jurisdiction) }
+            : {}),
         });
         break;
       }
@@ -189,7 +194,7 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
       }
       case 'json':
         if (!('json' in binding))
-          throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type json needs a "json" value.`);
+          throw WorkerErrors.invalidScript(`Binding "${clip(binding.name)}" of type json needs a "json" value.`);
         checkVariableSize('Variable', binding.name, Buffer.byteLength(JSON.stringify(binding['json']) ?? ''));
         bindings.push({ name: binding.name, type: 'json', json: binding['json'] });
         break;
@@ -204,7 +209,7 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${binding.name}": Ledge supports r2_bucket, plain_text, secret_text, json and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json and inherit.`,
         );
     }
   }
@@ -212,11 +217,19 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
   return { bindings, secrets, inherit };
 }
 
+/** R2 jurisdictions are short words ("eu", "fedramp"). */
+function short(binding: string, key: string, value: string): string {
+  if (value.length > 32) {
+    throw WorkerErrors.invalidScript(`Binding "${clip(binding)}": ${key} "${clip(value, 32)}" is not a jurisdiction.`);
+  }
+  return value;
+}
+
 /** R2 bucket names are 3-63 characters: anything longer cannot name a bucket. */
 function bucketName(binding: string, name: string): string {
   if (name.length > 63) {
     throw WorkerErrors.invalidScript(
-      `Binding "${binding}" names the R2 bucket "${clip(name)}": bucket names have at most 63 characters.`,
+      `Binding "${clip(binding)}" names the R2 bucket "${clip(name)}": bucket names have at most 63 characters.`,
     );
   }
   return name;
