@@ -3,7 +3,7 @@ import { accountRoutes } from '../accounts/index.ts';
 import { loadBalancingRoutes } from '../load-balancing/index.ts';
 import { notificationRoutes } from '../notifications/index.ts';
 import type { Platform } from '../server/platform.ts';
-import { workerRoutes } from '../workers/index.ts';
+import { scriptUploadLimit, workerRoutes } from '../workers/index.ts';
 import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -25,15 +25,20 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
   // Subsystem routes are mounted here, each under its own prefix.
   api.route('/accounts/:account_id/load_balancers', loadBalancingRoutes(platform.loadBalancing));
   api.route('/', notificationRoutes(platform.notifications));
-  api.route('/', workerRoutes(platform.functions.workers, platform.functions.logs));
+  api.route(
+    '/',
+    workerRoutes(platform.functions.workers, platform.functions.logs, {
+      uploadLimit: scriptUploadLimit(platform.config.env),
+    }),
+  );
   api.route('/', r2Routes(platform.storage));
 
   api.notFound(throwRouteNotFound);
-  api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId')));
+  api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
 
   const root = new Hono<AppEnv>();
   root.route(API_PREFIX, api);
   root.notFound(throwRouteNotFound);
-  root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId')));
+  root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
   return root;
 }

@@ -21,10 +21,19 @@ export function authMiddleware(accounts: AccountService): MiddlewareHandler<AppE
     });
     c.set('principal', principal);
     const accountId = ACCOUNT_PATH.exec(new URL(c.req.url).pathname)?.[1];
-    if (accountId !== undefined && !canAccessAccount(principal, decodeURIComponent(accountId))) {
+    if (accountId !== undefined && !canAccessAccount(principal, decodeSegment(accountId))) {
       throw AuthErrors.accountForbidden();
     }
     if (principal.readOnly && !SAFE_METHODS.has(c.req.method)) throw AuthErrors.readOnly();
     await next();
   };
+}
+
+/** A malformed escape (`%ff`) names no account: kept as written, it is refused like any unknown one. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -1,4 +1,4 @@
-import { LedgeError } from '../shared/errors.ts';
+import { clip, LedgeError } from '../shared/errors.ts';
 
 /**
  * v4 errors of the notifications service. Cloudflare's alerting codes are not documented publicly, so
@@ -12,23 +12,31 @@ export const NotificationErrors = {
     new LedgeError(
       400,
       17002,
-      `alert_type "${type}" is not an available alert type (see GET /alerting/v3/available_alerts)`,
+      `alert_type "${clip(type)}" is not an available alert type (see GET /alerting/v3/available_alerts)`,
     ),
   filterNotAllowed: (key: string, type: string, allowed: string[]) =>
-    new LedgeError(400, 17003, `filter "${key}" is not allowed for ${type}; allowed filters: ${allowed.join(', ')}`),
+    new LedgeError(
+      400,
+      17003,
+      `filter "${clip(key)}" is not allowed for ${clip(type)}; allowed filters: ${allowed.join(', ')}`,
+    ),
   filterValue: (key: string, value: string, allowed: readonly string[]) =>
-    new LedgeError(400, 17004, `filters.${key}: "${value}" is not one of ${allowed.join(', ')}`),
+    new LedgeError(400, 17004, `filters.${clip(key)}: "${clip(value)}" is not one of ${allowed.join(', ')}`),
   unknownPool: (poolId: string) =>
-    new LedgeError(400, 17005, `filters.pool_id: pool ${poolId} does not exist in this account`),
+    new LedgeError(400, 17005, `filters.pool_id: pool ${clip(poolId)} does not exist in this account`),
   unknownWebhook: (id: string) =>
-    new LedgeError(400, 17006, `mechanisms.webhooks: webhook ${id} does not exist in this account`),
+    new LedgeError(400, 17006, `mechanisms.webhooks: webhook ${clip(id)} does not exist in this account`),
   invalidEmail: (address: string) =>
-    new LedgeError(400, 17007, `mechanisms.email: "${address}" is not a valid email address`),
+    new LedgeError(400, 17007, `mechanisms.email: "${clip(address)}" is not a valid email address`),
   webhookTestFailed: (detail: string) =>
     new LedgeError(400, 17008, `the webhook did not accept the test message: ${detail}`),
   invalidUrl: (detail: string) => new LedgeError(400, 17009, `url: ${detail}`),
-  policyNotFound: (id: string) => new LedgeError(404, 17010, `notification policy ${id} not found`),
-  webhookNotFound: (id: string) => new LedgeError(404, 17011, `webhook destination ${id} not found`),
+  policyNotFound: (id: string) => new LedgeError(404, 17010, `notification policy ${clip(id)} not found`),
+  webhookNotFound: (id: string) => new LedgeError(404, 17011, `webhook destination ${clip(id)} not found`),
   webhookInUse: (id: string, policies: string[]) =>
-    new LedgeError(409, 17012, `webhook ${id} is used by policies ${policies.join(', ')}; remove it from them first`),
+    new LedgeError(
+      409,
+      17012,
+      `webhook ${clip(id)} is used by policies ${policies.join(', ')}; remove it from them first`,
+    ),
 } as const;

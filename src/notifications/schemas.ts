@@ -3,11 +3,20 @@ import { z } from 'zod';
 /** `alert_interval` as the API writes it: a Go-style duration such as "30m", "1h", "1h30m", "90s". */
 export const ALERT_INTERVAL_FORMAT = /^(?:\d+h)?(?:\d+m)?(?:\d+s)?$/;
 
+/** Ids, email addresses and filter values are short: a long one is a mistake, refused before any lookup. */
+const Id = z.string().max(320);
+
 const MechanismSchema = z.strictObject({
-  email: z.array(z.strictObject({ id: z.string() })).optional(),
-  webhooks: z.array(z.strictObject({ id: z.string() })).optional(),
+  email: z
+    .array(z.strictObject({ id: Id }))
+    .max(100)
+    .optional(),
+  webhooks: z
+    .array(z.strictObject({ id: Id }))
+    .max(100)
+    .optional(),
   pagerduty: z
-    .array(z.strictObject({ id: z.string() }))
+    .array(z.strictObject({ id: Id }))
     .max(0, 'PagerDuty is not available on this platform')
     .optional(),
 });
@@ -16,12 +25,12 @@ export const PolicyInputSchema = z.object({
   name: z.string().trim().min(1, 'name is required').max(256),
   description: z.string().max(1024).optional(),
   enabled: z.boolean(),
-  alert_type: z.string().min(1, 'alert_type is required'),
+  alert_type: z.string().min(1, 'alert_type is required').max(128),
   mechanisms: MechanismSchema,
   filters: z
     .record(
-      z.string(),
-      z.array(z.string()).min(1, 'must list at least one value (leave the filter out to match everything)'),
+      z.string().max(128),
+      z.array(Id).min(1, 'must list at least one value (leave the filter out to match everything)').max(1000),
     )
     .optional(),
   alert_interval: z

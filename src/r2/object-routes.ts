@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
+import { limitedBody } from '../api/body.ts';
 import type { AppEnv, ApiContext } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import {
   conditionalFromHeaders,
   conditionHolds,
+  R2_LIMITS,
   R2Errors,
   STORAGE_CLASSES,
   type HttpMetadata,
@@ -33,7 +35,9 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
     if (storageClass !== undefined && !(STORAGE_CLASSES as readonly string[]).includes(storageClass)) {
       throw new LedgeError(400, 10040, `cf-r2-storage-class must be one of ${STORAGE_CLASSES.join(', ')}`);
     }
-    const body = (c.req.raw.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;
+    // Streams to disk as it arrives; capped at the single-put limit, and failing if the client leaves.
+    const body = (limitedBody(c, R2_LIMITS.maxSinglePutBytes, R2Errors.entityTooLarge) ??
+      Readable.from([])) as AsyncIterable<Uint8Array>;
     const object = await storage.objects.put(bucket, c.req.param('key'), body, {
       size: length === undefined ? undefined : Number(length),
       httpMetadata: httpMetadataFrom(c),

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { API_PREFIX, createApiApp } from '../api/app.ts';
+import { answerProtocolErrors, apiRequestListener } from '../api/listener.ts';
+import { applyIdleTimeout, httpServerOptions, httpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import { bootstrapIfEmpty, writeCredentialsFile, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
@@ -21,8 +22,14 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   const platform = createPlatform(config, logger);
   const created = await bootstrapIfEmpty(platform.accounts, config.bootstrap);
   const app = createApiApp(platform);
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host }) as Server;
-  server.keepAliveTimeout = 65_000;
+  // Slow and idle clients: see http-timeouts.ts for the bounds and why.
+  const timeouts = httpTimeouts(config.env);
+  const server = createServer(
+    httpServerOptions(timeouts),
+    apiRequestListener(app.fetch, { hostname: config.host, logger: platform.logger }),
+  );
+  applyIdleTimeout(server, timeouts);
+  answerProtocolErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

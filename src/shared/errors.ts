@@ -42,10 +42,24 @@ export function isLedgeError(error: unknown): error is LedgeError {
   return error instanceof LedgeError;
 }
 
+/** How much of a client's input an error message may quote (names, paths, parser messages). */
+export const MAX_QUOTED_INPUT = 100;
+/** Longest message an error carries: a backstop for messages that quote input without `clip`. */
+export const MAX_ERROR_MESSAGE = 400;
+
+/**
+ * Shortens text from the client before an error message quotes it, so a 100 KB name is not echoed
+ * back (and into the logs): the first `max` characters and how long the whole was.
+ */
+export function clip(text: string, max = MAX_QUOTED_INPUT): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}... (${text.length} characters)`;
+}
+
 /** Errors shared by every subsystem. Subsystem-specific ones live next to their code. */
 export const CommonErrors = {
   routeNotFound: (path: string) =>
-    new LedgeError(404, 7003, `Could not route to ${path}, perhaps your object identifier is invalid?`, {
+    new LedgeError(404, 7003, `Could not route to ${clip(path)}, perhaps your object identifier is invalid?`, {
       chain: [{ code: 7000, message: 'No route for that URI' }],
     }),
   methodNotAllowed: (method: string) => new LedgeError(405, 10405, `Method ${method} not allowed for this route`),
@@ -53,5 +67,7 @@ export const CommonErrors = {
   payloadTooLarge: (limit: number) =>
     new LedgeError(413, 1013, `Request body is larger than the limit of ${limit} bytes`),
   validation: (code: number, message: string) => new LedgeError(400, code, message),
+  /** The client disconnected before its request was read: logged at debug level, answered to no one. */
+  clientClosed: () => new LedgeError(499, 10499, 'The client closed the connection before the request was read.'),
   internal: (cause?: unknown) => new LedgeError(500, 10001, 'Internal error', { cause }),
 } as const;

@@ -1,4 +1,4 @@
-import { LedgeError } from '../shared/errors.ts';
+import { clip, LedgeError } from '../shared/errors.ts';
 
 /**
  * The object-storage failures with R2's v4 codes and statuses. The binding shows them to function code
@@ -6,16 +6,16 @@ import { LedgeError } from '../shared/errors.ts';
  */
 export const R2Errors = {
   bucketExists: (name: string) =>
-    new LedgeError(409, 10004, `The bucket you tried to create already exists, and you own it. (${name})`),
+    new LedgeError(409, 10004, `The bucket you tried to create already exists, and you own it. (${clip(name)})`),
   invalidBucketName: (name: string) =>
     new LedgeError(
       400,
       10005,
-      `The specified bucket name is not valid: "${name}". Names are 3-63 characters of lowercase letters, digits and hyphens, starting and ending with a letter or digit.`,
+      `The specified bucket name is not valid: "${clip(name)}". Names are 3-63 characters of lowercase letters, digits and hyphens, starting and ending with a letter or digit.`,
     ),
-  noSuchBucket: (name: string) => new LedgeError(404, 10006, `The specified bucket does not exist. (${name})`),
+  noSuchBucket: (name: string) => new LedgeError(404, 10006, `The specified bucket does not exist. (${clip(name)})`),
   bucketNotEmpty: (name: string) =>
-    new LedgeError(409, 10008, `The bucket you tried to delete is not empty. (${name})`),
+    new LedgeError(409, 10008, `The bucket you tried to delete is not empty. (${clip(name)})`),
   invalidArgument: (message: string) => new LedgeError(400, 10040, message),
   noSuchKey: () => new LedgeError(404, 10007, 'The specified key does not exist.'),
   entityTooLarge: () => new LedgeError(400, 100100, 'Your proposed upload exceeds the maximum allowed object size.'),

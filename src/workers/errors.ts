@@ -1,4 +1,4 @@
-import { LedgeError } from '../shared/errors.ts';
+import { clip, LedgeError } from '../shared/errors.ts';
 
 /**
  * The v4 errors of the functions API. 10007 / 10090 are the codes wrangler branches on (script or
@@ -7,18 +7,25 @@ import { LedgeError } from '../shared/errors.ts';
 export const WorkerErrors = {
   scriptNotFound: () => new LedgeError(404, 10007, 'This Worker does not exist on your account.'),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
-  versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${id} does not exist for this Worker.`),
-  secretNotFound: (name: string) => new LedgeError(404, 10056, `Secret ${name} does not exist on this Worker.`),
+  versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
+  secretNotFound: (name: string) => new LedgeError(404, 10056, `Secret ${clip(name)} does not exist on this Worker.`),
   subdomainNotFound: () => new LedgeError(404, 10007, 'This account has no workers.dev subdomain yet.'),
   invalidScriptName: (name: string) =>
     new LedgeError(
       400,
       10016,
-      `Invalid Worker name "${name}": use 1-63 lowercase letters, digits and dashes, not starting or ending with a dash.`,
+      `Invalid Worker name "${clip(name)}": use 1-63 lowercase letters, digits and dashes, not starting or ending with a dash.`,
     ),
   malformedUpload: (detail: string) =>
     new LedgeError(400, 10026, `Could not parse the upload as multipart/form-data: ${detail}`),
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
+  /** Cloudflare's "exceeded the size limit" code for script uploads. */
+  uploadTooLarge: (limit: number) =>
+    new LedgeError(
+      413,
+      10027,
+      `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`,
+    ),
   scriptStartupFailed: (detail: string) =>
     new LedgeError(
       400,
@@ -27,8 +34,8 @@ export const WorkerErrors = {
     ),
   invalidSecret: (message: string) => new LedgeError(400, 10021, message),
   invalidSubdomain: (name: string) =>
-    new LedgeError(400, 10032, `Invalid subdomain "${name}": use 1-63 lowercase letters, digits and dashes.`),
-  subdomainTaken: (name: string) => new LedgeError(409, 10036, `The subdomain "${name}" is already taken.`),
+    new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),
+  subdomainTaken: (name: string) => new LedgeError(409, 10036, `The subdomain "${clip(name)}" is already taken.`),
   invalidDeployment: (message: string) => new LedgeError(400, 10021, message),
   /** `wrangler tail` asks for a WebSocket tail session; Ledge streams console output over plain HTTP instead. */
   liveTailUnsupported: (script: string) =>

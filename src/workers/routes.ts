@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
+import { limitedRequest, readJson } from '../api/body.ts';
 import type { ApiContext, AppEnv } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { WorkerErrors } from './errors.ts';
+import { normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import { renderBindings, renderDeployment, renderScript, renderVersion } from './render.ts';
 import {
   AccountSubdomainSchema,
@@ -18,11 +19,14 @@ import { mountTailRoute } from './tail-route.ts';
 import { parseScriptUpload } from './upload.ts';
 
 const CODE = 10021;
-/** Script uploads may carry several modules; Cloudflare's paid limit is 10 MB compressed. */
-const UPLOAD_LIMIT = 25 * 1024 * 1024;
 
 /** `/accounts/{account_id}/workers/...`: what `wrangler deploy`, `wrangler secret` and `ledge` call. */
-export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hono<AppEnv> {
+export function workerRoutes(
+  workers: WorkersService,
+  logs: FunctionLogHub,
+  options: { uploadLimit?: number } = {},
+): Hono<AppEnv> {
+  const uploadLimit = options.uploadLimit ?? WORKER_LIMITS.defaultUploadBytes;
   const app = new Hono<AppEnv>();
   mountTailRoute(app, workers, logs);
   mountPreviewRoutes(app);
@@ -34,11 +38,12 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
     source: /wrangler/i.test(c.req.header('user-agent') ?? '') ? 'wrangler' : 'api',
   });
   const today = () => new Date().toISOString().slice(0, 10);
-  const upload = async (c: ApiContext) => {
-    const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > UPLOAD_LIMIT) throw WorkerErrors.malformedUpload(`the upload is larger than ${UPLOAD_LIMIT} bytes`);
-    return parseScriptUpload(c.req.raw, today());
-  };
+  // The multipart parser buffers what it reads: the cap applies while the body streams in.
+  const upload = (c: ApiContext) =>
+    parseScriptUpload(
+      limitedRequest(c, uploadLimit, () => WorkerErrors.uploadTooLarge(uploadLimit)),
+      today(),
+    );
 
   app.get(`${base}/scripts`, async (c) => {
     const scripts = await workers.store.listScripts(account(c));
@@ -140,7 +145,13 @@ export function workerRoutes(workers: WorkersService, logs: FunctionLogHub): Hon
         'Ledge serves one version per Worker: send exactly one version with percentage 100.',
       );
     }
-    const deployment = await workers.deploy(account(c), script(c), first.version_id, caller(c), body.annotations ?? {});
+    const deployment = await workers.deploy(
+      account(c),
+      script(c),
+      first.version_id,
+      caller(c),
+      normalizeAnnotations(body.annotations ?? {}),
+    );
     return ok(c, renderDeployment(deployment));
   });
 

@@ -1,8 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AccountService } from '../accounts/index.ts';
+import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { WorkerErrors } from './errors.ts';
+import { checkVariableCount, checkVariableSize } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding } from './schemas.ts';
 import type { WorkerStore } from './store.ts';
 import type { DeployedScript, DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
@@ -66,7 +68,7 @@ export class WorkersService {
     for (const binding of bindings) {
       if (binding.type === 'r2_bucket' && !(await this.#buckets.bucketExists(accountId, binding.bucket_name))) {
         throw WorkerErrors.invalidScript(
-          `Binding "${binding.name}" refers to the R2 bucket "${binding.bucket_name}", which does not exist in this account: create it first (ledge bucket create ${binding.bucket_name}).`,
+          `Binding "${clip(binding.name)}" refers to the R2 bucket "${clip(binding.bucket_name)}", which does not exist in this account: create it first (ledge bucket create ${clip(binding.bucket_name)}).`,
         );
       }
     }
@@ -105,6 +107,7 @@ export class WorkersService {
       if (index >= 0) secrets[index] = record;
       else secrets.push(record);
     }
+    checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
     await this.#runtime.check({
       script,
       version: { ...version, number: 0 },
@@ -166,11 +169,17 @@ export class WorkersService {
 
   async putSecret(accountId: string, name: string, secretName: string, text: string) {
     checkBindingName(secretName, 'Secret');
+    checkVariableSize('Secret', secretName, Buffer.byteLength(text));
     const script = await this.requireScript(accountId, name);
     const version = await this.currentVersion(script);
+    const secretNames = await this.store.listSecretNames(accountId, name);
+    if (!secretNames.includes(secretName)) {
+      const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+      checkVariableCount(variables + secretNames.length + 1);
+    }
     if (version?.bindings.some((b) => b.name === secretName)) {
       throw WorkerErrors.invalidSecret(
-        `Binding name "${secretName}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
+        `Binding name "${clip(secretName)}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
       );
     }
     await this.store.putSecret(accountId, name, secretName, text);
@@ -243,7 +252,7 @@ function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined
     const old = previous?.bindings.find((b) => b.name === name);
     if (!old)
       throw WorkerErrors.invalidScript(
-        `Binding "${name}" is marked inherit, but the previous version has no binding of that name.`,
+        `Binding "${clip(name)}" is marked inherit, but the previous version has no binding of that name.`,
       );
     result.push(old);
     named.add(name);

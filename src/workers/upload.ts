@@ -1,5 +1,7 @@
-import { parseWith } from '../api/body.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api/body.ts';
+import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
+import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,
   ModuleTypes,
@@ -44,7 +46,10 @@ export async function parseScriptUpload(request: Request, today: string): Promis
   try {
     form = await request.formData();
   } catch (error) {
-    throw WorkerErrors.malformedUpload((error as Error).message);
+    // The body's size limit (see limitedRequest) surfaces as the cause of the parser's failure.
+    if (isLedgeError(error)) throw error;
+    if (error instanceof Error && isLedgeError(error.cause)) throw error.cause;
+    throw WorkerErrors.malformedUpload(clip((error as Error).message));
   }
   const metadataPart = form.get('metadata');
   if (metadataPart === null) throw WorkerErrors.malformedUpload('the "metadata" part is missing');
@@ -53,7 +58,12 @@ export async function parseScriptUpload(request: Request, today: string): Promis
   try {
     metadataJson = JSON.parse(metadataText);
   } catch (error) {
-    throw WorkerErrors.malformedUpload(`the "metadata" part is not JSON: ${(error as Error).message}`);
+    throw WorkerErrors.malformedUpload(`the "metadata" part is not JSON: ${clip((error as Error).message)}`);
+  }
+  // Bindings and annotations are stored and written into the workerd config with JSON.stringify,
+  // which overflows the stack on deep nesting.
+  if (jsonDepthExceeds(metadataJson, MAX_JSON_DEPTH)) {
+    throw WorkerErrors.invalidScript(`The "metadata" part is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   const metadata = parseWith(UploadMetadataSchema, metadataJson, 10021);
   if (!metadata.main_module) {
@@ -74,18 +84,20 @@ export async function parseScriptUpload(request: Request, today: string): Promis
       field.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')
     ) {
       throw WorkerErrors.invalidScript(
-        `Invalid module name "${field}": use a relative path without "." or ".." segments.`,
+        `Invalid module name "${clip(field)}": use a relative path without "." or ".." segments.`,
       );
     }
     const moduleType = MODULE_TYPE_BY_CONTENT_TYPE.get(type);
     if (!moduleType)
-      throw WorkerErrors.invalidScript(`Module "${field}" has an unsupported content type "${type || 'none'}".`);
+      throw WorkerErrors.invalidScript(
+        `Module "${clip(field)}" has an unsupported content type "${clip(type || 'none')}".`,
+      );
     modules.push({ name: field, type: moduleType, content: Buffer.from(await value.arrayBuffer()).toString('base64') });
   }
   const main = modules.find((m) => m.name === metadata.main_module);
   if (!main) {
     throw WorkerErrors.invalidScript(
-      `No such module "${metadata.main_module}": main_module must name one of the uploaded parts (got ${modules.map((m) => `"${m.name}"`).join(', ') || 'none'}).`,
+      `No such module "${clip(metadata.main_module)}": main_module must name one of the uploaded parts (got ${clip(modules.map((m) => `"${m.name}"`).join(', ') || 'none')}).`,
     );
   }
   if (main.type !== 'esModule') {
@@ -94,6 +106,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     );
   }
   if (metadata.compatibility_date !== undefined) checkCompatibilityDate(metadata.compatibility_date, today);
+  checkCompatibilityFlags(metadata.compatibility_flags);
 
   const { bindings, secrets, inherit } = parseBindings(metadata.bindings);
   return {
@@ -105,21 +118,40 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     keepBindings: metadata.keep_bindings,
     compatibilityDate: metadata.compatibility_date,
     compatibilityFlags: metadata.compatibility_flags,
-    annotations: metadata.annotations ?? {},
+    annotations: normalizeAnnotations(metadata.annotations ?? {}),
   };
 }
 
 export function checkCompatibilityDate(date: string, today: string): void {
-  const valid = /^\d{4}-\d{2}-\d{2}$/.test(date) && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
+  // An impossible date (2025-13-45) parses to NaN; one that rolls over (2025-02-30) prints differently.
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(date) ? Date.parse(`${date}T00:00:00Z`) : NaN;
+  const valid = !Number.isNaN(parsed) && new Date(parsed).toISOString().startsWith(date);
   if (!valid)
-    throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": use a real date written YYYY-MM-DD.`);
+    throw WorkerErrors.invalidScript(`Invalid compatibility_date "${clip(date)}": use a real date written YYYY-MM-DD.`);
   if (date > today)
     throw WorkerErrors.invalidScript(`Invalid compatibility_date "${date}": it is in the future (today is ${today}).`);
 }
 
 export function checkBindingName(name: string, what = 'Binding'): void {
+  if (name.length > WORKER_LIMITS.maxNameLength) {
+    throw WorkerErrors.invalidScript(
+      `${what} name "${clip(name)}" is too long: names are limited to ${WORKER_LIMITS.maxNameLength} characters.`,
+    );
+  }
   if (!IDENTIFIER.test(name)) {
-    throw WorkerErrors.invalidScript(`${what} name "${name}" is not a valid JavaScript identifier.`);
+    throw WorkerErrors.invalidScript(`${what} name "${clip(name)}" is not a valid JavaScript identifier.`);
+  }
+}
+
+function checkCompatibilityFlags(flags: string[]): void {
+  if (flags.length > WORKER_LIMITS.maxFlags) {
+    throw WorkerErrors.invalidScript(`Too many compatibility_flags: at most ${WORKER_LIMITS.maxFlags}.`);
+  }
+  const long = flags.find((flag) => flag.length > WORKER_LIMITS.maxFlagLength);
+  if (long !== undefined) {
+    throw WorkerErrors.invalidScript(
+      `Compatibility flag "${clip(long)}" is too long: flags are limited to ${WORKER_LIMITS.maxFlagLength} characters.`,
+    );
   }
 }
 
@@ -130,12 +162,14 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
   const seen = new Set<string>();
   for (const binding of raw) {
     checkBindingName(binding.name);
-    if (seen.has(binding.name)) throw WorkerErrors.invalidScript(`Binding name "${binding.name}" is used twice.`);
+    if (seen.has(binding.name)) throw WorkerErrors.invalidScript(`Binding name "${clip(binding.name)}" is used twice.`);
     seen.add(binding.name);
     const field = (key: string): string => {
       const value = binding[key];
       if (typeof value !== 'string') {
-        throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type ${binding.type} needs a string "${key}".`);
+        throw WorkerErrors.invalidScript(
+          `Binding "${clip(binding.name)}" of type ${binding.type} needs a string "${key}".`,
+        );
       }
       return value;
     };
@@ -145,30 +179,58 @@ function parseBindings(raw: { name: string; type: string; [key: string]: unknown
         bindings.push({
           name: binding.name,
           type: 'r2_bucket',
-          bucket_name: field('bucket_name'),
-          ...(typeof jurisdiction === 'string' ? { jurisdiction } : {}),
+          bucket_name: bucketName(binding.name, field('bucket_name')),
+          ...(typeof jurisdiction === 'string'
+            ? { jurisdiction: short(binding.name, 'jurisdiction', jurisdiction) }
+            : {}),
         });
         break;
       }
-      case 'plain_text':
-        bindings.push({ name: binding.name, type: 'plain_text', text: field('text') });
+      case 'plain_text': {
+        const text = field('text');
+        checkVariableSize('Variable', binding.name, Buffer.byteLength(text));
+        bindings.push({ name: binding.name, type: 'plain_text', text });
         break;
+      }
       case 'json':
         if (!('json' in binding))
-          throw WorkerErrors.invalidScript(`Binding "${binding.name}" of type json needs a "json" value.`);
+          throw WorkerErrors.invalidScript(`Binding "${clip(binding.name)}" of type json needs a "json" value.`);
+        checkVariableSize('Variable', binding.name, Buffer.byteLength(JSON.stringify(binding['json']) ?? ''));
         bindings.push({ name: binding.name, type: 'json', json: binding['json'] });
         break;
-      case 'secret_text':
-        secrets.push({ name: binding.name, text: field('text') });
+      case 'secret_text': {
+        const text = field('text');
+        checkVariableSize('Secret', binding.name, Buffer.byteLength(text));
+        secrets.push({ name: binding.name, text });
         break;
+      }
       case 'inherit':
         inherit.push(binding.name);
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${binding.type}" for binding "${binding.name}": Ledge supports r2_bucket, plain_text, secret_text, json and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json and inherit.`,
         );
     }
   }
+  checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
   return { bindings, secrets, inherit };
+}
+
+/** R2 jurisdictions are short words ("eu", "fedramp"). */
+function short(binding: string, key: string, value: string): string {
+  if (value.length > 32) {
+    throw WorkerErrors.invalidScript(`Binding "${clip(binding)}": ${key} "${clip(value, 32)}" is not a jurisdiction.`);
+  }
+  return value;
+}
+
+/** R2 bucket names are 3-63 characters: anything longer cannot name a bucket. */
+function bucketName(binding: string, name: string): string {
+  if (name.length > 63) {
+    throw WorkerErrors.invalidScript(
+      `Binding "${clip(binding)}" names the R2 bucket "${clip(name)}": bucket names have at most 63 characters.`,
+    );
+  }
+  return name;
 }

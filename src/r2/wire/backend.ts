@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
+import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
@@ -64,8 +65,11 @@ export class R2WireBackend {
   async start(): Promise<void> {
     await mkdir(dirname(this.socketPath), { recursive: true, mode: 0o700 });
     await rm(this.socketPath, { force: true });
-    const server = createServer((req, res) => void this.#serve(req, res));
-    server.keepAliveTimeout = 65_000;
+    // Node's default request timeout (5 min) would cut a function's 5 GiB put through the binding short.
+    const server = createServer(
+      { requestTimeout: DEFAULT_HTTP_TIMEOUTS.requestMs, keepAliveTimeout: DEFAULT_HTTP_TIMEOUTS.keepAliveMs },
+      (req, res) => void this.#serve(req, res),
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       // A restrictive umask while binding closes the window before chmod in which others could connect.

@@ -7,7 +7,8 @@ export default {
     const host = (request.headers.get('host') ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     const suffix = `.${env.DOMAIN}`;
     const prefix = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
-    const binding = env.ROUTES[prefix];
+    // Own keys only: a Host of constructor.<domain> or __proto__.<domain> must not find Object.prototype's.
+    const binding = Object.hasOwn(env.ROUTES, prefix) ? env.ROUTES[prefix] : undefined;
     if (binding === undefined) {
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
