@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { parseLogLevel, type LogLevel } from '../shared/logger.ts';
+import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
 
 export interface BootstrapValues {
   email?: string | undefined;
@@ -15,6 +15,8 @@ export interface ServerConfig {
   /** 0 picks a free port (tests). */
   port: number;
   logLevel: LogLevel;
+  /** `text` (a readable line per record, the default) or `json` (one object per line). */
+  logFormat: LogFormat;
   /** Values that make the first-boot credentials deterministic (LEDGE_BOOTSTRAP_*). */
   bootstrap: BootstrapValues;
   /** 32-byte key (base64) for secrets at rest; otherwise `<data-dir>/secret.key` is used or created. */
@@ -43,6 +45,7 @@ export interface ServerFlags {
   functionsPort?: string | number | undefined;
   functionsDomain?: string | undefined;
   functionsProcesses?: string | number | undefined;
+  logFormat?: string | undefined;
 }
 
 export const DEFAULT_API_PORT = 8787;
@@ -55,6 +58,7 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),
+    logFormat: parseLogFormat(flags.logFormat ?? env['LEDGE_LOG_FORMAT'], 'text'),
     bootstrap: {
       email: nonEmpty(env['LEDGE_BOOTSTRAP_EMAIL']),
       apiKey: nonEmpty(env['LEDGE_BOOTSTRAP_API_KEY']),
