@@ -53,6 +53,17 @@ export const DEFAULT_FUNCTIONS_PORT = 8788;
 
 /** Flags win over environment variables, which win over the embedded defaults. */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const config = resolveFields(flags, env);
+  // Caught here: the functions runtime would otherwise report its own API port as taken by "another process".
+  if (config.port !== 0 && config.port === config.functionsPort) {
+    throw new Error(
+      `the API and functions ports must differ (both are ${config.port}): use --port or --functions-port`,
+    );
+  }
+  return config;
+}
+
+function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig {
   return {
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',

@@ -46,7 +46,7 @@ describe('ledge server ports and first boot', () => {
     expect(result.stderr).toContain(`error: functions port ${functionsPort} on 127.0.0.1 is in use by another process`);
     expect(result.stderr).toContain('--functions-port');
     // At once: the time to load the CLI and open the database, never a wait for a timeout.
-    expect(result.ms).toBeLessThan(10_000);
+    expect(result.ms).toBeLessThan(15_000);
     expect(result.stdout).not.toContain('Ledge is running');
     // The first server still serves (its own 404 for a host with no function).
     const res = await fetch(`http://127.0.0.1:${functionsPort}/`, { headers: { host: 'nope.nope.localhost' } });
@@ -82,7 +82,7 @@ describe('ledge server ports and first boot', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: API port ${apiPort} on 127.0.0.1 is in use by another process`);
     expect(result.stderr).toContain('--port');
-    expect(result.ms).toBeLessThan(10_000);
+    expect(result.ms).toBeLessThan(15_000);
     // The data dir exists (database, key) but holds no half-made owner and no credentials.json.
     expect(existsSync(join(cwd, '.ledge/ledge.db'))).toBe(true);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
@@ -119,6 +119,17 @@ describe('ledge server ports and first boot', () => {
     } finally {
       expect((await next.stop('SIGTERM')).code).toBe(0);
     }
+  });
+
+  it('one port for both the API and functions is refused before anything listens', async () => {
+    const result = await failingStart(tempDir('ledge-user-'), [
+      '--port',
+      String(apiPort),
+      '--functions-port',
+      String(apiPort),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: the API and functions ports must differ (both are ${apiPort})`);
   });
 
   it('a restart says where the credentials are (they are printed on the first start only)', async () => {

@@ -72,6 +72,8 @@ describe('the app `ledge create app` scaffolds', () => {
       const result = await shell('node --version && npm install --no-audit --no-fund && npm test', '/usr/bin:/bin');
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout.split('\n')[0]).toBe(runNodeVersion(SYSTEM_NODE_DIR!));
+      // Quiet: no npm warning about esbuild's install script (see the template's allowScripts).
+      expect(result.stderr).not.toContain('install-scripts');
       expect(result.stdout).toMatch(/^(#|ℹ) pass 3$/m);
       expect(result.stdout).toMatch(/^(#|ℹ) fail 0$/m);
     },
