@@ -14,7 +14,8 @@ const PARENT_POLL_MS = 250;
  */
 export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<StopReason> {
   return new Promise((resolve) => {
-    for (const signal of STOP_SIGNALS) process.once(signal, () => resolve(signal));
+    // `on`, not `once`: a signal without a listener would kill the process with its default action.
+    for (const signal of STOP_SIGNALS) process.on(signal, () => resolve(signal));
     if (env['npm_lifecycle_event'] === undefined) return;
     const parent = process.ppid;
     const timer = setInterval(() => {
@@ -27,7 +28,8 @@ export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<Sto
 }
 
 /**
- * Bounds a shutdown: a second signal, or `graceMs` without the clean stop finishing, exits at once.
+ * Bounds a shutdown: another signal (a second after the first), or `graceMs` without the clean stop
+ * finishing, exits at once.
  * workerd processes die with the server either way (they run with PR_SET_PDEATHSIG, see
  * workerd-process.ts), so nothing is left holding a port.
  */
@@ -37,5 +39,14 @@ export function forceExitIfSlow(graceMs: number, onForce: (why: string) => void)
     process.exit(1);
   };
   setTimeout(() => force(`shutdown took longer than ${graceMs} ms`), graceMs).unref();
-  for (const signal of STOP_SIGNALS) process.once(signal, () => force(`${signal} during shutdown`));
+  // Ctrl+C under `npm start` arrives twice at once (from the terminal, and forwarded by npm): only a
+  // signal that comes after the first second is a user insisting.
+  const since = Date.now();
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (Date.now() - since >= REPEAT_AFTER_MS) force(`${signal} during shutdown`);
+    });
+  }
 }
+
+const REPEAT_AFTER_MS = 1_000;

@@ -88,6 +88,20 @@ describe('stopping npm start', () => {
     });
   }
 
+  // What a terminal does: Ctrl+C sends SIGINT, and closing it SIGHUP, to the whole foreground process group
+  // (npm and the server; npm forwards its SIGINT once more). workerd runs in a group of its own, so it is
+  // stopped by the server (finishing its requests), never by the terminal's signal in a race with it.
+  for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+    it(`${signal} to the whole job (Ctrl+C, a closing terminal) is one clean stop within 5 s`, async () => {
+      const started = await npmStart();
+      process.kill(-started.npm.child.pid!, signal);
+      expect(await timeToStop(started), 'still running').toBeDefined();
+      expect(started.npm.stderr()).toContain(`shutting down reason=${signal}`);
+      expect(started.npm.stderr()).not.toContain('restarting');
+      expect(started.npm.stderr()).not.toContain('stopping now');
+    });
+  }
+
   it('a server killed hard (SIGKILL) takes its workerd processes with it within 5 s', async () => {
     const started = await npmStart();
     process.kill(started.serverPid, 'SIGKILL');
