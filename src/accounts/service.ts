@@ -35,6 +35,21 @@ export class AccountService {
     return (await this.#store.countAccounts()) === 0;
   }
 
+  /**
+   * The format checks of createAccount, createUser and createToken at once, so that a caller creating
+   * all three (first boot) can fail before the first row rather than leave an account without its user.
+   */
+  checkNewCredentials(input: { accountId: string; email: string; apiKey: string; token: string }): void {
+    if (!/^[0-9a-f]{32}$/.test(input.accountId)) {
+      throw new LedgeError(400, 1001, 'account id must be 32 lowercase hex characters');
+    }
+    if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
+    if (!API_KEY_FORMAT.test(input.apiKey)) throw new LedgeError(400, 1001, 'API key must be 1-128 of [A-Za-z0-9_-]');
+    if (!TOKEN_FORMAT.test(input.token)) {
+      throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
+    }
+  }
+
   async createAccount(input: { name: string; id?: string }): Promise<Account> {
     const id = input.id ?? newId();
     if (!/^[0-9a-f]{32}$/.test(id)) throw new LedgeError(400, 1001, 'account id must be 32 lowercase hex characters');

@@ -5,7 +5,8 @@ import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson } from './output.ts';
 
-const TEMPLATE_DIR = resolve(import.meta.dirname, '../../templates/app');
+const LEDGE_ROOT = resolve(import.meta.dirname, '../..');
+const TEMPLATE_DIR = join(LEDGE_ROOT, 'templates/app');
 const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 /** npm never publishes a file named .gitignore, so templates carry it as `gitignore`. */
@@ -40,6 +41,10 @@ export function registerCreate(program: Command): void {
           bucket_name: bucket,
           account_id: accountId,
           compatibility_date: new Date().toISOString().slice(0, 10),
+          // For the README's wrangler steps: the API to point it at, and the checkout whose node_modules
+          // hold Node 24 and wrangler 4 (wrangler needs Node 22.12+, which the machine's may not be).
+          api_url: ctx.connection.apiUrl,
+          ledge_root: LEDGE_ROOT,
         };
         const written = copyTemplate(TEMPLATE_DIR, dir, values);
         if (ctx.json) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { registerRunningServer } from '../shared/server-registry.ts';
 import { handler } from './context.ts';
@@ -31,16 +32,17 @@ export function registerServer(program: Command): void {
       'comma-separated CIDRs they may not reach, e.g. 127.0.0.0/8,10.0.0.0/8 (env LEDGE_EGRESS_DENY; see docs/security.md)',
       undefined,
     )
+    .option('--log-format <format>', 'log records on stderr: text (default) or json (env LEDGE_LOG_FORMAT)', undefined)
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
       handler(async (ctx) => {
+        // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
+        const { forceExitIfSlow, stopRequested } = await import('../server/stop-request.ts');
         // Signal handlers first: a supervisor may send SIGTERM the moment it reads the ready line, and a
         // signal that arrives during start-up must still end in a clean shutdown (once started).
-        const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
-          process.once('SIGINT', () => resolve('SIGINT'));
-          process.once('SIGTERM', () => resolve('SIGTERM'));
-        });
-        // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
+        const stop = stopRequested();
+        // A closed terminal (SIGHUP) makes writes to it fail: that must not crash the shutdown.
+        for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
         const { resolveServerConfig, startServer } = await import('../server/index.ts');
         const o = ctx.options as Record<string, string | undefined>;
         const config = resolveServerConfig({
@@ -53,6 +55,7 @@ export function registerServer(program: Command): void {
           smtpUrl: o['smtpUrl'],
           egressAllow: o['egressAllow'],
           egressDeny: o['egressDeny'],
+          logFormat: o['logFormat'],
         });
         const running = await startServer(config);
         // Lets `ledge` find this server from any directory (removed when this process exits).
@@ -67,6 +70,7 @@ export function registerServer(program: Command): void {
           // Deployed functions answer at http://<script>.<subdomain>.<functions_domain>:<functions_port>/.
           functions_port: running.platform.functions.runtime.port,
           functions_domain: config.functionsDomain,
+          credentials_file: credentialsFile,
           ...(running.credentials
             ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token }
             : {}),
@@ -84,11 +88,19 @@ export function registerServer(program: Command): void {
                 `  account id: ${running.credentials.account_id}\n  email:      ${running.credentials.email}\n` +
                 `  API key:    ${running.credentials.api_key}\n  API token:  ${running.credentials.api_token}\n`,
             );
+          } else {
+            // A restart: the credentials were shown on the first start only; say where they are kept.
+            const where = existsSync(credentialsFile)
+              ? credentialsFile
+              : `${credentialsFile} is gone: make a token with \`ledge admin token create --user ${summary.email}\``;
+            process.stdout.write(`  Account:   ${summary.account_id} (${summary.email})\n  Credentials: ${where}\n`);
           }
           process.stdout.write('\nPress Ctrl+C to stop.\n');
         }
-        const signal = await stopRequested;
-        running.platform.logger.info('shutting down', { signal });
+        const reason = await stop;
+        running.platform.logger.info('shutting down', { reason });
+        // Well within 5 s, whatever hangs: workerd dies with this process anyway (see stop-request.ts).
+        forceExitIfSlow(4_000, (why) => running.platform.logger.error('stopping now', { why }));
         await running.close();
       }),
     );

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
-import { parseLogLevel, type LogLevel } from '../shared/logger.ts';
+import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
 
 export interface BootstrapValues {
   email?: string | undefined;
@@ -16,6 +16,8 @@ export interface ServerConfig {
   /** 0 picks a free port (tests). */
   port: number;
   logLevel: LogLevel;
+  /** `text` (a readable line per record, the default) or `json` (one object per line). */
+  logFormat: LogFormat;
   /** Values that make the first-boot credentials deterministic (LEDGE_BOOTSTRAP_*). */
   bootstrap: BootstrapValues;
   /** 32-byte key (base64) for secrets at rest; otherwise `<data-dir>/secret.key` is used or created. */
@@ -48,6 +50,7 @@ export interface ServerFlags {
   functionsProcesses?: string | number | undefined;
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
+  logFormat?: string | undefined;
 }
 
 export const DEFAULT_API_PORT = 8787;
@@ -55,11 +58,23 @@ export const DEFAULT_FUNCTIONS_PORT = 8788;
 
 /** Flags win over environment variables, which win over the embedded defaults. */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const config = resolveFields(flags, env);
+  // Caught here: the functions runtime would otherwise report its own API port as taken by "another process".
+  if (config.port !== 0 && config.port === config.functionsPort) {
+    throw new Error(
+      `the API and functions ports must differ (both are ${config.port}): use --port or --functions-port`,
+    );
+  }
+  return config;
+}
+
+function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig {
   return {
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),
+    logFormat: parseLogFormat(flags.logFormat ?? env['LEDGE_LOG_FORMAT'], 'text'),
     bootstrap: {
       email: nonEmpty(env['LEDGE_BOOTSTRAP_EMAIL']),
       apiKey: nonEmpty(env['LEDGE_BOOTSTRAP_API_KEY']),

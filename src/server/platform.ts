@@ -50,7 +50,10 @@ export interface Platform {
   background: BackgroundService[];
 }
 
-export function createPlatform(config: ServerConfig, logger: Logger = createLogger(config.logLevel)): Platform {
+export function createPlatform(
+  config: ServerConfig,
+  logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
+): Platform {
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = new Database(paths.database);

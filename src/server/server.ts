@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { API_PREFIX, createApiApp } from '../api/app.ts';
 import { answerProtocolErrors, apiRequestListener } from '../api/listener.ts';
 import { applyIdleTimeout, httpServerOptions, httpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
-import { bootstrapIfEmpty, writeCredentialsFile, type Credentials } from './bootstrap.ts';
+import { bootstrapIfEmpty, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
+import { portInUse } from '../shared/port-in-use.ts';
 import { createPlatform, type Platform } from './platform.ts';
 
 export interface RunningServer {
@@ -17,10 +18,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Boots the platform: data dir and database, first-boot credentials, the API, then background services. */
+/**
+ * Boots the platform: data dir and database, the API, background services (the functions runtime claims
+ * its port), and only then, on a fresh data dir, the first-boot credentials. A start that fails before
+ * that leaves no account behind, so the next start bootstraps and shows the credentials.
+ */
 export async function startServer(config: ServerConfig, logger?: Logger): Promise<RunningServer> {
   const platform = createPlatform(config, logger);
-  const created = await bootstrapIfEmpty(platform.accounts, config.bootstrap);
   const app = createApiApp(platform);
   // Slow and idle clients: see http-timeouts.ts for the bounds and why.
   const timeouts = httpTimeouts(config.env);
@@ -30,25 +34,24 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   );
   applyIdleTimeout(server, timeouts);
   answerProtocolErrors(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await listen(server, config);
+  } catch (error) {
+    platform.db.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   platform.egress.addOwnListener(port, 'API');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
-  let credentials: Credentials | undefined;
-  if (created) {
-    credentials = { api_url: apiUrl, ...created };
-    writeCredentialsFile(platform.paths.credentials, credentials);
-  }
   const started: typeof platform.background = [];
+  let credentials: Credentials | undefined;
   try {
     for (const service of platform.background) {
       await service.start();
       started.push(service);
     }
+    credentials = await bootstrapIfEmpty(platform.accounts, config.bootstrap, apiUrl, platform.paths.credentials);
   } catch (error) {
     await stopAll(started, platform);
     server.close();
@@ -79,4 +82,18 @@ async function stopAll(services: Platform['background'], platform: Platform): Pr
       platform.logger.error('background service failed to stop', { service: service.name, err: error });
     }
   }
+}
+
+/** Listens on the API port; a port in use is named in the error, with the flag that changes it. */
+function listen(server: Server, config: ServerConfig): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? portInUse('API', config.host, config.port, '--port (env LEDGE_PORT)')
+          : new Error(`cannot listen on ${config.host}:${config.port} for the API: ${error.message}`),
+      );
+    });
+    server.listen(config.port, config.host, () => resolve());
+  });
 }

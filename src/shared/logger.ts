@@ -1,9 +1,12 @@
 /**
- * Structured logs: one JSON object per line on stderr, so they can be piped to any collector.
+ * Structured logs on stderr, one record per line: `text` for a person at a terminal (time, level,
+ * message, then key=value fields), or `json`, one object per line, to pipe to a collector.
  * `LEDGE_LOG_LEVEL` (debug|info|warn|error|silent) sets the threshold; tests default to `warn`.
  */
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -17,25 +20,54 @@ export function parseLogLevel(value: string | undefined, fallback: LogLevel): Lo
   return value !== undefined && value in LEVELS ? (value as LogLevel) : fallback;
 }
 
+export function parseLogFormat(value: string | undefined, fallback: LogFormat): LogFormat {
+  if (value === undefined || value === '') return fallback;
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) {
+    throw new Error(`invalid log format: ${value} (use ${LOG_FORMATS.join(' or ')})`);
+  }
+  return value as LogFormat;
+}
+
 export function createLogger(
   level: LogLevel = parseLogLevel(process.env['LEDGE_LOG_LEVEL'], 'info'),
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => process.stderr.write(line),
+  format: LogFormat = 'json',
 ): Logger {
   const threshold = LEVELS[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
-    write(
-      `${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer)}\n`,
-    );
+    const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
+    write(format === 'json' ? `${JSON.stringify(record, errorReplacer)}\n` : textLine(record));
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    child: (fields) => createLogger(level, { ...base, ...fields }, write, format),
   };
+}
+
+/** `12:00:01.234 WARN  message key=value key="two words"`, then the stack of an error field, indented. */
+function textLine(record: { time: string; level: string; msg: string } & Record<string, unknown>): string {
+  const { time, level, msg, ...fields } = record;
+  const stacks: string[] = [];
+  const pairs = Object.entries(fields).map(([key, value]) => {
+    if (value instanceof Error) {
+      if (value.stack) stacks.push(value.stack.split('\n').slice(1).join('\n'));
+      return `${key}=${textValue(value.message)}`;
+    }
+    return `${key}=${textValue(value)}`;
+  });
+  const head = `${time.slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${msg}${pairs.length ? ` ${pairs.join(' ')}` : ''}`;
+  return `${[head, ...stacks].join('\n')}\n`;
+}
+
+function textValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (value === undefined) return 'undefined';
+  return JSON.stringify(value, errorReplacer) ?? String(value);
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

@@ -107,7 +107,9 @@ describe('ledge server', () => {
     const first = await spawnLedge(dataDir);
     const port = new URL(first.apiUrl).port;
     try {
-      await expect(spawnLedge(newDir(), ['--port', port])).rejects.toThrow(/EADDRINUSE|address already in use/i);
+      await expect(spawnLedge(newDir(), ['--port', port])).rejects.toThrow(
+        new RegExp(`API port ${port} on 127.0.0.1 is in use`),
+      );
     } finally {
       await first.stop();
     }

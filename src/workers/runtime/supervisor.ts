@@ -10,7 +10,9 @@ import type { DeployedScript } from '../types.ts';
 import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
 import { openListeningSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
+import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { WorkerdGroup } from './workerd-group.ts';
+import { isWorkerdNoise } from './workerd-noise.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
 export type { R2ServiceResolver } from './config.ts';
@@ -42,6 +44,8 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly #maxDate = workerdMaxCompatibilityDate();
   /** The running generation's sockets: one per workerd process, indices 0..n-1 of the port's group. */
   #sockets: ListeningSocket[] | undefined;
+  /** Keeps other servers off the functions port while this one runs (see claimFunctionsPort). */
+  #claim: PortClaim | undefined;
   /** Whether each generation gets its own steered sockets (see steerConnections); else they share them. */
   #steering: Promise<boolean> = Promise.resolve(false);
   #current: WorkerdGroup | undefined;
@@ -69,9 +73,21 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const started = Date.now();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
-    const sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
+    this.#claim = await claimFunctionsPort(functionsHost, functionsPort);
+    let sockets: ListeningSocket[];
+    try {
+      sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
+    } catch (error) {
+      this.#releaseClaim();
+      throw error;
+    }
     this.#sockets = sockets;
-    await this.reload();
+    try {
+      await this.reload();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
     // Spread connections evenly over the processes (the kernel's own hash can be lopsided with few
     // sockets), and learn whether swaps can be steered. After the first generation serves, so the
     // python3 it spawns does not compete with workerd's start for the CPU (time to first response).
@@ -98,6 +114,12 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     await Promise.all(all.map((p) => p.stop(2_000)));
     for (const socket of this.#sockets ?? []) socket.handle.close();
     this.#sockets = undefined;
+    this.#releaseClaim();
+  }
+
+  #releaseClaim(): void {
+    this.#claim?.release();
+    this.#claim = undefined;
   }
 
   reload(): Promise<void> {
@@ -169,7 +191,10 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           onStdoutLine: (line) => {
             if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
           },
-          onStderrLine: (line) => this.#deps.logger.warn('workerd', { generation, line }),
+          onStderrLine: (line) =>
+            isWorkerdNoise(line)
+              ? this.#deps.logger.debug('workerd', { generation, line })
+              : this.#deps.logger.warn('workerd', { generation, line }),
           readyTimeoutMs: READY_TIMEOUT_MS,
         },
       );

@@ -57,7 +57,10 @@ export class WorkerdProcess {
       stdio.push(options.socket);
       args.push('--socket-fd', 'http=4');
     }
-    this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never });
+    // In a process group of its own (detached): Ctrl+C or a closing terminal signals the whole foreground
+    // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
+    // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.
+    this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never, detached: true });
     lines(this.child.stdout!, options.onStdoutLine);
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);

@@ -1,4 +1,5 @@
-// Unit test of the function with an in-memory stand-in for the bucket: `npm test` (Node >= 23.6).
+// Unit test of the function with an in-memory stand-in for the bucket: `npm test` (Node 20 or newer;
+// tsx loads the TypeScript, so it runs on Node versions without type stripping too).
 // The deployed function is exercised end to end against a real bucket by `ledge deploy` + curl.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
