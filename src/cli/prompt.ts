@@ -26,11 +26,13 @@ export async function confirm(question: string, fallback: boolean): Promise<bool
 }
 
 /** Reads a line without echo (secrets). Ctrl+C cancels. */
-export function promptHidden(): Promise<string> {
+export function promptHidden(prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin;
     let value = '';
+    // Echo goes off before the prompt shows: keys typed the moment it appears are not echoed either.
     stdin.setRawMode(true);
+    process.stderr.write(prompt);
     stdin.resume();
     stdin.setEncoding('utf8');
     const done = (error?: Error) => {

@@ -23,10 +23,9 @@ async function target(ctx: CliContext): Promise<{ script: string; accountId: str
 /** Reads the value: a hidden prompt on a terminal, all of stdin (one trailing newline dropped) otherwise. */
 async function readSecretValue(name: string, script: string): Promise<string> {
   if (process.stdin.isTTY) {
-    process.stderr.write(
+    const value = await promptHidden(
       `Enter the secret text you'd like assigned to the variable ${name} on the script named ${script}: `,
     );
-    const value = await promptHidden();
     process.stderr.write('\n');
     return value;
   }
