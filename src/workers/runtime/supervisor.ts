@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../server/config.ts';
 import type { BackgroundService } from '../../server/platform.ts';
@@ -7,10 +8,13 @@ import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
-import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { openListeningSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
+import { AccountBackend } from './account-backend.ts';
+import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
+import { limitsFor, type ProcessLimits } from './limits.ts';
+import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { WorkerdGroup } from './workerd-group.ts';
+import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
 export type { R2ServiceResolver } from './config.ts';
@@ -50,9 +54,13 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   #generation = 0;
   #stopped = false;
   #recentCrashes: number[] = [];
+  #watchdog: Watchdog;
+  #sockDir: string | undefined;
+  #pings = 0;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
+    this.#watchdog = new Watchdog(deps.logger);
   }
 
   /** The port functions are served on (known once started; the real one when configured as 0). */
@@ -60,9 +68,18 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return this.#sockets?.[0]?.port;
   }
 
-  /** The process ids of the running generation (tests kill them to check the restart). */
+  /** The process ids of the running generation on the functions port (tests kill them to check the restart). */
   get pids(): number[] {
     return this.#current?.pids ?? [];
+  }
+
+  /** The processes running an account's functions now: its backend, or the shared ones. */
+  accountPids(accountId: string): number[] {
+    const current = this.#current;
+    if (!current) return [];
+    if (current.backends.length === 0) return current.pids;
+    const pid = current.backends.find((b) => b.accountId === accountId)?.pid;
+    return pid === undefined ? [] : [pid];
   }
 
   async start(): Promise<void> {
@@ -98,6 +115,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     await Promise.all(all.map((p) => p.stop(2_000)));
     for (const socket of this.#sockets ?? []) socket.handle.close();
     this.#sockets = undefined;
+    this.#watchdog.stop();
+    if (this.#sockDir) rmSync(this.#sockDir, { recursive: true, force: true });
+    this.#sockDir = undefined;
   }
 
   reload(): Promise<void> {
@@ -159,22 +179,39 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (steered) await steerConnections(current[0]!, { base: current.length, count: sockets.length });
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
-    let next: WorkerdGroup;
+    let next: WorkerdGroup | undefined;
+    let backends: AccountBackend[] = [];
     try {
-      const configPath = writeWorkerdConfig(dir, this.#configInput(await this.#deps.deployed(), 'router'));
+      const deployed = await this.#deps.deployed();
+      const accounts = routedByAccount(deployed);
+      let configPath: string;
+      let pingSockets: string[] | undefined;
+      if (accounts.size > 1) {
+        // Several accounts: each runs in its own process behind front processes (see the class comment).
+        backends = await this.#startBackends(generation, accounts);
+        configPath = writeFrontConfig(dir, {
+          domain: this.#deps.config.functionsDomain,
+          backends: backends.map((backend) => ({
+            address: `unix:${backend.socketPath}`,
+            hosts: accounts.get(backend.accountId)!.map((d) => `${d.script.name}.${d.subdomain}`),
+          })),
+        });
+      } else {
+        configPath = writeWorkerdConfig(dir, { ...this.#configInput(deployed, 'router'), ping: true });
+        pingSockets = sockets.map(() => this.#pingSocketPath());
+      }
       next = new WorkerdGroup(
         sockets.map((socket) => socket.handle),
-        {
-          configPath,
-          onStdoutLine: (line) => {
-            if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
-          },
-          onStderrLine: (line) => this.#deps.logger.warn('workerd', { generation, line }),
-          readyTimeoutMs: READY_TIMEOUT_MS,
-        },
+        { configPath, pingSockets, ...this.#processOutput(generation), readyTimeoutMs: READY_TIMEOUT_MS },
+        backends,
       );
       await next.ready;
+      if (pingSockets) {
+        const limits = limitsFor([...accounts.values()].flat());
+        for (const process of next.processes) this.#watch(process, limits, { generation });
+      }
     } catch (error) {
+      await Promise.all(backends.map((b) => b.stop(1_000)));
       if (sockets !== current) {
         // Back to the running generation; connections already queued on the new sockets are lost. They
         // are the last of the group, so closing them from the end moves no other socket's index.
@@ -247,6 +284,87 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     }, delay).unref();
   }
 
+  /** Starts one backend process per account (in parallel), each on its own held unix socket. */
+  async #startBackends(generation: number, accounts: Map<string, DeployedScript[]>): Promise<AccountBackend[]> {
+    const entries = [...accounts];
+    const paths = entries.map((_, index) => join(this.#socketDir(), `g${generation}-a${index}.sock`));
+    const sockets = await openUnixSockets(paths);
+    const backends = entries.map(
+      ([accountId, scripts], index) =>
+        new AccountBackend({
+          accountId,
+          socket: sockets[index]!,
+          socketPath: paths[index]!,
+          launch: () => this.#launchBackend(generation, accountId, scripts, sockets[index]!),
+          logger: this.#deps.logger,
+        }),
+    );
+    const started = await Promise.allSettled(backends.map((b) => b.start()));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(backends.map((b) => b.stop(1_000)));
+      throw failed.reason;
+    }
+    return backends;
+  }
+
+  /** One process of an account's backend: written config, started on the socket, ready, watched. */
+  async #launchBackend(
+    generation: number,
+    accountId: string,
+    scripts: DeployedScript[],
+    socket: ListeningSocket,
+  ): Promise<WorkerdProcess> {
+    const dir = join(this.#deps.runtimeDir, `gen-${generation}-${randomUUID()}`);
+    try {
+      const configPath = writeWorkerdConfig(dir, { ...this.#configInput(scripts, 'router'), ping: true });
+      const process = new WorkerdProcess({
+        configPath,
+        socket: socket.handle,
+        pingSocket: this.#pingSocketPath(),
+        ...this.#processOutput(generation),
+        readyTimeoutMs: READY_TIMEOUT_MS,
+      });
+      await process.ready;
+      this.#watch(process, limitsFor(scripts), { generation, account: accountId });
+      return process;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  #watch(process: WorkerdProcess, limits: ProcessLimits, label: Record<string, unknown>): void {
+    if (process.pingSocket) this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label });
+  }
+
+  #processOutput(generation: number) {
+    return {
+      onStdoutLine: (line: string) => {
+        if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+      },
+      onStderrLine: (line: string) => this.#deps.logger.warn('workerd', { generation, line }),
+    };
+  }
+
+  /**
+   * Where the unix sockets of this runtime live: `<runtime>/sockets`, or a private directory under the
+   * system's temporary one when that path is too long for a unix socket address (108 bytes).
+   */
+  #socketDir(): string {
+    if (!this.#sockDir) {
+      const preferred = join(this.#deps.runtimeDir, 'sockets');
+      this.#sockDir =
+        preferred.length <= 80 ? preferred : mkdtempSync(join(realpathSync(tmpdir()), 'ledge-sockets-'));
+      rmSync(this.#sockDir, { recursive: true, force: true });
+      mkdirSync(this.#sockDir, { recursive: true, mode: 0o700 });
+    }
+    return this.#sockDir;
+  }
+
+  #pingSocketPath(): string {
+    return join(this.#socketDir(), `ping-${++this.#pings}.sock`);
+  }
+
   #configInput(scripts: DeployedScript[], mode: 'router' | 'single') {
     return {
       scripts,
@@ -256,6 +374,16 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       mode,
     };
   }
+}
+
+/** The scripts reachable by Host (workers_dev), by account. */
+function routedByAccount(deployed: DeployedScript[]): Map<string, DeployedScript[]> {
+  const accounts = new Map<string, DeployedScript[]>();
+  for (const d of deployed) {
+    if (!d.script.workers_dev) continue;
+    accounts.set(d.script.account_id, [...(accounts.get(d.script.account_id) ?? []), d]);
+  }
+  return accounts;
 }
 
 /** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */
