@@ -33,7 +33,10 @@ export default {
 function exceededResourceLimits(request, host) {
   const headers = { 'cache-control': 'no-store' };
   if (!(request.headers.get('accept') ?? '').includes('text/html')) {
-    return new Response('error code: 1102', { status: 503, headers: { ...headers, 'content-type': 'text/plain; charset=UTF-8' } });
+    return new Response('error code: 1102', {
+      status: 503,
+      headers: { ...headers, 'content-type': 'text/plain; charset=UTF-8' },
+    });
   }
   const page = `<!DOCTYPE html>
 <html lang="en">

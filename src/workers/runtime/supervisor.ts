@@ -353,8 +353,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   #socketDir(): string {
     if (!this.#sockDir) {
       const preferred = join(this.#deps.runtimeDir, 'sockets');
-      this.#sockDir =
-        preferred.length <= 80 ? preferred : mkdtempSync(join(realpathSync(tmpdir()), 'ledge-sockets-'));
+      this.#sockDir = preferred.length <= 80 ? preferred : mkdtempSync(join(realpathSync(tmpdir()), 'ledge-sockets-'));
       rmSync(this.#sockDir, { recursive: true, force: true });
       mkdirSync(this.#sockDir, { recursive: true, mode: 0o700 });
     }

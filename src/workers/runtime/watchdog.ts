@@ -10,7 +10,6 @@ const TICK_MS = 50;
 const MS_PER_CLOCK_TICK = 10;
 const PAGE_BYTES = 4096;
 
-
 interface Watched {
   process: WorkerdProcess;
   pid: number;
