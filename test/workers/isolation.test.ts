@@ -130,10 +130,11 @@ describe('runtime isolation between accounts', () => {
     expect(spins[0]!.text).toContain('Worker exceeded resource limits');
     expect(spins[0]!.headers['content-type']).toMatch(/^text\/html/);
     expect(spins[1]!.text).toBe('error code: 1102');
-    // Ended at the limit: not before it, and well before the 30 s default.
+    // Ended at the limit: not before it, and well before the 30 s default (the limit counts CPU time,
+    // which a spinner on a loaded 2-core machine gets slower than wall-clock time).
     for (const spin of spins) {
       expect(spin.ms).toBeGreaterThanOrEqual(SPIN_CPU_MS);
-      expect(spin.ms).toBeLessThan(5_000);
+      expect(spin.ms).toBeLessThan(15_000);
     }
 
     // B serves again without a deploy (its successor process took over the same socket).
@@ -206,7 +207,8 @@ describe('runtime limits with one account (the direct path)', () => {
       ),
     );
     expect(spins.every((s) => !s.startsWith('status 200'))).toBe(true);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Well before the 30 s default, with room for a loaded machine (the limit counts CPU time).
+    expect(Date.now() - started).toBeLessThan(15_000);
     let answer = '';
     while (Date.now() - started < 10_000 && answer !== 'b ok') {
       answer = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) }).then(

@@ -39,6 +39,12 @@ const SETTLE_MS = 100;
  * listens, then SIGTERMs the previous one, which finishes its in-flight requests: a redeploy refuses no
  * connection. A generation with a process that dies unexpectedly is replaced at once (its other
  * processes serve meanwhile; backing off only when it keeps crashing).
+ *
+ * Accounts are isolated from each other (workerd runs a process's JavaScript on one thread and has no
+ * limits of its own): with one account, the generation's processes run its scripts; with several, they
+ * are front processes that only route by Host, each account's scripts run in a backend process of their
+ * own (account-backend.ts), and a runaway is answered with 1102 by the front. Every process that runs
+ * functions is watched (watchdog.ts) and killed at its CPU or memory limit.
  */
 export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly name = 'functions-runtime';
@@ -187,7 +193,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       let configPath: string;
       let pingSockets: string[] | undefined;
       if (accounts.size > 1) {
-        // Several accounts: each runs in its own process behind front processes (see the class comment).
+        // Several accounts: each runs in its own process behind the front processes (see the class comment).
         backends = await this.#startBackends(generation, accounts);
         configPath = writeFrontConfig(dir, {
           domain: this.#deps.config.functionsDomain,
@@ -274,11 +280,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
-    this.#deps.logger.error('workerd exited unexpectedly; restarting', {
-      code,
-      pid: process.child.pid,
-      delay_ms: delay,
-    });
+    const fields = { code, pid: process.child.pid, delay_ms: delay };
+    if (process.limitExceeded) this.#deps.logger.info('restarting the functions processes after a limit kill', fields);
+    else this.#deps.logger.error('workerd exited unexpectedly; restarting', fields);
     setTimeout(() => {
       this.reload().catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
     }, delay).unref();

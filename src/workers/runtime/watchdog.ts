@@ -87,14 +87,16 @@ export class Watchdog {
 
   #tick(): void {
     for (const watched of this.#watched) {
-      if (!watched.process.running || watched.process.stopping) continue;
+      if (!watched.process.running) continue;
       const cpuMs = cpuTimeMs(watched.pid);
       if (cpuMs === undefined) continue;
       const resident = residentBytes(watched.pid) ?? 0;
       if (resident - watched.baselineBytes > watched.limits.memoryBytes) {
         this.#kill(watched, 'memory', { resident_mib: Math.round(resident / 2 ** 20) });
       } else if (watched.pingCpuMs === undefined) {
-        this.#ping(watched, cpuMs);
+        // A retiring process (SIGTERMed) closes its sockets: no new ping, but one sent before still counts,
+        // so a runaway does not outlive its limit by the stop's grace period.
+        if (!watched.process.stopping) this.#ping(watched, cpuMs);
       } else if (cpuMs - watched.pingCpuMs >= watched.limits.cpuMs) {
         this.#kill(watched, 'cpu', { cpu_ms: cpuMs - watched.pingCpuMs });
       }
