@@ -181,6 +181,44 @@ describe('runtime isolation between accounts', () => {
       expect(again.text).toBe('c ok 0');
     });
   }
+
+  it('swaps generations with account processes without failing a request; secrets and logs reach them', async () => {
+    const port = functionsPort(ledge);
+    const failures: string[] = [];
+    const seen = new Set<string>();
+    let running = true;
+    // Fresh connections, so each request is accepted by whichever front generation is current.
+    const client = async () => {
+      while (running) {
+        const res = await callFunction(port, hostA, '/', { agent: new Agent({ keepAlive: false }) }).catch(
+          (error: Error) => error,
+        );
+        if (res instanceof Error) failures.push(res.message);
+        else if (res.status !== 200) failures.push(`status ${res.status}: ${res.text}`);
+        else seen.add(res.text);
+      }
+    };
+    const clients = Array.from({ length: 6 }, client);
+    const secret = await api(ledge, 'PUT', `/accounts/${ledge.accountId}/workers/scripts/steady/secrets`, {
+      name: 'GREETING',
+      text: 'hello from a secret',
+      type: 'secret_text',
+    });
+    expect(secret.status).toBe(200);
+    const logging = `export default { fetch(request, env) { console.log('served', env.GREETING); return new Response('a v2 ' + env.GREETING); } };`;
+    const redeployed = await uploadScript(ledge, 'steady', { modules: { 'index.js': logging } });
+    expect(redeployed.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    running = false;
+    await Promise.all(clients);
+    expect(failures).toEqual([]);
+    expect(seen).toContain('a ok');
+    expect(seen).toContain('a v2 hello from a secret');
+    const logs = ledge.server.platform.functions.logs.recent(ledge.accountId, 'steady', 1);
+    expect(logs[0]?.message).toEqual(['served', 'hello from a secret']);
+    // The other accounts were moved to the new generation too, and still serve.
+    expect((await callFunction(port, hostB, '/')).text).toBe('b ok');
+  });
 });
 
 describe('runtime limits with one account (the direct path)', () => {
