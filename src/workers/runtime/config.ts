@@ -54,7 +54,8 @@ const WRAPPER = '__ledge_main.js';
  *   it, every full collection happens at ~10 MB of heap: 30-60 ms.
  * - `--optimize-for-size`: V8's conservative heap growth; pauses a little shorter again (p99 39-46 ms
  *   against 37-61 ms without it, alternating runs), throughput unchanged.
- * No cap on the old generation: it would make scripts with a large live heap run out of memory.
+ * The front processes (which run only the entry router) get these alone; processes that run functions
+ * also get the per-isolate heap limit below.
  */
 const WORKERD_V8_FLAGS = ['--max-semi-space-size=2', '--initial-heap-size=2', '--optimize-for-size'];
 /** Processes that run functions also cap each isolate's heap (see limits.ts). */
