@@ -21,6 +21,8 @@ export const ProjectConfigSchema = z
     account_id: z.string().optional(),
     workers_dev: z.boolean().default(true),
     vars: z.record(z.string(), z.unknown()).default({}),
+    /** Sent as is in the upload's metadata, as wrangler does; the server checks the range. */
+    limits: z.object({ cpu_ms: z.number().optional() }).loose().optional(),
     r2_buckets: z
       .array(
         z.object({
@@ -146,6 +148,7 @@ export function registerDeploy(program: Command): void {
           bindings,
           compatibilityDate: config.compatibility_date,
           compatibilityFlags: config.compatibility_flags,
+          limits: config.limits?.cpu_ms === undefined ? undefined : { cpu_ms: config.limits.cpu_ms },
         });
         const route = await setScriptSubdomain(ctx.client, accountId, name, config.workers_dev);
         const url = config.workers_dev ? (route.url ?? null) : null;

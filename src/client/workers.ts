@@ -13,6 +13,8 @@ export interface ScriptUploadInput {
   bindings: Record<string, unknown>[];
   compatibilityDate?: string | undefined;
   compatibilityFlags?: string[] | undefined;
+  /** wrangler's `limits` (`cpu_ms`: CPU time per invocation). */
+  limits?: { cpu_ms?: number } | undefined;
 }
 
 export interface UploadedScript {
@@ -36,6 +38,7 @@ export async function uploadScript(
     compatibility_flags: input.compatibilityFlags ?? [],
   };
   if (input.compatibilityDate) metadata['compatibility_date'] = input.compatibilityDate;
+  if (input.limits) metadata['limits'] = input.limits;
   form.set('metadata', JSON.stringify(metadata));
   for (const module of input.modules) {
     const bytes = typeof module.content === 'string' ? new TextEncoder().encode(module.content) : module.content;

@@ -63,4 +63,9 @@ export const workerMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // limits.cpu_ms of each version (NULL: the 30 s default), enforced by the runtime's watchdog.
+    id: 'workers/0002_cpu_limit',
+    sql: `ALTER TABLE worker_versions ADD COLUMN cpu_ms INTEGER;`,
+  },
 ];

@@ -1,4 +1,4 @@
-import type { Binding } from './schemas.ts';
+import { DEFAULT_CPU_MS, type Binding } from './schemas.ts';
 import type { DeploymentRecord, ScriptRecord, VersionRecord } from './types.ts';
 
 /** Shapes of the v4 answers, as wrangler 4 reads them (see the reference transcript). */
@@ -47,7 +47,7 @@ export function renderVersion(version: VersionRecord, secretNames: string[]) {
         compatibility_date: version.compatibility_date ?? undefined,
         compatibility_flags: version.compatibility_flags,
         usage_model: 'standard',
-        limits: {},
+        limits: { cpu_ms: version.cpu_ms ?? DEFAULT_CPU_MS },
       },
       bindings: renderBindings(version.bindings, secretNames),
     },

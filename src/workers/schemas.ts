@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** CPU time one invocation may use when the upload sets no `limits.cpu_ms` (Cloudflare's default). */
+export const DEFAULT_CPU_MS = 30_000;
+/** The highest `limits.cpu_ms` Cloudflare accepts: 5 minutes. */
+export const MAX_CPU_MS = 300_000;
+
 /** JavaScript identifiers: what `env.<NAME>` can name (bindings and secrets). */
 export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A script name doubles as the first label of its hostname, so it must be a DNS label. */
@@ -41,6 +46,18 @@ export const UploadMetadataSchema = z
     logpush: z.boolean().optional(),
     tags: z.array(z.string()).optional(),
     annotations: z.record(z.string(), z.unknown()).optional(),
+    /** wrangler sends `limits` from its config as is (`cpu_ms`, `subrequests`); only cpu_ms is enforced. */
+    limits: z
+      .object({
+        cpu_ms: z
+          .number()
+          .int('limits.cpu_ms must be a whole number of milliseconds')
+          .min(1, 'limits.cpu_ms must be at least 1')
+          .max(MAX_CPU_MS, `limits.cpu_ms may be at most ${MAX_CPU_MS} (5 minutes), as on Cloudflare`)
+          .optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;

@@ -83,6 +83,7 @@ export class WorkersService {
       bindings,
       compatibility_date: upload.compatibilityDate ?? null,
       compatibility_flags: upload.compatibilityFlags,
+      cpu_ms: upload.cpuMs ?? null,
       etag: createHash('sha256').update(Buffer.from(mainContent, 'base64')).digest('hex'),
       source: caller.source,
       author_email: caller.email,

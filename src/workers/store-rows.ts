@@ -25,6 +25,7 @@ export interface VersionRow {
   bindings: string;
   compatibility_date: string | null;
   compatibility_flags: string;
+  cpu_ms: number | null;
   etag: string;
   source: string;
   author_email: string | null;

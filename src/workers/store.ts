@@ -84,7 +84,7 @@ export class SqliteWorkerStore implements WorkerStore {
       const stored: VersionRecord = { ...version, number: next };
       this.#db.run(
         `INSERT INTO worker_versions (id, account_id, script_name, number, main_module, modules, bindings, compatibility_date,
-           compatibility_flags, etag, source, author_email, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           compatibility_flags, cpu_ms, etag, source, author_email, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           stored.id,
           stored.account_id,
@@ -95,6 +95,7 @@ export class SqliteWorkerStore implements WorkerStore {
           JSON.stringify(stored.bindings),
           stored.compatibility_date,
           JSON.stringify(stored.compatibility_flags),
+          stored.cpu_ms,
           stored.etag,
           stored.source,
           stored.author_email,
@@ -220,7 +221,7 @@ export class SqliteWorkerStore implements WorkerStore {
     const rows = this.#db.all<ScriptRow & { version_row: string }>(
       `SELECT s.*, json_object('id', v.id, 'account_id', v.account_id, 'script_name', v.script_name, 'number', v.number,
          'main_module', v.main_module, 'modules', v.modules, 'bindings', v.bindings, 'compatibility_date', v.compatibility_date,
-         'compatibility_flags', v.compatibility_flags, 'etag', v.etag, 'source', v.source, 'author_email', v.author_email,
+         'compatibility_flags', v.compatibility_flags, 'cpu_ms', v.cpu_ms, 'etag', v.etag, 'source', v.source, 'author_email', v.author_email,
          'created_on', v.created_on) AS version_row
        FROM worker_scripts s
        JOIN worker_deployments d ON d.id = s.current_deployment_id

@@ -31,6 +31,8 @@ export interface VersionRecord {
   bindings: Binding[];
   compatibility_date: string | null;
   compatibility_flags: string[];
+  /** `limits.cpu_ms` as uploaded; null: the default (DEFAULT_CPU_MS). */
+  cpu_ms: number | null;
   etag: string;
   source: string;
   author_email: string | null;

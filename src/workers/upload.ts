@@ -23,6 +23,8 @@ export interface ScriptUpload {
   keepBindings: string[];
   compatibilityDate: string | undefined;
   compatibilityFlags: string[];
+  /** `limits.cpu_ms` of the upload; undefined: the default (DEFAULT_CPU_MS). */
+  cpuMs: number | undefined;
   annotations: Record<string, unknown>;
 }
 
@@ -118,6 +120,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     keepBindings: metadata.keep_bindings,
     compatibilityDate: metadata.compatibility_date,
     compatibilityFlags: metadata.compatibility_flags,
+    cpuMs: metadata.limits?.cpu_ms,
     annotations: normalizeAnnotations(metadata.annotations ?? {}),
   };
 }

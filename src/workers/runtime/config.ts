@@ -4,6 +4,7 @@ import type { WorkerdR2Service } from '../../r2/index.ts';
 import type { DeployedScript } from '../types.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
+import { ISOLATE_MEMORY_MIB } from './limits.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
@@ -22,6 +23,16 @@ export interface ConfigInput {
    * `single` (upload check): the only script owns it, unguarded.
    */
   mode: 'router' | 'single';
+  /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
+  ping?: boolean;
+}
+
+/** One account's backend process, as the front processes reach it. */
+export interface FrontBackend {
+  /** `unix:<path>` of the backend's listening socket. */
+  address: string;
+  /** The routed hosts it serves, `<script>.<subdomain>` (without the domain). */
+  hosts: string[];
 }
 
 let routerSource: string | undefined;
@@ -43,9 +54,14 @@ const WRAPPER = '__ledge_main.js';
  *   it, every full collection happens at ~10 MB of heap: 30-60 ms.
  * - `--optimize-for-size`: V8's conservative heap growth; pauses a little shorter again (p99 39-46 ms
  *   against 37-61 ms without it, alternating runs), throughput unchanged.
- * No cap on the old generation: it would make scripts with a large live heap run out of memory.
+ * The front processes (which run only the entry router) get these alone; processes that run functions
+ * also get the per-isolate heap limit below.
  */
 const WORKERD_V8_FLAGS = ['--max-semi-space-size=2', '--initial-heap-size=2', '--optimize-for-size'];
+/** Processes that run functions also cap each isolate's heap (see limits.ts). */
+const FUNCTION_V8_FLAGS = [...WORKERD_V8_FLAGS, `--max-old-space-size=${ISOLATE_MEMORY_MIB}`];
+/** The watchdog's probe: any answer shows that the process's JavaScript thread is free. */
+const PING_SOURCE = 'export default { fetch() { return new Response(null, { status: 204 }); } };\n';
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
 const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
 const MODULE_FIELD = {
@@ -145,14 +161,59 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     entry = `${only.script.account_id}/${only.script.name}`;
   }
   services.push(...r2Services.values());
+  const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
+  if (input.ping) {
+    writeFileSync(join(dir, 'ledge-ping.js'), PING_SOURCE);
+    services.push(
+      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01"))`,
+    );
+    // The address is a placeholder: every process gets its own unix socket with --socket-addr.
+    sockets.push(`(name = "ping", address = "127.0.0.1:0", http = (), service = "ledge-ping")`);
+  }
+  return writeConfigFile(dir, services, sockets, FUNCTION_V8_FLAGS);
+}
 
+/**
+ * The config of the front processes when several accounts have routed functions: the entry router owns
+ * the functions socket and forwards each request by Host to its account's backend process over a unix
+ * socket (an external service). A forward that fails, because the backend was killed for exceeding a
+ * limit, is answered with Cloudflare's 1102 (the killed process cannot answer its own client).
+ */
+export function writeFrontConfig(dir: string, input: { domain: string; backends: FrontBackend[] }): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
+  const routes: Record<string, string> = {};
+  const bindings: string[] = [];
+  const services: string[] = [];
+  input.backends.forEach((backend, index) => {
+    const binding = `A${index}`;
+    for (const host of backend.hosts) routes[host] = binding;
+    bindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(`account-${index}`)})`);
+    services.push(
+      `(name = ${capnpString(`account-${index}`)}, external = (address = ${capnpString(backend.address)}, http = ()))`,
+    );
+  });
+  services.unshift(
+    `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
+      `compatibilityDate = "2025-01-01", bindings = ${capnpList([
+        `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
+        `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,
+        `(name = "FRONT", json = "true")`,
+        ...bindings,
+      ])}))`,
+  );
+  const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = "ledge-router")`];
+  return writeConfigFile(dir, services, sockets, WORKERD_V8_FLAGS);
+}
+
+function writeConfigFile(dir: string, services: string[], sockets: string[], v8Flags: string[]): string {
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     ${services.join(',\n    ')}
   ],
-  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)}) ],
-  v8Flags = ${capnpList(WORKERD_V8_FLAGS.map(capnpString))},
+  sockets = [ ${sockets.join(', ')} ],
+  v8Flags = ${capnpList(v8Flags.map(capnpString))},
 );
 `;
   const path = join(dir, 'config.capnp');

@@ -14,7 +14,20 @@ export interface ListeningSocket {
  * Node child (socket-holder.mjs), so this process never polls them.
  */
 export async function openListeningSockets(host: string, port: number, count: number): Promise<ListeningSocket[]> {
-  const holder = fork(join(import.meta.dirname, 'socket-holder.mjs'), [String(port), host, String(count)], {
+  return holdSockets([String(port), host, String(count)], count, `${host}:${port}`);
+}
+
+/**
+ * Opens listening unix sockets at `paths` the same way (the accounts' backend processes inherit them,
+ * so connections queued while a backend restarts wait for its successor instead of being refused).
+ */
+export async function openUnixSockets(paths: string[]): Promise<ListeningSocket[]> {
+  if (paths.length === 0) return [];
+  return holdSockets(['unix', ...paths], paths.length, paths.join(', '));
+}
+
+async function holdSockets(args: string[], count: number, what: string): Promise<ListeningSocket[]> {
+  const holder = fork(join(import.meta.dirname, 'socket-holder.mjs'), args, {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -27,7 +40,7 @@ export async function openListeningSockets(host: string, port: number, count: nu
     holder.on('message', (message: { port?: number; index?: number; error?: string }, handle: unknown) => {
       if (message.error || !handle) {
         for (const socket of sockets) socket.handle.close();
-        reject(new Error(`cannot listen on ${host}:${port} for functions: ${message.error ?? 'no handle'}`));
+        reject(new Error(`cannot listen on ${what} for functions: ${message.error ?? 'no handle'}`));
         return;
       }
       sockets.push({ port: message.port!, handle: handle as ListeningSocket['handle'] });

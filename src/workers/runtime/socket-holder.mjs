@@ -1,12 +1,14 @@
 /* global process */
 // Runs as a short-lived child of `ledge server`: opens the functions listening sockets (one per workerd
-// process of a generation, all SO_REUSEPORT on one port, in order) and sends each raw handle back over
-// IPC, then exits. The parent receives them as bare TCP handles that its event loop does not poll, so
+// process of a generation, all SO_REUSEPORT on one port, in order), or with `unix <path>...` the unix
+// sockets of the accounts' backend processes, and sends each raw handle back over IPC, then exits. The parent receives them as bare TCP handles that its event loop does not poll, so
 // the parent never accepts a connection itself: only workerd (which inherits the fds) does.
 // Plain JavaScript on purpose: a child started from a .ts file first loads Node's TypeScript stripper,
 // which doubled this process's start (~170 -> ~70 ms) and with it `ledge server`'s time to first response.
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+const unixPaths = process.argv[2] === 'unix' ? process.argv.slice(3) : undefined;
 const port = Number(process.argv[2] ?? '0');
 const host = process.argv[3] ?? '127.0.0.1';
 const count = Number(process.argv[4] ?? '1');
@@ -29,7 +31,24 @@ function listen(onPort) {
   });
 }
 
+/** Listens on a unix socket path (a stale file of a killed server is replaced). */
+function listenUnix(path) {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ path, backlog: 4096 }, () => resolve({ handle: server._handle, port: 0 }));
+  });
+}
+
 try {
+  if (unixPaths) {
+    for (const [index, path] of unixPaths.entries()) {
+      const socket = await listenUnix(path);
+      await new Promise((resolve) => process.send({ port: 0, index }, socket.handle, { keepOpen: false }, resolve));
+    }
+    process.exit(0);
+  }
   // One after the other: the order they join the port's reuseport group is the order of their indices.
   const first = await listen(port);
   const sockets = [first];

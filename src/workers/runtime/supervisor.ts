@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../server/config.ts';
 import type { BackgroundService } from '../../server/platform.ts';
@@ -7,12 +8,15 @@ import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import type { DeployedScript } from '../types.ts';
-import { writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
-import { openListeningSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
+import { AccountBackend } from './account-backend.ts';
+import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
+import { limitsFor, type ProcessLimits } from './limits.ts';
+import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
+import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
 export type { R2ServiceResolver } from './config.ts';
@@ -37,6 +41,12 @@ const SETTLE_MS = 100;
  * listens, then SIGTERMs the previous one, which finishes its in-flight requests: a redeploy refuses no
  * connection. A generation with a process that dies unexpectedly is replaced at once (its other
  * processes serve meanwhile; backing off only when it keeps crashing).
+ *
+ * Accounts are isolated from each other (workerd runs a process's JavaScript on one thread and has no
+ * limits of its own): with one account, the generation's processes run its scripts; with several, they
+ * are front processes that only route by Host, each account's scripts run in a backend process of their
+ * own (account-backend.ts), and a runaway is answered with 1102 by the front. Every process that runs
+ * functions is watched (watchdog.ts) and killed at its CPU or memory limit.
  */
 export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly name = 'functions-runtime';
@@ -54,9 +64,13 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   #generation = 0;
   #stopped = false;
   #recentCrashes: number[] = [];
+  #watchdog: Watchdog;
+  #sockDir: string | undefined;
+  #pings = 0;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
+    this.#watchdog = new Watchdog(deps.logger);
   }
 
   /** The port functions are served on (known once started; the real one when configured as 0). */
@@ -64,9 +78,18 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return this.#sockets?.[0]?.port;
   }
 
-  /** The process ids of the running generation (tests kill them to check the restart). */
+  /** The process ids of the running generation on the functions port (tests kill them to check the restart). */
   get pids(): number[] {
     return this.#current?.pids ?? [];
+  }
+
+  /** The processes running an account's functions now: its backend, or the shared ones. */
+  accountPids(accountId: string): number[] {
+    const current = this.#current;
+    if (!current) return [];
+    if (current.backends.length === 0) return current.pids;
+    const pid = current.backends.find((b) => b.accountId === accountId)?.pid;
+    return pid === undefined ? [] : [pid];
   }
 
   async start(): Promise<void> {
@@ -114,6 +137,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     await Promise.all(all.map((p) => p.stop(2_000)));
     for (const socket of this.#sockets ?? []) socket.handle.close();
     this.#sockets = undefined;
+    this.#watchdog.stop();
+    if (this.#sockDir) rmSync(this.#sockDir, { recursive: true, force: true });
+    this.#sockDir = undefined;
     this.#releaseClaim();
   }
 
@@ -181,25 +207,39 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (steered) await steerConnections(current[0]!, { base: current.length, count: sockets.length });
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
-    let next: WorkerdGroup;
+    let next: WorkerdGroup | undefined;
+    let backends: AccountBackend[] = [];
     try {
-      const configPath = writeWorkerdConfig(dir, this.#configInput(await this.#deps.deployed(), 'router'));
+      const deployed = await this.#deps.deployed();
+      const accounts = routedByAccount(deployed);
+      let configPath: string;
+      let pingSockets: string[] | undefined;
+      if (accounts.size > 1) {
+        // Several accounts: each runs in its own process behind the front processes (see the class comment).
+        backends = await this.#startBackends(generation, accounts);
+        configPath = writeFrontConfig(dir, {
+          domain: this.#deps.config.functionsDomain,
+          backends: backends.map((backend) => ({
+            address: `unix:${backend.socketPath}`,
+            hosts: accounts.get(backend.accountId)!.map((d) => `${d.script.name}.${d.subdomain}`),
+          })),
+        });
+      } else {
+        configPath = writeWorkerdConfig(dir, { ...this.#configInput(deployed, 'router'), ping: true });
+        pingSockets = sockets.map(() => this.#pingSocketPath());
+      }
       next = new WorkerdGroup(
         sockets.map((socket) => socket.handle),
-        {
-          configPath,
-          onStdoutLine: (line) => {
-            if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
-          },
-          onStderrLine: (line) =>
-            isWorkerdNoise(line)
-              ? this.#deps.logger.debug('workerd', { generation, line })
-              : this.#deps.logger.warn('workerd', { generation, line }),
-          readyTimeoutMs: READY_TIMEOUT_MS,
-        },
+        { configPath, pingSockets, ...this.#processOutput(generation), readyTimeoutMs: READY_TIMEOUT_MS },
+        backends,
       );
       await next.ready;
+      if (pingSockets) {
+        const limits = limitsFor([...accounts.values()].flat());
+        for (const process of next.processes) this.#watch(process, limits, { generation });
+      }
     } catch (error) {
+      await Promise.all(backends.map((b) => b.stop(1_000)));
       if (sockets !== current) {
         // Back to the running generation; connections already queued on the new sockets are lost. They
         // are the last of the group, so closing them from the end moves no other socket's index.
@@ -262,14 +302,95 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
-    this.#deps.logger.error('workerd exited unexpectedly; restarting', {
-      code,
-      pid: process.child.pid,
-      delay_ms: delay,
-    });
+    const fields = { code, pid: process.child.pid, delay_ms: delay };
+    if (process.limitExceeded) this.#deps.logger.info('restarting the functions processes after a limit kill', fields);
+    else this.#deps.logger.error('workerd exited unexpectedly; restarting', fields);
     setTimeout(() => {
       this.reload().catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
     }, delay).unref();
+  }
+
+  /** Starts one backend process per account (in parallel), each on its own held unix socket. */
+  async #startBackends(generation: number, accounts: Map<string, DeployedScript[]>): Promise<AccountBackend[]> {
+    const entries = [...accounts];
+    const paths = entries.map((_, index) => join(this.#socketDir(), `g${generation}-a${index}.sock`));
+    const sockets = await openUnixSockets(paths);
+    const backends = entries.map(
+      ([accountId, scripts], index) =>
+        new AccountBackend({
+          accountId,
+          socket: sockets[index]!,
+          socketPath: paths[index]!,
+          launch: () => this.#launchBackend(generation, accountId, scripts, sockets[index]!),
+          logger: this.#deps.logger,
+        }),
+    );
+    const started = await Promise.allSettled(backends.map((b) => b.start()));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(backends.map((b) => b.stop(1_000)));
+      throw failed.reason;
+    }
+    return backends;
+  }
+
+  /** One process of an account's backend: written config, started on the socket, ready, watched. */
+  async #launchBackend(
+    generation: number,
+    accountId: string,
+    scripts: DeployedScript[],
+    socket: ListeningSocket,
+  ): Promise<WorkerdProcess> {
+    const dir = join(this.#deps.runtimeDir, `gen-${generation}-${randomUUID()}`);
+    try {
+      const configPath = writeWorkerdConfig(dir, { ...this.#configInput(scripts, 'router'), ping: true });
+      const process = new WorkerdProcess({
+        configPath,
+        socket: socket.handle,
+        pingSocket: this.#pingSocketPath(),
+        ...this.#processOutput(generation),
+        readyTimeoutMs: READY_TIMEOUT_MS,
+      });
+      await process.ready;
+      this.#watch(process, limitsFor(scripts), { generation, account: accountId });
+      return process;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  #watch(process: WorkerdProcess, limits: ProcessLimits, label: Record<string, unknown>): void {
+    if (process.pingSocket) this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label });
+  }
+
+  #processOutput(generation: number) {
+    return {
+      onStdoutLine: (line: string) => {
+        if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+      },
+      onStderrLine: (line: string) =>
+        isWorkerdNoise(line)
+          ? this.#deps.logger.debug('workerd', { generation, line })
+          : this.#deps.logger.warn('workerd', { generation, line }),
+    };
+  }
+
+  /**
+   * Where the unix sockets of this runtime live: `<runtime>/sockets`, or a private directory under the
+   * system's temporary one when that path is too long for a unix socket address (108 bytes).
+   */
+  #socketDir(): string {
+    if (!this.#sockDir) {
+      const preferred = join(this.#deps.runtimeDir, 'sockets');
+      this.#sockDir = preferred.length <= 80 ? preferred : mkdtempSync(join(realpathSync(tmpdir()), 'ledge-sockets-'));
+      rmSync(this.#sockDir, { recursive: true, force: true });
+      mkdirSync(this.#sockDir, { recursive: true, mode: 0o700 });
+    }
+    return this.#sockDir;
+  }
+
+  #pingSocketPath(): string {
+    return join(this.#socketDir(), `ping-${++this.#pings}.sock`);
   }
 
   #configInput(scripts: DeployedScript[], mode: 'router' | 'single') {
@@ -281,6 +402,16 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       mode,
     };
   }
+}
+
+/** The scripts reachable by Host (workers_dev), by account. */
+function routedByAccount(deployed: DeployedScript[]): Map<string, DeployedScript[]> {
+  const accounts = new Map<string, DeployedScript[]>();
+  for (const d of deployed) {
+    if (!d.script.workers_dev) continue;
+    accounts.set(d.script.account_id, [...(accounts.get(d.script.account_id) ?? []), d]);
+  }
+  return accounts;
 }
 
 /** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */

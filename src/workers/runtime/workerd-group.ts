@@ -1,3 +1,4 @@
+import type { AccountBackend } from './account-backend.ts';
 import { WorkerdProcess, type WorkerdOptions } from './workerd-process.ts';
 
 /**
@@ -9,14 +10,26 @@ import { WorkerdProcess, type WorkerdOptions } from './workerd-process.ts';
  * Cloudflare, where consecutive requests may also land in different isolates.
  */
 export class WorkerdGroup {
+  /** The processes on the functions port. */
   readonly processes: readonly WorkerdProcess[];
+  /** With several accounts: one process per account behind the front processes (see account-backend.ts). */
+  readonly backends: readonly AccountBackend[];
   /** Settles once every process listens, or rejects with the first failure (the others are stopped). */
   readonly ready: Promise<void>;
   /** Resolves when any process exits, with that process and its exit code. */
   readonly exited: Promise<{ process: WorkerdProcess; code: number | null }>;
 
-  constructor(sockets: readonly { fd: number }[], options: Omit<WorkerdOptions, 'socket'>) {
-    this.processes = sockets.map((socket) => new WorkerdProcess({ ...options, socket }));
+  /** `pingSockets[i]`: the watchdog's socket of process i, when they run functions themselves. */
+  constructor(
+    sockets: readonly { fd: number }[],
+    options: Omit<WorkerdOptions, 'socket' | 'pingSocket'> & { pingSockets?: readonly string[] | undefined },
+    backends: readonly AccountBackend[] = [],
+  ) {
+    const { pingSockets, ...common } = options;
+    this.backends = backends;
+    this.processes = sockets.map(
+      (socket, index) => new WorkerdProcess({ ...common, socket, pingSocket: pingSockets?.[index] }),
+    );
     this.ready = Promise.all(this.processes.map((p) => p.ready)).then(
       () => undefined,
       async (error: unknown) => {
@@ -42,8 +55,12 @@ export class WorkerdGroup {
     return this.processes.some((p) => p.stopping);
   }
 
-  /** SIGTERM to all (they finish in-flight requests), SIGKILL after `graceMs`. */
+  /**
+   * SIGTERM to all (they finish in-flight requests), SIGKILL after `graceMs`. The backends stop once the
+   * front processes have finished: their requests in flight need them.
+   */
   async stop(graceMs?: number): Promise<void> {
     await Promise.all(this.processes.map((p) => p.stop(graceMs)));
+    await Promise.all(this.backends.map((b) => b.stop(graceMs)));
   }
 }

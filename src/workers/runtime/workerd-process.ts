@@ -32,10 +32,15 @@ export function workerdMaxCompatibilityDate(): string {
   return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}`;
 }
 
+/** Why the watchdog killed a process (see watchdog.ts). */
+export type LimitExceeded = 'cpu' | 'memory';
+
 export interface WorkerdOptions {
   configPath: string;
   /** An inherited listening socket; without it the config's own address is used (upload checks). */
   socket?: { fd: number } | undefined;
+  /** The unix socket path of the config's "ping" socket (configs with a watchdog, see config.ts). */
+  pingSocket?: string | undefined;
   onStdoutLine: (line: string) => void;
   onStderrLine: (line: string) => void;
   readyTimeoutMs: number;
@@ -46,6 +51,10 @@ export class WorkerdProcess {
   readonly child: ChildProcess;
   readonly ready: Promise<number>;
   readonly exited: Promise<number | null>;
+  /** The unix socket the watchdog pings, when the config has one. */
+  readonly pingSocket: string | undefined;
+  /** Set by the watchdog when it kills this process for exceeding a limit. */
+  limitExceeded: LimitExceeded | undefined;
   #stderrTail: string[] = [];
   #stopping = false;
 
@@ -57,6 +66,8 @@ export class WorkerdProcess {
       stdio.push(options.socket);
       args.push('--socket-fd', 'http=4');
     }
+    this.pingSocket = options.pingSocket;
+    if (options.pingSocket) args.push('--socket-addr', `ping=unix:${options.pingSocket}`);
     // In a process group of its own (detached): Ctrl+C or a closing terminal signals the whole foreground
     // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.

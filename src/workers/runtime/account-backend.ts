@@ -1,0 +1,104 @@
+import { rmSync } from 'node:fs';
+import type { Logger } from '../../shared/logger.ts';
+import type { ListeningSocket } from './listen-socket.ts';
+import type { WorkerdProcess } from './workerd-process.ts';
+
+/**
+ * The workerd process that runs one account's functions when several accounts have some (see
+ * FunctionsRuntime): it listens on a unix socket that this object holds for the whole generation, and
+ * the front processes forward that account's requests to it. When the process dies (the watchdog killed
+ * it for exceeding a limit, or it crashed) a successor starts at once on the same socket: connections
+ * queued there meanwhile are served by it, only the requests the dead process had accepted fail (the
+ * front answers them with 1102). Only a crash loop backs off, up to 1 s, so it cannot spin a core.
+ */
+export class AccountBackend {
+  readonly accountId: string;
+  readonly socketPath: string;
+  readonly #socket: ListeningSocket;
+  /** Writes the config, starts a process on the socket, waits until it is ready and watched. */
+  readonly #launch: () => Promise<WorkerdProcess>;
+  readonly #logger: Logger;
+  #process: WorkerdProcess | undefined;
+  #restarting: Promise<void> | undefined;
+  #recentExits: number[] = [];
+  #stopped = false;
+
+  constructor(options: {
+    accountId: string;
+    socket: ListeningSocket;
+    socketPath: string;
+    launch: () => Promise<WorkerdProcess>;
+    logger: Logger;
+  }) {
+    this.accountId = options.accountId;
+    this.socketPath = options.socketPath;
+    this.#socket = options.socket;
+    this.#launch = options.launch;
+    this.#logger = options.logger;
+  }
+
+  /** The running process's id (undefined between a death and its successor's start). */
+  get pid(): number | undefined {
+    return this.#process?.running ? this.#process.child.pid : undefined;
+  }
+
+  get handle(): ListeningSocket['handle'] {
+    return this.#socket.handle;
+  }
+
+  /** Starts the first process; rejects with its load error. */
+  async start(): Promise<void> {
+    this.#adopt(await this.#launch());
+  }
+
+  /** Stops the process (SIGTERM: it finishes what it serves; SIGKILL after `graceMs`) and closes the socket. */
+  async stop(graceMs?: number): Promise<void> {
+    this.#stopped = true;
+    await this.#restarting;
+    await this.#process?.stop(graceMs);
+    this.#socket.handle.close();
+    rmSync(this.socketPath, { force: true });
+  }
+
+  #adopt(process: WorkerdProcess): void {
+    this.#process = process;
+    void process.exited.then((code) => this.#onExit(process, code));
+  }
+
+  #onExit(process: WorkerdProcess, code: number | null): void {
+    if (this.#stopped || process.stopping || this.#process !== process) return;
+    const now = Date.now();
+    this.#recentExits = [...this.#recentExits.filter((t) => now - t < 10_000), now];
+    const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
+    const fields = { account: this.accountId, pid: process.child.pid, code, delay_ms: delay };
+    if (process.limitExceeded) this.#logger.info('restarting the account functions process', fields);
+    else this.#logger.error('an account functions process exited unexpectedly; restarting', fields);
+    const restart = new Promise<void>((resolve) => setTimeout(resolve, delay).unref()).then(() => this.#relaunch());
+    this.#restarting = restart;
+    void restart.finally(() => {
+      if (this.#restarting === restart) this.#restarting = undefined;
+    });
+  }
+
+  async #relaunch(): Promise<void> {
+    if (this.#stopped) return;
+    let next: WorkerdProcess;
+    try {
+      next = await this.#launch();
+    } catch (error) {
+      // Same code as the process that served: a start failure is transient (e.g. no memory); retry.
+      this.#logger.error('account functions process restart failed; retrying', {
+        account: this.accountId,
+        err: error,
+      });
+      const process = this.#process;
+      if (process) this.#onExit(process, null);
+      return;
+    }
+    if (this.#stopped) {
+      await next.stop(1_000);
+      return;
+    }
+    this.#adopt(next);
+  }
+}
