@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { chmod, existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -87,6 +87,9 @@ export class WorkerdProcess {
       lines(this.child.stdio[3] as Readable, (line) => {
         try {
           const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+          // workerd makes the watchdog's ping socket itself, with the umask's mode: private like the rest.
+          if (message.event === 'listen' && message.socket === 'ping' && this.pingSocket)
+            chmod(this.pingSocket, 0o600, () => undefined);
           if (message.event === 'listen' && message.socket === 'http') {
             clearTimeout(timer);
             resolve(message.port ?? 0);
