@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,10 +19,18 @@ export function workerdBinary(): string {
  */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
 
+/**
+ * workerd creates some files itself (the watchdog's ping sockets), with its umask's mode: a shell sets
+ * umask 177 (files 0600; workerd makes no directories) and execs it in place (same pid, same fds), so they
+ * are private like the rest of the data dir from the moment they exist.
+ */
+const PRIVATE_UMASK = ['/bin/sh', '-c', 'umask 177 && exec "$0" "$@"'];
+
 export function spawnBoundToParent(binary: string, args: string[], options: Parameters<typeof spawn>[2]): ChildProcess {
+  const command = [...PRIVATE_UMASK, binary, ...args];
   return SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args], options)
-    : spawn(binary, args, options);
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', ...command], options)
+    : spawn(command[0]!, command.slice(1), options);
 }
 
 /** The newest compatibility date the installed workerd supports: its version is 1.YYYYMMDD.N. */
@@ -87,9 +95,6 @@ export class WorkerdProcess {
       lines(this.child.stdio[3] as Readable, (line) => {
         try {
           const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
-          // workerd makes the watchdog's ping socket itself, with the umask's mode: private like the rest.
-          if (message.event === 'listen' && message.socket === 'ping' && this.pingSocket)
-            chmod(this.pingSocket, 0o600, () => undefined);
           if (message.event === 'listen' && message.socket === 'http') {
             clearTimeout(timer);
             resolve(message.port ?? 0);
