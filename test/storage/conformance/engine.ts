@@ -147,7 +147,13 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
       const upload = await storage.multipart.create(bucket, 'mp');
       const big = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes(Buffer.alloc(5 * MiB)));
       const tail = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 2, bytes('tail'));
-      const larger = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 3, bytes(Buffer.alloc(5 * MiB + 1)));
+      const larger = await storage.multipart.uploadPart(
+        bucket,
+        'mp',
+        upload.uploadId,
+        3,
+        bytes(Buffer.alloc(5 * MiB + 1)),
+      );
       // Sizes are checked as listed: the tail listed first is a too-small non-final part.
       await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [tail, big]), 10011, 400);
       await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [big, larger]), 10048, 400);
@@ -176,10 +182,12 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
       expect(await blobCount()).toBe(0);
     });
 
-    it('gives the same bytes to the same part number the same etag; a replaced part\'s etag is stale', async () => {
+    it("gives the same bytes to the same part number the same etag; a replaced part's etag is stale", async () => {
       const upload = await storage.multipart.create(bucket, 'mp');
       const first = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('same'));
-      expect((await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('same'))).etag).toBe(first.etag);
+      expect((await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('same'))).etag).toBe(
+        first.etag,
+      );
       const replaced = await storage.multipart.uploadPart(bucket, 'mp', upload.uploadId, 1, bytes('other'));
       await expectCode(storage.multipart.complete(bucket, 'mp', upload.uploadId, [first]), 10025, 400);
       expect((await storage.multipart.complete(bucket, 'mp', upload.uploadId, [replaced])).size).toBe(5);
