@@ -7,15 +7,18 @@ export interface ConditionTarget {
 }
 
 /**
- * RFC 7232 evaluation as R2 does it: If-Match compares strongly (weak etags never match), If-None-Match
- * weakly, `*` matches any existing object; a passed etag condition overrides the matching date
- * condition (If-Match over If-Unmodified-Since, If-None-Match over If-Modified-Since). A missing object
- * passes only when neither etagMatches nor uploadedAfter is asked for.
+ * R2's evaluation (RFC 7232 rules, as the R2 simulator implements them): If-Match compares strongly
+ * (weak etags never match), If-None-Match weakly, `*` matches any existing object; a passed etag
+ * condition overrides the matching date condition (If-Match over uploadedBefore, If-None-Match over
+ * uploadedAfter). Both date comparisons are strict, and with `secondsGranularity` both sides are
+ * truncated to whole seconds. A missing object passes only when neither etagMatches nor uploadedAfter
+ * is asked for.
  */
 export function conditionHolds(condition: Conditional | undefined, target: ConditionTarget | undefined): boolean {
   if (!condition) return true;
   if (!target) return condition.etagMatches === undefined && condition.uploadedAfter === undefined;
-  const uploaded = condition.secondsGranularity ? Math.floor(target.uploaded / 1000) * 1000 : target.uploaded;
+  const time = condition.secondsGranularity ? (ms: number) => Math.floor(ms / 1000) * 1000 : (ms: number) => ms;
+  const uploaded = time(target.uploaded);
 
   const ifMatch = condition.etagMatches
     ? condition.etagMatches.some((m) => matchesStrongly(m, target.etag))
@@ -26,8 +29,9 @@ export function conditionHolds(condition: Conditional | undefined, target: Condi
     : undefined;
   if (ifNoneMatch === false) return false;
 
-  if (ifMatch !== true && condition.uploadedBefore !== undefined && uploaded > condition.uploadedBefore) return false;
-  if (ifNoneMatch !== true && condition.uploadedAfter !== undefined && uploaded <= condition.uploadedAfter)
+  if (ifMatch !== true && condition.uploadedBefore !== undefined && !(uploaded < time(condition.uploadedBefore)))
+    return false;
+  if (ifNoneMatch !== true && condition.uploadedAfter !== undefined && !(time(condition.uploadedAfter) < uploaded))
     return false;
   return true;
 }
@@ -44,7 +48,9 @@ function matchesWeakly(matcher: EtagMatcher, etag: string): boolean {
 
 /**
  * Turns HTTP conditional headers into a `Conditional` (the object API; the binding converts its own).
- * Dates are compared at seconds granularity because HTTP dates have no milliseconds.
+ * Dates are compared at seconds granularity because HTTP dates have no milliseconds. If-Unmodified-Since
+ * also passes an object modified in that very second (RFC 7232: "earlier than or equal to"), so its
+ * strict uploadedBefore is the next second.
  */
 export function conditionalFromHeaders(headers: {
   ifMatch?: string | undefined;
@@ -58,7 +64,7 @@ export function conditionalFromHeaders(headers: {
   const since = parseHttpDate(headers.ifModifiedSince);
   const unmodified = parseHttpDate(headers.ifUnmodifiedSince);
   if (since !== undefined) condition.uploadedAfter = since;
-  if (unmodified !== undefined) condition.uploadedBefore = unmodified;
+  if (unmodified !== undefined) condition.uploadedBefore = unmodified + 1000;
   if (Object.keys(condition).length === 0) return undefined;
   condition.secondsGranularity = true;
   return condition;

@@ -48,10 +48,22 @@ export function measure(
   };
 }
 
+/** How R2 names each algorithm in its BadDigest message. */
+const ALGORITHM_NAMES: Record<ChecksumAlgorithm, string> = {
+  md5: 'MD5',
+  sha1: 'SHA-1',
+  sha256: 'SHA-256',
+  sha384: 'SHA-384',
+  sha512: 'SHA-512',
+};
+
 /** Compares digests the client declared (hex) with what was received; the first mismatch is BadDigest. */
 export function verifyDigests(declared: Checksums, received: Checksums): void {
   for (const [algorithm, expected] of Object.entries(declared) as [ChecksumAlgorithm, string | undefined][]) {
-    if (expected !== undefined && expected.toLowerCase() !== received[algorithm]) throw R2Errors.badDigest(algorithm);
+    const actual = received[algorithm];
+    if (expected !== undefined && expected.toLowerCase() !== actual) {
+      throw R2Errors.badDigest(ALGORITHM_NAMES[algorithm], expected.toLowerCase(), actual ?? '');
+    }
   }
 }
 

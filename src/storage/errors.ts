@@ -27,18 +27,30 @@ export const R2Errors = {
   invalidObjectName: () => new LedgeError(400, 10020, 'The specified object name is not valid.'),
   invalidMaxKeys: () => new LedgeError(400, 10022, 'MaxKeys params must be positive integer <= 1000.'),
   noSuchUpload: () => new LedgeError(404, 10024, 'The specified multipart upload does not exist.'),
-  invalidPart: () =>
-    new LedgeError(
-      400,
-      10025,
-      "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
-    ),
+  /**
+   * R2 answers some requests that name no usable upload (complete or abort of an upload id unknown for
+   * the key, a part listed twice) with its internal-error code; function code sees only the code and the
+   * message, so the status stays a client-error one (and is not logged as a server fault).
+   */
+  internalError: (status: 400 | 404) =>
+    new LedgeError(status, 10001, 'We encountered an internal error. Please try again.'),
+  invalidPart: () => new LedgeError(400, 10025, 'One or more of the specified parts could not be found.'),
   preconditionFailed: () =>
     new LedgeError(412, 10031, 'At least one of the pre-conditions you specified did not hold.'),
-  badDigest: (algorithm: string) =>
-    new LedgeError(400, 10037, `The ${algorithm.toUpperCase()} checksum you specified did not match what we received.`),
+  /** R2's three-line wording: which algorithm, what the client provided, what was received (hex). */
+  badDigest: (algorithm: string, provided: string, received: string) =>
+    new LedgeError(
+      400,
+      10037,
+      [
+        `The ${algorithm} checksum you specified did not match what we received.`,
+        `You provided a ${algorithm} checksum with value: ${provided}`,
+        `Actual ${algorithm} was: ${received}`,
+      ].join('\n'),
+    ),
   invalidRange: () => new LedgeError(416, 10039, 'The requested range is not satisfiable.'),
-  badUpload: (detail: string) => new LedgeError(400, 10048, `There was a problem with the multipart upload: ${detail}`),
+  /** Non-trailing parts of unequal size, or a last part larger than them. */
+  badUpload: () => new LedgeError(400, 10048, 'There was a problem with the multipart upload.'),
   invalidDigest: (algorithm: string) =>
     new LedgeError(400, 10014, `The ${algorithm.toUpperCase()} digest you specified is not valid.`),
 } as const;

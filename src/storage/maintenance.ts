@@ -27,7 +27,11 @@ export async function expireUploads(store: MetadataStore, garbage: BlobGarbage, 
   let expired = 0;
   for (;;) {
     const uploads = await store.uploadsCreatedBefore(cutoff, 100);
-    if (uploads.length === 0) return expired;
+    if (uploads.length === 0) {
+      // Finished uploads are remembered as long as unfinished ones live, then forgotten.
+      await store.forgetFinishedUploads(cutoff);
+      return expired;
+    }
     for (const upload of uploads) {
       const parts = await store.abortUpload(upload.bucketId, upload.uploadId);
       if (parts) {

@@ -67,7 +67,8 @@ export interface MetadataStore {
   putPart(bucketId: string, part: PartRecord): Promise<PartResult>;
   /**
    * Turns an upload into an object: `build` sees the upload and its parts and returns the object (or
-   * throws to refuse); the upload and its parts go away in the same transaction.
+   * throws to refuse); the upload and its parts go away in the same transaction, the upload is
+   * remembered as finished.
    */
   completeUpload(
     bucketId: string,
@@ -77,6 +78,10 @@ export interface MetadataStore {
   /** Removes an upload; returns its parts (their blobs become garbage), or undefined if unknown. */
   abortUpload(bucketId: string, uploadId: string): Promise<PartRecord[] | undefined>;
   uploadsCreatedBefore(time: number, limit: number): Promise<UploadRecord[]>;
+  /** The key of an upload that was completed or aborted (and not yet forgotten), else undefined. */
+  finishedUploadKey(bucketId: string, uploadId: string): Promise<string | undefined>;
+  /** Forgets uploads finished before `time`; returns how many. */
+  forgetFinishedUploads(time: number): Promise<number>;
 
   /** Every blob id some object or part references (for orphan collection). */
   referencedBlobIds(): Promise<Set<string>>;

@@ -59,4 +59,18 @@ export const storageMigrations: readonly Migration[] = [
     id: 'storage/0002_inline_bodies',
     sql: `ALTER TABLE r2_objects ADD COLUMN inline_body BLOB;`,
   },
+  {
+    // Completed and aborted uploads are remembered (for the upload TTL): R2 answers a finished upload
+    // differently from one it never had (complete: NoSuchUpload vs InternalError; abort: success).
+    id: 'storage/0003_finished_uploads',
+    sql: `
+      CREATE TABLE r2_finished_uploads (
+        upload_id TEXT PRIMARY KEY,
+        bucket_id TEXT NOT NULL REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        finished_at INTEGER NOT NULL
+      );
+      CREATE INDEX r2_finished_uploads_finished ON r2_finished_uploads(finished_at);
+    `,
+  },
 ];

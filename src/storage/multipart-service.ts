@@ -95,17 +95,24 @@ export class MultipartService {
     return { partNumber, etag: part.etag };
   }
 
-  /** Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N. */
+  /**
+   * Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N. As R2:
+   * an empty list publishes an empty object; a finished upload is NoSuchUpload, an upload id the key
+   * never had is InternalError.
+   */
   async complete(
     bucket: BucketRecord,
     key: string,
     uploadId: string,
     parts: readonly UploadedPart[],
   ): Promise<ObjectRecord> {
-    await this.#requireUpload(bucket, key, uploadId);
+    if (!(await this.#findUpload(bucket, key, uploadId))) {
+      throw (await this.#wasFinished(bucket, key, uploadId)) ? R2Errors.noSuchUpload() : R2Errors.internalError(404);
+    }
     const result = await this.#store.completeUpload(bucket.id, uploadId, (upload, stored) =>
       buildObject(upload, stored, parts),
     );
+    // Finished by a concurrent complete or abort between the lookup and the transaction.
     if (result.status === 'no-upload') throw R2Errors.noSuchUpload();
     const discarded = result.unusedParts.map((p) => p.blobId);
     if (result.replaced) discarded.push(...result.replaced.segments.map((s) => s.blobId));
@@ -113,40 +120,60 @@ export class MultipartService {
     return result.object;
   }
 
+  /** As R2: aborting a finished upload succeeds (nothing left to do); an unknown one is InternalError. */
   async abort(bucket: BucketRecord, key: string, uploadId: string): Promise<void> {
-    await this.#requireUpload(bucket, key, uploadId);
-    const parts = await this.#store.abortUpload(bucket.id, uploadId);
-    if (parts === undefined) throw R2Errors.noSuchUpload();
-    this.#garbage.discard(parts.map((p) => p.blobId));
+    if (await this.#findUpload(bucket, key, uploadId)) {
+      const parts = await this.#store.abortUpload(bucket.id, uploadId);
+      if (parts) this.#garbage.discard(parts.map((p) => p.blobId));
+    } else if (!(await this.#wasFinished(bucket, key, uploadId))) {
+      throw R2Errors.internalError(404);
+    }
   }
 
   async #requireUpload(bucket: BucketRecord, key: string, uploadId: string): Promise<UploadRecord> {
+    const upload = await this.#findUpload(bucket, key, uploadId);
+    if (!upload) throw R2Errors.noSuchUpload();
+    return upload;
+  }
+
+  async #findUpload(bucket: BucketRecord, key: string, uploadId: string): Promise<UploadRecord | undefined> {
     assertObjectKey(key);
     const upload = await this.#store.getUpload(bucket.id, uploadId);
-    if (!upload || upload.key !== key) throw R2Errors.noSuchUpload();
-    return upload;
+    return upload && upload.key === key ? upload : undefined;
+  }
+
+  /** Whether `uploadId` was an upload of `key` that has been completed or aborted. */
+  async #wasFinished(bucket: BucketRecord, key: string, uploadId: string): Promise<boolean> {
+    return (await this.#store.finishedUploadKey(bucket.id, uploadId)) === key;
   }
 }
 
-/** Runs inside the completing transaction: any throw leaves the upload untouched. */
+/**
+ * Runs inside the completing transaction: any throw leaves the upload untouched. The checks and their
+ * order are R2's: a part listed twice, then each listed part's etag, then every part but the last *as
+ * listed* at least 5 MiB (EntityTooSmall), then in part-number order every part but the last the same
+ * size and the last not larger (BadUpload). The object's parts are in part-number order.
+ */
 function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly UploadedPart[]): ObjectRecord {
-  if (requested.length === 0) throw R2Errors.badUpload('at least one part must be listed');
-  if (requested.length > R2_LIMITS.maxParts)
-    throw R2Errors.badUpload(`at most ${R2_LIMITS.maxParts} parts are allowed`);
+  const listed = new Set<number>();
+  for (const wanted of requested) {
+    if (listed.has(wanted.partNumber)) throw R2Errors.internalError(400);
+    listed.add(wanted.partNumber);
+  }
   const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
-  const ordered = [...requested].sort((a, b) => a.partNumber - b.partNumber);
-  const chosen: PartRecord[] = [];
-  for (const [index, wanted] of ordered.entries()) {
-    if (index > 0 && ordered[index - 1]!.partNumber === wanted.partNumber)
-      throw R2Errors.badUpload(`part ${wanted.partNumber} is listed twice`);
+  const given = requested.map((wanted) => {
     const part = byNumber.get(wanted.partNumber);
     if (!part || part.etag !== wanted.etag.replace(/^"(.*)"$/, '$1')) throw R2Errors.invalidPart();
-    chosen.push(part);
-  }
+    return part;
+  });
+  if (given.slice(0, -1).some((p) => p.size < R2_LIMITS.minPartBytes)) throw R2Errors.entityTooSmall();
+  const chosen = [...given].sort((a, b) => a.partNumber - b.partNumber);
   const leading = chosen.slice(0, -1);
-  if (leading.some((p) => p.size < R2_LIMITS.minPartBytes)) throw R2Errors.entityTooSmall();
-  if (leading.some((p) => p.size !== leading[0]!.size))
-    throw R2Errors.badUpload('All non-trailing parts must have the same size.');
+  const partSize = leading[0]?.size;
+  if (partSize !== undefined) {
+    if (leading.some((p) => p.size !== partSize || p.size < R2_LIMITS.minPartBytes)) throw R2Errors.badUpload();
+    if (chosen.at(-1)!.size > partSize) throw R2Errors.badUpload();
+  }
   const size = chosen.reduce((total, p) => total + p.size, 0);
   if (size > R2_LIMITS.maxObjectBytes) throw R2Errors.entityTooLarge();
   const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.etag, 'hex')));

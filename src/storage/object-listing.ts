@@ -1,4 +1,3 @@
-import { R2Errors } from './errors.ts';
 import type { MetadataStore, ObjectListQuery } from './metadata-store.ts';
 import { prefixUpperBound } from './keys.ts';
 import type { BucketRecord, ObjectRecord } from './types.ts';
@@ -35,9 +34,17 @@ export async function listObjects(
   assertListLimit(limit);
   const prefix = options.prefix ?? '';
   const delimiter = options.delimiter === '' ? undefined : options.delimiter;
-  let position: Position = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined;
-  if (!position && options.startAfter) position = { startAfter: options.startAfter };
+  const position = startPosition(options.cursor, options.startAfter);
+  return scan(store, bucket, { limit, prefix, delimiter }, position);
+}
 
+async function scan(
+  store: MetadataStore,
+  bucket: BucketRecord,
+  { limit, prefix, delimiter }: { limit: number; prefix: string; delimiter: string | undefined },
+  start: Position,
+): Promise<ListResult> {
+  let position = start;
   const objects: ObjectRecord[] = [];
   const delimitedPrefixes: string[] = [];
   let truncated = false;
@@ -71,17 +78,37 @@ function foldedPrefix(key: string, prefix: string, delimiter: string): string | 
   return index === -1 ? undefined : key.slice(0, index + delimiter.length);
 }
 
+/**
+ * Where a listing starts: the later of the cursor's position and `startAfter` (a cursor does not undo
+ * a startAfter past it, as in R2's simulator).
+ */
+function startPosition(cursor: string | undefined, startAfter: string | undefined): Position {
+  const resumed = cursor !== undefined ? decodeCursor(cursor) : undefined;
+  if (!startAfter) return resumed;
+  if (!resumed) return { startAfter };
+  const resumedAt = 'startAfter' in resumed ? resumed.startAfter : resumed.startAt;
+  return Buffer.compare(Buffer.from(startAfter), Buffer.from(resumedAt)) >= 0 ? { startAfter } : resumed;
+}
+
 function encodeCursor(position: Position): string {
   return Buffer.from(JSON.stringify(position ?? {}), 'utf8').toString('base64url');
 }
 
+/**
+ * Our cursors are base64url JSON. Any other string is read as R2's simulator reads every cursor: the
+ * base64 of the key to list after. So a cursor is never refused: a malformed one lists from wherever
+ * it decodes to (typically past every key), as there.
+ */
 function decodeCursor(cursor: string): Position {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (typeof value['startAfter'] === 'string') return { startAfter: value['startAfter'] };
-    if (typeof value['startAt'] === 'string') return { startAt: value['startAt'] };
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object') {
+      const fields = value as Record<string, unknown>;
+      if (typeof fields['startAfter'] === 'string') return { startAfter: fields['startAfter'] };
+      if (typeof fields['startAt'] === 'string') return { startAt: fields['startAt'] };
+    }
   } catch {
-    // fall through to the error below
+    // not one of ours: read below as the simulator does
   }
-  throw R2Errors.invalidArgument('The cursor is not valid: pass the cursor of the previous list result.');
+  return { startAfter: Buffer.from(cursor, 'base64').toString('utf8') };
 }

@@ -218,7 +218,7 @@ export class SqliteMetadataStore implements MetadataStore {
       const object = build(upload, parts);
       const replaced = this.#getObject(bucketId, upload.key);
       this.#upsertObject(object);
-      this.#db.run('DELETE FROM r2_uploads WHERE upload_id = ?', [uploadId]);
+      this.#finishUpload(upload);
       const used = new Set(object.segments.map((s) => s.blobId));
       return { status: 'completed', object, replaced, unusedParts: parts.filter((p) => !used.has(p.blobId)) };
     });
@@ -228,11 +228,23 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async abortUpload(bucketId: string, uploadId: string): Promise<PartRecord[] | undefined> {
     return this.#db.transaction(() => {
-      if (!this.#getUpload(bucketId, uploadId)) return undefined;
+      const upload = this.#getUpload(bucketId, uploadId);
+      if (!upload) return undefined;
       const parts = this.#parts(uploadId);
-      this.#db.run('DELETE FROM r2_uploads WHERE upload_id = ?', [uploadId]);
+      this.#finishUpload(upload);
       return parts;
     });
+  }
+
+  async finishedUploadKey(bucketId: string, uploadId: string): Promise<string | undefined> {
+    return this.#db.get<{ key: string }>('SELECT key FROM r2_finished_uploads WHERE upload_id = ? AND bucket_id = ?', [
+      uploadId,
+      bucketId,
+    ])?.key;
+  }
+
+  async forgetFinishedUploads(time: number): Promise<number> {
+    return this.#db.run('DELETE FROM r2_finished_uploads WHERE finished_at < ?', [time]).changes;
   }
 
   async uploadsCreatedBefore(time: number, limit: number): Promise<UploadRecord[]> {
@@ -261,6 +273,15 @@ export class SqliteMetadataStore implements MetadataStore {
       bucketId,
     ]);
     return row && toUpload(row);
+  }
+
+  /** Drops the upload (its parts cascade) and remembers that it existed; inside the caller's transaction. */
+  #finishUpload(upload: UploadRecord): void {
+    this.#db.run('DELETE FROM r2_uploads WHERE upload_id = ?', [upload.uploadId]);
+    this.#db.run(
+      'INSERT OR REPLACE INTO r2_finished_uploads (upload_id, bucket_id, key, finished_at) VALUES (?, ?, ?, ?)',
+      [upload.uploadId, upload.bucketId, upload.key, Date.now()],
+    );
   }
 
   #parts(uploadId: string): PartRecord[] {

@@ -8,9 +8,12 @@ export function assertBucketName(name: string): void {
   if (!BUCKET_NAME.test(name)) throw R2Errors.invalidBucketName(name);
 }
 
-/** Keys are non-empty UTF-8 strings of at most 1024 bytes; lone surrogates cannot be stored as UTF-8. */
+/**
+ * Keys are UTF-8 strings of at most 1024 bytes; lone surrogates cannot be stored as UTF-8. The empty
+ * key is a key like any other, as in R2's simulator (R2's documentation sets no lower bound).
+ */
 export function assertObjectKey(key: string): void {
-  if (key.length === 0 || Buffer.byteLength(key, 'utf8') > R2_LIMITS.maxKeyBytes || !key.isWellFormed()) {
+  if (Buffer.byteLength(key, 'utf8') > R2_LIMITS.maxKeyBytes || !key.isWellFormed()) {
     throw R2Errors.invalidObjectName();
   }
 }

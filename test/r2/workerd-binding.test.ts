@@ -143,13 +143,13 @@ describe('R2 binding through real workerd', () => {
     expect(r.rangedBytes).toEqual(r.expectedRange);
   });
 
-  it('refuses wrong part etags (10025), small parts (10011), unknown uploads (10024)', async () => {
+  it('refuses wrong part etags (10025), small parts (10011), finished uploads (10024), unknown ones (10001)', async () => {
     const r = await run('multipartErrors');
     expect(r.wrongEtag.error).toMatch(/\(10025\)/);
     expect(r.tooSmall.error).toMatch(/\(10011\)/);
     expect(r.aborted).toBe('aborted');
     expect(r.afterAbort.error).toMatch(/\(10024\)/);
-    expect(r.unknown.error).toMatch(/\(10024\)/);
+    expect(r.unknown.error).toMatch(/\(10001\)/);
     expect(r.object).toBeNull();
   });
 

@@ -29,6 +29,30 @@ describe('conditionals (RFC 7232 as R2 applies them)', () => {
     expect(conditionHolds({ uploadedAfter: sameSecond, secondsGranularity: true }, target)).toBe(false);
   });
 
+  it('compares dates strictly, truncating both sides with secondsGranularity (as R2)', () => {
+    const exact = target.uploaded;
+    expect(conditionHolds({ uploadedBefore: exact }, target)).toBe(false);
+    expect(conditionHolds({ uploadedBefore: exact + 1 }, target)).toBe(true);
+    expect(conditionHolds({ uploadedAfter: exact }, target)).toBe(false);
+    expect(conditionHolds({ uploadedAfter: exact - 1 }, target)).toBe(true);
+    const sg = { secondsGranularity: true };
+    // exact + 1 is in the object's second: truncated, not before it.
+    expect(conditionHolds({ uploadedBefore: exact + 1, ...sg }, target)).toBe(false);
+    expect(conditionHolds({ uploadedBefore: Date.parse('2026-01-01T00:00:01Z'), ...sg }, target)).toBe(true);
+    // exact - 1 is in the object's second too: truncated, not after it.
+    expect(conditionHolds({ uploadedAfter: exact - 1, ...sg }, target)).toBe(false);
+    expect(conditionHolds({ uploadedAfter: Date.parse('2025-12-31T23:59:59.999Z'), ...sg }, target)).toBe(true);
+  });
+
+  it('keeps HTTP semantics for the object API: If-Unmodified-Since passes in the same second', () => {
+    const sameSecond = 'Thu, 01 Jan 2026 00:00:00 GMT';
+    expect(conditionHolds(conditionalFromHeaders({ ifUnmodifiedSince: sameSecond }), target)).toBe(true);
+    expect(conditionHolds(conditionalFromHeaders({ ifUnmodifiedSince: 'Wed, 31 Dec 2025 23:59:59 GMT' }), target)).toBe(
+      false,
+    );
+    expect(conditionHolds(conditionalFromHeaders({ ifModifiedSince: sameSecond }), target)).toBe(false);
+  });
+
   it('lets a missing object pass only without etagMatches and uploadedAfter', () => {
     expect(conditionHolds({ etagDoesNotMatch: [{ type: 'wildcard' }] }, undefined)).toBe(true);
     expect(conditionHolds({ uploadedBefore: 1 }, undefined)).toBe(true);
