@@ -2,8 +2,9 @@ import { R2Errors } from './errors.ts';
 import type { RangeRequest, ResolvedRange } from './types.ts';
 
 /**
- * Resolves a requested range against an object's size. The object form is strict (offset past the end
- * or a non-positive length is InvalidRange, a suffix larger than the object is clamped); the header form
+ * Resolves a requested range against an object's size. The object form is strict (offset past the end,
+ * a non-positive length or an empty suffix is InvalidRange, a suffix larger than the object is clamped,
+ * as R2 and Miniflare do); the header form
  * is lenient like HTTP: anything unsatisfiable or multi-range yields the whole object (undefined).
  */
 export function resolveRange(request: RangeRequest | undefined, size: number): ResolvedRange | undefined {
@@ -11,7 +12,7 @@ export function resolveRange(request: RangeRequest | undefined, size: number): R
   if ('header' in request) return resolveRangeHeader(request.header, size);
   const { offset, length, suffix } = request;
   if (suffix !== undefined) {
-    if (offset !== undefined || length !== undefined) throw R2Errors.invalidRange();
+    if (offset !== undefined || length !== undefined || suffix <= 0) throw R2Errors.invalidRange();
     const take = Math.min(suffix, size);
     return { offset: size - take, length: take };
   }

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,5 +104,104 @@ describe('R2 wire backend', () => {
     expect(found.status).toBe(200);
     expect(Number(found.headers['cf-r2-metadata-size'])).toBe(found.body.length);
     expect(JSON.parse(found.body.toString()).name).toBe('schlüssel');
+  });
+
+  describe('a refused write', () => {
+    const MiB = 1024 * 1024;
+    const longKey = 'k'.repeat(1025);
+
+    /** Sends a PUT with the given JSON and value (or only `sent` bytes of a longer declared body). */
+    function put(options: {
+      json: unknown;
+      value: Buffer;
+      agent?: Agent;
+      headers?: Record<string, string>;
+      declared?: number;
+    }) {
+      const metadata = Buffer.from(JSON.stringify(options.json));
+      const declared = options.declared ?? metadata.length + options.value.length;
+      const agent = options.agent ?? new Agent({ keepAlive: true });
+      const done = new Promise<{ status: number; code: number; connection: string | undefined; reused: boolean }>(
+        (resolve, reject) => {
+          const req = request(
+            {
+              socketPath,
+              path: '/',
+              method: 'PUT',
+              // Keep-alive asked for every time: `connection: close` in an answer is the server's choice.
+              agent,
+              headers: {
+                'cf-r2-metadata-size': String(metadata.length),
+                'content-length': String(declared),
+                ...(options.headers ?? { [BUCKET_HEADER]: `${ledge.accountId}/wire`, [SECRET_HEADER]: secret }),
+              },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode!,
+                  code: JSON.parse(String(res.headers['cf-r2-error'] ?? '{}')).v4code,
+                  connection: res.headers.connection,
+                  reused: req.reusedSocket,
+                }),
+              );
+            },
+          );
+          req.on('error', reject);
+          req.write(metadata);
+          if (options.declared === undefined) req.end(options.value);
+          else req.write(options.value);
+        },
+      );
+      return options.agent ? done : done.finally(() => agent.destroy());
+    }
+
+    it('reads and drops the rest of the value, answers R2 code and keeps the connection', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const value = Buffer.alloc(3 * MiB, 1);
+        const first = await put({ agent, json: { version: 1, method: 'put', object: longKey }, value });
+        expect(first).toMatchObject({ status: 400, code: 10020, connection: 'keep-alive', reused: false });
+        const unknownUpload = { version: 1, method: 'uploadPart', object: 'm', uploadId: 'nope', partNumber: 1 };
+        const second = await put({ agent, json: unknownUpload, value });
+        expect(second).toMatchObject({ status: 404, code: 10024, connection: 'keep-alive', reused: true });
+        const deletedBucket = { [BUCKET_HEADER]: `${ledge.accountId}/gone`, [SECRET_HEADER]: secret };
+        const third = await put({
+          agent,
+          json: { version: 1, method: 'put', object: 'k' },
+          value,
+          headers: deletedBucket,
+        });
+        expect(third).toMatchObject({ status: 404, code: 10006, connection: 'keep-alive', reused: true });
+      } finally {
+        agent.destroy();
+      }
+      const bucket = (await ledge.server.platform.storage.getBucket(ledge.accountId, 'wire'))!;
+      expect((await ledge.server.platform.storage.list(bucket, {})).objects.map((o) => o.key)).not.toContain(longKey);
+    });
+
+    it('drains nothing for a caller without the secret, nor past the largest write: it closes instead', async () => {
+      const value = Buffer.alloc(3 * MiB, 1);
+      const stranger = await put({
+        json: { version: 1, method: 'put', object: 'k' },
+        value,
+        headers: { [BUCKET_HEADER]: `${ledge.accountId}/wire` },
+      });
+      expect(stranger).toMatchObject({ status: 403, code: 10003, connection: 'close' });
+      // 6 GiB declared, a few bytes sent: refused on its key at once, without waiting for the rest.
+      const huge = await put({
+        json: { version: 1, method: 'put', object: longKey },
+        value: Buffer.alloc(1024),
+        declared: 6 * 1024 * MiB,
+      });
+      expect(huge).toMatchObject({ status: 400, code: 10020, connection: 'close' });
+    });
+
+    it('refuses request JSON over 32 MiB (10012) and keeps the connection', async () => {
+      const json = { version: 1, method: 'put', object: 'k', customFields: [{ k: 'a', v: 'x'.repeat(33 * MiB) }] };
+      const response = await put({ json, value: Buffer.alloc(0) });
+      expect(response).toMatchObject({ status: 400, code: 10012, connection: 'keep-alive' });
+    });
   });
 });

@@ -239,7 +239,8 @@ describe('functions runtime (workerd supervisor)', () => {
     }
     // Before r2_list_honor_include (2022-08-04) list() behaves as if both metadata kinds were included.
     expect(results['2022-08-03']).toEqual({ plain: { color: 'blue' }, included: { color: 'blue' } });
-    expect(results['2022-08-04']).toEqual({ plain: null, included: { color: 'blue' } });
+    // From then on a kind not included is empty, as on R2 (an empty object, not undefined).
+    expect(results['2022-08-04']).toEqual({ plain: {}, included: { color: 'blue' } });
   });
 
   it('passes compatibility flags to workerd: node:buffer loads only with nodejs_compat', async () => {

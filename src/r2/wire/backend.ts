@@ -8,16 +8,25 @@ import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
-import { R2Errors } from '../../storage/index.ts';
+import { R2_LIMITS, R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
-import { splitWriteBody, type WriteBody } from './request-body.ts';
+import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
 import { FileSender } from './send-file.ts';
 import { ClientGone, sendStream } from './send-stream.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
-const UNREAD_BODY_LIMIT = 1024 * 1024;
+/**
+ * The JSON before a write's value is read into memory whole: the largest a function can legitimately
+ * send (a delete of 1,000 keys of 1,024 bytes, a completion of 10,000 parts) is a few MiB.
+ */
+const MAX_REQUEST_JSON_BYTES = 32 * 1024 * 1024;
+/**
+ * The most a refused write's unread rest is read (and dropped) before answering: the largest write the
+ * binding can make. A longer body could never have been accepted, so its connection is closed instead.
+ */
+const DRAIN_LIMIT = MAX_REQUEST_JSON_BYTES + R2_LIMITS.maxSinglePutBytes;
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
@@ -97,18 +106,17 @@ export class R2WireBackend {
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const state: { body?: WriteBody } = {};
+    const state: { body?: WriteBody; trusted?: boolean } = {};
     let reply: WireReply | undefined;
     let failure: unknown;
     try {
-      const bucket = await this.#authorize(req);
-      reply = await this.#dispatch(req, bucket, state);
+      this.#authenticate(req);
+      state.trusted = true;
+      reply = await this.#dispatch(req, await this.#bucket(req), state);
     } catch (error) {
       failure = error;
     }
-    // A value left unread (a refused upload) would desynchronise the kept-alive connection: drop
-    // small remainders, close the connection after answering when a large one is left.
-    if (state.body && !(await state.body.discardRest(UNREAD_BODY_LIMIT).catch(() => false))) {
+    if (!req.complete && !(await this.#drain(req, state))) {
       res.setHeader('connection', 'close');
       res.once('finish', () => req.destroy());
     }
@@ -116,12 +124,29 @@ export class R2WireBackend {
     else this.#sendError(res, failure);
   }
 
-  async #authorize(req: IncomingMessage): Promise<BucketRecord> {
+  /**
+   * Reads and drops what a refused write left unread before answering. workerd reads the answer only
+   * once it has sent the whole value: answering and closing earlier resets the connection under it,
+   * and the function sees "Network connection lost." instead of R2's result. Only for workerd (the
+   * secret matched) and within the largest write the binding can make; false when the connection must
+   * be closed instead.
+   */
+  async #drain(req: IncomingMessage, state: { body?: WriteBody; trusted?: boolean }): Promise<boolean> {
+    const declared = Number(req.headers['content-length']);
+    if (!state.trusted || !Number.isSafeInteger(declared) || declared > DRAIN_LIMIT) return false;
+    const drained = state.body ? state.body.discardRest(DRAIN_LIMIT) : discardRequestBody(req, DRAIN_LIMIT);
+    return drained.catch(() => false);
+  }
+
+  #authenticate(req: IncomingMessage): void {
     const secret = req.headers[SECRET_HEADER];
-    const identity = req.headers[BUCKET_HEADER];
-    if (typeof secret !== 'string' || !this.#isSecret(secret) || typeof identity !== 'string') {
+    if (typeof secret !== 'string' || !this.#isSecret(secret) || typeof req.headers[BUCKET_HEADER] !== 'string') {
       throw new LedgeError(403, 10003, 'Access denied: this endpoint serves the runtime only.');
     }
+  }
+
+  async #bucket(req: IncomingMessage): Promise<BucketRecord> {
+    const identity = String(req.headers[BUCKET_HEADER]);
     const slash = identity.indexOf('/');
     const accountId = identity.slice(0, slash);
     const name = identity.slice(slash + 1);
@@ -154,6 +179,7 @@ export class R2WireBackend {
       if (!Number.isSafeInteger(contentLength) || contentLength < metadataSize) {
         throw new LedgeError(411, 10033, 'Content-Length is required and must cover the metadata.');
       }
+      if (metadataSize > MAX_REQUEST_JSON_BYTES) throw R2Errors.metadataTooLarge();
       state.body = await splitWriteBody(req, metadataSize);
       const request = parseRequest(state.body.metadata);
       return handleWireRequest(this.#storage, bucket, request, state.body.value, contentLength - metadataSize);

@@ -2,7 +2,9 @@ import type { Readable } from 'node:stream';
 import {
   R2Errors,
   type BucketRecord,
+  type ObjectRecord,
   type OpenBlobFile,
+  type ResolvedRange,
   type StorageClass,
   type StorageService,
   STORAGE_CLASSES,
@@ -48,7 +50,7 @@ export async function handleWireRequest(
     case 'head': {
       const object = await storage.objects.head(bucket, request.object);
       if (!object) throw R2Errors.noSuchKey();
-      return { status: 200, json: wireObject(object) };
+      return { status: 200, json: wireObject(object, { range: wholeObject(object) }) };
     }
     case 'get': {
       const result = await storage.objects.read(bucket, request.object, {
@@ -58,12 +60,15 @@ export async function handleWireRequest(
         files: true,
       });
       if (!result) throw R2Errors.noSuchKey();
-      if (result.status === 'precondition-failed') return { status: 412, json: wireObject(result.object) };
-      const length = result.range ? result.range.length : result.object.size;
+      if (result.status === 'precondition-failed') {
+        return { status: 412, json: wireObject(result.object, { range: wholeObject(result.object) }) };
+      }
+      // R2 reports the range served on every read, the whole object when none (or an unusable header) was asked.
+      const range = result.range ?? wholeObject(result.object);
       return {
         status: 200,
-        json: wireObject(result.object, { range: result.range }),
-        body: { data: result.body, length },
+        json: wireObject(result.object, { range }),
+        body: { data: result.body, length: range.length },
       };
     }
     case 'put': {
@@ -89,7 +94,7 @@ export async function handleWireRequest(
         limit: request.limit,
       });
       const objects = result.objects.map((o) =>
-        wireObject(o, { http: include.has(INCLUDE_HTTP), custom: include.has(INCLUDE_CUSTOM), checksums: false }),
+        wireObject(o, { http: include.has(INCLUDE_HTTP), custom: include.has(INCLUDE_CUSTOM) }),
       );
       const json: Record<string, unknown> = {
         objects,
@@ -133,6 +138,10 @@ export async function handleWireRequest(
       return { status: 200, json: {} };
     }
   }
+}
+
+function wholeObject(object: ObjectRecord): ResolvedRange {
+  return { offset: 0, length: object.size };
 }
 
 function storageClass(value: string | undefined): StorageClass | undefined {

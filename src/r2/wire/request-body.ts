@@ -13,6 +13,19 @@ export interface WriteBody {
 }
 
 /**
+ * Reads and drops a request body nobody consumed (a write refused before its value was looked at), up
+ * to `limit` bytes. False when more remained.
+ */
+export async function discardRequestBody(request: IncomingMessage, limit: number): Promise<boolean> {
+  let dropped = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    dropped += chunk.length;
+    if (dropped > limit) return false;
+  }
+  return true;
+}
+
+/**
  * A write request's body is `cf-r2-metadata-size` bytes of JSON followed by the value. This reads the
  * JSON and hands back the rest as a stream that continues the same request (nothing is buffered
  * beyond the chunk that straddles the boundary).

@@ -4,13 +4,14 @@ const CHECKSUM_FIELDS = { md5: '0', sha1: '1', sha256: '2', sha384: '3', sha512:
 
 /**
  * An object in the binding's JSON shape (R2HeadResponse). 64-bit numbers go out as strings, as the
- * capnp JSON codec on workerd's side expects them. List results leave out what was not `include`d.
+ * capnp JSON codec on workerd's side expects them. List results send empty metadata for what was not
+ * `include`d: workerd leaves a field it does not receive undefined, R2 gives an empty object.
  */
 export function wireObject(
   object: ObjectRecord,
-  options: { range?: ResolvedRange | undefined; http?: boolean; custom?: boolean; checksums?: boolean } = {},
+  options: { range?: ResolvedRange | undefined; http?: boolean; custom?: boolean } = {},
 ): Record<string, unknown> {
-  const { http = true, custom = true, checksums = true } = options;
+  const { http = true, custom = true } = options;
   const json: Record<string, unknown> = {
     name: object.key,
     version: object.version,
@@ -22,16 +23,14 @@ export function wireObject(
   if (http) {
     const { cacheExpiry, ...text } = object.httpMetadata;
     json['httpFields'] = cacheExpiry === undefined ? text : { ...text, cacheExpiry: String(cacheExpiry) };
-  }
-  if (custom) json['customFields'] = Object.entries(object.customMetadata).map(([k, v]) => ({ k, v }));
+  } else json['httpFields'] = {};
+  json['customFields'] = custom ? Object.entries(object.customMetadata).map(([k, v]) => ({ k, v })) : [];
   if (options.range) json['range'] = { offset: String(options.range.offset), length: String(options.range.length) };
-  if (checksums) {
-    const rendered: Record<string, string> = {};
-    for (const [algorithm, field] of Object.entries(CHECKSUM_FIELDS)) {
-      const value = object.checksums[algorithm as keyof typeof CHECKSUM_FIELDS];
-      if (value !== undefined) rendered[field] = value;
-    }
-    json['checksums'] = rendered;
+  const checksums: Record<string, string> = {};
+  for (const [algorithm, field] of Object.entries(CHECKSUM_FIELDS)) {
+    const value = object.checksums[algorithm as keyof typeof CHECKSUM_FIELDS];
+    if (value !== undefined) checksums[field] = value;
   }
+  json['checksums'] = checksums;
   return json;
 }
