@@ -5,7 +5,7 @@ import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { AccountStore } from './store.ts';
-import type { Account, ApiToken, Membership, User } from './types.ts';
+import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
 const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
@@ -120,6 +120,46 @@ export class AccountService {
 
   getUser(id: string): Promise<User | undefined> {
     return this.#store.getUserById(id);
+  }
+
+  /** PATCH /user: a field that is absent keeps its value, null clears it, an empty string is stored as null. */
+  async editUser(id: string, edit: Partial<UserProfile>): Promise<User | undefined> {
+    const profile: Partial<UserProfile> = {};
+    for (const [field, value] of Object.entries(edit) as [keyof UserProfile, string | null | undefined][]) {
+      if (value !== undefined) profile[field] = value === '' ? null : value;
+    }
+    await this.#store.updateUserProfile(id, profile, isoNow());
+    return this.#store.getUserById(id);
+  }
+
+  /** One of the caller's own memberships (another user's is "not found", not "forbidden"). */
+  async membershipOf(principal: Principal, id: string): Promise<Membership> {
+    const membership = await this.#store.getMembership(id);
+    if (!membership || membership.user_id !== principal.userId || !principal.accountIds.has(membership.account.id)) {
+      throw AuthErrors.membershipNotFound();
+    }
+    return membership;
+  }
+
+  /**
+   * Accepts or rejects an invitation. Ledge's members are added already accepted (by the admin CLI), so
+   * for them accepting again is a no-op and rejecting is refused: leaving an account is DELETE.
+   */
+  async answerInvitation(principal: Principal, id: string, status: 'accepted' | 'rejected'): Promise<Membership> {
+    const membership = await this.membershipOf(principal, id);
+    if (membership.status === status) return membership;
+    if (membership.status === 'accepted') throw AuthErrors.membershipAlreadyAccepted();
+    if (membership.status === 'rejected') throw AuthErrors.membershipRejected();
+    await this.#store.setMembershipStatus(id, status);
+    return { ...membership, status };
+  }
+
+  /** Leaves an account, unless that would leave it without an accepted administrator. */
+  async leaveAccount(principal: Principal, id: string): Promise<void> {
+    const membership = await this.membershipOf(principal, id);
+    const outcome = await this.#store.deleteMembershipUnlessLastAdmin(id);
+    if (outcome === 'missing') throw AuthErrors.membershipNotFound();
+    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(membership.account.name);
   }
 
   getUserByEmail(email: string): Promise<User | undefined> {

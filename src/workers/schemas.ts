@@ -72,3 +72,30 @@ export const ScriptSettingsPatchSchema = z
     tail_consumers: z.array(z.unknown()).nullable().optional(),
   })
   .loose();
+
+/** `PATCH .../secrets-bulk` (a JSON merge patch, RFC 7396): a secret object sets, null deletes. */
+export const SecretsBulkSchema = z.object({
+  secrets: z
+    .record(
+      z.string(),
+      z.object({ name: z.string(), type: z.string(), text: z.string().optional() }).loose().nullable(),
+    )
+    .default({}),
+  version_tags: z.record(z.string(), z.unknown()).optional(),
+});
+export type SecretsBulk = z.infer<typeof SecretsBulkSchema>;
+
+/** The `settings` part of `PATCH .../scripts/{script}/settings`: what a new version changes. */
+export const ScriptAndVersionSettingsSchema = z
+  .object({
+    bindings: z.array(z.object({ name: z.string(), type: z.string() }).loose()).optional(),
+    compatibility_date: z.string().optional(),
+    compatibility_flags: z.array(z.string()).optional(),
+    annotations: z.record(z.string(), z.unknown()).optional(),
+    logpush: z.boolean().optional(),
+    observability: z.record(z.string(), z.unknown()).nullable().optional(),
+    tags: z.array(z.string()).nullable().optional(),
+    tail_consumers: z.array(z.unknown()).nullable().optional(),
+  })
+  .loose();
+export type ScriptAndVersionSettings = z.infer<typeof ScriptAndVersionSettingsSchema>;
