@@ -46,7 +46,7 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     const name = c.req.query('name');
     const direction = c.req.query('direction') ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') throw new LedgeError(400, 1001, 'direction must be asc or desc');
-    let memberships = await accounts.membershipsOf(c.get('principal'));
+    let memberships = (await accounts.membershipsOf(c.get('principal'))).filter((m) => m.status === 'accepted');
     if (name) memberships = memberships.filter((m) => m.account.name.toLowerCase().includes(name.toLowerCase()));
     if (direction === 'desc') memberships = memberships.reverse();
     const found = await Promise.all(memberships.map((m) => accounts.getAccount(m.account.id)));

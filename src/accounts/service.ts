@@ -73,12 +73,19 @@ export class AccountService {
     return { user, apiKey };
   }
 
-  async addMember(accountId: string, userId: string, roles: string[] = ['Administrator']): Promise<void> {
+  /** Adds a member; `pending` makes it an invitation the user accepts or rejects (PUT /memberships/{id}). */
+  async addMember(
+    accountId: string,
+    userId: string,
+    roles: string[] = ['Administrator'],
+    status: 'accepted' | 'pending' = 'accepted',
+  ): Promise<void> {
     await this.#store.insertMembership({
       id: newId(),
       account_id: accountId,
       user_id: userId,
       roles,
+      status,
       created_on: isoNow(),
     });
   }
@@ -135,7 +142,7 @@ export class AccountService {
   /** One of the caller's own memberships (another user's is "not found", not "forbidden"). */
   async membershipOf(principal: Principal, id: string): Promise<Membership> {
     const membership = await this.#store.getMembership(id);
-    if (!membership || membership.user_id !== principal.userId || !principal.accountIds.has(membership.account.id)) {
+    if (!membership || membership.user_id !== principal.userId || !inTokenScope(principal, membership.account.id)) {
       throw AuthErrors.membershipNotFound();
     }
     return membership;
@@ -171,10 +178,13 @@ export class AccountService {
     return this.#store.firstMembership();
   }
 
-  /** The memberships a principal may see (a scoped token sees only its account). */
+  /**
+   * The memberships a principal may see, invitations included (a scoped token sees only its account).
+   * Only accepted ones give access to an account (see authenticate).
+   */
   async membershipsOf(principal: Principal): Promise<Membership[]> {
     const all = await this.#store.listMemberships(principal.userId);
-    return all.filter((m) => principal.accountIds.has(m.account.id));
+    return all.filter((m) => inTokenScope(principal, m.account.id));
   }
 
   /**
@@ -189,7 +199,7 @@ export class AccountService {
     const user = await this.#store.getUserByEmail(headers.email);
     const matches = digestsEqual(hashCredential(headers.key), user?.api_key_hash ?? DUMMY_DIGEST);
     if (!user || !user.api_key_hash || !matches) throw AuthErrors.unknownKey();
-    const memberships = await this.#store.listMemberships(user.id);
+    const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     return {
       userId: user.id,
       email: user.email,
@@ -208,7 +218,7 @@ export class AccountService {
     if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
     const user = await this.#store.getUserById(token.user_id);
     if (!user) throw AuthErrors.invalidToken();
-    const memberships = await this.#store.listMemberships(user.id);
+    const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     const accountIds = memberships
       .map((m) => m.account.id)
       .filter((id) => !token.account_id || id === token.account_id);
@@ -222,6 +232,10 @@ export class AccountService {
       accountIds: new Set(accountIds),
     };
   }
+}
+
+function inTokenScope(principal: Principal, accountId: string): boolean {
+  return !principal.token?.account_id || principal.token.account_id === accountId;
 }
 
 function isUsable(token: ApiToken): boolean {

@@ -18,6 +18,7 @@ export interface AccountStore {
     account_id: string;
     user_id: string;
     roles: string[];
+    status?: string;
     created_on: string;
   }): Promise<void>;
   /** Memberships of a user, ordered by account name then id (stable pages). */
@@ -134,14 +135,18 @@ export class SqliteAccountStore implements AccountStore {
     ]);
   }
 
-  async insertMembership(m: { id: string; account_id: string; user_id: string; roles: string[]; created_on: string }) {
-    this.#db.run('INSERT INTO memberships (id, account_id, user_id, roles, created_on) VALUES (?, ?, ?, ?, ?)', [
-      m.id,
-      m.account_id,
-      m.user_id,
-      JSON.stringify(m.roles),
-      m.created_on,
-    ]);
+  async insertMembership(m: {
+    id: string;
+    account_id: string;
+    user_id: string;
+    roles: string[];
+    status?: string;
+    created_on: string;
+  }) {
+    this.#db.run(
+      'INSERT INTO memberships (id, account_id, user_id, roles, status, created_on) VALUES (?, ?, ?, ?, ?, ?)',
+      [m.id, m.account_id, m.user_id, JSON.stringify(m.roles), m.status ?? 'accepted', m.created_on],
+    );
   }
 
   async listMemberships(userId: string): Promise<Membership[]> {
