@@ -249,8 +249,9 @@ export class SqliteWorkerStore implements WorkerStore {
   async releaseSubdomain(accountId: string) {
     return this.#db.transaction(() => {
       const deleted = this.#db.run('DELETE FROM worker_account_subdomains WHERE account_id = ?', [accountId]).changes;
+      if (deleted === 0) return false;
       this.#db.run('INSERT OR IGNORE INTO worker_released_subdomains (account_id) VALUES (?)', [accountId]);
-      return deleted > 0;
+      return true;
     });
   }
 
