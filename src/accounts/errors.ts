@@ -12,6 +12,22 @@ export const AuthErrors = {
   notAToken: () => new LedgeError(400, 1001, 'This endpoint verifies API tokens; the request did not use one'),
   /** The same answer for an account that does not exist and one the caller is not a member of. */
   accountForbidden: () => new LedgeError(403, 9109, 'Unauthorized to access requested resource'),
+  /** The same answer for a membership that does not exist and one of another user. */
+  membershipNotFound: () => new LedgeError(404, 1003, 'Membership not found'),
+  membershipAlreadyAccepted: () =>
+    new LedgeError(
+      400,
+      1001,
+      'This membership is already accepted, so there is no invitation to reject: to leave the account, DELETE /memberships/{membership_id}.',
+    ),
+  membershipRejected: () =>
+    new LedgeError(400, 1001, 'This invitation was rejected; ask an administrator of the account for a new one.'),
+  lastAdministrator: (account: string) =>
+    new LedgeError(
+      409,
+      1002,
+      `You are the last administrator of the account "${account}": it would be left without anyone to run it. Add another administrator first.`,
+    ),
   readOnly: () => new LedgeError(403, 10000, 'Authentication error'),
 } as const;
 

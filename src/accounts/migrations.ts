@@ -41,4 +41,15 @@ export const accountMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // PATCH /user: the profile fields of Cloudflare's user object.
+    id: 'accounts/0002_user_profile',
+    sql: `
+      ALTER TABLE users ADD COLUMN first_name TEXT;
+      ALTER TABLE users ADD COLUMN last_name TEXT;
+      ALTER TABLE users ADD COLUMN telephone TEXT;
+      ALTER TABLE users ADD COLUMN country TEXT;
+      ALTER TABLE users ADD COLUMN zipcode TEXT;
+    `,
+  },
 ];

@@ -5,9 +5,10 @@ import { pageOf, parsePagination } from '../api/pagination.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { AuthErrors } from './errors.ts';
-import { AccountUpdateSchema } from './schemas.ts';
+import { AccountUpdateSchema, MembershipUpdateSchema, UserEditSchema } from './schemas.ts';
 import type { AccountService } from './service.ts';
-import type { Account, User } from './types.ts';
+import type { Principal } from './principal.ts';
+import type { Account, Membership, User } from './types.ts';
 
 const PAGING = { defaultPerPage: 20, maxPerPage: 50, minPerPage: 5, code: 1001 } as const;
 
@@ -17,6 +18,13 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
 
   app.get('/user', async (c) => {
     const user = await accounts.getUser(c.get('principal').userId);
+    if (!user) throw AuthErrors.invalidToken();
+    return ok(c, renderUser(user));
+  });
+
+  app.patch('/user', async (c) => {
+    const edit = await readJson(c, UserEditSchema, { code: 1001 });
+    const user = await accounts.editUser(c.get('principal').userId, edit);
     if (!user) throw AuthErrors.invalidToken();
     return ok(c, renderUser(user));
   });
@@ -38,7 +46,7 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     const name = c.req.query('name');
     const direction = c.req.query('direction') ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') throw new LedgeError(400, 1001, 'direction must be asc or desc');
-    let memberships = await accounts.membershipsOf(c.get('principal'));
+    let memberships = (await accounts.membershipsOf(c.get('principal'))).filter((m) => m.status === 'accepted');
     if (name) memberships = memberships.filter((m) => m.account.name.toLowerCase().includes(name.toLowerCase()));
     if (direction === 'desc') memberships = memberships.reverse();
     const found = await Promise.all(memberships.map((m) => accounts.getAccount(m.account.id)));
@@ -66,14 +74,28 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     const request = parsePagination(c.req.query(), PAGING);
     const principal = c.get('principal');
     const { items, info } = pageOf(await accounts.membershipsOf(principal), request);
-    const rendered = items.map((m) => ({
-      id: m.id,
-      status: m.status,
-      account: m.account,
-      roles: m.roles,
-      permissions: permissionsFor(principal.readOnly),
-    }));
-    return ok(c, rendered, { resultInfo: info });
+    return ok(
+      c,
+      items.map((m) => renderMembership(m, principal)),
+      { resultInfo: info },
+    );
+  });
+
+  app.get('/memberships/:membership_id', async (c) => {
+    const principal = c.get('principal');
+    return ok(c, renderMembership(await accounts.membershipOf(principal, c.req.param('membership_id')), principal));
+  });
+
+  app.put('/memberships/:membership_id', async (c) => {
+    const { status } = await readJson(c, MembershipUpdateSchema, { code: 1001 });
+    const principal = c.get('principal');
+    const membership = await accounts.answerInvitation(principal, c.req.param('membership_id'), status);
+    return ok(c, renderMembership(membership, principal));
+  });
+
+  app.delete('/memberships/:membership_id', async (c) => {
+    await accounts.leaveAccount(c.get('principal'), c.req.param('membership_id'));
+    return ok(c, { id: c.req.param('membership_id') });
   });
 
   return app;
@@ -89,16 +111,26 @@ function renderAccount(account: Account) {
   };
 }
 
+function renderMembership(m: Membership, principal: Principal) {
+  return {
+    id: m.id,
+    status: m.status,
+    account: m.account,
+    roles: m.roles,
+    permissions: permissionsFor(principal.readOnly),
+  };
+}
+
 function renderUser(user: User) {
   return {
     id: user.id,
     email: user.email,
-    first_name: null,
-    last_name: null,
+    first_name: user.first_name ?? null,
+    last_name: user.last_name ?? null,
     username: user.email.split('@')[0],
-    telephone: null,
-    country: null,
-    zipcode: null,
+    telephone: user.telephone ?? null,
+    country: user.country ?? null,
+    zipcode: user.zipcode ?? null,
     two_factor_authentication_enabled: false,
     suspended: false,
     has_pro_zones: false,

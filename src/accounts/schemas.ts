@@ -6,3 +6,21 @@ export const AccountUpdateSchema = z.strictObject({
   settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type AccountUpdate = z.infer<typeof AccountUpdateSchema>;
+
+const profileField = (name: string, max: number) =>
+  z.string().trim().max(max, `${name} must be at most ${max} characters`).nullable().optional();
+
+/** `PATCH /user`: the editable fields of Cloudflare's user object, with its documented lengths. */
+export const UserEditSchema = z.strictObject({
+  first_name: profileField('first_name', 60),
+  last_name: profileField('last_name', 60),
+  telephone: profileField('telephone', 20),
+  country: profileField('country', 30),
+  zipcode: profileField('zipcode', 20),
+});
+export type UserEdit = z.infer<typeof UserEditSchema>;
+
+/** `PUT /memberships/{id}`: accept or reject an invitation. */
+export const MembershipUpdateSchema = z.strictObject({
+  status: z.enum(['accepted', 'rejected'], { error: 'status must be "accepted" or "rejected"' }),
+});

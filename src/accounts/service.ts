@@ -5,7 +5,7 @@ import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { AccountStore } from './store.ts';
-import type { Account, ApiToken, Membership, User } from './types.ts';
+import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
 const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
@@ -73,12 +73,19 @@ export class AccountService {
     return { user, apiKey };
   }
 
-  async addMember(accountId: string, userId: string, roles: string[] = ['Administrator']): Promise<void> {
+  /** Adds a member; `pending` makes it an invitation the user accepts or rejects (PUT /memberships/{id}). */
+  async addMember(
+    accountId: string,
+    userId: string,
+    roles: string[] = ['Administrator'],
+    status: 'accepted' | 'pending' = 'accepted',
+  ): Promise<void> {
     await this.#store.insertMembership({
       id: newId(),
       account_id: accountId,
       user_id: userId,
       roles,
+      status,
       created_on: isoNow(),
     });
   }
@@ -122,6 +129,46 @@ export class AccountService {
     return this.#store.getUserById(id);
   }
 
+  /** PATCH /user: a field that is absent keeps its value, null clears it, an empty string is stored as null. */
+  async editUser(id: string, edit: Partial<UserProfile>): Promise<User | undefined> {
+    const profile: Partial<UserProfile> = {};
+    for (const [field, value] of Object.entries(edit) as [keyof UserProfile, string | null | undefined][]) {
+      if (value !== undefined) profile[field] = value === '' ? null : value;
+    }
+    await this.#store.updateUserProfile(id, profile, isoNow());
+    return this.#store.getUserById(id);
+  }
+
+  /** One of the caller's own memberships (another user's is "not found", not "forbidden"). */
+  async membershipOf(principal: Principal, id: string): Promise<Membership> {
+    const membership = await this.#store.getMembership(id);
+    if (!membership || membership.user_id !== principal.userId || !inTokenScope(principal, membership.account.id)) {
+      throw AuthErrors.membershipNotFound();
+    }
+    return membership;
+  }
+
+  /**
+   * Accepts or rejects an invitation. Ledge's members are added already accepted (by the admin CLI), so
+   * for them accepting again is a no-op and rejecting is refused: leaving an account is DELETE.
+   */
+  async answerInvitation(principal: Principal, id: string, status: 'accepted' | 'rejected'): Promise<Membership> {
+    const membership = await this.membershipOf(principal, id);
+    if (membership.status === status) return membership;
+    if (membership.status === 'accepted') throw AuthErrors.membershipAlreadyAccepted();
+    if (membership.status === 'rejected') throw AuthErrors.membershipRejected();
+    await this.#store.setMembershipStatus(id, status);
+    return { ...membership, status };
+  }
+
+  /** Leaves an account, unless that would leave it without an accepted administrator. */
+  async leaveAccount(principal: Principal, id: string): Promise<void> {
+    const membership = await this.membershipOf(principal, id);
+    const outcome = await this.#store.deleteMembershipUnlessLastAdmin(id);
+    if (outcome === 'missing') throw AuthErrors.membershipNotFound();
+    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(membership.account.name);
+  }
+
   getUserByEmail(email: string): Promise<User | undefined> {
     return this.#store.getUserByEmail(email);
   }
@@ -131,10 +178,13 @@ export class AccountService {
     return this.#store.firstMembership();
   }
 
-  /** The memberships a principal may see (a scoped token sees only its account). */
+  /**
+   * The memberships a principal may see, invitations included (a scoped token sees only its account).
+   * Only accepted ones give access to an account (see authenticate).
+   */
   async membershipsOf(principal: Principal): Promise<Membership[]> {
     const all = await this.#store.listMemberships(principal.userId);
-    return all.filter((m) => principal.accountIds.has(m.account.id));
+    return all.filter((m) => inTokenScope(principal, m.account.id));
   }
 
   /**
@@ -149,7 +199,7 @@ export class AccountService {
     const user = await this.#store.getUserByEmail(headers.email);
     const matches = digestsEqual(hashCredential(headers.key), user?.api_key_hash ?? DUMMY_DIGEST);
     if (!user || !user.api_key_hash || !matches) throw AuthErrors.unknownKey();
-    const memberships = await this.#store.listMemberships(user.id);
+    const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     return {
       userId: user.id,
       email: user.email,
@@ -168,7 +218,7 @@ export class AccountService {
     if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
     const user = await this.#store.getUserById(token.user_id);
     if (!user) throw AuthErrors.invalidToken();
-    const memberships = await this.#store.listMemberships(user.id);
+    const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     const accountIds = memberships
       .map((m) => m.account.id)
       .filter((id) => !token.account_id || id === token.account_id);
@@ -182,6 +232,10 @@ export class AccountService {
       accountIds: new Set(accountIds),
     };
   }
+}
+
+function inTokenScope(principal: Principal, accountId: string): boolean {
+  return !principal.token?.account_id || principal.token.account_id === accountId;
 }
 
 function isUsable(token: ApiToken): boolean {

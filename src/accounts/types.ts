@@ -5,11 +5,20 @@ export interface Account {
   created_on: string;
 }
 
-export interface User {
+export interface User extends Partial<UserProfile> {
   id: string;
   email: string;
   created_on: string;
   modified_on: string;
+}
+
+/** The fields of Cloudflare's user object a user may edit (PATCH /user); null when never set. */
+export interface UserProfile {
+  first_name: string | null;
+  last_name: string | null;
+  telephone: string | null;
+  country: string | null;
+  zipcode: string | null;
 }
 
 export interface Membership {

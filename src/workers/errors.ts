@@ -8,6 +8,24 @@ export const WorkerErrors = {
   scriptNotFound: () => new LedgeError(404, 10007, 'This Worker does not exist on your account.'),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
   versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
+  deploymentNotFound: (id: string) =>
+    new LedgeError(404, 10218, `Deployment ${clip(id)} does not exist for this Worker.`),
+  /** Cloudflare keeps the deployment that serves traffic: only older ones may be deleted. */
+  activeDeployment: () =>
+    new LedgeError(
+      400,
+      10219,
+      'This deployment is the one serving traffic and cannot be deleted: deploy another version first, or delete the Worker.',
+    ),
+  /** wrangler recognises this code and points to `wrangler versions ...` (see secret/index.ts). */
+  latestVersionNotDeployed: () =>
+    new LedgeError(
+      400,
+      10214,
+      'The latest version of this Worker is not deployed: deploy it first (or upload a new version), so that changing its settings does not deploy code you have not chosen to.',
+    ),
+  notDeployed: () =>
+    new LedgeError(400, 10214, 'This Worker has no deployed version whose settings could be changed: deploy it first.'),
   secretNotFound: (name: string) => new LedgeError(404, 10056, `Secret ${clip(name)} does not exist on this Worker.`),
   subdomainNotFound: () => new LedgeError(404, 10007, 'This account has no workers.dev subdomain yet.'),
   invalidScriptName: (name: string) =>

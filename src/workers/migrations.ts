@@ -68,4 +68,13 @@ export const workerMigrations: readonly Migration[] = [
     id: 'workers/0002_cpu_limit',
     sql: `ALTER TABLE worker_versions ADD COLUMN cpu_ms INTEGER;`,
   },
+  {
+    // DELETE /workers/subdomain: an account that gave its subdomain up does not get one re-assigned on the next read.
+    id: 'workers/0003_released_subdomains',
+    sql: `
+      CREATE TABLE worker_released_subdomains (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE
+      );
+    `,
+  },
 ];

@@ -11,7 +11,9 @@ import {
   ScriptSettingsPatchSchema,
   ScriptSubdomainSchema,
   SecretPutSchema,
+  SecretsBulkSchema,
 } from './schemas.ts';
+import { parseSettingsPatch } from './settings-patch.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
@@ -155,11 +157,26 @@ export function workerRoutes(
     return ok(c, renderDeployment(deployment));
   });
 
-  app.get(`${base}/scripts/:script/settings`, async (c) => {
+  app.get(`${base}/scripts/:script/deployments/:deployment`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    const id = c.req.param('deployment');
+    const deployment = await workers.store.getDeployment(id);
+    if (!deployment || deployment.account_id !== account(c) || deployment.script_name !== script(c)) {
+      throw WorkerErrors.deploymentNotFound(id);
+    }
+    return ok(c, renderDeployment(deployment));
+  });
+
+  app.delete(`${base}/scripts/:script/deployments/:deployment`, async (c) => {
+    await workers.deleteDeployment(account(c), script(c), c.req.param('deployment'));
+    return ok(c, null);
+  });
+
+  const versionSettings = async (c: ApiContext) => {
     const found = await workers.requireScript(account(c), script(c));
     const version = await workers.currentVersion(found);
     const secretNames = await workers.store.listSecretNames(account(c), script(c));
-    return ok(c, {
+    return {
       bindings: renderBindings(version?.bindings ?? [], secretNames),
       ...(version?.compatibility_date ? { compatibility_date: version.compatibility_date } : {}),
       compatibility_flags: version?.compatibility_flags ?? [],
@@ -167,7 +184,15 @@ export function workerRoutes(
       placement: {},
       tail_consumers: found.settings.tail_consumers ?? [],
       usage_model: 'standard',
-    });
+    };
+  };
+  app.get(`${base}/scripts/:script/settings`, async (c) => ok(c, await versionSettings(c)));
+  app.patch(`${base}/scripts/:script/settings`, async (c) => {
+    const settings = await parseSettingsPatch(
+      limitedRequest(c, uploadLimit, () => WorkerErrors.uploadTooLarge(uploadLimit)),
+    );
+    await workers.editScriptAndVersionSettings(account(c), script(c), settings, caller(c));
+    return ok(c, await versionSettings(c));
   });
 
   const scriptSettings = async (c: ApiContext) => {
@@ -187,7 +212,15 @@ export function workerRoutes(
     return ok(c, await scriptSettings(c));
   });
 
-  app.get(`${base}/subdomain`, async (c) => ok(c, { subdomain: await workers.subdomain(account(c)) }));
+  app.get(`${base}/subdomain`, async (c) => {
+    const subdomain = await workers.subdomain(account(c));
+    if (!subdomain) throw WorkerErrors.subdomainNotFound();
+    return ok(c, { subdomain });
+  });
+  app.delete(`${base}/subdomain`, async (c) => {
+    await workers.releaseSubdomain(account(c));
+    return ok(c, null);
+  });
   app.put(`${base}/subdomain`, async (c) => {
     const body = await readJson(c, AccountSubdomainSchema, { code: 10032 });
     await workers.setSubdomain(account(c), body.subdomain);
@@ -196,7 +229,8 @@ export function workerRoutes(
 
   const scriptSubdomain = async (c: ApiContext) => {
     const found = await workers.requireScript(account(c), script(c));
-    const url = workers.functionUrl(found.name, await workers.subdomain(account(c)));
+    const subdomain = await workers.subdomain(account(c));
+    const url = subdomain ? workers.functionUrl(found.name, subdomain) : undefined;
     return { enabled: found.workers_dev, previews_enabled: found.previews_enabled, ...(url ? { url } : {}) };
   };
   app.get(`${base}/scripts/:script/subdomain`, async (c) => ok(c, await scriptSubdomain(c)));
@@ -204,6 +238,17 @@ export function workerRoutes(
     const body = await readJson(c, ScriptSubdomainSchema, { code: CODE });
     await workers.setWorkersDev(account(c), script(c), body.enabled, body.previews_enabled ?? body.enabled);
     return ok(c, await scriptSubdomain(c));
+  });
+
+  app.delete(`${base}/scripts/:script/subdomain`, async (c) => {
+    await workers.disableWorkersDev(account(c), script(c));
+    return ok(c, await scriptSubdomain(c));
+  });
+
+  app.patch(`${base}/scripts/:script/secrets-bulk`, async (c) => {
+    const body = await readJson(c, SecretsBulkSchema, { code: CODE });
+    const names = await workers.bulkSecrets(account(c), script(c), body.secrets);
+    return ok(c, Object.fromEntries(names.map((name) => [name, { name, type: 'secret_text' }])));
   });
 
   app.get(`${base}/scripts/:script/secrets`, async (c) => {

@@ -6,6 +6,18 @@ export const DEFAULT_CPU_MS = 30_000;
 export const MAX_CPU_MS = 300_000;
 
 /** JavaScript identifiers: what `env.<NAME>` can name (bindings and secrets). */
+/** `limits` as wrangler sends it from its config (`cpu_ms`, `subrequests`); only cpu_ms is enforced. */
+const LimitsSchema = z
+  .object({
+    cpu_ms: z
+      .number()
+      .int('limits.cpu_ms must be a whole number of milliseconds')
+      .min(1, 'limits.cpu_ms must be at least 1')
+      .max(MAX_CPU_MS, `limits.cpu_ms may be at most ${MAX_CPU_MS} (5 minutes), as on Cloudflare`)
+      .optional(),
+  })
+  .loose();
+
 export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A script name doubles as the first label of its hostname, so it must be a DNS label. */
 export const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -47,17 +59,7 @@ export const UploadMetadataSchema = z
     tags: z.array(z.string()).optional(),
     annotations: z.record(z.string(), z.unknown()).optional(),
     /** wrangler sends `limits` from its config as is (`cpu_ms`, `subrequests`); only cpu_ms is enforced. */
-    limits: z
-      .object({
-        cpu_ms: z
-          .number()
-          .int('limits.cpu_ms must be a whole number of milliseconds')
-          .min(1, 'limits.cpu_ms must be at least 1')
-          .max(MAX_CPU_MS, `limits.cpu_ms may be at most ${MAX_CPU_MS} (5 minutes), as on Cloudflare`)
-          .optional(),
-      })
-      .loose()
-      .optional(),
+    limits: LimitsSchema.optional(),
   })
   .loose();
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
@@ -89,3 +91,31 @@ export const ScriptSettingsPatchSchema = z
     tail_consumers: z.array(z.unknown()).nullable().optional(),
   })
   .loose();
+
+/** `PATCH .../secrets-bulk` (a JSON merge patch, RFC 7396): a secret object sets, null deletes. */
+export const SecretsBulkSchema = z.object({
+  secrets: z
+    .record(
+      z.string(),
+      z.object({ name: z.string(), type: z.string(), text: z.string().optional() }).loose().nullable(),
+    )
+    .default({}),
+  version_tags: z.record(z.string(), z.unknown()).optional(),
+});
+export type SecretsBulk = z.infer<typeof SecretsBulkSchema>;
+
+/** The `settings` part of `PATCH .../scripts/{script}/settings`: what a new version changes. */
+export const ScriptAndVersionSettingsSchema = z
+  .object({
+    bindings: z.array(z.object({ name: z.string(), type: z.string() }).loose()).optional(),
+    compatibility_date: z.string().optional(),
+    compatibility_flags: z.array(z.string()).optional(),
+    annotations: z.record(z.string(), z.unknown()).optional(),
+    logpush: z.boolean().optional(),
+    observability: z.record(z.string(), z.unknown()).nullable().optional(),
+    tags: z.array(z.string()).nullable().optional(),
+    tail_consumers: z.array(z.unknown()).nullable().optional(),
+    limits: LimitsSchema.optional(),
+  })
+  .loose();
+export type ScriptAndVersionSettings = z.infer<typeof ScriptAndVersionSettingsSchema>;

@@ -4,11 +4,17 @@ import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { WorkerErrors } from './errors.ts';
-import { checkVariableCount, checkVariableSize } from './limits.ts';
-import { SCRIPT_NAME, SUBDOMAIN, type Binding } from './schemas.ts';
+import { checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
+import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import type { WorkerStore } from './store.ts';
 import type { DeployedScript, DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
-import { checkBindingName, type ScriptUpload } from './upload.ts';
+import {
+  checkBindingName,
+  checkCompatibilityDate,
+  checkCompatibilityFlags,
+  parseBindings,
+  type ScriptUpload,
+} from './upload.ts';
 
 /** What the service needs from the function runtime (implemented by runtime/supervisor.ts). */
 export interface FunctionRuntime {
@@ -101,7 +107,8 @@ export class WorkersService {
       created_on: now,
       modified_on: now,
     };
-    const secrets = [...(existing ? await this.store.getSecrets(accountId, name) : [])];
+    const removed = new Set(upload.removeSecrets ?? []);
+    const secrets = (existing ? await this.store.getSecrets(accountId, name) : []).filter((s) => !removed.has(s.name));
     for (const secret of upload.secrets) {
       const index = secrets.findIndex((s) => s.name === secret.name);
       const record = { name: secret.name, type: 'secret_text' as const, text: secret.text };
@@ -131,6 +138,7 @@ export class WorkersService {
       script: { ...script, last_deployed_from: caller.source, modified_on: now },
       version,
       secrets: upload.secrets,
+      removeSecrets: [...removed],
       ...(deployment ? { deployment } : {}),
     });
     if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) await this.#runtime.reload();
@@ -161,6 +169,123 @@ export class WorkersService {
     await this.store.addDeployment(deployment);
     await this.#runtime.reload();
     return deployment;
+  }
+
+  async deleteDeployment(accountId: string, name: string, id: string) {
+    const script = await this.requireScript(accountId, name);
+    const deployment = await this.store.getDeployment(id);
+    if (!deployment || deployment.account_id !== accountId || deployment.script_name !== name) {
+      throw WorkerErrors.deploymentNotFound(id);
+    }
+    if (script.current_deployment_id === id) throw WorkerErrors.activeDeployment();
+    if (!(await this.store.deleteDeployment(accountId, name, id))) throw WorkerErrors.activeDeployment();
+  }
+
+  /**
+   * Creates a version from the deployed one with `settings` applied, and deploys it (Cloudflare's
+   * PATCH .../settings). Listed bindings replace the old ones, secrets included: a secret that is neither
+   * sent (secret_text) nor kept (inherit) is removed, as on Cloudflare.
+   */
+  async editScriptAndVersionSettings(
+    accountId: string,
+    name: string,
+    settings: ScriptAndVersionSettings,
+    caller: Caller,
+  ) {
+    const script = await this.requireScript(accountId, name);
+    const current = await this.currentVersion(script);
+    if (!current) throw WorkerErrors.notDeployed();
+    const [latest] = await this.store.listVersions(accountId, name);
+    if (latest && latest.id !== current.id) throw WorkerErrors.latestVersionNotDeployed();
+    if (settings.compatibility_date !== undefined) {
+      checkCompatibilityDate(settings.compatibility_date, new Date().toISOString().slice(0, 10));
+    }
+    if (settings.compatibility_flags !== undefined) checkCompatibilityFlags(settings.compatibility_flags);
+    const upload: ScriptUpload = {
+      mainModule: current.main_module,
+      modules: current.modules,
+      bindings: current.bindings,
+      secrets: [],
+      inherit: [],
+      keepBindings: [],
+      compatibilityDate: settings.compatibility_date ?? current.compatibility_date ?? undefined,
+      compatibilityFlags: settings.compatibility_flags ?? current.compatibility_flags,
+      cpuMs: settings.limits?.cpu_ms ?? current.cpu_ms ?? undefined,
+      annotations: normalizeAnnotations(settings.annotations ?? {}),
+    };
+    if (settings.bindings) {
+      const parsed = parseBindings(settings.bindings);
+      const secretNames = await this.store.listSecretNames(accountId, name);
+      // Secrets are not part of a version's bindings here: an inherited secret is simply kept.
+      const keptSecrets = new Set(parsed.inherit.filter((n) => secretNames.includes(n)));
+      const sent = new Set(parsed.secrets.map((s) => s.name));
+      upload.bindings = parsed.bindings;
+      upload.secrets = parsed.secrets;
+      upload.inherit = parsed.inherit.filter((n) => !keptSecrets.has(n));
+      upload.removeSecrets = secretNames.filter((n) => !keptSecrets.has(n) && !sent.has(n));
+    }
+    const result = await this.upload(accountId, name, upload, caller, true);
+    const { logpush, observability, tags, tail_consumers } = settings;
+    const scriptLevel = Object.fromEntries(
+      Object.entries({ logpush, observability, tags, tail_consumers }).filter(([, v]) => v !== undefined),
+    );
+    if (Object.keys(scriptLevel).length > 0) await this.patchSettings(accountId, name, scriptLevel);
+    return result;
+  }
+
+  /**
+   * Applies a secrets-bulk merge patch in one transaction: every entry is checked before any is written,
+   * and the runtime reloads once. Deleting a secret the Worker does not have is a no-op (merge-patch).
+   */
+  async bulkSecrets(accountId: string, name: string, patch: SecretsBulk['secrets']) {
+    const entries = Object.entries(patch);
+    if (entries.length > BULK_SECRET_LIMIT) {
+      throw WorkerErrors.invalidSecret(
+        `${entries.length} secrets in one request: send at most ${BULK_SECRET_LIMIT} per request.`,
+      );
+    }
+    const script = await this.requireScript(accountId, name);
+    const version = await this.currentVersion(script);
+    const put: { name: string; text: string }[] = [];
+    const remove: string[] = [];
+    for (const [key, value] of entries) {
+      checkBindingName(key, 'Secret');
+      if (value === null) {
+        remove.push(key);
+        continue;
+      }
+      if (value.name !== key) {
+        throw WorkerErrors.invalidSecret(
+          `Secret "${clip(key)}" carries the name "${clip(value.name)}": the key and the name must be the same.`,
+        );
+      }
+      if (value.type !== 'secret_text') {
+        throw WorkerErrors.invalidSecret(
+          `Secret "${clip(key)}" has type "${clip(value.type)}": Ledge stores secret_text secrets only.`,
+        );
+      }
+      if (value.text === undefined) {
+        throw WorkerErrors.invalidSecret(`Secret "${clip(key)}" of type secret_text needs a string "text".`);
+      }
+      checkVariableSize('Secret', key, Buffer.byteLength(value.text));
+      const binding = version?.bindings.find((b) => b.name === key);
+      if (binding) {
+        throw WorkerErrors.invalidSecret(
+          `Binding name "${clip(key)}" is already used by a ${binding.type} binding of this Worker.`,
+        );
+      }
+      put.push({ name: key, text: value.text });
+    }
+    const existing = await this.store.listSecretNames(accountId, name);
+    const after = new Set([...existing.filter((n) => !remove.includes(n)), ...put.map((s) => s.name)]);
+    const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+    if (after.size > existing.length) checkVariableCount(variables + after.size);
+    const changed = put.length > 0 || remove.some((n) => existing.includes(n));
+    if (changed) {
+      await this.store.applySecrets(accountId, name, put, remove);
+      if (script.current_deployment_id) await this.#runtime.reload();
+    }
+    return [...after].sort();
   }
 
   async deleteScript(accountId: string, name: string) {
@@ -206,10 +331,18 @@ export class WorkersService {
     return settings;
   }
 
-  /** The account's workers.dev-style subdomain; the first read assigns one derived from the account name. */
-  async subdomain(accountId: string): Promise<string> {
+  async disableWorkersDev(accountId: string, name: string) {
+    await this.setWorkersDev(accountId, name, false, false);
+  }
+
+  /**
+   * The account's workers.dev-style subdomain; the first read assigns one derived from the account name.
+   * Undefined once the account gave it up (DELETE), until it registers a new one.
+   */
+  async subdomain(accountId: string): Promise<string | undefined> {
     const existing = await this.store.getSubdomain(accountId);
     if (existing) return existing;
+    if (await this.store.isSubdomainReleased(accountId)) return undefined;
     const account = await this.#accounts.getAccount(accountId);
     const base = slug((account?.name ?? '').replace(/'s account$/i, '')) || 'account';
     const candidate = (await this.store.subdomainOwner(base)) ? `${base.slice(0, 50)}-${accountId.slice(0, 8)}` : base;
@@ -225,6 +358,12 @@ export class WorkersService {
     await this.#runtime.reload();
   }
 
+  /** Gives the subdomain up: the account's Workers stop answering at <script>.<subdomain> until a new one is set. */
+  async releaseSubdomain(accountId: string) {
+    if (!(await this.store.releaseSubdomain(accountId))) throw WorkerErrors.subdomainNotFound();
+    await this.#runtime.reload();
+  }
+
   functionUrl(script: string, subdomain: string): string | undefined {
     return this.#runtime.functionUrl(script, subdomain);
   }
@@ -234,16 +373,21 @@ export class WorkersService {
     const deployed = await this.store.listDeployed();
     const out: DeployedScript[] = [];
     for (const { script, version } of deployed) {
+      const subdomain = await this.subdomain(script.account_id);
       out.push({
-        script,
+        // Without a subdomain there is no hostname to answer at: the script stays deployed, unrouted.
+        script: subdomain ? script : { ...script, workers_dev: false },
         version,
         secrets: await this.store.getSecrets(script.account_id, script.name),
-        subdomain: await this.subdomain(script.account_id),
+        subdomain: subdomain ?? 'released',
       });
     }
     return out;
   }
 }
+
+/** wrangler documents `secret bulk` as "up to 100 secrets per command". */
+const BULK_SECRET_LIMIT = 100;
 
 /** New bindings = the uploaded ones, plus `inherit` names and `keep_bindings` types from the previous version. */
 function mergeBindings(upload: ScriptUpload, previous: VersionRecord | undefined): Binding[] {

@@ -21,12 +21,16 @@ export interface WorkerStore {
     script: Omit<ScriptRecord, 'current_deployment_id' | 'workers_dev' | 'previews_enabled' | 'settings'>;
     version: Omit<VersionRecord, 'number'>;
     secrets: { name: string; text: string }[];
+    /** Secrets the new version no longer has (a settings PATCH whose bindings leave them out). */
+    removeSecrets?: string[];
     deployment?: DeploymentRecord;
   }): Promise<VersionRecord>;
   getVersion(accountId: string, script: string, id: string): Promise<VersionRecord | undefined>;
   listVersions(accountId: string, script: string): Promise<VersionRecord[]>;
   addDeployment(deployment: DeploymentRecord): Promise<void>;
   getDeployment(id: string): Promise<DeploymentRecord | undefined>;
+  /** Removes a deployment that is not the script's current one; false when there is none such. */
+  deleteDeployment(accountId: string, script: string, id: string): Promise<boolean>;
   listDeployments(accountId: string, script: string): Promise<DeploymentRecord[]>;
   setWorkersDev(accountId: string, script: string, enabled: boolean, previews: boolean): Promise<void>;
   updateSettings(accountId: string, script: string, settings: ScriptSettings): Promise<void>;
@@ -34,9 +38,19 @@ export interface WorkerStore {
   listSecretNames(accountId: string, script: string): Promise<string[]>;
   getSecrets(accountId: string, script: string): Promise<SecretRecord[]>;
   deleteSecret(accountId: string, script: string, name: string): Promise<boolean>;
+  /** Sets and deletes several secrets in one transaction (secrets-bulk, settings PATCH). */
+  applySecrets(
+    accountId: string,
+    script: string,
+    put: { name: string; text: string }[],
+    remove: string[],
+  ): Promise<void>;
   getSubdomain(accountId: string): Promise<string | undefined>;
   subdomainOwner(subdomain: string): Promise<string | undefined>;
   setSubdomain(accountId: string, subdomain: string): Promise<void>;
+  /** Drops the account's subdomain and remembers it was given up (so none is assigned on the next read). */
+  releaseSubdomain(accountId: string): Promise<boolean>;
+  isSubdomainReleased(accountId: string): Promise<boolean>;
   /** Every script with a current deployment, for the runtime configuration. */
   listDeployed(): Promise<{ script: ScriptRecord; version: VersionRecord }[]>;
 }
@@ -69,7 +83,7 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async saveVersion(input: Parameters<WorkerStore['saveVersion']>[0]) {
-    const { script, version, secrets, deployment } = input;
+    const { script, version, secrets, removeSecrets = [], deployment } = input;
     return this.#db.transaction(() => {
       this.#db.run(
         `INSERT INTO worker_scripts (account_id, name, tag, last_deployed_from, created_on, modified_on)
@@ -103,6 +117,7 @@ export class SqliteWorkerStore implements WorkerStore {
         ],
       );
       for (const secret of secrets) this.#putSecretSync(script.account_id, script.name, secret.name, secret.text);
+      for (const name of removeSecrets) this.#deleteSecretSync(script.account_id, script.name, name);
       if (deployment) this.#addDeploymentSync(deployment);
       return stored;
     });
@@ -132,6 +147,17 @@ export class SqliteWorkerStore implements WorkerStore {
   async getDeployment(id: string) {
     const row = this.#db.get<DeploymentRow>('SELECT * FROM worker_deployments WHERE id = ?', [id]);
     return row && toDeployment(row);
+  }
+
+  async deleteDeployment(accountId: string, script: string, id: string) {
+    return (
+      this.#db.run(
+        `DELETE FROM worker_deployments WHERE id = ? AND account_id = ? AND script_name = ?
+           AND id NOT IN (SELECT current_deployment_id FROM worker_scripts
+                           WHERE account_id = ? AND name = ? AND current_deployment_id IS NOT NULL)`,
+        [id, accountId, script, accountId, script],
+      ).changes > 0
+    );
   }
 
   async listDeployments(accountId: string, script: string) {
@@ -187,13 +213,14 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async deleteSecret(accountId: string, script: string, name: string) {
-    return (
-      this.#db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [
-        accountId,
-        script,
-        name,
-      ]).changes > 0
-    );
+    return this.#deleteSecretSync(accountId, script, name);
+  }
+
+  async applySecrets(accountId: string, script: string, put: { name: string; text: string }[], remove: string[]) {
+    this.#db.transaction(() => {
+      for (const secret of put) this.#putSecretSync(accountId, script, secret.name, secret.text);
+      for (const name of remove) this.#deleteSecretSync(accountId, script, name);
+    });
   }
 
   async getSubdomain(accountId: string) {
@@ -210,10 +237,29 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async setSubdomain(accountId: string, subdomain: string) {
-    this.#db.run(
-      `INSERT INTO worker_account_subdomains (account_id, subdomain) VALUES (?, ?)
-       ON CONFLICT (account_id) DO UPDATE SET subdomain = excluded.subdomain`,
-      [accountId, subdomain],
+    this.#db.transaction(() => {
+      this.#db.run(
+        `INSERT INTO worker_account_subdomains (account_id, subdomain) VALUES (?, ?)
+         ON CONFLICT (account_id) DO UPDATE SET subdomain = excluded.subdomain`,
+        [accountId, subdomain],
+      );
+      this.#db.run('DELETE FROM worker_released_subdomains WHERE account_id = ?', [accountId]);
+    });
+  }
+
+  async releaseSubdomain(accountId: string) {
+    return this.#db.transaction(() => {
+      const deleted = this.#db.run('DELETE FROM worker_account_subdomains WHERE account_id = ?', [accountId]).changes;
+      if (deleted === 0) return false;
+      this.#db.run('INSERT OR IGNORE INTO worker_released_subdomains (account_id) VALUES (?)', [accountId]);
+      return true;
+    });
+  }
+
+  async isSubdomainReleased(accountId: string) {
+    return (
+      this.#db.get<{ n: number }>('SELECT 1 AS n FROM worker_released_subdomains WHERE account_id = ?', [accountId]) !==
+      undefined
     );
   }
 
@@ -240,6 +286,16 @@ export class SqliteWorkerStore implements WorkerStore {
       `INSERT INTO worker_secrets (account_id, script_name, name, type, sealed, created_on, modified_on) VALUES (?, ?, ?, 'secret_text', ?, ?, ?)
        ON CONFLICT (account_id, script_name, name) DO UPDATE SET sealed = excluded.sealed, modified_on = excluded.modified_on`,
       [accountId, script, name, this.#box.seal(text, secretAad(accountId, script, name)), now, now],
+    );
+  }
+
+  #deleteSecretSync(accountId: string, script: string, name: string): boolean {
+    return (
+      this.#db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [
+        accountId,
+        script,
+        name,
+      ]).changes > 0
     );
   }
 

@@ -20,6 +20,8 @@ export interface ScriptUpload {
   secrets: { name: string; text: string }[];
   /** Names of `{type: "inherit"}` bindings: copied from the previous version. */
   inherit: string[];
+  /** Secrets the new version drops (a settings PATCH that lists bindings without them). */
+  removeSecrets?: string[];
   keepBindings: string[];
   compatibilityDate: string | undefined;
   compatibilityFlags: string[];
@@ -146,7 +148,7 @@ export function checkBindingName(name: string, what = 'Binding'): void {
   }
 }
 
-function checkCompatibilityFlags(flags: string[]): void {
+export function checkCompatibilityFlags(flags: string[]): void {
   if (flags.length > WORKER_LIMITS.maxFlags) {
     throw WorkerErrors.invalidScript(`Too many compatibility_flags: at most ${WORKER_LIMITS.maxFlags}.`);
   }
@@ -158,7 +160,7 @@ function checkCompatibilityFlags(flags: string[]): void {
   }
 }
 
-function parseBindings(raw: { name: string; type: string; [key: string]: unknown }[]) {
+export function parseBindings(raw: { name: string; type: string; [key: string]: unknown }[]) {
   const bindings: Binding[] = [];
   const secrets: { name: string; text: string }[] = [];
   const inherit: string[] = [];
