@@ -94,19 +94,20 @@ export class SqliteAccountStore implements AccountStore {
       id: string;
       account_id: string;
       account_name: string;
+      account_type: string;
       user_id: string;
       roles: string;
       status: string;
       created_on: string;
     }>(
-      `SELECT m.id, m.account_id, a.name AS account_name, m.user_id, m.roles, m.status, m.created_on
+      `SELECT m.id, m.account_id, a.name AS account_name, a.type AS account_type, m.user_id, m.roles, m.status, m.created_on
          FROM memberships m JOIN accounts a ON a.id = m.account_id
         WHERE m.user_id = ? ORDER BY a.name, a.id`,
       [userId],
     );
     return rows.map((row) => ({
       id: row.id,
-      account: { id: row.account_id, name: row.account_name },
+      account: { id: row.account_id, name: row.account_name, type: row.account_type },
       user_id: row.user_id,
       roles: JSON.parse(row.roles) as string[],
       status: row.status,
