@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../notifications/receivers.ts';
-import { uploadScript } from '../workers/helpers.ts';
 import { ROUTE_TYPES, SDK_TYPES, type SdkTypeName } from './sdk-types/route-types.ts';
 import { sdkSchemas, type SdkType } from './sdk-types/schemas.ts';
 
@@ -54,7 +53,7 @@ describe('answers match the official SDK types', () => {
     const response = await fetch(`${ledge.apiUrl}${path}`, {
       method,
       headers: { ...ledge.tokenHeaders, ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(body) : (body as BodyInit | undefined),
+      body: json ? JSON.stringify(body) : (body as RequestInit['body']),
       ...init,
     });
     const text = await response.text();
@@ -184,10 +183,7 @@ describe('answers match the official SDK types', () => {
       strategy: 'percentage',
       versions: [{ version_id: versionId, percentage: 100 }],
     }))!;
-    await call(
-      `GET ${W}/scripts/:script/deployments/:deployment_id`,
-      `${s}/deployments/${String(deployment['id'])}`,
-    );
+    await call(`GET ${W}/scripts/:script/deployments/:deployment_id`, `${s}/deployments/${String(deployment['id'])}`);
     await call(
       `DELETE ${W}/scripts/:script/deployments/:deployment_id`,
       `${s}/deployments/${deployments.deployments[0]!.id}`,
@@ -215,7 +211,11 @@ describe('answers match the official SDK types', () => {
     await call(`DELETE ${W}/scripts/:script/secrets/:name`, `${s}/secrets/TOKEN`);
     await call(`DELETE ${W}/scripts/:script/subdomain`, `${s}/subdomain`);
     const tail = await fetch(`${ledge.apiUrl}${s}/tails`, { method: 'POST', headers: ledge.tokenHeaders });
-    tailAnswer = { route: `POST ${W}/scripts/:script/tails`, status: tail.status, body: (await tail.json()) as Recorded['body'] };
+    tailAnswer = {
+      route: `POST ${W}/scripts/:script/tails`,
+      status: tail.status,
+      body: (await tail.json()) as Recorded['body'],
+    };
     await call(`DELETE ${W}/scripts/:script`, s);
     await call(`DELETE ${W}/subdomain`, `${a}/workers/subdomain`);
 

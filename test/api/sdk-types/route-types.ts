@@ -146,7 +146,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${AL}/history`]: { sdk: 'History' },
   [`GET ${AL}/legacy_migration`]: { notInSdk: 'Ledge extension: the notification_email migration status' },
 
-  [`POST ${W}/scripts/:script/tails`]: { unsupported: 'WebSocket live tail: Ledge answers 501 and points to `ledge tail`' },
+  [`POST ${W}/scripts/:script/tails`]: {
+    unsupported: 'WebSocket live tail: Ledge answers 501 and points to `ledge tail`',
+  },
   [`GET ${W}/scripts/:script/tail`]: { notInSdk: 'Ledge extension: the log stream `ledge tail` reads (SSE)' },
   [`GET ${W}/subdomain/edge-preview`]: { notInSdk: 'wrangler dev --remote internals, not in the SDK' },
   [`GET ${W}/scripts/:script/subdomain/edge-preview`]: { notInSdk: 'wrangler dev --remote internals' },

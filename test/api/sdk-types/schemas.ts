@@ -104,7 +104,13 @@ export function sdkSchemas(types: Record<string, SdkType>): Record<string, JsonS
   writeFileSync(
     tsconfig,
     JSON.stringify({
-      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, types: [] },
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        skipLibCheck: true,
+        types: [],
+      },
       files: [entry],
     }),
   );
