@@ -76,10 +76,24 @@ describe('answers match the official SDK types', () => {
     await call('GET /client/v4/accounts', '/accounts');
     await call(`GET ${A}`, a);
     await call(`PUT ${A}`, a, { name: 'Ledge dev' });
-    const memberships = (await call('GET /client/v4/memberships', '/memberships')) as unknown as { id: string }[];
-    const membership = memberships[0]!.id;
-    await call('GET /client/v4/memberships/:membership_id', `/memberships/${membership}`);
-    await call('PUT /client/v4/memberships/:membership_id', `/memberships/${membership}`, { status: 'accepted' });
+    await call('GET /client/v4/memberships', '/memberships');
+    // A second member of the account, whose membership can be read, answered and left (the owner's cannot be
+    // left: it is the account's last administrator).
+    const platformAccounts = ledge.server.platform.accounts;
+    const { user: member } = await platformAccounts.createUser({ email: 'member@example.com' });
+    await platformAccounts.addMember(ledge.accountId, member.id);
+    const { value: memberToken } = await platformAccounts.createToken({ userId: member.id, name: 'member' });
+    const asMember = (json: boolean): RequestInit => ({
+      headers: { authorization: `Bearer ${memberToken}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    });
+    const memberships = (await (await fetch(`${ledge.apiUrl}/memberships`, asMember(false))).json()) as {
+      result: { id: string; account: { id: string } }[];
+    };
+    const membership = memberships.result.find((m) => m.account.id === ledge.accountId)!.id;
+    const mm = `/memberships/${membership}`;
+    await call('GET /client/v4/memberships/:membership_id', mm, undefined, asMember(false));
+    await call('PUT /client/v4/memberships/:membership_id', mm, { status: 'accepted' }, asMember(true));
+    await call('DELETE /client/v4/memberships/:membership_id', mm, undefined, asMember(false));
 
     // Load balancing: a monitor, a pool using it, previews, references, then deletes.
     const monitor = (await call(`POST ${LB}/monitors`, `${a}/load_balancers/monitors`, {
@@ -183,9 +197,9 @@ describe('answers match the official SDK types', () => {
       strategy: 'percentage',
       versions: [{ version_id: versionId, percentage: 100 }],
     }))!;
-    await call(`GET ${W}/scripts/:script/deployments/:deployment_id`, `${s}/deployments/${String(deployment['id'])}`);
+    await call(`GET ${W}/scripts/:script/deployments/:deployment`, `${s}/deployments/${String(deployment['id'])}`);
     await call(
-      `DELETE ${W}/scripts/:script/deployments/:deployment_id`,
+      `DELETE ${W}/scripts/:script/deployments/:deployment`,
       `${s}/deployments/${deployments.deployments[0]!.id}`,
     );
     await call(`GET ${W}/scripts/:script/settings`, `${s}/settings`);
@@ -203,9 +217,9 @@ describe('answers match the official SDK types', () => {
       text: 'value',
       type: 'secret_text',
     });
-    await call(`PATCH ${W}/scripts/:script/secrets`, `${s}/secrets`, [
-      { name: 'OTHER', text: 'v', type: 'secret_text' },
-    ]);
+    await call(`PATCH ${W}/scripts/:script/secrets-bulk`, `${s}/secrets-bulk`, {
+      secrets: { OTHER: { name: 'OTHER', text: 'v', type: 'secret_text' } },
+    });
     await call(`GET ${W}/scripts/:script/secrets`, `${s}/secrets`);
     await call(`GET ${W}/scripts/:script/secrets/:name`, `${s}/secrets/TOKEN`);
     await call(`DELETE ${W}/scripts/:script/secrets/:name`, `${s}/secrets/TOKEN`);
@@ -232,9 +246,6 @@ describe('answers match the official SDK types', () => {
     await call(`GET ${R2}/:bucket_name/objects/:key{.+}`, `${b}/objects/dir/a.txt`);
     await call(`DELETE ${R2}/:bucket_name/objects/:key{.+}`, `${b}/objects/dir/a.txt`);
     await call(`DELETE ${R2}/:bucket_name`, b);
-
-    // Last: the account-level deletes, which the calls above need.
-    await call('DELETE /client/v4/memberships/:membership_id', `/memberships/${membership}`);
   }
 
   it('maps every route of the API to an SDK response type (or says why it has none)', () => {
