@@ -301,5 +301,13 @@ describe('answers match the official SDK types', () => {
     expect(validators['Bucket']!({ name: 'b', location: 'WNAM' })).toBe(false);
     expect(validators['TokenVerify']!({ id: 'x', status: 'active', expires_on: null })).toBe(false);
     expect(validators['Webhook']!({ id: 'x', last_failure: 5 })).toBe(false);
+    expect(validators['Webhook']!({ id: 'x', last_failure: null })).toBe(false);
+    expect(validators['ObjectUpload']!({ key: 'k', size: 7 })).toBe(false);
+    expect(validators['ScriptUpdate']!({ id: 's', migration_tag: null })).toBe(false);
+    expect(validators['Settings']!({ placement: {} })).toBe(false);
+    expect(validators['MembershipList']!([{ id: 'm', account: { id: 'a', name: 'n' } }])).toBe(false);
+    // ...and the same answers, fixed, do.
+    expect(validators['Bucket']!({ name: 'b', location: 'wnam' })).toBe(true);
+    expect(validators['ObjectUpload']!({ key: 'k', size: '7' })).toBe(true);
   });
 });

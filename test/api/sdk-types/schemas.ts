@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGenerator } from 'ts-json-schema-generator';
 import { REPO_ROOT } from '../../helpers/ledge.ts';
@@ -98,8 +98,8 @@ export function sdkSchemas(types: Record<string, SdkType>): Record<string, JsonS
     lines.push(`export type ${alias} = ${expression.replaceAll('$.', `M${modules.indexOf(module)}.`)};`);
   }
   mkdirSync(CACHE_DIR, { recursive: true });
-  const entry = join(CACHE_DIR, `${key}.entry.ts`);
-  const tsconfig = join(CACHE_DIR, `${key}.tsconfig.json`);
+  const entry = join(CACHE_DIR, `${key}.${process.pid}.entry.ts`);
+  const tsconfig = join(CACHE_DIR, `${key}.${process.pid}.tsconfig.json`);
   writeFileSync(entry, lines.join('\n') + '\n');
   writeFileSync(
     tsconfig,
@@ -134,6 +134,11 @@ export function sdkSchemas(types: Record<string, SdkType>): Record<string, JsonS
     }
     schemas[alias] = openEmptyObjects(schema) as JsonSchema;
   }
-  writeFileSync(cached, JSON.stringify(schemas));
+  // Written aside then renamed: worktrees share node_modules, and a reader must never see half a file.
+  const partial = `${cached}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(schemas));
+  renameSync(partial, cached);
+  rmSync(entry, { force: true });
+  rmSync(tsconfig, { force: true });
   return schemas;
 }
