@@ -34,7 +34,13 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     if (!token) throw AuthErrors.notAToken();
     return ok(
       c,
-      { id: token.id, status: token.status, not_before: token.not_before, expires_on: token.expires_on },
+      // Dates only when the token has them: the SDK types them optional strings, never null.
+      {
+        id: token.id,
+        status: token.status,
+        ...(token.not_before ? { not_before: token.not_before } : {}),
+        ...(token.expires_on ? { expires_on: token.expires_on } : {}),
+      },
       {
         messages: [{ code: 10000, message: 'This API Token is valid and active' }],
       },

@@ -38,13 +38,14 @@ export interface AccountStore {
 
 const PROFILE_COLUMNS = ['first_name', 'last_name', 'telephone', 'country', 'zipcode'] as const;
 
-const MEMBERSHIP_SELECT = `SELECT m.id, m.account_id, a.name AS account_name, m.user_id, m.roles, m.status, m.created_on
+const MEMBERSHIP_SELECT = `SELECT m.id, m.account_id, a.name AS account_name, a.type AS account_type, m.user_id, m.roles, m.status, m.created_on
    FROM memberships m JOIN accounts a ON a.id = m.account_id`;
 
 interface MembershipRow {
   id: string;
   account_id: string;
   account_name: string;
+  account_type: string;
   user_id: string;
   roles: string;
   status: string;
@@ -54,7 +55,7 @@ interface MembershipRow {
 function toMembership(row: MembershipRow): Membership {
   return {
     id: row.id,
-    account: { id: row.account_id, name: row.account_name },
+    account: { id: row.account_id, name: row.account_name, type: row.account_type },
     user_id: row.user_id,
     roles: JSON.parse(row.roles) as string[],
     status: row.status,

@@ -23,7 +23,8 @@ export interface UserProfile {
 
 export interface Membership {
   id: string;
-  account: { id: string; name: string };
+  /** `type` too: the SDK's Membership.account is a full Account, whose `type` is required. */
+  account: { id: string; name: string; type: string };
   user_id: string;
   roles: string[];
   status: string;

@@ -72,7 +72,9 @@ export async function putObject(
   if (options.size !== undefined) headers['content-length'] = String(options.size);
   if (options.contentType) headers['content-type'] = options.contentType;
   const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody: body, headers, duplex: 'half' });
-  return (await readEnvelope<ObjectSummary>(response)).result;
+  // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
+  const stored = (await readEnvelope<Omit<ObjectSummary, 'size'> & { size: string | number }>(response)).result;
+  return { ...stored, size: Number(stored.size) };
 }
 
 /** Downloads an object: the raw Response, body not yet read (code 10007 when missing). */

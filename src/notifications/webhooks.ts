@@ -7,7 +7,7 @@ import type { WebhookInput } from './schemas.ts';
 import type { NotificationStore } from './store.ts';
 import type { Webhook } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
-import { sealWebhookSecret } from './webhook-secret.ts';
+import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
 import { webhookTypeOf } from './webhook-type.ts';
 
 export const TEST_MESSAGE_TEXT =
@@ -21,8 +21,9 @@ export function renderWebhook(webhook: Webhook) {
     url: webhook.url,
     type: webhook.type,
     created_at: webhook.created_at,
-    last_success: webhook.last_success,
-    last_failure: webhook.last_failure,
+    // Absent rather than null when it never happened: the SDK types both optional strings.
+    ...(webhook.last_success ? { last_success: webhook.last_success } : {}),
+    ...(webhook.last_failure ? { last_failure: webhook.last_failure } : {}),
   };
 }
 
@@ -77,7 +78,10 @@ export class WebhookDestinations {
   async update(accountId: string, id: string, input: WebhookInput): Promise<Webhook> {
     const existing = await this.get(accountId, id);
     const url = parseUrl(input.url);
-    await this.#sendTestMessage(url, input.secret);
+    // An update that omits the secret keeps the stored one, so the test message is signed with that one:
+    // the receiver checks cf-webhook-auth on every message, the test included.
+    const secret = input.secret ?? openWebhookSecret(this.#secretBox, existing) ?? undefined;
+    await this.#sendTestMessage(url, secret);
     const updated: Webhook = {
       ...existing,
       name: input.name,

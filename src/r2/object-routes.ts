@@ -15,7 +15,7 @@ import {
   type StorageClass,
   type StorageService,
 } from '../storage/index.ts';
-import { renderObjectInfo } from './render.ts';
+import { renderObjectInfo, renderUploadedObject } from './render.ts';
 
 const OBJECT_PATH = '/accounts/:account_id/r2/buckets/:bucket_name/objects/:key{.+}';
 const CUSTOM_PREFIX = 'x-amz-meta-';
@@ -47,7 +47,7 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
       storageClass: storageClass as StorageClass | undefined,
     });
     if (!object) throw R2Errors.preconditionFailed();
-    return ok(c, renderObjectInfo(object));
+    return ok(c, renderUploadedObject(object));
   });
 
   app.get(OBJECT_PATH, async (c) => {

@@ -6,13 +6,14 @@ export function renderBucket(bucket: BucketRecord) {
   return {
     name: bucket.name,
     creation_date: toIso(bucket.createdAt),
-    location: bucket.location,
+    // Lower case, as the SDK types it (`wnam`, `enam`, ...); buckets made before this was fixed stored upper case.
+    location: bucket.location.toLowerCase(),
     storage_class: bucket.storageClass,
     jurisdiction: bucket.jurisdiction,
   };
 }
 
-/** An object's metadata as the /client/v4 object API shows it. */
+/** An object's metadata as the /client/v4 object API lists it (`size` a number, as the SDK's list type says). */
 export function renderObjectInfo(object: ObjectRecord) {
   return {
     key: object.key,
@@ -26,4 +27,9 @@ export function renderObjectInfo(object: ObjectRecord) {
     custom_metadata: object.customMetadata,
     storage_class: object.storageClass,
   };
+}
+
+/** The answer to an object upload: the SDK types its `size` as a string (unlike the listing's number). */
+export function renderUploadedObject(object: ObjectRecord) {
+  return { ...renderObjectInfo(object), size: String(object.size) };
 }

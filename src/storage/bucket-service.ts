@@ -60,7 +60,7 @@ export class BucketService {
       accountId,
       name: input.name,
       createdAt: Date.now(),
-      location: (hint ?? 'enam').toUpperCase(),
+      location: hint ?? 'enam',
       storageClass: input.storageClass ?? 'Standard',
       jurisdiction,
     };

@@ -18,9 +18,8 @@ export function renderScript(script: ScriptRecord, version: VersionRecord | unde
     has_assets: false,
     has_modules: true,
     logpush: script.settings.logpush ?? false,
-    placement_mode: null,
+    // No placement_mode or migration_tag: Ledge has neither, and the SDK types them optional strings, not null.
     tail_consumers: null,
-    migration_tag: null,
     deployment_id: deploymentId,
   };
 }

@@ -108,6 +108,9 @@ export function workerRoutes(
       tags: s.tags ?? [],
       tail_consumers: s.tail_consumers ?? [],
       subdomain: await scriptSubdomain(c),
+      // What refers to this Worker. Ledge has no custom domains, Durable Objects, queues, dispatch namespaces or
+      // service bindings, so nothing can: empty lists, which the SDK requires.
+      references: { dispatch_namespace_outbounds: [], domains: [], durable_objects: [], queues: [], workers: [] },
     });
   });
 
@@ -181,7 +184,7 @@ export function workerRoutes(
       ...(version?.compatibility_date ? { compatibility_date: version.compatibility_date } : {}),
       compatibility_flags: version?.compatibility_flags ?? [],
       logpush: found.settings.logpush ?? false,
-      placement: {},
+      // No `placement`: Ledge places nothing, and the SDK's placement object requires a mode or a target.
       tail_consumers: found.settings.tail_consumers ?? [],
       usage_model: 'standard',
     };

@@ -42,8 +42,9 @@ describe('webhook destinations API', () => {
       name: 'ops hook',
       url: receiver.url,
       type: 'generic',
-      last_failure: null,
     });
+    // Never failed: no last_failure at all (the SDK types it an optional string, not null).
+    expect(got.body.result).not.toHaveProperty('last_failure');
     expect((got.body.result as { last_success: string | null }).last_success).not.toBeNull();
     const listed = await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks`);
     for (const text of [JSON.stringify(got.body), JSON.stringify(listed.body)]) {
@@ -123,7 +124,15 @@ describe('webhook destinations API', () => {
       url: receiver.url,
     });
     expect(updated.status).toBe(200);
-    expect(receiver.received[before]?.headers['cf-webhook-auth']).toBeUndefined();
+    // The test message of an update that keeps the secret is signed with the stored one.
+    expect(receiver.received[before]?.headers['cf-webhook-auth']).toBe('keep-me');
+    const rotated = await call(ledge, 'PUT', `${alerting(ledge)}/destinations/webhooks/${id}`, {
+      name: 'renamed',
+      url: receiver.url,
+      secret: 'new-secret',
+    });
+    expect(rotated.status).toBe(200);
+    expect(receiver.received[before + 1]?.headers['cf-webhook-auth']).toBe('new-secret');
     expect((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks/${id}`)).body.result).toMatchObject({
       name: 'renamed',
     });

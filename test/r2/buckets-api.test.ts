@@ -36,7 +36,7 @@ describe('bucket control plane', () => {
     expect(status).toBe(200);
     expect(body.result).toMatchObject({
       name: 'photos',
-      location: 'ENAM',
+      location: 'enam',
       storage_class: 'Standard',
       jurisdiction: 'default',
     });
