@@ -1,6 +1,7 @@
 import { parseJsonText, parseWith } from '../api/body.ts';
-import { clip, isLedgeError } from '../shared/errors.ts';
+import { clip } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
+import { readForm } from './upload.ts';
 import { ScriptAndVersionSettingsSchema, type ScriptAndVersionSettings } from './schemas.ts';
 
 const CODE = 10021;
@@ -20,14 +21,7 @@ export async function parseSettingsPatch(request: Request): Promise<ScriptAndVer
     }
     return parseWith(ScriptAndVersionSettingsSchema, parseJsonText(text, CODE, 'request body'), CODE);
   }
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch (error) {
-    if (isLedgeError(error)) throw error;
-    if (error instanceof Error && isLedgeError(error.cause)) throw error.cause;
-    throw WorkerErrors.malformedUpload(clip((error as Error).message));
-  }
+  const form = await readForm(request);
   const part = form.get('settings');
   if (part === null) {
     // Form encoders that flatten objects send settings[logpush]=... fields; say what is expected instead.

@@ -46,15 +46,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
     throw WorkerErrors.malformedUpload(`expected Content-Type multipart/form-data, got "${contentType || 'none'}"`);
   }
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch (error) {
-    // The body's size limit (see limitedRequest) surfaces as the cause of the parser's failure.
-    if (isLedgeError(error)) throw error;
-    if (error instanceof Error && isLedgeError(error.cause)) throw error.cause;
-    throw WorkerErrors.malformedUpload(clip((error as Error).message));
-  }
+  const form = await readForm(request);
   const metadataPart = form.get('metadata');
   if (metadataPart === null) throw WorkerErrors.malformedUpload('the "metadata" part is missing');
   const metadataText = typeof metadataPart === 'string' ? metadataPart : await metadataPart.text();
@@ -238,4 +230,15 @@ function bucketName(binding: string, name: string): string {
     );
   }
   return name;
+}
+
+/** Parses a multipart body; a body over its size limit (see limitedRequest) fails the parser with that error as cause. */
+export async function readForm(request: Request): Promise<FormData> {
+  try {
+    return await request.formData();
+  } catch (error) {
+    if (isLedgeError(error)) throw error;
+    if (error instanceof Error && isLedgeError(error.cause)) throw error.cause;
+    throw WorkerErrors.malformedUpload(clip((error as Error).message));
+  }
 }

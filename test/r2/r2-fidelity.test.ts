@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { startMiniflare, type RunningMiniflare } from './miniflare-harness.ts';
 import { startWorkerd, type RunningWorkerd } from './workerd-harness.ts';
 
 /**
@@ -13,32 +12,17 @@ import { startWorkerd, type RunningWorkerd } from './workerd-harness.ts';
 const WORKER = join(import.meta.dirname, 'fixtures/fidelity-worker.js');
 let ledge: TestLedge;
 let workerd: RunningWorkerd;
-let miniflare: Miniflare;
+let miniflare: RunningMiniflare;
 
 beforeAll(async () => {
   ledge = await startLedge();
   await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'fidelity' });
   workerd = await startWorkerd(WORKER, ledge.server.platform.r2Backend.workerdService(ledge.accountId, 'fidelity'));
-  miniflare = new Miniflare({
-    workers: [
-      {
-        config: {
-          name: 'fidelity',
-          compatibilityDate: '2025-01-01',
-          manifest: {
-            mainModule: 'worker.js',
-            modules: { 'worker.js': { type: 'esm', contents: readFileSync(WORKER, 'utf8') } },
-          },
-          env: { BUCKET: { type: 'r2', name: 'fidelity' } },
-        },
-      },
-    ],
-  });
-  await miniflare.ready;
+  miniflare = await startMiniflare(WORKER);
 }, 60_000);
 
 afterAll(async () => {
-  await miniflare?.dispose();
+  await miniflare?.stop();
   await workerd?.stop();
   await ledge?.close();
 });
@@ -55,7 +39,7 @@ async function onLedge(scenario: string): Promise<Outcomes> {
 }
 
 async function onMiniflare(scenario: string): Promise<Outcomes> {
-  const response = await miniflare.dispatchFetch(`http://fidelity.test/${scenario}`);
+  const response = await miniflare.fetch(scenario);
   expect(response.status).toBe(200);
   const outcomes = (await response.json()) as Outcomes;
   expect(outcomes.crashed).toBeUndefined();
