@@ -59,4 +59,15 @@ export const storageMigrations: readonly Migration[] = [
     id: 'storage/0002_inline_bodies',
     sql: `ALTER TABLE r2_objects ADD COLUMN inline_body BLOB;`,
   },
+  {
+    // A bucket's lifecycle rules as one JSON document (the API replaces the whole set at once).
+    id: 'storage/0003_lifecycle',
+    sql: `
+      CREATE TABLE r2_bucket_lifecycle (
+        bucket_id TEXT PRIMARY KEY REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        rules TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
