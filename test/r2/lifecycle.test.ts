@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { runWrangler } from '../helpers/wrangler.ts';
+import { startWorkerd } from './workerd-harness.ts';
 
 interface Envelope {
   success: boolean;
@@ -195,10 +197,22 @@ describe('the lifecycle job', () => {
     expect(
       await storage.multipart.uploadPart(bucket, 'elsewhere/big.bin', other.uploadId, 1, oneChunk('x')),
     ).toBeDefined();
-    // The storage class shows on the object API too.
-    const got = await fetch(`${bucketUrl('transitions')}/objects/cold/x.bin`, { headers: ledge.tokenHeaders });
-    expect(got.headers.get('cf-r2-storage-class') ?? 'InfrequentAccess').toBe('InfrequentAccess');
-    expect(await got.text()).toBe('cold data');
+    // The binding sees the new storage class, through real workerd.
+    const workerd = await startWorkerd(
+      join(import.meta.dirname, 'fixtures/storage-class-worker.js'),
+      ledge.server.platform.r2Backend.workerdService(ledge.accountId, 'transitions'),
+    );
+    try {
+      const seen = async (key: string) => (await fetch(`${workerd.url}/?key=${encodeURIComponent(key)}`)).json();
+      expect(await seen('cold/x.bin')).toEqual({
+        head: 'InfrequentAccess',
+        get: 'InfrequentAccess',
+        body: 'cold data',
+      });
+      expect(await seen('hot/y.bin')).toEqual({ head: 'Standard', get: 'Standard', body: 'hot data' });
+    } finally {
+      await workerd.stop();
+    }
   });
 
   it('never deletes an object overwritten after the job read it', async () => {
