@@ -47,23 +47,22 @@ export class LifecycleService {
     if (!(await this.#store.putLifecycle(bucket.id, rules))) throw R2Errors.noSuchBucket(bucketName);
   }
 
-  /** One pass over every bucket's rules; passes never overlap (a second call joins the running one). */
+  /** One pass over every bucket's rules as of `now`; passes never overlap (this one waits for a running one). */
   run(now = Date.now()): Promise<LifecycleResult> {
-    this.#running ??= applyLifecycleRules(this.#store, this.#garbage, now).finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    const previous = this.#running?.catch(() => undefined) ?? Promise.resolve();
+    const pass = previous.then(() => applyLifecycleRules(this.#store, this.#garbage, now));
+    this.#running = pass;
+    const clear = () => {
+      if (this.#running === pass) this.#running = undefined;
+    };
+    pass.then(clear, clear);
+    return pass;
   }
 
+  /** A first pass right away (rules may have come due while the server was down), then one per interval. */
   start(): void {
-    this.#timer = setInterval(() => {
-      this.run()
-        .then((result) => {
-          if (result.deleted + result.aborted + result.transitioned > 0)
-            this.#logger?.info('lifecycle applied', { ...result });
-        })
-        .catch((error: unknown) => this.#logger?.error('lifecycle job failed', { err: error }));
-    }, this.#intervalMs);
+    this.#tick();
+    this.#timer = setInterval(() => this.#tick(), this.#intervalMs);
     this.#timer.unref();
   }
 
@@ -71,5 +70,16 @@ export class LifecycleService {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#running?.catch(() => undefined);
+  }
+
+  /** A timer pass; skipped while one is still running (a slow pass never queues up behind itself). */
+  #tick(): void {
+    if (this.#running) return;
+    this.run()
+      .then((result) => {
+        if (result.deleted + result.aborted + result.transitioned > 0)
+          this.#logger?.info('lifecycle applied', { ...result });
+      })
+      .catch((error: unknown) => this.#logger?.error('lifecycle job failed', { err: error }));
   }
 }
