@@ -14,7 +14,7 @@ let ledge: TestLedge;
 beforeAll(async () => {
   // The lifecycle job runs every 200 ms here, so an object with a 1-second maxAge expires within seconds.
   ledge = await startLedge({ env: { LEDGE_R2_LIFECYCLE_INTERVAL_MS: '200' } });
-  for (const name of ['rules', 'expiry', 'transitions', 'wrangler-rules']) {
+  for (const name of ['rules', 'expiry', 'transitions', 'dated', 'wrangler-rules']) {
     await ledge.server.platform.storage.buckets.create(ledge.accountId, { name });
   }
 });
@@ -213,6 +213,28 @@ describe('the lifecycle job', () => {
     } finally {
       await workerd.stop();
     }
+  });
+
+  it('expires every matching object once a Date condition has passed, none before', async () => {
+    const storage = ledge.server.platform.storage;
+    const bucket = await bucketRecord('dated');
+    await putObject('dated', 'past/a', 'a');
+    await putObject('dated', 'future/b', 'b');
+    const dated = (id: string, prefix: string, date: string) => ({
+      id,
+      enabled: true,
+      conditions: { prefix },
+      deleteObjectsTransition: { condition: { type: 'Date', date } },
+    });
+    await api('PUT', `${bucketUrl('dated')}/lifecycle`, {
+      rules: [
+        dated('past', 'past/', '2000-01-01T00:00:00.000Z'),
+        dated('future', 'future/', '2999-01-01T00:00:00.000Z'),
+      ],
+    });
+    await storage.lifecycle.run();
+    expect(await storage.objects.head(bucket, 'past/a')).toBeUndefined();
+    expect(await storage.objects.head(bucket, 'future/b')).toBeDefined();
   });
 
   it('never deletes an object overwritten after the job read it', async () => {
