@@ -45,11 +45,15 @@ export {
   deleteBucket,
   deleteObject,
   getBucket,
+  getLifecycleRules,
   getObject,
   listBuckets,
   listObjects,
+  putLifecycleRules,
   putObject,
   type BucketSummary,
+  type LifecycleConditionSummary,
+  type LifecycleRuleSummary,
   type ObjectSummary,
 } from './r2.ts';
 export {

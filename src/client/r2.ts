@@ -110,3 +110,34 @@ export async function listObjects(
   } while (cursor);
   return all;
 }
+
+/** One lifecycle rule as the API shows it (ages in seconds). */
+export interface LifecycleRuleSummary {
+  id: string;
+  enabled: boolean;
+  conditions?: { prefix?: string };
+  deleteObjectsTransition?: { condition?: LifecycleConditionSummary };
+  abortMultipartUploadsTransition?: { condition?: LifecycleConditionSummary };
+  storageClassTransitions?: { condition: LifecycleConditionSummary; storageClass: string }[];
+}
+export type LifecycleConditionSummary = { type: 'Age'; maxAge: number } | { type: 'Date'; date: string };
+
+/** A bucket's lifecycle rules (code 10006 when the bucket does not exist). */
+export async function getLifecycleRules(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+): Promise<LifecycleRuleSummary[]> {
+  const path = `${buckets(accountId)}/${encodeURIComponent(bucket)}/lifecycle`;
+  return (await api.request<{ rules?: LifecycleRuleSummary[] }>('GET', path)).result.rules ?? [];
+}
+
+/** Replaces a bucket's whole rule set. */
+export async function putLifecycleRules(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  rules: LifecycleRuleSummary[],
+): Promise<void> {
+  await api.request('PUT', `${buckets(accountId)}/${encodeURIComponent(bucket)}/lifecycle`, { body: { rules } });
+}

@@ -2,12 +2,14 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../api/context.ts';
 import type { StorageService } from '../storage/index.ts';
 import { bucketRoutes } from './bucket-routes.ts';
+import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { objectRoutes } from './object-routes.ts';
 
 /** Every /client/v4 route of object storage. */
 export function r2Routes(storage: StorageService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', bucketRoutes(storage));
+  app.route('/', lifecycleRoutes(storage));
   app.route('/', objectRoutes(storage));
   return app;
 }

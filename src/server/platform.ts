@@ -62,10 +62,15 @@ export function createPlatform(
   const accounts = new AccountService(new SqliteAccountStore(db));
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
-  const storage = new StorageService(new SqliteMetadataStore(db), blobs, { logger });
+  const storage = new StorageService(new SqliteMetadataStore(db), blobs, {
+    logger,
+    lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
+  });
   const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
+  // Bucket lifecycle rules (expiry, upload aborts, storage-class transitions).
+  background.push(storage.lifecycle);
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
@@ -123,4 +128,9 @@ export function createPlatform(
     r2Backend,
     background,
   };
+}
+
+/** An operator-set interval in ms, or undefined (the default) when unset or not a positive integer. */
+function positiveInteger(raw: string | undefined): number | undefined {
+  return raw !== undefined && /^[1-9]\d*$/.test(raw) ? Number(raw) : undefined;
 }

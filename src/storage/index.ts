@@ -8,6 +8,8 @@
  *   implementations; test/storage/conformance/ holds the suite any other implementation must pass.
  */
 export { StorageService, type StorageOptions } from './storage-service.ts';
+export { LifecycleService } from './lifecycle-service.ts';
+export { LifecyclePutSchema, type LifecycleRule } from './lifecycle-rules.ts';
 export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
 export { SqliteMetadataStore } from './sqlite-metadata-store.ts';

@@ -1,3 +1,4 @@
+import type { LifecycleRule } from './lifecycle-rules.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
 export interface BucketListQuery {
@@ -82,6 +83,26 @@ export interface MetadataStore {
   finishedUploadKey(bucketId: string, uploadId: string): Promise<string | undefined>;
   /** Forgets uploads finished before `time`; returns how many. */
   forgetFinishedUploads(time: number): Promise<number>;
+
+  /** A bucket's lifecycle rules (an empty list when none were ever set). */
+  getLifecycle(bucketId: string): Promise<LifecycleRule[]>;
+  /** Replaces a bucket's rule set; false if the bucket no longer exists. */
+  putLifecycle(bucketId: string, rules: readonly LifecycleRule[]): Promise<boolean>;
+  /** Every bucket that has at least one lifecycle rule, with its rules (what the lifecycle job walks). */
+  bucketsWithLifecycle(): Promise<{ bucket: BucketRecord; rules: LifecycleRule[] }[]>;
+  /**
+   * Deletes each object only if its current version is still the one given (an object overwritten
+   * since the caller read it stays), in one transaction; returns the records removed.
+   */
+  deleteObjectVersions(bucketId: string, targets: readonly { key: string; version: string }[]): Promise<ObjectRecord[]>;
+  /** Sets the storage class of each object whose current version is the one given; returns how many changed. */
+  setObjectStorageClass(
+    bucketId: string,
+    targets: readonly { key: string; version: string }[],
+    storageClass: StorageClass,
+  ): Promise<number>;
+  /** A bucket's uploads under `prefix` created before `time`, oldest first. */
+  bucketUploadsCreatedBefore(bucketId: string, prefix: string, time: number, limit: number): Promise<UploadRecord[]>;
 
   /** Every blob id some object or part references (for orphan collection). */
   referencedBlobIds(): Promise<Set<string>>;

@@ -73,4 +73,15 @@ export const storageMigrations: readonly Migration[] = [
       CREATE INDEX r2_finished_uploads_finished ON r2_finished_uploads(finished_at);
     `,
   },
+  {
+    // A bucket's lifecycle rules as one JSON document (the API replaces the whole set at once).
+    id: 'storage/0004_lifecycle',
+    sql: `
+      CREATE TABLE r2_bucket_lifecycle (
+        bucket_id TEXT PRIMARY KEY REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        rules TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -20,6 +20,7 @@ import {
   type PartRow,
   type UploadRow,
 } from './sqlite-rows.ts';
+import type { LifecycleRule } from './lifecycle-rules.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
 /** The embedded MetadataStore on SQLite (node:sqlite, WAL). */
@@ -245,6 +246,89 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async forgetFinishedUploads(time: number): Promise<number> {
     return this.#db.run('DELETE FROM r2_finished_uploads WHERE finished_at < ?', [time]).changes;
+  }
+
+  async getLifecycle(bucketId: string): Promise<LifecycleRule[]> {
+    const row = this.#db.get<{ rules: string }>('SELECT rules FROM r2_bucket_lifecycle WHERE bucket_id = ?', [
+      bucketId,
+    ]);
+    return row ? (JSON.parse(row.rules) as LifecycleRule[]) : [];
+  }
+
+  async putLifecycle(bucketId: string, rules: readonly LifecycleRule[]): Promise<boolean> {
+    return this.#db.transaction(() => {
+      if (!this.#db.get('SELECT 1 FROM r2_buckets WHERE id = ?', [bucketId])) return false;
+      this.#db.run(
+        `INSERT INTO r2_bucket_lifecycle (bucket_id, rules, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (bucket_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at`,
+        [bucketId, JSON.stringify(rules), Date.now()],
+      );
+      return true;
+    });
+  }
+
+  async bucketsWithLifecycle(): Promise<{ bucket: BucketRecord; rules: LifecycleRule[] }[]> {
+    return this.#db
+      .all<BucketRow & { rules: string }>(
+        `SELECT b.*, l.rules FROM r2_buckets b JOIN r2_bucket_lifecycle l ON l.bucket_id = b.id
+         WHERE l.rules <> '[]' ORDER BY b.id`,
+      )
+      .map((row) => ({ bucket: toBucket(row), rules: JSON.parse(row.rules) as LifecycleRule[] }));
+  }
+
+  async deleteObjectVersions(
+    bucketId: string,
+    targets: readonly { key: string; version: string }[],
+  ): Promise<ObjectRecord[]> {
+    const removed = this.#db.transaction(() => {
+      const removed: ObjectRecord[] = [];
+      for (const target of targets) {
+        const current = this.#getObject(bucketId, target.key);
+        if (!current || current.version !== target.version) continue;
+        this.#db.run('DELETE FROM r2_objects WHERE bucket_id = ? AND key = ?', [bucketId, target.key]);
+        removed.push(current);
+      }
+      return removed;
+    });
+    if (removed.length > 0) await this.#db.durable();
+    return removed;
+  }
+
+  async setObjectStorageClass(
+    bucketId: string,
+    targets: readonly { key: string; version: string }[],
+    storageClass: StorageClass,
+  ): Promise<number> {
+    return this.#db.transaction(() => {
+      let changed = 0;
+      for (const target of targets) {
+        changed += Number(
+          this.#db.run('UPDATE r2_objects SET storage_class = ? WHERE bucket_id = ? AND key = ? AND version = ?', [
+            storageClass,
+            bucketId,
+            target.key,
+            target.version,
+          ]).changes,
+        );
+      }
+      return changed;
+    });
+  }
+
+  async bucketUploadsCreatedBefore(
+    bucketId: string,
+    prefix: string,
+    time: number,
+    limit: number,
+  ): Promise<UploadRecord[]> {
+    const upper = prefix === '' ? null : prefixUpperBound(prefix);
+    return this.#db
+      .all<UploadRow>(
+        `SELECT * FROM r2_uploads WHERE bucket_id = ? AND created_at < ? AND key >= ? AND (? IS NULL OR key < ?)
+         ORDER BY created_at LIMIT ?`,
+        [bucketId, time, prefix, upper, upper, limit],
+      )
+      .map(toUpload);
   }
 
   async uploadsCreatedBefore(time: number, limit: number): Promise<UploadRecord[]> {

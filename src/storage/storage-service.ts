@@ -3,6 +3,7 @@ import type { BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
 import { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
+import { LifecycleService } from './lifecycle-service.ts';
 import { collectOrphans, expireUploads } from './maintenance.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { MultipartService } from './multipart-service.ts';
@@ -16,6 +17,8 @@ export interface StorageOptions {
   garbageGraceMs?: number | undefined;
   uploadTtlMs?: number | undefined;
   sweepIntervalMs?: number | undefined;
+  /** How often the lifecycle job applies bucket rules (default hourly). */
+  lifecycleIntervalMs?: number | undefined;
   /** Blobs older than this and unreferenced are orphans of a previous process (default: construction time). */
   bootTime?: number | undefined;
 }
@@ -31,6 +34,8 @@ export class StorageService {
   readonly buckets: BucketService;
   readonly objects: ObjectService;
   readonly multipart: MultipartService;
+  /** Lifecycle rules per bucket and the background job that applies them (registered by the platform). */
+  readonly lifecycle: LifecycleService;
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
@@ -45,12 +50,20 @@ export class StorageService {
       garbageGraceMs: options.garbageGraceMs ?? 2_000,
       uploadTtlMs: options.uploadTtlMs ?? R2_LIMITS.uploadTtlMs,
       sweepIntervalMs: options.sweepIntervalMs ?? 3600_000,
+      lifecycleIntervalMs: options.lifecycleIntervalMs ?? 3600_000,
       bootTime: options.bootTime ?? Date.now(),
     };
     this.#garbage = new BlobGarbage(blobs, { graceMs: this.#options.garbageGraceMs, logger: options.logger });
     this.buckets = new BucketService(store, this.#garbage);
     this.objects = new ObjectService(store, blobs, this.#garbage);
     this.multipart = new MultipartService(store, blobs, this.#garbage);
+    this.lifecycle = new LifecycleService({
+      store,
+      buckets: this.buckets,
+      garbage: this.#garbage,
+      intervalMs: this.#options.lifecycleIntervalMs,
+      logger: options.logger,
+    });
   }
 
   /** The bucket of an account, or undefined. */

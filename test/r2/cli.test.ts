@@ -73,3 +73,56 @@ describe('ledge bucket / ledge object', () => {
     expect(result.code).toBe(2);
   });
 });
+
+describe('ledge bucket lifecycle', () => {
+  it('adds, lists and removes rules, and refuses mistakes', async () => {
+    expect((await runCli(['bucket', 'create', 'cli-lifecycle'], { env })).code).toBe(0);
+    const add = await runCli(
+      ['bucket', 'lifecycle', 'add', 'cli-lifecycle', 'tmp', '--prefix', 'tmp/', '--expire-seconds', '90'],
+      { env },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('Added lifecycle rule tmp to bucket cli-lifecycle.');
+    const abort = await runCli(
+      ['bucket', 'lifecycle', 'add', 'cli-lifecycle', 'uploads', '--abort-multipart-days', '7'],
+      {
+        env,
+      },
+    );
+    expect(abort.code, abort.stderr).toBe(0);
+    const stored = await ledge.server.platform.storage.lifecycle.get(ledge.accountId, 'cli-lifecycle');
+    expect(stored).toEqual([
+      {
+        id: 'tmp',
+        enabled: true,
+        conditions: { prefix: 'tmp/' },
+        deleteObjectsTransition: { condition: { type: 'Age', maxAge: 90 } },
+      },
+      {
+        id: 'uploads',
+        enabled: true,
+        conditions: { prefix: '' },
+        abortMultipartUploadsTransition: { condition: { type: 'Age', maxAge: 7 * 86400 } },
+      },
+    ]);
+    const list = await runCli(['bucket', 'lifecycle', 'list', 'cli-lifecycle'], { env });
+    expect(list.stdout).toMatch(/^tmp\s+yes\s+tmp\/\s+expire after 90 seconds$/m);
+    expect(list.stdout).toMatch(/^uploads\s+yes\s+\(all\)\s+abort uploads after 7 days$/m);
+
+    const dup = await runCli(['bucket', 'lifecycle', 'add', 'cli-lifecycle', 'tmp', '--expire-days', '1'], { env });
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('already has a rule "tmp"');
+    const none = await runCli(['bucket', 'lifecycle', 'add', 'cli-lifecycle', 'x'], { env });
+    expect(none.code).toBe(2);
+    const bad = await runCli(['bucket', 'lifecycle', 'add', 'cli-lifecycle', 'x', '--expire-days', '1.5'], { env });
+    expect(bad.code).toBe(2);
+
+    const remove = await runCli(['bucket', 'lifecycle', 'remove', 'cli-lifecycle', 'tmp'], { env });
+    expect(remove.code, remove.stderr).toBe(0);
+    const json = JSON.parse((await runCli(['bucket', 'lifecycle', 'list', 'cli-lifecycle', '--json'], { env })).stdout);
+    expect(json.map((r: { id: string }) => r.id)).toEqual(['uploads']);
+    const missing = await runCli(['bucket', 'lifecycle', 'list', 'no-such-bucket'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/does not exist/);
+  });
+});

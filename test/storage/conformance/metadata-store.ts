@@ -221,5 +221,51 @@ export function metadataStoreConformance(
       expect(await store.abortUpload(bucket.id, fresh.uploadId)).toBeUndefined();
       expect(await store.referencedBlobIds()).toEqual(new Set([object.segments[0]!.blobId]));
     });
+
+    it('stores lifecycle rules per bucket, replaced as a whole and dropped with the bucket', async () => {
+      const rule = {
+        id: 'r1',
+        enabled: true,
+        conditions: { prefix: 'logs/' },
+        deleteObjectsTransition: { condition: { type: 'Age' as const, maxAge: 60 } },
+      };
+      expect(await store.getLifecycle(bucket.id)).toEqual([]);
+      expect(await store.putLifecycle(bucket.id, [rule])).toBe(true);
+      expect(await store.getLifecycle(bucket.id)).toEqual([rule]);
+      expect((await store.bucketsWithLifecycle()).map((b) => [b.bucket.name, b.rules])).toEqual([
+        [bucket.name, [rule]],
+      ]);
+      expect(await store.putLifecycle(bucket.id, [])).toBe(true);
+      expect(await store.bucketsWithLifecycle()).toEqual([]);
+      expect(await store.putLifecycle('no-such-bucket-id', [rule])).toBe(false);
+      await store.putLifecycle(bucket.id, [rule]);
+      await store.deleteBucket(bucket.accountId, bucket.name);
+      expect(await store.bucketsWithLifecycle()).toEqual([]);
+    });
+
+    it('deletes or re-classes an object only while its version is the one given', async () => {
+      const first = objectRecord(bucket.id, 'k');
+      await store.commitObject(first);
+      const second = objectRecord(bucket.id, 'k');
+      await store.commitObject(second);
+      const stale = [{ key: 'k', version: first.version }];
+      expect(await store.setObjectStorageClass(bucket.id, stale, 'InfrequentAccess')).toBe(0);
+      expect(await store.deleteObjectVersions(bucket.id, stale)).toEqual([]);
+      const current = [{ key: 'k', version: second.version }];
+      expect(await store.setObjectStorageClass(bucket.id, current, 'InfrequentAccess')).toBe(1);
+      expect((await store.getObject(bucket.id, 'k'))!.storageClass).toBe('InfrequentAccess');
+      expect((await store.deleteObjectVersions(bucket.id, current)).map((o) => o.version)).toEqual([second.version]);
+      expect(await store.getObject(bucket.id, 'k')).toBeUndefined();
+    });
+
+    it("finds a bucket's old uploads under a prefix", async () => {
+      const old = uploadRecord(bucket.id, 'tmp/old', Date.now() - 10_000);
+      await store.createUpload(old);
+      await store.createUpload(uploadRecord(bucket.id, 'keep/old', Date.now() - 10_000));
+      await store.createUpload(uploadRecord(bucket.id, 'tmp/fresh'));
+      const found = await store.bucketUploadsCreatedBefore(bucket.id, 'tmp/', Date.now() - 5_000, 10);
+      expect(found.map((u) => u.uploadId)).toEqual([old.uploadId]);
+      expect(await store.bucketUploadsCreatedBefore(bucket.id, '', Date.now() - 5_000, 10)).toHaveLength(2);
+    });
   });
 }

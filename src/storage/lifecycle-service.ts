@@ -1,0 +1,85 @@
+import type { Logger } from '../shared/logger.ts';
+import type { BucketService } from './bucket-service.ts';
+import { R2Errors } from './errors.ts';
+import type { BlobGarbage } from './garbage.ts';
+import { applyLifecycleRules, type LifecycleResult } from './lifecycle.ts';
+import { assertLifecycleRules, type LifecycleRule } from './lifecycle-rules.ts';
+import type { MetadataStore } from './metadata-store.ts';
+
+/**
+ * Bucket lifecycle rules: stored per bucket (`get`/`put`), applied by a background job every
+ * `intervalMs` (LEDGE_R2_LIFECYCLE_INTERVAL_MS, hourly by default; R2 applies rules within a day).
+ * A BackgroundService: the platform starts it after the API listens.
+ */
+export class LifecycleService {
+  readonly name = 'r2-lifecycle';
+  readonly #store: MetadataStore;
+  readonly #buckets: BucketService;
+  readonly #garbage: BlobGarbage;
+  readonly #intervalMs: number;
+  readonly #logger: Logger | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<LifecycleResult> | undefined;
+
+  constructor(options: {
+    store: MetadataStore;
+    buckets: BucketService;
+    garbage: BlobGarbage;
+    intervalMs: number;
+    logger?: Logger | undefined;
+  }) {
+    this.#store = options.store;
+    this.#buckets = options.buckets;
+    this.#garbage = options.garbage;
+    this.#intervalMs = options.intervalMs;
+    this.#logger = options.logger;
+  }
+
+  async get(accountId: string, bucketName: string): Promise<LifecycleRule[]> {
+    const bucket = await this.#buckets.require(accountId, bucketName);
+    return this.#store.getLifecycle(bucket.id);
+  }
+
+  /** Replaces the bucket's whole rule set (what R2's PUT does). */
+  async put(accountId: string, bucketName: string, rules: LifecycleRule[]): Promise<void> {
+    assertLifecycleRules(rules);
+    const bucket = await this.#buckets.require(accountId, bucketName);
+    if (!(await this.#store.putLifecycle(bucket.id, rules))) throw R2Errors.noSuchBucket(bucketName);
+  }
+
+  /** One pass over every bucket's rules as of `now`; passes never overlap (this one waits for a running one). */
+  run(now = Date.now()): Promise<LifecycleResult> {
+    const previous = this.#running?.catch(() => undefined) ?? Promise.resolve();
+    const pass = previous.then(() => applyLifecycleRules(this.#store, this.#garbage, now));
+    this.#running = pass;
+    const clear = () => {
+      if (this.#running === pass) this.#running = undefined;
+    };
+    pass.then(clear, clear);
+    return pass;
+  }
+
+  /** A first pass right away (rules may have come due while the server was down), then one per interval. */
+  start(): void {
+    this.#tick();
+    this.#timer = setInterval(() => this.#tick(), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** A timer pass; skipped while one is still running (a slow pass never queues up behind itself). */
+  #tick(): void {
+    if (this.#running) return;
+    this.run()
+      .then((result) => {
+        if (result.deleted + result.aborted + result.transitioned > 0)
+          this.#logger?.info('lifecycle applied', { ...result });
+      })
+      .catch((error: unknown) => this.#logger?.error('lifecycle job failed', { err: error }));
+  }
+}
