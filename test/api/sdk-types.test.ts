@@ -245,6 +245,19 @@ describe('answers match the official SDK types', () => {
     await call(`GET ${R2}/:bucket_name/objects`, `${b}/objects`);
     await call(`GET ${R2}/:bucket_name/objects/:key{.+}`, `${b}/objects/dir/a.txt`);
     await call(`DELETE ${R2}/:bucket_name/objects/:key{.+}`, `${b}/objects/dir/a.txt`);
+    await call(`PUT ${R2}/:bucket_name/lifecycle`, `${b}/lifecycle`, {
+      rules: [
+        {
+          id: 'expire-tmp',
+          enabled: true,
+          conditions: { prefix: 'tmp/' },
+          deleteObjectsTransition: { condition: { type: 'Age', maxAge: 86400 } },
+          storageClassTransitions: [{ condition: { type: 'Age', maxAge: 3600 }, storageClass: 'InfrequentAccess' }],
+          abortMultipartUploadsTransition: { condition: { type: 'Age', maxAge: 604800 } },
+        },
+      ],
+    });
+    await call(`GET ${R2}/:bucket_name/lifecycle`, `${b}/lifecycle`);
     await call(`DELETE ${R2}/:bucket_name`, b);
   }
 

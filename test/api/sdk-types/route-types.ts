@@ -76,6 +76,7 @@ export const SDK_TYPES = {
   ObjectList: { module: 'r2/buckets/objects', type: 'Array<$.ObjectListResponse>' },
   ObjectUpload: { module: 'r2/buckets/objects', type: '$.ObjectUploadResponse' },
   ObjectDelete: { module: 'r2/buckets/objects', type: '$.ObjectDeleteResponse' },
+  Lifecycle: { module: 'r2/buckets/lifecycle', type: '$.LifecycleGetResponse' },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -192,4 +193,6 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${R2}/:bucket_name/objects/:key{.+}`]: { raw: 'the object body (the SDK types it `Response`)' },
   [`DELETE ${R2}/:bucket_name/objects/:key{.+}`]: { sdk: 'ObjectDelete' },
   [`GET ${R2}/:bucket_name/objects`]: { sdk: 'ObjectList' },
+  [`GET ${R2}/:bucket_name/lifecycle`]: { sdk: 'Lifecycle' },
+  [`PUT ${R2}/:bucket_name/lifecycle`]: { sdk: 'unknown' },
 };
