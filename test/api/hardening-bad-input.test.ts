@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveServerConfig, startServer, type RunningServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { envelopeOf } from '../helpers/envelope.ts';
-import { tempDir, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
+import { startLedge, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
 import { api, callFunction, enableWorkersDev, functionsPort, uploadScript } from '../workers/helpers.ts';
 import { AUTH, rawSocket } from './hardening-helpers.ts';
 
@@ -15,34 +15,12 @@ describe('bad input gets a 4xx, never a 5xx', () => {
   const logLines: { level: string; msg: string }[] = [];
 
   beforeAll(async () => {
-    const dataDir = tempDir();
-    const config = resolveServerConfig(
-      { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, functionsProcesses: 1 },
-      {
-        LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
-        LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
-        LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
-      },
-    );
     // Every log line at debug level, to see how a client that went away is logged.
-    server = await startServer(
-      config,
-      createLogger('debug', {}, (line) => logLines.push(JSON.parse(line) as { level: string; msg: string })),
-    );
-    ledge = {
-      apiUrl: server.apiUrl,
-      port: server.port,
-      dataDir,
-      accountId: TEST_CREDENTIALS.accountId,
-      email: TEST_CREDENTIALS.email,
-      apiKey: TEST_CREDENTIALS.apiKey,
-      apiToken: TEST_CREDENTIALS.apiToken,
-      server,
-      keyHeaders: {},
-      tokenHeaders: AUTH,
-      close: () => server.close(),
-    };
+    ledge = await startLedge({
+      flags: { functionsProcesses: 1 },
+      logger: createLogger('debug', {}, (line) => logLines.push(JSON.parse(line) as { level: string; msg: string })),
+    });
+    server = ledge.server;
     expect((await uploadScript(ledge, 'present')).status).toBe(200);
   });
   afterAll(async () => {
@@ -202,23 +180,8 @@ describe('size limits on names and values, with messages that do not echo the in
   let ledge: TestLedge;
 
   beforeAll(async () => {
-    const dataDir = tempDir();
-    const config = resolveServerConfig(
-      { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, functionsProcesses: 1 },
-      {
-        LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
-        LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
-        LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
-      },
-    );
-    server = await startServer(config, createLogger('warn'));
-    ledge = {
-      apiUrl: server.apiUrl,
-      accountId: TEST_CREDENTIALS.accountId,
-      tokenHeaders: AUTH,
-      server,
-    } as unknown as TestLedge;
+    ledge = await startLedge({ flags: { functionsProcesses: 1 } });
+    server = ledge.server;
     expect((await uploadScript(ledge, 'limits')).status).toBe(200);
   });
   afterAll(async () => {

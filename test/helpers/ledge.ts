@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveServerConfig, startServer, type RunningServer, type ServerFlags } from '../../src/server/index.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger, type Logger } from '../../src/shared/logger.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
@@ -53,7 +53,7 @@ export function tempDir(prefix = 'ledge-test-'): string {
 
 /** Starts a real `ledge server` in this process on 127.0.0.1 with free ports and a fresh data dir. */
 export async function startLedge(
-  options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv } = {},
+  options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
 ): Promise<TestLedge> {
   const dataDir = options.dataDir ?? tempDir();
   const config = resolveServerConfig(
@@ -68,7 +68,7 @@ export async function startLedge(
       ...options.env,
     },
   );
-  const server = await startServer(config, createLogger('warn'));
+  const server = await startServer(config, options.logger ?? createLogger('warn'));
   return {
     apiUrl: server.apiUrl,
     port: server.port,
