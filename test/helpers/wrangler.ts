@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanEnv, REPO_ROOT, tempDir, type CliResult } from './ledge.ts';
+import { runAs } from './user-shell.ts';
 
 export const WRANGLER_ENTRY = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
 
@@ -13,32 +13,20 @@ export function runWrangler(
   options: { apiUrl: string; env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
 ): Promise<CliResult> {
   const home = tempDir('wrangler-home-');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRANGLER_ENTRY, ...args], {
-      cwd: options.cwd ?? tempDir('wrangler-cwd-'),
-      env: {
-        ...cleanEnv(),
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, '.config'),
-        CLOUDFLARE_API_BASE_URL: options.apiUrl,
-        WRANGLER_SEND_METRICS: 'false',
-        WRANGLER_HIDE_BANNER: 'true',
-        NO_COLOR: '1',
-        CI: 'true',
-        ...options.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
+  return runAs(process.execPath, [WRANGLER_ENTRY, ...args], {
+    cwd: options.cwd ?? tempDir('wrangler-cwd-'),
+    env: {
+      ...cleanEnv(),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      CLOUDFLARE_API_BASE_URL: options.apiUrl,
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+      NO_COLOR: '1',
+      CI: 'true',
+      ...options.env,
+    },
+    input: options.input,
+    timeoutMs: options.timeoutMs,
   });
 }
