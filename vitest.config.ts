@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    // One throwaway PostgreSQL 15 cluster for the run (each test makes its own database on it).
+    globalSetup: ['./test/helpers/postgres-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { LEDGE_LOG_LEVEL: 'warn' },
