@@ -22,7 +22,7 @@ const dataDir = tempDir('ledge-bench-migration-');
 // First boot creates the account; then the pools are seeded through the pools service itself.
 const boot = await spawnLedge(dataDir);
 await boot.stop();
-const platform = createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'));
+const platform = await createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'));
 const groups = [
   'ops@example.com',
   'oncall@example.com, ops@example.com',
@@ -37,7 +37,7 @@ for (let i = 0; i < poolCount; i++) {
     notification_email: groups[i % groups.length],
   });
 }
-platform.db.close();
+platform.legacyDb.close();
 console.log(`seeded ${poolCount} pools in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
 const server = await spawnLedge(dataDir);

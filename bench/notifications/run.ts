@@ -99,7 +99,7 @@ async function load(
   let sent = 0;
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    platform.db.transaction(() => {
+    platform.legacyDb.transaction(() => {
       while (sent < due) {
         platform.healthEvents.publish(event(accountId, poolId));
         sent++;
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   // 2026-11-22 the platform was given an empty environment, so this cap never applied: the outage figures
   // before then measured the default 60 s cap, ~72 s with its +20% jitter.)
   const env = { LEDGE_NOTIFY_RETRY_MAX_MS: '10000', ...process.env };
-  const platform = createPlatform(resolveServerConfig({ dataDir, port: 0 }, env), createLogger('warn'));
+  const platform = await createPlatform(resolveServerConfig({ dataDir, port: 0 }, env), createLogger('warn'));
   const receivers = new Receivers();
   await receivers.ready();
   const { ports } = await receivers.ask<{ ports: number[] }>('start');
@@ -229,7 +229,7 @@ async function main(): Promise<void> {
   } finally {
     await platform.notifications.dispatcher.stop();
     receivers.exit();
-    platform.db.close();
+    platform.legacyDb.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(failed ? 'RESULT: FAIL' : 'RESULT: PASS');

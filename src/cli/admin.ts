@@ -102,14 +102,15 @@ async function withPlatform(
   const { createLogger } = await import('../shared/logger.ts');
   // The running server's data dir when one runs (SQLite in WAL mode lets both write), else ./.ledge.
   const config = resolveServerConfig({ dataDir: localDataDir(options['dataDir'] as string | undefined) });
-  const platform = createPlatform(config, createLogger('warn'));
+  const platform = await createPlatform(config, createLogger('warn'));
   try {
     await fn(platform);
   } catch (error) {
     if (isLedgeError(error)) throw new CliError(error.message);
     throw error;
   } finally {
-    platform.db.close();
+    platform.legacyDb.close();
+    await platform.db.close();
   }
 }
 

@@ -8,6 +8,11 @@ export function registerServer(program: Command): void {
     .command('server')
     .description('Run the platform: the /client/v4 API, object storage, functions, health checks and notifications')
     .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)', undefined)
+    .option(
+      '--database-url <url>',
+      'keep records in PostgreSQL, postgres://user:password@host:port/db (env LEDGE_DATABASE_URL; default: SQLite in the data dir)',
+      undefined,
+    )
     .option('--host <host>', 'address the API listens on (env LEDGE_HOST)', undefined)
     .option('--port <port>', 'API port, 0 for any free port (env LEDGE_PORT)', undefined)
     .option('--functions-port <port>', 'port that serves deployed functions (env LEDGE_FUNCTIONS_PORT)', undefined)

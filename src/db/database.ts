@@ -155,7 +155,3 @@ export class Database {
     return Array.isArray(params) ? statement[method](...params) : statement[method](params);
   }
 }
-
-/** SQLite has no booleans: store 0/1. */
-export const toSqlBool = (value: boolean): number => (value ? 1 : 0);
-export const fromSqlBool = (value: unknown): boolean => value === 1 || value === 1n;

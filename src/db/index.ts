@@ -1,2 +1,19 @@
-export { Database, toSqlBool, fromSqlBool, type SqlParams, type RunResult } from './database.ts';
+export { Database, type SqlParams as LegacySqlParams, type RunResult as LegacyRunResult } from './database.ts';
 export { migrate, type Migration } from './migrations.ts';
+export {
+  dialects,
+  fromSqlBool,
+  toSqlBool,
+  type Dialect,
+  type DialectName,
+  type RunResult,
+  type SqlDatabase,
+  type SqlExecutor,
+  type SqlParams,
+  type SqlTransaction,
+  type SqlValue,
+} from './sql.ts';
+export { SqliteDatabase } from './sqlite-database.ts';
+export { PostgresDatabase } from './postgres-database.ts';
+export { applyMigrations, type SchemaMigration } from './schema-migrations.ts';
+export { openDatabase, isPostgresUrl, redactUrl } from './open.ts';

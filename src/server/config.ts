@@ -12,6 +12,11 @@ export interface BootstrapValues {
 
 export interface ServerConfig {
   dataDir: string;
+  /**
+   * postgres://user:password@host:port/db to keep every record in PostgreSQL (several nodes may share it);
+   * unset: the embedded SQLite file in the data dir.
+   */
+  databaseUrl?: string | undefined;
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
@@ -42,6 +47,7 @@ export interface ServerConfig {
 
 export interface ServerFlags {
   dataDir?: string | undefined;
+  databaseUrl?: string | undefined;
   host?: string | undefined;
   port?: string | number | undefined;
   smtpUrl?: string | undefined;
@@ -71,6 +77,7 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
 function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig {
   return {
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
+    databaseUrl: nonEmpty(flags.databaseUrl ?? env['LEDGE_DATABASE_URL']),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),

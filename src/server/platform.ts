@@ -1,5 +1,5 @@
 import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
-import { Database, migrate } from '../db/index.ts';
+import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -27,7 +27,13 @@ export interface BackgroundService {
 export interface Platform {
   config: ServerConfig;
   paths: ReturnType<typeof dataPaths>;
-  db: Database;
+  /** Every record: SQLite in the data dir, or PostgreSQL with --database-url (see src/db/sql.ts). */
+  db: SqlDatabase;
+  /**
+   * @deprecated the synchronous SQLite handle of the stores not yet moved to `db` (SQLite only; removed
+   * once every store is on the async contract).
+   */
+  legacyDb: Database;
   logger: Logger;
   secretBox: SecretBox;
   /** Which addresses monitors, previews and webhooks may reach (operator lists, never Ledge's own listeners). */
@@ -50,19 +56,25 @@ export interface Platform {
   background: BackgroundService[];
 }
 
-export function createPlatform(
+export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
-): Platform {
+): Promise<Platform> {
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
-  const db = new Database(paths.database);
-  migrate(db, allMigrations);
+  const db = openDatabase(config.databaseUrl, paths.database);
+  try {
+    await applyMigrations(db, allMigrations);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const legacyDb = new Database(paths.database);
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
-  const accounts = new AccountService(new SqliteAccountStore(db));
+  const accounts = new AccountService(new SqliteAccountStore(legacyDb));
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
-  const storage = new StorageService(new SqliteMetadataStore(db), blobs, {
+  const storage = new StorageService(new SqliteMetadataStore(legacyDb), blobs, {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
   });
@@ -77,7 +89,7 @@ export function createPlatform(
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
   const loadBalancing = new LoadBalancing({
-    db,
+    db: legacyDb,
     logger,
     bus: healthEvents,
     enablement: poolEnablement,
@@ -87,7 +99,7 @@ export function createPlatform(
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
-    db,
+    db: legacyDb,
     secretBox,
     logger,
     pools: loadBalancing,
@@ -99,7 +111,7 @@ export function createPlatform(
   background.push(notifications.dispatcher, notifications.retention);
   const functions = createFunctions({
     config,
-    db,
+    db: legacyDb,
     secretBox,
     accounts,
     logger,
@@ -115,6 +127,7 @@ export function createPlatform(
     config,
     paths,
     db,
+    legacyDb,
     logger,
     secretBox,
     egress,

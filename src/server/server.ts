@@ -24,7 +24,7 @@ export interface RunningServer {
  * that leaves no account behind, so the next start bootstraps and shows the credentials.
  */
 export async function startServer(config: ServerConfig, logger?: Logger): Promise<RunningServer> {
-  const platform = createPlatform(config, logger);
+  const platform = await createPlatform(config, logger);
   const app = createApiApp(platform);
   // Slow and idle clients: see http-timeouts.ts for the bounds and why.
   const timeouts = httpTimeouts(config.env);
@@ -37,7 +37,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   try {
     await listen(server, config);
   } catch (error) {
-    platform.db.close();
+    await closeDatabases(platform);
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -55,7 +55,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   } catch (error) {
     await stopAll(started, platform);
     server.close();
-    platform.db.close();
+    await closeDatabases(platform);
     throw error;
   }
   platform.logger.info('ledge server ready', { api_url: apiUrl, data_dir: config.dataDir });
@@ -69,7 +69,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await stopAll(started, platform);
-      platform.db.close();
+      await closeDatabases(platform);
     })());
   return { apiUrl, port, platform, credentials, close };
 }
@@ -96,4 +96,9 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
     });
     server.listen(config.port, config.host, () => resolve());
   });
+}
+
+async function closeDatabases(platform: Platform): Promise<void> {
+  platform.legacyDb.close();
+  await platform.db.close();
 }

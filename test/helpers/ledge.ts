@@ -39,9 +39,29 @@ const temporaryDirs: string[] = [];
 // outside vitest; they clean up themselves.
 if (process.env['VITEST']) {
   const { afterAll } = await import('vitest');
-  afterAll(() => {
+  afterAll(async () => {
     for (const dir of temporaryDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const database of [...postgresDatabases.values()]) await database.drop();
+    postgresDatabases.clear();
   });
+}
+
+/**
+ * In the `postgres` test project (LEDGE_TEST_DATABASE=postgres) every server keeps its records in a
+ * database of its own on the run's PostgreSQL cluster, one per data dir, so a restart on the same data dir
+ * finds its records as it does on SQLite.
+ */
+const postgresDatabases = new Map<string, { url: string; drop(): Promise<void> }>();
+
+async function databaseUrlFor(dataDir: string): Promise<string | undefined> {
+  if (process.env['LEDGE_TEST_DATABASE'] !== 'postgres') return undefined;
+  let database = postgresDatabases.get(dataDir);
+  if (!database) {
+    const { freshPostgresDatabase } = await import('./backends.ts');
+    database = await freshPostgresDatabase();
+    postgresDatabases.set(dataDir, database);
+  }
+  return database.url;
 }
 
 /** A fresh directory under the OS temp dir, removed after the test file that made it. */
@@ -56,8 +76,9 @@ export async function startLedge(
   options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
 ): Promise<TestLedge> {
   const dataDir = options.dataDir ?? tempDir();
+  const databaseUrl = await databaseUrlFor(dataDir);
   const config = resolveServerConfig(
-    { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
+    { dataDir, databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
     {
       // Tunables a test file sets in process.env (e.g. LEDGE_LB_MIN_INTERVAL) reach the server too.
       ...process.env,

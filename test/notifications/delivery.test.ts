@@ -129,7 +129,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
   });
 
   it('writes nothing when the producing transaction rolls back', async () => {
-    const db = ledge.server.platform.db;
+    const db = ledge.server.platform.legacyDb;
     const eventId = 987_654_321;
     expect(() => publishEvent(ledge.server.platform, { id: eventId, poolId: poolA }, true)).toThrow(/producer failed/);
     await new Promise((resolve) => setTimeout(resolve, 300));

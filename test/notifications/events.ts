@@ -25,7 +25,7 @@ export function publishEvent(
     legacyNotificationEmail: '',
     ...event,
   };
-  platform.db.transaction(() => {
+  platform.legacyDb.transaction(() => {
     platform.healthEvents.publish(full);
     if (fail) throw new Error('the producer failed after publishing');
   });

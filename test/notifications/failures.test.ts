@@ -86,7 +86,7 @@ describe('delivery failures: SMTP outage and giving up', () => {
     expect(doomed.filter((r) => r.status === 'retrying').length).toBeGreaterThanOrEqual(2);
     expect(doomed[0]).toMatchObject({ status: 'failed', error: 'HTTP 500' });
     expect(
-      ledge.server.platform.db.get<{ n: number }>(
+      ledge.server.platform.legacyDb.get<{ n: number }>(
         "SELECT COUNT(*) AS n FROM notification_outbox WHERE policy_name = 'doomed'",
       )?.n,
     ).toBe(0);

@@ -16,7 +16,7 @@ describe('notification history retention', () => {
       description: string;
       alert_body: string;
     }[];
-  const count = (table: string) => ledge.server.platform.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)!.n;
+  const count = (table: string) => ledge.server.platform.legacyDb.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)!.n;
   /** Real deliveries: switching a pool off or on raises an enablement alert to the policy's webhook. */
   const toggle = async (enabled: boolean, expected: number) => {
     expect(
@@ -26,7 +26,7 @@ describe('notification history retention', () => {
   };
   /** Backdates attempts (as if they were sent `days` ago): the test cannot wait a day. */
   const age = (days: number, where: string) =>
-    ledge.server.platform.db.run(`UPDATE notification_history SET sent = ? WHERE ${where}`, [
+    ledge.server.platform.legacyDb.run(`UPDATE notification_history SET sent = ? WHERE ${where}`, [
       new Date(Date.now() - days * DAY).toISOString(),
     ]);
 

@@ -244,7 +244,7 @@ describe('the lifecycle job', () => {
     const old = (await storage.objects.head(bucket, 'race/k'))!;
     await putObject('transitions', 'race/k', 'new');
     const { SqliteMetadataStore } = await import('../../src/storage/index.ts');
-    const store = new SqliteMetadataStore(ledge.server.platform.db);
+    const store = new SqliteMetadataStore(ledge.server.platform.legacyDb);
     // The job's delete names the version it read; the newer version survives.
     expect(await store.deleteObjectVersions(bucket.id, [{ key: 'race/k', version: old.version }])).toEqual([]);
     const current = (await storage.objects.head(bucket, 'race/k'))!;

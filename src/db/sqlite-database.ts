@@ -1,0 +1,226 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { SerialLock } from './serial-lock.ts';
+import type { RunResult, SqlDatabase, SqlParams, SqlTransaction } from './sql.ts';
+import { WalSync } from './wal-sync.ts';
+
+/**
+ * The embedded default: node:sqlite in WAL mode, foreign keys on, prepared statements cached.
+ *
+ * SQLite runs one writer at a time, and node:sqlite is synchronous: a transaction whose callback awaits
+ * would otherwise let any other statement of the process run inside it. So every write (a transaction or
+ * a lone statement) takes one FIFO lock, and lone reads go to a second, read-only connection, which sees
+ * what is committed and never waits for a writer.
+ *
+ * Durability: `synchronous=NORMAL` keeps every commit across a process crash (kill -9); `durable()` adds
+ * power-loss safety for the writes that promise it (object uploads) with one shared WAL fsync.
+ */
+export class SqliteDatabase implements SqlDatabase {
+  readonly dialect = 'sqlite' as const;
+  readonly path: string;
+  readonly #writer: Connection;
+  readonly #reader: Connection | undefined;
+  readonly #lock = new SerialLock();
+  /** Set while a transaction's callback runs, to catch `db.run` where `tx.run` was meant (it would deadlock). */
+  readonly #inTransaction = new AsyncLocalStorage<true>();
+  readonly #wal: WalSync;
+
+  constructor(path: string) {
+    this.path = path;
+    const db = new DatabaseSync(path);
+    db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA foreign_keys = ON;
+      PRAGMA busy_timeout = 5000;
+    `);
+    this.#writer = new Connection(db);
+    // An in-memory database cannot be shared between connections: reads then queue with the writes.
+    if (path !== ':memory:' && path !== '') {
+      const reader = new DatabaseSync(path, { readOnly: true });
+      reader.exec('PRAGMA busy_timeout = 5000;');
+      this.#reader = new Connection(reader);
+    }
+    this.#wal = new WalSync(path);
+  }
+
+  get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    if (this.#reader) return settle(() => this.#reader!.get<T>(sql, params));
+    return this.#write(() => this.#writer.get<T>(sql, params));
+  }
+
+  all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    if (this.#reader) return settle(() => this.#reader!.all<T>(sql, params));
+    return this.#write(() => this.#writer.all<T>(sql, params));
+  }
+
+  run(sql: string, params: SqlParams = []): Promise<RunResult> {
+    return this.#write(() => this.#writer.run(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.#write(() => this.#writer.exec(sql));
+  }
+
+  transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const nested = this.#nestedError();
+    if (nested) return Promise.reject(nested);
+    return this.#lock.run(async () => {
+      const tx = new SqliteTransaction(this.#writer, 0);
+      this.#writer.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await this.#inTransaction.run(true, () => fn(tx));
+        tx.end();
+        this.#writer.exec('COMMIT');
+        return result;
+      } catch (error) {
+        tx.end();
+        this.#writer.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  durable(): Promise<void> {
+    return this.#wal.durable(this.#writer.isOpen);
+  }
+
+  /** How many WAL syncs `durable()` has issued (benchmarks report syncs per write). */
+  get walSyncs(): number {
+    return this.#wal.syncs;
+  }
+
+  async close(): Promise<void> {
+    // Let the writes already queued finish first; nothing new is accepted after close.
+    await this.#lock.run(() => {
+      this.#reader?.close();
+      this.#writer.close();
+    });
+    this.#wal.close();
+  }
+
+  #write<T>(fn: () => T): Promise<T> {
+    const nested = this.#nestedError();
+    return nested ? Promise.reject(nested) : this.#lock.run(fn);
+  }
+
+  /** A write on the database from inside one of its own transactions would wait for itself forever. */
+  #nestedError(): Error | undefined {
+    if (!this.#inTransaction.getStore()) return undefined;
+    return new Error('a statement on the database inside one of its transactions: use the transaction handle');
+  }
+}
+
+class SqliteTransaction implements SqlTransaction {
+  readonly dialect = 'sqlite' as const;
+  readonly #connection: Connection;
+  readonly #depth: number;
+  #open = true;
+
+  constructor(connection: Connection, depth: number) {
+    this.#connection = connection;
+    this.#depth = depth;
+  }
+
+  get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+    return settle(() => this.#live().get<T>(sql, params));
+  }
+
+  all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
+    return settle(() => this.#live().all<T>(sql, params));
+  }
+
+  run(sql: string, params: SqlParams = []): Promise<RunResult> {
+    return settle(() => this.#live().run(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return settle(() => this.#live().exec(sql));
+  }
+
+  /** SQLite transactions already run one at a time (BEGIN IMMEDIATE under the write lock). */
+  lock(): Promise<void> {
+    return settle(() => void this.#live());
+  }
+
+  async transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const connection = this.#live();
+    const name = `sp_${this.#depth + 1}`;
+    const nested = new SqliteTransaction(connection, this.#depth + 1);
+    connection.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(nested);
+      nested.end();
+      connection.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      nested.end();
+      connection.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      throw error;
+    }
+  }
+
+  end(): void {
+    this.#open = false;
+  }
+
+  #live(): Connection {
+    // A handle kept past its callback would write outside any transaction: refuse loudly instead.
+    if (!this.#open) throw new Error('this transaction has ended');
+    return this.#connection;
+  }
+}
+
+/** One node:sqlite connection with its statement cache. */
+class Connection {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  get isOpen(): boolean {
+    return this.#db.isOpen;
+  }
+
+  get<T>(sql: string, params: SqlParams): T | undefined {
+    return this.#prepare(sql).get(...(params as SQLInputValue[])) as T | undefined;
+  }
+
+  all<T>(sql: string, params: SqlParams): T[] {
+    return this.#prepare(sql).all(...(params as SQLInputValue[])) as T[];
+  }
+
+  run(sql: string, params: SqlParams): RunResult {
+    const result = this.#prepare(sql).run(...(params as SQLInputValue[]));
+    return { changes: Number(result.changes) };
+  }
+
+  exec(sql: string): void {
+    this.#db.exec(sql);
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #prepare(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/** Runs a synchronous statement as a promise, so its errors reject instead of throwing at the call. */
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
