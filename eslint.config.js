@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/layers.js';
 
 export default tseslint.config(
   // Fixtures are third-party code kept verbatim (the spec's tutorial function as published).
@@ -21,5 +22,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.js'],
+    plugins: { ledge: layersPlugin },
+    rules: { 'ledge/layers': 'error' },
   },
 );

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
-import { accountRoutes } from '../accounts/index.ts';
-import { loadBalancingRoutes } from '../load-balancing/index.ts';
-import { notificationRoutes } from '../notifications/index.ts';
-import type { Platform } from '../server/platform.ts';
-import { scriptUploadLimit, workerRoutes } from '../workers/index.ts';
+import { accountRoutes, type AccountService } from '../accounts/index.ts';
+import { loadBalancingRoutes, type LoadBalancing } from '../load-balancing/index.ts';
+import { notificationRoutes, type NotificationService } from '../notifications/index.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { StorageService } from '../storage/index.ts';
+import { scriptUploadLimit, workerRoutes, type FunctionsPlatform } from '../workers/index.ts';
 import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
@@ -12,11 +13,22 @@ import { requestLog } from './request-log.ts';
 
 export const API_PREFIX = '/client/v4';
 
+/** The services the API serves (the platform has them; tests and embedders may pass their own). */
+export interface ApiDependencies {
+  config: { env: NodeJS.ProcessEnv };
+  logger: Logger;
+  accounts: AccountService;
+  loadBalancing: LoadBalancing;
+  notifications: NotificationService;
+  functions: FunctionsPlatform;
+  storage: StorageService;
+}
+
 /**
  * The /client/v4 application: request log -> authentication and account access -> subsystem routes.
  * Errors from anywhere below are turned into the v4 envelope by `errorResponse`, in one place.
  */
-export function createApiApp(platform: Platform): Hono<AppEnv> {
+export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use('*', requestLog(platform.logger));
   api.use('*', authMiddleware(platform.accounts));

@@ -1,7 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { AuthErrors } from '../accounts/errors.ts';
-import { canAccessAccount } from '../accounts/principal.ts';
-import type { AccountService } from '../accounts/service.ts';
+import { AuthErrors, canAccessAccount, type AccountService } from '../accounts/index.ts';
 import type { AppEnv } from './context.ts';
 
 const ACCOUNT_PATH = /^\/client\/v4\/accounts\/([^/]+)(?:\/|$)/;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { dataPaths } from '../server/data-dir.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { localDataDir } from './local-server.ts';
@@ -17,7 +16,7 @@ export function registerMail(program: Command): void {
 
   // The mailbox module (with its SMTP client) is loaded only when a mail command runs.
   const mailbox = async (options: Record<string, unknown>) => {
-    const { LocalMailbox } = await import('../notifications/mail.ts');
+    const { LocalMailbox, dataPaths } = await import('../server/index.ts');
     return new LocalMailbox(dataPaths(localDataDir(options['dataDir'] as string | undefined)).mail);
   };
 

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { MigrationApi, migrate, migrationStatus, type MigrationReport } from '../migration/index.ts';
+import { MigrationApi, migrate, migrationStatus, type MigrationReport } from '../email-migration/index.ts';
 import { handler } from './context.ts';
 import { UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';

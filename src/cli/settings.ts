@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Auth } from '../client/index.ts';
-import { DEFAULT_API_PORT } from '../server/config.ts';
+import { DEFAULT_API_PORT } from '../shared/default-ports.ts';
 import { configDir } from '../shared/server-registry.ts';
 import { CliError } from './errors.ts';
 import {

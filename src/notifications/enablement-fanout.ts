@@ -1,4 +1,4 @@
-import type { PoolEnablementEvent } from '../load-balancing/pool-events.ts';
+import type { PoolEnablementEvent } from '../load-balancing/index.ts';
 import { LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import { describeEnablement, enablementEmail, enablementWebhookBody } from './payload.ts';
 import { filterLists, type PolicyDeliveries } from './policy-deliveries.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/index.ts';
-import type { HealthEvent } from '../load-balancing/health/events.ts';
+import type { HealthEvent } from '../load-balancing/index.ts';
 import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
 import type { Outbox } from './outbox.ts';
 import { DEPRECATION_SUBJECT, describeEvent, legacyAlertEmail } from './payload.ts';

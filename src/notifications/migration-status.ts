@@ -21,7 +21,7 @@ export function policyCoversPool(policy: Policy, poolId: string): boolean {
  * The migration away from pool notification_email is a process, not a stored field: a pool is migrated
  * when a new notification covers it and its notification_email is empty; the account's migration is
  * complete once no pool keeps a legacy email. The same definition as `ledge notifications
- * migration-status` (src/migration/status.ts), which computes it from the public API alone.
+ * migration-status` (src/email-migration/status.ts), which computes it from the public API alone.
  */
 export async function legacyMigrationStatus(
   accountId: string,

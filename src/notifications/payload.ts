@@ -1,5 +1,5 @@
-import type { HealthEvent } from '../load-balancing/health/events.ts';
-import type { PoolEnablementEvent } from '../load-balancing/pool-events.ts';
+import type { HealthEvent } from '../load-balancing/index.ts';
+import type { PoolEnablementEvent } from '../load-balancing/index.ts';
 import { newId } from '../shared/ids.ts';
 import { LOAD_BALANCING_HEALTH_ALERT, LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import type { MailContent } from './mail.ts';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';
-import type { HealthEventBus } from '../load-balancing/health/events.ts';
-import type { PoolEnablementBus } from '../load-balancing/pool-events.ts';
+import type { HealthEventBus } from '../load-balancing/index.ts';
+import type { PoolEnablementBus } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import { DEFAULT_RETRY, Dispatcher, type RetryPolicy } from './dispatcher.ts';

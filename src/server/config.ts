@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT } from '../shared/default-ports.ts';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
 
@@ -59,8 +60,7 @@ export interface ServerFlags {
   logFormat?: string | undefined;
 }
 
-export const DEFAULT_API_PORT = 8787;
-export const DEFAULT_FUNCTIONS_PORT = 8788;
+export { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT } from '../shared/default-ports.ts';
 
 /** Flags win over environment variables, which win over the embedded defaults. */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {

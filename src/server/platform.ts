@@ -2,6 +2,7 @@ import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
 import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
+import type { BackgroundService } from '../shared/background-service.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
@@ -13,12 +14,7 @@ import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 
-/** A long-running part of the platform (health checker, dispatcher, runtime supervisor). */
-export interface BackgroundService {
-  name: string;
-  start(): Promise<void> | void;
-  stop(): Promise<void> | void;
-}
+export type { BackgroundService } from '../shared/background-service.ts';
 
 /**
  * Every service of one running platform, composed once in dependency order. Subsystems receive what

@@ -1,11 +1,10 @@
 import type { AccountService } from '../accounts/index.ts';
 import type { Database } from '../db/index.ts';
-import type { ServerConfig } from '../server/config.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { R2ServiceResolver } from './runtime/config.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
-import { FunctionsRuntime } from './runtime/supervisor.ts';
+import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { WorkersService, type BucketLookup } from './service.ts';
 import { SqliteWorkerStore } from './store.ts';
 
@@ -17,7 +16,7 @@ export interface FunctionsPlatform {
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
 export function createFunctions(deps: {
-  config: ServerConfig;
+  config: FunctionsConfig;
   db: Database;
   secretBox: SecretBox;
   accounts: AccountService;

@@ -1,5 +1,5 @@
 import type { EgressPolicy } from '../../egress/index.ts';
-import type { BackgroundService } from '../../server/platform.ts';
+import type { BackgroundService } from '../../shared/background-service.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Monitor } from '../monitor-schemas.ts';
 import type { MonitorStore } from '../monitor-store.ts';

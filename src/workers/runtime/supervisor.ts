@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerConfig } from '../../server/config.ts';
-import type { BackgroundService } from '../../server/platform.ts';
+import type { BackgroundService } from '../../shared/background-service.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
@@ -21,8 +20,16 @@ import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.t
 
 export type { R2ServiceResolver } from './config.ts';
 
+/** Where and how functions are served (the server's --functions-* settings). */
+export interface FunctionsConfig {
+  functionsHost: string;
+  functionsPort: number;
+  functionsDomain: string;
+  functionsProcesses: number;
+}
+
 export interface RuntimeDeps {
-  config: Pick<ServerConfig, 'functionsHost' | 'functionsPort' | 'functionsDomain' | 'functionsProcesses'>;
+  config: FunctionsConfig;
   runtimeDir: string;
   logger: Logger;
   logs: FunctionLogHub;

@@ -5,7 +5,7 @@ import {
   migrationStatus,
   parseAddresses,
   type MigrateOptions,
-} from '../../src/migration/index.ts';
+} from '../../src/email-migration/index.ts';
 import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { allPolicies, allPools, clientFor, createPools } from './fixtures.ts';
 

@@ -3,7 +3,7 @@
  * Targets: <= 10 s and <= 200 MiB peak RSS for the tool. The server runs in its own process; the tool's
  * peak RSS is read from /proc/<pid>/status (VmHWM) while it runs.
  *
- *   npm run bench:migration [-- --pools 10000 --page-size 100]
+ *   npm run bench:email-migration [-- --pools 10000 --page-size 100]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';

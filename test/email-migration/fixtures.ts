@@ -1,5 +1,5 @@
 import { ApiClient } from '../../src/client/index.ts';
-import type { AlertPolicy, PoolSummary } from '../../src/migration/index.ts';
+import type { AlertPolicy, PoolSummary } from '../../src/email-migration/index.ts';
 import type { TestLedge } from '../helpers/ledge.ts';
 
 export function clientFor(ledge: TestLedge): ApiClient {

@@ -1,0 +1,124 @@
+import { dirname, relative, resolve } from 'node:path';
+
+/**
+ * Which folders of src/ each folder may import: dependencies point one way, cli -> client and
+ * api -> subsystems -> db/storage -> shared (docs/architecture.md, "Layers"). A subsystem reaches another
+ * only through its index.ts (its public surface); the infrastructure layers (shared, db, the api kit) are
+ * imported file by file.
+ */
+const SUBSYSTEM_BASE = ['shared', 'db', 'api-kit'];
+export const LAYERS = {
+  shared: [],
+  db: ['shared'],
+  egress: ['shared'],
+  storage: ['shared', 'db'],
+  // The request context names who is calling (accounts' Principal type).
+  'api-kit': ['shared', 'db', 'accounts'],
+  accounts: [...SUBSYSTEM_BASE],
+  zones: [...SUBSYSTEM_BASE, 'accounts'],
+  'load-balancing': [...SUBSYSTEM_BASE, 'accounts', 'egress', 'zones'],
+  // Notifications consume load balancing's health events; load balancing never imports notifications.
+  notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
+  // The runtime gives bindings the R2 wire backend's workerd services.
+  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
+  r2: [...SUBSYSTEM_BASE, 'storage'],
+  observability: [...SUBSYSTEM_BASE],
+  api: [
+    ...SUBSYSTEM_BASE,
+    'accounts',
+    'egress',
+    'storage',
+    'zones',
+    'load-balancing',
+    'notifications',
+    'workers',
+    'r2',
+    'observability',
+  ],
+  server: [
+    'shared',
+    'db',
+    'api-kit',
+    'api',
+    'accounts',
+    'egress',
+    'storage',
+    'zones',
+    'load-balancing',
+    'notifications',
+    'workers',
+    'r2',
+    'observability',
+  ],
+  client: ['shared'],
+  // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.
+  'email-migration': ['shared', 'client'],
+  // `ledge server` and `ledge admin` run the composition root itself, through server/index.ts only.
+  cli: ['shared', 'client', 'email-migration', 'server-entry'],
+};
+
+/** src/api files every subsystem may use to write routes; the rest of api/ composes the app from them. */
+const API_KIT = new Set(['body.ts', 'context.ts', 'envelope.ts', 'pagination.ts', 'respond.ts']);
+const INFRASTRUCTURE = new Set(['shared', 'db', 'api-kit']);
+/** What the CLI may load of the server: its entry, and the signal handling `ledge server` installs before loading it. */
+const SERVER_ENTRIES = new Set(['server/index.ts', 'server/stop-request.ts']);
+
+function layerOf(srcRelative) {
+  const [folder, file] = srcRelative.split('/');
+  if (folder === 'api' && API_KIT.has(file)) return 'api-kit';
+  return folder;
+}
+
+export const layersPlugin = {
+  rules: {
+    layers: {
+      meta: {
+        type: 'problem',
+        docs: { description: 'imports follow the layers of src/ (eslint/layers.js)' },
+        schema: [],
+      },
+      create(context) {
+        const srcRoot = resolve(context.cwd, 'src');
+        const file = context.filename;
+        const fromRelative = relative(srcRoot, file);
+        if (fromRelative.startsWith('..')) return {};
+        const from = layerOf(fromRelative);
+        const check = (node, source) => {
+          if (typeof source !== 'string' || !source.startsWith('.')) return;
+          const targetRelative = relative(srcRoot, resolve(dirname(file), source));
+          if (targetRelative.startsWith('..')) return;
+          const to = layerOf(targetRelative);
+          if (to === from) return;
+          const allowed = LAYERS[from];
+          if (!allowed) {
+            context.report({ node, message: `src/${from}/ has no entry in eslint/layers.js: add its allowed imports` });
+            return;
+          }
+          const viaEntry = to === 'server' && SERVER_ENTRIES.has(targetRelative);
+          if (!(allowed.includes(to) || (viaEntry && allowed.includes('server-entry')))) {
+            context.report({
+              node,
+              message: `src/${from}/ may not import src/${targetRelative} (layers: eslint/layers.js)`,
+            });
+            return;
+          }
+          const [, ...rest] = targetRelative.split('/');
+          // The composition root (server/) and the app (api/) wire subsystems from their parts.
+          const composing = from === 'server' || from === 'api';
+          if (!composing && !INFRASTRUCTURE.has(to) && to !== 'server' && rest.join('/') !== 'index.ts') {
+            context.report({
+              node,
+              message: `import src/${to}/ through its index.ts, not src/${targetRelative}`,
+            });
+          }
+        };
+        return {
+          ImportDeclaration: (node) => check(node.source, node.source.value),
+          ExportNamedDeclaration: (node) => node.source && check(node.source, node.source.value),
+          ExportAllDeclaration: (node) => check(node.source, node.source.value),
+          ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
+        };
+      },
+    },
+  },
+};
