@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveServerConfig, startServer, type RunningServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import { benchDatabase, stopBenchDatabases } from '../database.ts';
 
 export const BENCH_TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const BENCH_ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -10,22 +11,28 @@ export const BENCH_ACCOUNT = '0123456789abcdef0123456789abcdef';
 /** A real ledge server on 127.0.0.1 with a throwaway data dir; `close` removes it. */
 export async function startBenchLedge(): Promise<{
   server: RunningServer;
+  /** sqlite or postgres (`--database postgres`). */
+  backend: string;
   headers: Record<string, string>;
   lbUrl: string;
   close(): Promise<void>;
 }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledge-bench-'));
+  const database = await benchDatabase();
   const config = resolveServerConfig(
-    { dataDir, host: '127.0.0.1', port: 0, functionsPort: 0 },
+    { dataDir, databaseUrl: database.databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0 },
     { LEDGE_BOOTSTRAP_API_TOKEN: BENCH_TOKEN, LEDGE_BOOTSTRAP_ACCOUNT_ID: BENCH_ACCOUNT },
   );
   const server = await startServer(config, createLogger('warn'));
   return {
     server,
+    backend: database.backend,
     headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
     lbUrl: `${server.apiUrl}/accounts/${BENCH_ACCOUNT}/load_balancers`,
     close: async () => {
       await server.close();
+      await database.stop();
+      await stopBenchDatabases();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -52,6 +52,7 @@ try {
   const lastPage = await timed('GET', `${ledge.lbUrl}/pools?page=${pages}`);
   const result = {
     benchmark: 'pools API with 10,000 pools',
+    database: ledge.backend,
     seeded_pools: POOLS,
     seed_seconds: Math.round(seedSeconds * 10) / 10,
     rounds: ROUNDS,

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HealthEvent } from '../../src/load-balancing/index.ts';
 import { createPlatform, resolveServerConfig, type Platform } from '../../src/server/index.ts';
+import { benchDatabase, stopBenchDatabases } from '../database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 1000);
@@ -132,7 +133,11 @@ async function main(): Promise<void> {
   // 2026-11-22 the platform was given an empty environment, so this cap never applied: the outage figures
   // before then measured the default 60 s cap, ~72 s with its +20% jitter.)
   const env = { LEDGE_NOTIFY_RETRY_MAX_MS: '10000', ...process.env };
-  const platform = await createPlatform(resolveServerConfig({ dataDir, port: 0 }, env), createLogger('warn'));
+  const database = await benchDatabase();
+  const platform = await createPlatform(
+    resolveServerConfig({ dataDir, port: 0, databaseUrl: database.databaseUrl }, env),
+    createLogger('warn'),
+  );
   const receivers = new Receivers();
   await receivers.ready();
   const { ports } = await receivers.ask<{ ports: number[] }>('start');
@@ -155,6 +160,7 @@ async function main(): Promise<void> {
       alert_type: 'load_balancing_health_alert',
       mechanisms: { webhooks: webhooks.map((w) => ({ id: w.id })) },
     });
+    console.log(`database: ${database.backend}`);
     const poolId = 'b'.repeat(32);
     platform.notifications.dispatcher.start();
 
@@ -230,6 +236,9 @@ async function main(): Promise<void> {
     await platform.notifications.dispatcher.stop();
     receivers.exit();
     platform.legacyDb.close();
+    await platform.db.close();
+    await database.stop();
+    await stopBenchDatabases();
     rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(failed ? 'RESULT: FAIL' : 'RESULT: PASS');
