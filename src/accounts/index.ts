@@ -5,3 +5,4 @@ export { accountRoutes } from './routes.ts';
 export { AuthErrors } from './errors.ts';
 export { canAccessAccount, type Principal } from './principal.ts';
 export type { Account, ApiToken, Membership, User } from './types.ts';
+export { createAccountsSubsystem, type AccountsSubsystem } from './subsystem.ts';

@@ -1,27 +1,21 @@
 import { Hono } from 'hono';
-import { accountRoutes, type AccountService } from '../accounts/index.ts';
-import { loadBalancingRoutes, type LoadBalancing } from '../load-balancing/index.ts';
-import { notificationRoutes, type NotificationService } from '../notifications/index.ts';
+import type { AccountService } from '../accounts/index.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { StorageService } from '../storage/index.ts';
-import { scriptUploadLimit, workerRoutes, type FunctionsPlatform } from '../workers/index.ts';
-import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
 import { requestLog } from './request-log.ts';
+import type { Subsystem } from './subsystem.ts';
 
 export const API_PREFIX = '/client/v4';
 
 /** The services the API serves (the platform has them; tests and embedders may pass their own). */
 export interface ApiDependencies {
-  config: { env: NodeJS.ProcessEnv };
   logger: Logger;
+  /** Authenticates every request. */
   accounts: AccountService;
-  loadBalancing: LoadBalancing;
-  notifications: NotificationService;
-  functions: FunctionsPlatform;
-  storage: StorageService;
+  /** Each mounts its routes, in this order. */
+  subsystems: readonly Subsystem[];
 }
 
 /**
@@ -33,17 +27,7 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   api.use('*', requestLog(platform.logger));
   api.use('*', authMiddleware(platform.accounts));
 
-  api.route('/', accountRoutes(platform.accounts));
-  // Subsystem routes are mounted here, each under its own prefix.
-  api.route('/accounts/:account_id/load_balancers', loadBalancingRoutes(platform.loadBalancing));
-  api.route('/', notificationRoutes(platform.notifications));
-  api.route(
-    '/',
-    workerRoutes(platform.functions.workers, platform.functions.logs, {
-      uploadLimit: scriptUploadLimit(platform.config.env),
-    }),
-  );
-  api.route('/', r2Routes(platform.storage));
+  for (const subsystem of platform.subsystems) subsystem.mountRoutes(api);
 
   api.notFound(throwRouteNotFound);
   api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));

@@ -14,3 +14,4 @@ export {
 } from './health/events.ts';
 export { PoolEnablementBus, type PoolEnablementEvent } from './pool-events.ts';
 export type { CheckerStats } from './health/checker.ts';
+export { createLoadBalancingSubsystem, type LoadBalancingSubsystem } from './subsystem.ts';

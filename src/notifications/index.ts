@@ -5,3 +5,4 @@ export { createMailer, LocalMailbox, SmtpMailer, type Mailer, type MailMessage, 
 export { notificationSettings, type NotificationSettings } from './settings.ts';
 export { legacyMigrationStatus, type LegacyMigrationStatus } from './migration-status.ts';
 export type { PoolDirectory, Policy, Webhook } from './types.ts';
+export { createNotificationsSubsystem, type NotificationsSubsystem } from './subsystem.ts';

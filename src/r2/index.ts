@@ -8,3 +8,4 @@
  */
 export { r2Routes } from './routes.ts';
 export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service } from './wire/backend.ts';
+export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';

@@ -1,14 +1,26 @@
-import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
+import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
+import type { Subsystem } from '../api/subsystem.ts';
 import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
-import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
+import {
+  createLoadBalancingSubsystem,
+  HealthEventBus,
+  loadBalancingSettings,
+  PoolEnablementBus,
+  type LoadBalancing,
+} from '../load-balancing/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import type { SecretBox } from '../shared/crypto.ts';
-import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
+import {
+  createMailer,
+  createNotificationsSubsystem,
+  notificationSettings,
+  type NotificationService,
+} from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
-import { createFunctions, type FunctionsPlatform } from '../workers/index.ts';
+import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
-import { R2WireBackend } from '../r2/index.ts';
+import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
@@ -48,7 +60,9 @@ export interface Platform {
   storage: StorageService;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
-  /** Started after the API listens, stopped in reverse order on shutdown. */
+  /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
+  subsystems: Subsystem[];
+  /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
 }
 
@@ -67,24 +81,22 @@ export async function createPlatform(
   }
   const legacyDb = new Database(paths.database);
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
-  const accounts = new AccountService(new SqliteAccountStore(legacyDb));
-  const background: BackgroundService[] = [];
-  const blobs = new FsBlobStore(paths.blobs);
-  const storage = new StorageService(new SqliteMetadataStore(legacyDb), blobs, {
-    logger,
-    lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
-  });
-  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
-  // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
-  background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
-  // Bucket lifecycle rules (expiry, upload aborts, storage-class transitions).
-  background.push(storage.lifecycle);
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
-  const loadBalancing = new LoadBalancing({
+  const storage = new StorageService(new SqliteMetadataStore(legacyDb), new FsBlobStore(paths.blobs), {
+    logger,
+    lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
+  });
+
+  // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
+  // and background services started in this order, and stopped in reverse (the functions runtime after
+  // the R2 wire backend its bindings reach, and before it).
+  const accounts = createAccountsSubsystem({ db: legacyDb });
+  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger });
+  const loadBalancing = createLoadBalancingSubsystem({
     db: legacyDb,
     logger,
     bus: healthEvents,
@@ -92,33 +104,31 @@ export async function createPlatform(
     settings: loadBalancingSettings(config.env),
     egress,
   });
-  background.push(loadBalancing.checker);
-  // Subscribed before anything runs, so no health event is recorded without its deliveries.
-  const notifications = new NotificationService({
+  const notifications = createNotificationsSubsystem({
     db: legacyDb,
     secretBox,
     logger,
-    pools: loadBalancing,
+    pools: loadBalancing.service,
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     egress,
     ...notificationSettings(config.env),
+    healthEvents,
+    poolEnablement,
   });
-  notifications.subscribeTo(healthEvents, poolEnablement);
-  background.push(notifications.dispatcher, notifications.retention);
-  const functions = createFunctions({
+  const workers = createWorkersSubsystem({
     config,
+    env: config.env,
     db: legacyDb,
     secretBox,
-    accounts,
+    accounts: accounts.service,
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
-    r2: { workerdService: (accountId, name) => r2Backend.workerdService(accountId, name) },
+    r2: { workerdService: (accountId, name) => r2.wire.workerdService(accountId, name) },
   });
   // With --functions-port 0 the real port is known once the runtime listens.
-  egress.addOwnListener(() => functions.runtime.port, 'functions');
-  // Started after the storage backend (bindings reach it) and stopped before it.
-  background.push(functions.runtime);
+  egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
+  const subsystems: Subsystem[] = [accounts, r2, loadBalancing, notifications, workers];
   return {
     config,
     paths,
@@ -127,15 +137,16 @@ export async function createPlatform(
     logger,
     secretBox,
     egress,
-    accounts,
+    subsystems,
+    accounts: accounts.service,
     healthEvents,
     poolEnablement,
-    loadBalancing,
-    notifications,
-    functions,
+    loadBalancing: loadBalancing.service,
+    notifications: notifications.service,
+    functions: workers.functions,
     storage,
-    r2Backend,
-    background,
+    r2Backend: r2.wire,
+    background: subsystems.flatMap((subsystem) => subsystem.background),
   };
 }
 

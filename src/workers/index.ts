@@ -5,4 +5,5 @@ export { WorkersService, type BucketLookup, type FunctionRuntime } from './servi
 export { SqliteWorkerStore, type WorkerStore } from './store.ts';
 export { FunctionsRuntime, type R2ServiceResolver } from './runtime/supervisor.ts';
 export { FunctionLogHub } from './runtime/log-hub.ts';
-export { createFunctions, type FunctionsPlatform } from './wiring.ts';
+export type { FunctionsPlatform } from './wiring.ts';
+export { createWorkersSubsystem, type WorkersSubsystem } from './subsystem.ts';

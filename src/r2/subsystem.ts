@@ -1,0 +1,31 @@
+import type { Subsystem } from '../api/subsystem.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { StorageService } from '../storage/index.ts';
+import { r2Routes } from './routes.ts';
+import { R2WireBackend } from './wire/backend.ts';
+
+export interface R2Subsystem extends Subsystem {
+  storage: StorageService;
+  /** The socket workerd's r2Bucket bindings talk to. */
+  wire: R2WireBackend;
+}
+
+/**
+ * Object storage over HTTP and for functions: the bucket and object routes, the wire backend, and the
+ * storage engine's own upkeep (orphan collection, upload expiry, lifecycle rules) as background services.
+ */
+export function createR2Subsystem(deps: { storage: StorageService; socketPath: string; logger: Logger }): R2Subsystem {
+  const { storage } = deps;
+  const wire = new R2WireBackend(storage, deps.socketPath, deps.logger);
+  return {
+    name: 'r2',
+    storage,
+    wire,
+    background: [
+      { name: 'storage', start: () => storage.start(), stop: () => storage.stop() },
+      wire,
+      storage.lifecycle,
+    ],
+    mountRoutes: (api) => api.route('/', r2Routes(storage)),
+  };
+}

@@ -1,0 +1,23 @@
+import type { Subsystem } from '../api/subsystem.ts';
+import { workerRoutes } from './routes.ts';
+import { scriptUploadLimit } from './limits.ts';
+import { createFunctions, type FunctionsPlatform } from './wiring.ts';
+
+export interface WorkersSubsystem extends Subsystem {
+  functions: FunctionsPlatform;
+}
+
+/** Scripts, deployments, secrets and the workerd supervisor (its background service). */
+export function createWorkersSubsystem(
+  deps: Parameters<typeof createFunctions>[0] & { env: NodeJS.ProcessEnv },
+): WorkersSubsystem {
+  const functions = createFunctions(deps);
+  const uploadLimit = scriptUploadLimit(deps.env);
+  return {
+    name: 'workers',
+    functions,
+    // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
+    background: [functions.runtime],
+    mountRoutes: (api) => api.route('/', workerRoutes(functions.workers, functions.logs, { uploadLimit })),
+  };
+}
