@@ -6,7 +6,7 @@ import { dirname, relative, resolve } from 'node:path';
  * only through its index.ts (its public surface); the infrastructure layers (shared, db, the api kit) are
  * imported file by file.
  */
-const SUBSYSTEM_BASE = ['shared', 'db', 'api-kit'];
+const SUBSYSTEM_BASE = ['shared', 'db', 'cluster', 'api-kit'];
 export const LAYERS = {
   shared: [],
   db: ['shared'],
@@ -14,6 +14,8 @@ export const LAYERS = {
   storage: ['shared', 'db'],
   // The request context names who is calling (accounts' Principal type).
   'api-kit': ['shared', 'db', 'accounts'],
+  // Nodes sharing one database: leases, heartbeats, the change feed.
+  cluster: ['shared', 'db'],
   accounts: [...SUBSYSTEM_BASE],
   zones: [...SUBSYSTEM_BASE, 'accounts'],
   'load-balancing': [...SUBSYSTEM_BASE, 'accounts', 'egress', 'zones'],
