@@ -39,6 +39,7 @@ export const LAYERS = {
   ],
   server: [
     'shared',
+    'cluster',
     'db',
     'api-kit',
     'api',

@@ -1,5 +1,6 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api/subsystem.ts';
+import { ChangeFeed, ClusterMembership, SqlNodeStore } from '../cluster/index.ts';
 import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
@@ -60,6 +61,10 @@ export interface Platform {
   storage: StorageService;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** This node among the nodes sharing the database (heartbeats; live nodes for sharded work). */
+  membership: ClusterMembership;
+  /** Changes announced to every node sharing the database (cache invalidation across nodes). */
+  changes: ChangeFeed;
   /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
@@ -129,6 +134,8 @@ export async function createPlatform(
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
   const subsystems: Subsystem[] = [accounts, r2, loadBalancing, notifications, workers];
+  const membership = new ClusterMembership({ nodeId: config.nodeId, nodes: new SqlNodeStore(db), logger });
+  const changes = new ChangeFeed(db, config.nodeId, logger);
   return {
     config,
     paths,
@@ -138,6 +145,8 @@ export async function createPlatform(
     secretBox,
     egress,
     subsystems,
+    membership,
+    changes,
     accounts: accounts.service,
     healthEvents,
     poolEnablement,
@@ -146,7 +155,8 @@ export async function createPlatform(
     functions: workers.functions,
     storage,
     r2Backend: r2.wire,
-    background: subsystems.flatMap((subsystem) => subsystem.background),
+    // Membership and the change feed first: subsystems' services may ask for live nodes or publish changes.
+    background: [membership, changes, ...subsystems.flatMap((subsystem) => subsystem.background)],
   };
 }
 
