@@ -89,7 +89,7 @@ export async function createPlatform(
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
   const loadBalancing = new LoadBalancing({
-    db: legacyDb,
+    db,
     logger,
     bus: healthEvents,
     enablement: poolEnablement,
@@ -99,7 +99,7 @@ export async function createPlatform(
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
-    db: legacyDb,
+    db,
     secretBox,
     logger,
     pools: loadBalancing,
