@@ -1,4 +1,4 @@
-import type { SqlDatabase, SqlExecutor } from '../db/index.ts';
+import type { SqlDatabase, SqlExecutor, SqlTransaction } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory, HistoryItem } from './history.ts';
@@ -167,7 +167,12 @@ export class Dispatcher {
   async #claimAndSend(): Promise<void> {
     const now = Date.now();
     try {
-      if (this.#tableDueMs <= now) await this.#send(await this.#claim(this.#db, now));
+      // A claim writes: in a transaction (SQLite answers lone reads from a read-only connection).
+      if (this.#tableDueMs <= now) {
+        const rows = await this.#db.transaction((tx) => this.#claim(tx, now));
+        this.#scheduleTimer(now);
+        await this.#send(rows);
+      }
       await this.#send(await this.#takeFresh(now));
     } catch (error) {
       // E.g. the database is unreachable for a moment: nothing is lost (rows stay in the outbox), try again soon.
@@ -176,15 +181,16 @@ export class Dispatcher {
     }
   }
 
-  /** Claims due rows from the table, on the database or in the outcome transaction. */
-  async #claim(executor: SqlExecutor, now: number): Promise<OutboxRow[]> {
+  /**
+   * Claims due rows from the table in `tx` (a claim of its own, or the outcome transaction). The caller
+   * re-arms the timer once the transaction has ended: a timer set inside it would run its callback in the
+   * transaction's async context.
+   */
+  async #claim(tx: SqlTransaction, now: number): Promise<OutboxRow[]> {
     const capacity = this.#concurrency - this.#sending;
     if (capacity <= 0) return []; // a finishing send claims again
-    const rows = await this.#outbox.claim(executor, now, capacity, this.#leaseMs);
-    if (rows.length < capacity) {
-      this.#tableDueMs = (await this.#outbox.nextDueMs(executor)) ?? Infinity;
-      this.#scheduleTimer(now);
-    }
+    const rows = await this.#outbox.claim(tx, now, capacity, this.#leaseMs);
+    if (rows.length < capacity) this.#tableDueMs = (await this.#outbox.nextDueMs(tx)) ?? Infinity;
     return rows;
   }
 
@@ -309,11 +315,15 @@ export class Dispatcher {
     this.#outcomes = [];
     const now = Date.now();
     let next: OutboxRow[] = [];
+    let retryAtMs = Infinity;
     try {
-      next = await this.#db.transaction(async (tx) => {
-        await this.#record(tx, batch, now);
-        return this.#running && this.#tableDueMs <= now ? this.#claim(tx, now) : [];
+      [next, retryAtMs] = await this.#db.transaction(async (tx) => {
+        const retryAt = await this.#record(tx, batch, now);
+        const claimed = this.#running && this.#tableDueMs <= now ? await this.#claim(tx, now) : [];
+        return [claimed, retryAt] as const;
       });
+      this.#scheduleTimer(now);
+      this.#dueAt(retryAtMs);
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
@@ -330,7 +340,9 @@ export class Dispatcher {
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  async #record(tx: SqlExecutor, batch: Outcome[], now: number): Promise<void> {
+  /** Writes a batch of outcomes; returns when the earliest retry it scheduled comes due (Infinity: none). */
+  async #record(tx: SqlExecutor, batch: Outcome[], now: number): Promise<number> {
+    let retryAtMs = Infinity;
     const at = new Date(now).toISOString();
     const done: number[] = [];
     const webhookStatus = new Map<string, boolean>();
@@ -366,12 +378,13 @@ export class Dispatcher {
         const attempts = row.attempts + 1;
         const nextAttemptMs = now + backoffMs(attempts, this.#retry);
         await this.#outbox.retryLater(tx, row.id, attempts, nextAttemptMs, outcome.error ?? 'failed');
-        this.#dueAt(nextAttemptMs);
+        retryAtMs = Math.min(retryAtMs, nextAttemptMs);
       }
     }
     await this.#outbox.removeAll(tx, done);
     // One write per destination per batch: the outcome of its latest attempt in the batch.
     await this.#store.markWebhookOutcomes(tx, webhookStatus, at);
+    return retryAtMs;
   }
 }
 

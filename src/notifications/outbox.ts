@@ -1,4 +1,10 @@
-import { dialects, type SqlDatabase, type SqlExecutor, type TransactionScope } from '../db/index.ts';
+import {
+  dialects,
+  type SqlDatabase,
+  type SqlExecutor,
+  type SqlTransaction,
+  type TransactionScope,
+} from '../db/index.ts';
 import { FreshRows } from './fresh-rows.ts';
 
 export type DeliveryKind = 'alert' | 'legacy_alert' | 'deprecation_notice';
@@ -161,9 +167,10 @@ export class Outbox {
 
   /**
    * Claims up to `limit` due rows for `leaseMs` in one statement, skipping rows another claimer is taking;
-   * a crashed claimer's rows come due again when the lease expires.
+   * a crashed claimer's rows come due again when the lease expires. `executor` is a transaction (an
+   * UPDATE ... RETURNING is a write: on SQLite a lone `db.all` would run on the read-only connection).
    */
-  async claim(executor: SqlExecutor, nowMs: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+  async claim(executor: SqlTransaction, nowMs: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
     const dialect = dialects[executor.dialect];
     const rows = await executor.all<OutboxRow>(
       `UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = ?, lease_owner = ?
