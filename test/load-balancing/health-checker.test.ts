@@ -61,7 +61,8 @@ const originHealth = async (poolId: string, index: number): Promise<Json> => {
 };
 const waitEvent = (poolId: string, match: Partial<HealthEvent>, timeoutMs = 15_000) =>
   waitFor(
-    async () => (await eventsOf(poolId)).find((e) => Object.entries(match).every(([k, v]) => e[k as keyof HealthEvent] === v)),
+    async () =>
+      (await eventsOf(poolId)).find((e) => Object.entries(match).every(([k, v]) => e[k as keyof HealthEvent] === v)),
     timeoutMs,
     JSON.stringify(match),
   );
@@ -207,7 +208,9 @@ describe('health checker with real origins', () => {
     await waitFor(() => (failures >= 2 ? true : undefined));
     // Both attempts rolled back: no event row and the origin is still stored as healthy.
     expect(await eventsOf(pool.id)).toEqual([]);
-    expect((await ledge.server.platform.loadBalancing.health.originStates(pool.id)).get('origin-0')?.healthy).toBe(true);
+    expect((await ledge.server.platform.loadBalancing.health.originStates(pool.id)).get('origin-0')?.healthy).toBe(
+      true,
+    );
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
     expect(down.reason).toBe('Response code mismatch error');
     unsubscribe();

@@ -46,15 +46,17 @@ describe('health state across restarts', () => {
       10_000,
       'probes after restart',
     );
-    expect((await events()).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual(['origin:Unhealthy', 'pool:Unhealthy']);
+    expect((await events()).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
+      'origin:Unhealthy',
+      'pool:Unhealthy',
+    ]);
 
     origin.mode = { kind: 'ok' };
     await waitFor(async () => ((await events()).length === 4 ? true : undefined), 15_000, 'Healthy events');
-    expect(
-      (await events())
-        .slice(2)
-        .map((e) => `${e.eventSource}:${e.newHealth}`),
-    ).toEqual(['origin:Healthy', 'pool:Healthy']);
+    expect((await events()).slice(2).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
+      'origin:Healthy',
+      'pool:Healthy',
+    ]);
     await ledge.close();
   });
 });

@@ -170,7 +170,12 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     await createPolicy('flaky', { filters: { pool_id: [poolA], event_source: ['pool'] } });
     receiver.status = 503;
     const sentAt = new Date().toISOString();
-    await publishEvent(ledge.server.platform, { poolId: poolA, eventSource: 'pool', originName: null, originAddress: null });
+    await publishEvent(ledge.server.platform, {
+      poolId: poolA,
+      eventSource: 'pool',
+      originName: null,
+      originAddress: null,
+    });
     await receiver.waitFor(1, hooksFor('flaky'));
     receiver.status = 200;
     await receiver.waitFor(2, hooksFor('flaky'), 15_000);

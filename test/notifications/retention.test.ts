@@ -23,7 +23,11 @@ describe('notification history retention', () => {
     expect(
       (await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools/${pool}`, { enabled })).status,
     ).toBe(200);
-    await waitUntil(async () => ((await count('notification_history')) >= expected ? true : undefined), 10_000, 'the attempt');
+    await waitUntil(
+      async () => ((await count('notification_history')) >= expected ? true : undefined),
+      10_000,
+      'the attempt',
+    );
   };
   /** Backdates attempts (as if they were sent `days` ago): the test cannot wait a day. */
   const age = (days: number, where: string) =>
@@ -91,7 +95,11 @@ describe('notification history retention', () => {
   it('keeps a body that a pending delivery or a newer attempt still uses', async () => {
     hooks.status = 503; // the receiver fails: the delivery stays in the outbox, to be retried
     await toggle(true, 2);
-    await waitUntil(async () => ((await count('notification_outbox')) === 1 ? true : undefined), 10_000, 'the pending retry');
+    await waitUntil(
+      async () => ((await count('notification_outbox')) === 1 ? true : undefined),
+      10_000,
+      'the pending retry',
+    );
     await age(3, '1 = 1');
     const pruned = await ledge.server.platform.notifications.retention.prune();
     expect(pruned.attempts).toBe(2);

@@ -34,8 +34,7 @@ const outcome = (plan: PoolPlan, index: number, result: ProbeResult): CheckOutco
   result,
 });
 
-const summary = (events: HealthEvent[]) =>
-  events.map((e) => `${e.eventSource}:${e.originName ?? '-'}:${e.newHealth}`);
+const summary = (events: HealthEvent[]) => events.map((e) => `${e.eventSource}:${e.originName ?? '-'}:${e.newHealth}`);
 
 /** HealthStore: transitions and their events, published inside the transaction, and racing recorders. */
 export function healthStoreCases(_backend: DialectName, context: StoreContext): void {
@@ -58,7 +57,11 @@ export function healthStoreCases(_backend: DialectName, context: StoreContext): 
     const events = await store.events(ACCOUNT, plan.poolId);
     expect(events).toEqual(published);
     expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort((a, b) => a - b));
-    expect((await store.originStates(plan.poolId)).get('o1')).toMatchObject({ healthy: true, successes: 1, rttMs: 1.5 });
+    expect((await store.originStates(plan.poolId)).get('o1')).toMatchObject({
+      healthy: true,
+      successes: 1,
+      rttMs: 1.5,
+    });
     expect(await store.poolState(plan.poolId)).toMatchObject({ healthy: true, reason: 'No failures' });
   });
 
