@@ -3,7 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Integration tests start real servers (ledge, workerd, SMTP, origins) on 127.0.0.1 with port 0.
 // Two workers match the two cores of the target machine; slow real-client tests get generous timeouts.
 /** The suites that run a second time with every server on PostgreSQL (store-level suites run both backends themselves). */
-const POSTGRES_SUITES = ['test/db-backends/**/*.test.ts'];
+const POSTGRES_SUITES = [
+  'test/db-backends/**/*.test.ts',
+  'test/load-balancing/**/*.test.ts',
+  'test/notifications/**/*.test.ts',
+  'test/migration/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -57,10 +57,10 @@ try {
   const servedAfter = (await ask<{ served: number }>('count')).served;
   const stats = lb.checker.stats();
   const unhealthy =
-    ledge.server.platform.legacyDb.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health WHERE healthy = 0')
+    (await ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health WHERE healthy = 0'))
       ?.n ?? -1;
   const checkedRows =
-    ledge.server.platform.legacyDb.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health')?.n ?? -1;
+    (await ledge.server.platform.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM lb_origin_health'))?.n ?? -1;
   const cpuPercent = ((cpu.user + cpu.system) / 1000 / wall) * 100;
   const result = {
     benchmark: 'health checker, real loopback origins',

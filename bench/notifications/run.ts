@@ -14,6 +14,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inTransactionScope } from '../../src/db/index.ts';
 import type { HealthEvent } from '../../src/load-balancing/index.ts';
 import { createPlatform, resolveServerConfig, type Platform } from '../../src/server/index.ts';
 import { benchDatabase, stopBenchDatabases } from '../database.ts';
@@ -100,9 +101,9 @@ async function load(
   let sent = 0;
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    platform.legacyDb.transaction(() => {
+    await inTransactionScope(platform.db, async (scope) => {
       while (sent < due) {
-        platform.healthEvents.publish(event(accountId, poolId));
+        await platform.healthEvents.publish(event(accountId, poolId), scope);
         sent++;
       }
     });
@@ -210,13 +211,13 @@ async function main(): Promise<void> {
     console.log(`outage: receivers down ${OUTAGE_S} s while ${OUTAGE_RATE} events/s arrive, then back`);
     await receivers.ask('stop');
     const outageSent = await load(platform, account.id, poolId, OUTAGE_RATE, OUTAGE_S);
-    const pendingAtReturn = platform.notifications.outbox.pendingCount();
+    const pendingAtReturn = await platform.notifications.outbox.pendingCount();
     await receivers.ask('start');
     const back = await drainAll(receivers, outageSent, 180_000);
     const received = back.received.reduce((a, b) => a + b, 0);
     // Outcomes are committed a few ms after the receivers answer: let the outbox settle before reporting it.
     const settleUntil = Date.now() + 30_000;
-    while (platform.notifications.outbox.pendingCount() > 0 && Date.now() < settleUntil) {
+    while ((await platform.notifications.outbox.pendingCount()) > 0 && Date.now() < settleUntil) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     console.log(
@@ -228,10 +229,10 @@ async function main(): Promise<void> {
         deliveries_received: received,
         duplicates: back.duplicates,
         all_delivered_after_return_ms: back.ms,
-        outbox_left_after_settling: platform.notifications.outbox.pendingCount(),
+        outbox_left_after_settling: await platform.notifications.outbox.pendingCount(),
       }),
     );
-    if (received !== outageSent * RECEIVERS || platform.notifications.outbox.pendingCount() > 0) failed = true;
+    if (received !== outageSent * RECEIVERS || (await platform.notifications.outbox.pendingCount()) > 0) failed = true;
   } finally {
     await platform.notifications.dispatcher.stop();
     receivers.exit();

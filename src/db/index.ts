@@ -17,3 +17,4 @@ export { SqliteDatabase } from './sqlite-database.ts';
 export { PostgresDatabase } from './postgres-database.ts';
 export { applyMigrations, type SchemaMigration } from './schema-migrations.ts';
 export { openDatabase, isPostgresUrl, redactUrl } from './open.ts';
+export { inTransactionScope, type TransactionScope } from './transaction-scope.ts';

@@ -1,8 +1,9 @@
-import { SyncEventBus } from '../shared/sync-event-bus.ts';
+import type { TransactionScope } from '../db/index.ts';
+import { TransactionalEventBus } from '../shared/transactional-event-bus.ts';
 
 /**
  * A pool was switched on or off (PUT or PATCH changed `enabled`). Published by the pool store's write,
- * inside its transaction, with the stored value before the write: two concurrent edits that both
+ * inside its transaction (listeners get its scope), with the stored value before the write: two concurrent edits that both
  * disable a pool raise one event, not two.
  */
 export interface PoolEnablementEvent {
@@ -14,5 +15,5 @@ export interface PoolEnablementEvent {
   enabled: boolean;
 }
 
-/** Load balancing never imports notifications: this bus is the contract (see SyncEventBus). */
-export class PoolEnablementBus extends SyncEventBus<PoolEnablementEvent> {}
+/** Load balancing never imports notifications: this bus is the contract (see TransactionalEventBus). */
+export class PoolEnablementBus extends TransactionalEventBus<PoolEnablementEvent, TransactionScope> {}

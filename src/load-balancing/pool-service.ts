@@ -140,15 +140,16 @@ export class PoolService {
       { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() },
       existing,
     );
-    await this.#pools.update(accountId, pool, (previous) => {
+    await this.#pools.update(accountId, pool, async (previous, scope) => {
       if (!previous || previous.enabled === pool.enabled) return;
-      this.#enablement?.publish({
+      const event = {
         occurredAt: pool.modified_on,
         accountId,
         poolId: pool.id,
         poolName: pool.name,
         enabled: pool.enabled,
-      });
+      };
+      await this.#enablement?.publish(event, scope);
     });
     await this.#changed(accountId, pool.id);
     return pool;

@@ -1,4 +1,11 @@
-import type { Database } from '../db/index.ts';
+import {
+  dialects,
+  inTransactionScope,
+  type SqlDatabase,
+  type SqlExecutor,
+  type TransactionScope,
+} from '../db/index.ts';
+import { isForeignKeyViolation, isUniqueViolation } from './constraint-errors.ts';
 import { LbErrors } from './errors.ts';
 import type { Pool } from './pool-schemas.ts';
 
@@ -13,7 +20,7 @@ export interface PoolQuery {
   limit: number;
 }
 
-/** Persistence of pools. Async so that another backend (PostgreSQL) can replace the SQLite one. */
+/** Persistence of pools (see SqlPoolStore). */
 export interface PoolStore {
   /** One page ordered by name then id, plus the total for `result_info`. */
   list(accountId: string, query: PoolQuery): Promise<PoolPage>;
@@ -23,12 +30,18 @@ export interface PoolStore {
   /** Every enabled pool that has a monitor, across accounts (the health checker's plan). */
   listMonitored(): Promise<{ accountId: string; pool: Pool }[]>;
   nameTaken(accountId: string, name: string, exceptId?: string): Promise<boolean>;
+  /** A taken name is `duplicatePoolName`, an unknown monitor a validation error (also when two creators race). */
   insert(accountId: string, pool: Pool): Promise<void>;
   /**
    * Replaces the stored pool. `within` runs in the same transaction after the write, with the pool as it
-   * was stored just before it (events that must commit with the change, see pool-events.ts).
+   * was stored just before it (read under a row lock: two concurrent edits see each other's result) and
+   * the transaction's scope (events that must commit with the change, see pool-events.ts).
    */
-  update(accountId: string, pool: Pool, within?: (previous: Pool | undefined) => void): Promise<void>;
+  update(
+    accountId: string,
+    pool: Pool,
+    within?: (previous: Pool | undefined, scope: TransactionScope) => Promise<void>,
+  ): Promise<void>;
   /** Applies `change` to each pool of one page inside one transaction and returns the changed pools. */
   updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage>;
   delete(accountId: string, id: string): Promise<boolean>;
@@ -39,56 +52,60 @@ interface PoolRow {
   data: string;
 }
 
-export class SqlitePoolStore implements PoolStore {
-  readonly #db: Database;
+const parse = (row: PoolRow): Pool => JSON.parse(row.data) as Pool;
 
-  constructor(db: Database) {
+/**
+ * Pools in `lb_pools` (the API representation as JSON, plus the columns lists filter and order by), on
+ * either dialect. Names order byte for byte on both (COLLATE "C" on PostgreSQL).
+ */
+export class SqlPoolStore implements PoolStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
     this.#db = db;
   }
 
-  async list(accountId: string, query: PoolQuery): Promise<PoolPage> {
-    return this.#page(accountId, query);
+  list(accountId: string, query: PoolQuery): Promise<PoolPage> {
+    return this.#page(this.#db, accountId, query);
   }
 
   async get(accountId: string, id: string): Promise<Pool | undefined> {
-    return this.#read(accountId, id);
-  }
-
-  #read(accountId: string, id: string): Pool | undefined {
-    const row = this.#db.get<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]);
-    return row ? (JSON.parse(row.data) as Pool) : undefined;
+    const row = await this.#db.get<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND id = ?', [
+      accountId,
+      id,
+    ]);
+    return row ? parse(row) : undefined;
   }
 
   async listByMonitor(accountId: string, monitorId: string): Promise<Pool[]> {
-    return this.#db
-      .all<PoolRow>('SELECT data FROM lb_pools WHERE account_id = ? AND monitor_id = ? ORDER BY name, id', [
-        accountId,
-        monitorId,
-      ])
-      .map((row) => JSON.parse(row.data) as Pool);
+    const rows = await this.#db.all<PoolRow>(
+      'SELECT data FROM lb_pools WHERE account_id = ? AND monitor_id = ? ORDER BY name, id',
+      [accountId, monitorId],
+    );
+    return rows.map(parse);
   }
 
   async listMonitored(): Promise<{ accountId: string; pool: Pool }[]> {
-    return this.#db
-      .all<PoolRow & { account_id: string }>('SELECT account_id, data FROM lb_pools WHERE monitor_id IS NOT NULL')
-      .map((row) => ({ accountId: row.account_id, pool: JSON.parse(row.data) as Pool }));
+    const rows = await this.#db.all<PoolRow & { account_id: string }>(
+      'SELECT account_id, data FROM lb_pools WHERE monitor_id IS NOT NULL',
+    );
+    return rows.map((row) => ({ accountId: row.account_id, pool: parse(row) }));
   }
 
   async nameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
-    return (
-      this.#db.get('SELECT 1 AS x FROM lb_pools WHERE account_id = ? AND name = ? AND id <> ?', [
-        accountId,
-        name,
-        exceptId,
-      ]) !== undefined
-    );
+    const row = await this.#db.get('SELECT 1 AS x FROM lb_pools WHERE account_id = ? AND name = ? AND id <> ?', [
+      accountId,
+      name,
+      exceptId,
+    ]);
+    return row !== undefined;
   }
 
   async insert(accountId: string, pool: Pool): Promise<void> {
-    constraintsAsErrors(pool, () =>
+    await constraintsAsErrors(pool, () =>
       this.#db.run(
         `INSERT INTO lb_pools (id, account_id, name, monitor_id, notification_email, data, created_on, modified_on)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           pool.id,
           accountId,
@@ -103,53 +120,61 @@ export class SqlitePoolStore implements PoolStore {
     );
   }
 
-  async update(accountId: string, pool: Pool, within?: (previous: Pool | undefined) => void): Promise<void> {
-    constraintsAsErrors(pool, () =>
-      this.#db.transaction(() => {
-        const previous = within ? this.#read(accountId, pool.id) : undefined;
-        this.#write(accountId, pool);
-        within?.(previous);
+  async update(
+    accountId: string,
+    pool: Pool,
+    within?: (previous: Pool | undefined, scope: TransactionScope) => Promise<void>,
+  ): Promise<void> {
+    await constraintsAsErrors(pool, () =>
+      inTransactionScope(this.#db, async (scope) => {
+        const { tx } = scope;
+        const row = within
+          ? await tx.get<PoolRow>(
+              `SELECT data FROM lb_pools WHERE account_id = ? AND id = ?${dialects[tx.dialect].forUpdate}`,
+              [accountId, pool.id],
+            )
+          : undefined;
+        await this.#write(tx, accountId, pool);
+        await within?.(row ? parse(row) : undefined, scope);
       }),
     );
   }
 
-  async updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage> {
-    return this.#db.transaction(() => {
-      const page = this.#page(accountId, query);
+  updatePage(accountId: string, query: PoolQuery, change: (pool: Pool) => Pool): Promise<PoolPage> {
+    return this.#db.transaction(async (tx) => {
+      const page = await this.#page(tx, accountId, query, dialects[tx.dialect].forUpdate);
       const changed = page.pools.map(change);
-      for (const pool of changed) this.#write(accountId, pool);
+      for (const pool of changed) await this.#write(tx, accountId, pool);
       return { pools: changed, total: page.total };
     });
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    return this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]).changes > 0;
+    return (await this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id])).changes > 0;
   }
 
   async countWithLegacyEmail(accountId: string): Promise<number> {
-    return (
-      this.#db.get<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM lb_pools WHERE account_id = ? AND notification_email <> ''",
-        [accountId],
-      )?.n ?? 0
+    const row = await this.#db.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM lb_pools WHERE account_id = ? AND notification_email <> ''",
+      [accountId],
     );
+    return row?.n ?? 0;
   }
 
-  #page(accountId: string, query: PoolQuery): PoolPage {
+  async #page(executor: SqlExecutor, accountId: string, query: PoolQuery, lock = ''): Promise<PoolPage> {
     const byMonitor = query.monitorId !== undefined;
     const where = byMonitor ? 'account_id = ? AND monitor_id = ?' : 'account_id = ?';
     const params = byMonitor ? [accountId, query.monitorId ?? ''] : [accountId];
-    const total = this.#db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM lb_pools WHERE ${where}`, params)?.n ?? 0;
-    const rows = this.#db.all<PoolRow>(`SELECT data FROM lb_pools WHERE ${where} ORDER BY name, id LIMIT ? OFFSET ?`, [
-      ...params,
-      query.limit,
-      query.offset,
-    ]);
-    return { pools: rows.map((row) => JSON.parse(row.data) as Pool), total };
+    const total = (await executor.get<{ n: number }>(`SELECT COUNT(*) AS n FROM lb_pools WHERE ${where}`, params))?.n;
+    const rows = await executor.all<PoolRow>(
+      `SELECT data FROM lb_pools WHERE ${where} ORDER BY name, id LIMIT ? OFFSET ?${lock}`,
+      [...params, query.limit, query.offset],
+    );
+    return { pools: rows.map(parse), total: total ?? 0 };
   }
 
-  #write(accountId: string, pool: Pool): void {
-    this.#db.run(
+  async #write(tx: SqlExecutor, accountId: string, pool: Pool): Promise<void> {
+    await tx.run(
       `UPDATE lb_pools SET name = ?, monitor_id = ?, notification_email = ?, data = ?, modified_on = ?
        WHERE account_id = ? AND id = ?`,
       [
@@ -169,14 +194,13 @@ export class SqlitePoolStore implements PoolStore {
  * The service checks names and monitors first; these constraints catch the race where two requests pass
  * those checks together (or a monitor is deleted in between), so the loser still gets a client error.
  */
-function constraintsAsErrors(pool: Pool, write: () => unknown): void {
+async function constraintsAsErrors(pool: Pool, write: () => Promise<unknown>): Promise<void> {
   try {
-    write();
+    await write();
   } catch (error) {
-    const message = (error as Error).message;
-    if (message.includes('UNIQUE constraint failed: lb_pools.account_id, lb_pools.name'))
+    if (isUniqueViolation(error, 'lb_pools.account_id, lb_pools.name', 'lb_pools_account_id_name_key'))
       throw LbErrors.duplicatePoolName(pool.name);
-    if (message.includes('FOREIGN KEY constraint failed'))
+    if (isForeignKeyViolation(error))
       throw LbErrors.validation(`monitor: no monitor with id "${pool.monitor}" in this account`);
     throw error;
   }

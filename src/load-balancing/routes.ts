@@ -44,7 +44,7 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
     await lb.pools.get(account(c), poolId); // unknown pool: 404 before the body is judged
     return ok(c, await lb.previewPool(account(c), poolId, await body(c, {})));
   });
-  app.get('/preview/:preview_id', (c) => ok(c, lb.getPreview(account(c), c.req.param('preview_id'))));
+  app.get('/preview/:preview_id', async (c) => ok(c, await lb.getPreview(account(c), c.req.param('preview_id'))));
 
   app.get('/monitors', async (c) => ok(c, await lb.monitors.list(account(c))));
   app.post('/monitors', async (c) => ok(c, await lb.monitors.create(account(c), await body(c, {}))));

@@ -1,16 +1,17 @@
-import type { Database } from '../db/index.ts';
+import type { SqlDatabase } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';
 import type { Logger } from '../shared/logger.ts';
 import { HealthChecker } from './health/checker.ts';
 import type { HealthEventBus } from './health/events.ts';
-import { HealthStore } from './health/health-store.ts';
+import { SqlHealthStore, type HealthStore } from './health/health-store.ts';
 import { poolHealthView, type PoolHealth } from './health/health-view.ts';
 import { PreviewService, type PreviewResult } from './health/preview.ts';
+import { SqlPreviewStore } from './health/preview-store.ts';
 import { MonitorService, type MonitorSettings } from './monitor-service.ts';
-import { SqliteMonitorStore } from './monitor-store.ts';
+import { SqlMonitorStore } from './monitor-store.ts';
 import type { PoolEnablementBus } from './pool-events.ts';
 import { PoolService } from './pool-service.ts';
-import { SqlitePoolStore } from './pool-store.ts';
+import { SqlPoolStore } from './pool-store.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
@@ -35,7 +36,7 @@ export class LoadBalancing {
   readonly checker: HealthChecker;
 
   constructor(deps: {
-    db: Database;
+    db: SqlDatabase;
     logger: Logger;
     bus: HealthEventBus;
     /** Told when a pool is enabled or disabled, inside the write's transaction. */
@@ -44,12 +45,12 @@ export class LoadBalancing {
     /** Which addresses probes and previews may reach; checked on writes and on every connection. */
     egress: EgressPolicy;
   }) {
-    const poolStore = new SqlitePoolStore(deps.db);
-    const monitorStore = new SqliteMonitorStore(deps.db);
+    const poolStore = new SqlPoolStore(deps.db);
+    const monitorStore = new SqlMonitorStore(deps.db);
     this.pools = new PoolService(poolStore, monitorStore, deps.egress, deps.enablement);
     this.monitors = new MonitorService(monitorStore, poolStore, deps.settings, deps.egress);
-    this.previews = new PreviewService(deps.db, deps.egress);
-    this.health = new HealthStore(deps.db, deps.bus);
+    this.previews = new PreviewService(new SqlPreviewStore(deps.db), deps.egress);
+    this.health = new SqlHealthStore(deps.db, deps.bus);
     this.checker = new HealthChecker({
       pools: poolStore,
       monitors: monitorStore,
@@ -98,7 +99,7 @@ export class LoadBalancing {
     return this.previews.run(accountId, pools, monitor);
   }
 
-  getPreview(accountId: string, previewId: string): PreviewResult {
+  getPreview(accountId: string, previewId: string): Promise<PreviewResult> {
     return this.previews.get(accountId, previewId);
   }
 }

@@ -1,10 +1,11 @@
-import type { Database } from '../db/index.ts';
+import type { SqlDatabase, SqlExecutor, SqlTransaction } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory, HistoryItem } from './history.ts';
 import type { MailContent, Mailer } from './mail.ts';
 import type { Outbox, OutboxRow } from './outbox.ts';
 import { deprecationNotice } from './payload.ts';
+import type { NotificationStore } from './store.ts';
 import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
@@ -60,7 +61,8 @@ export function backoffMs(attempts: number, retry: RetryPolicy, random = Math.ra
  */
 export class Dispatcher {
   readonly name = 'notifications-dispatcher';
-  readonly #db: Database;
+  readonly #db: SqlDatabase;
+  readonly #store: NotificationStore;
   readonly #outbox: Outbox;
   readonly #history: DeliveryHistory;
   readonly #webhooks: WebhookSender;
@@ -77,6 +79,10 @@ export class Dispatcher {
   /** Rows sent or being sent whose outcome is not written yet. */
   #inFlight = 0;
   #tickQueued = false;
+  /** A tick is claiming (one at a time); `#tickAgain` asks for another when it is done. */
+  #ticking = false;
+  #tickAgain = false;
+  #tickDone: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   /** When the earliest row in the table comes due, as far as this process knows (Infinity: none). */
   #tableDueMs = Infinity;
@@ -85,7 +91,8 @@ export class Dispatcher {
   #idle: (() => void)[] = [];
 
   constructor(options: {
-    db: Database;
+    db: SqlDatabase;
+    store: NotificationStore;
     outbox: Outbox;
     history: DeliveryHistory;
     webhooks: WebhookSender;
@@ -98,10 +105,11 @@ export class Dispatcher {
     leaseMs?: number;
   }) {
     this.#db = options.db;
+    this.#store = options.store;
     this.#outbox = options.outbox;
     this.#history = options.history;
     this.#webhooks = options.webhooks;
-    this.#targets = new WebhookTargets(options.db, options.secretBox);
+    this.#targets = new WebhookTargets(options.store, options.secretBox);
     this.#mailer = options.mailer;
     this.#pools = options.pools;
     this.#logger = options.logger;
@@ -110,11 +118,12 @@ export class Dispatcher {
     this.#leaseMs = options.leaseMs ?? 120_000;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    // Released before the hand-off starts, so that no row handed over in memory is also due in the table.
+    const released = await this.#outbox.releaseLeases(Date.now());
+    if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
     this.#running = true;
     this.#outbox.handOffTo(this.#leaseMs);
-    const released = this.#outbox.releaseLeases(Date.now());
-    if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
     this.#tableDueMs = 0;
     this.wake();
   }
@@ -124,6 +133,7 @@ export class Dispatcher {
     // Rows not yet handed over stay leased in the table; the next start releases them.
     this.#outbox.handOffTo(undefined);
     clearTimeout(this.#timer);
+    await this.#tickDone;
     // Let sends already under way finish and record their outcome; unsent rows stay in the outbox.
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
     this.#webhooks.close();
@@ -140,45 +150,75 @@ export class Dispatcher {
   readonly #tick = (): void => {
     this.#tickQueued = false;
     if (!this.#running) return;
+    if (this.#ticking) {
+      this.#tickAgain = true;
+      return;
+    }
+    this.#ticking = true;
+    this.#tickDone = this.#claimAndSend().finally(() => {
+      this.#ticking = false;
+      if (this.#tickAgain) {
+        this.#tickAgain = false;
+        this.wake();
+      }
+    });
+  };
+
+  async #claimAndSend(): Promise<void> {
     const now = Date.now();
     try {
-      this.#send(this.#tableDueMs <= now ? this.#claim(now) : []);
-      this.#send(this.#takeFresh(now));
+      // A claim writes: in a transaction (SQLite answers lone reads from a read-only connection).
+      if (this.#tableDueMs <= now) {
+        const rows = await this.#db.transaction((tx) => this.#claim(tx, now));
+        this.#scheduleTimer(now);
+        await this.#send(rows);
+      }
+      await this.#send(await this.#takeFresh(now));
     } catch (error) {
-      // E.g. the database stayed locked past busy_timeout: nothing is lost (rows stay in the outbox), try again soon.
+      // E.g. the database is unreachable for a moment: nothing is lost (rows stay in the outbox), try again soon.
       this.#logger.error('could not claim deliveries', { err: error });
       this.#retrySoon();
     }
-  };
+  }
 
-  /** Claims due rows from the table; synchronous, so it can share the outcome transaction. */
-  #claim(now: number): OutboxRow[] {
+  /**
+   * Claims due rows from the table in `tx` (a claim of its own, or the outcome transaction). The caller
+   * re-arms the timer once the transaction has ended: a timer set inside it would run its callback in the
+   * transaction's async context.
+   */
+  async #claim(tx: SqlTransaction, now: number): Promise<OutboxRow[]> {
     const capacity = this.#concurrency - this.#sending;
     if (capacity <= 0) return []; // a finishing send claims again
-    const rows = this.#outbox.claim(now, capacity, this.#leaseMs);
-    if (rows.length < capacity) {
-      this.#tableDueMs = this.#outbox.nextDueMs() ?? Infinity;
-      this.#scheduleTimer(now);
-    }
+    const rows = await this.#outbox.claim(tx, now, capacity, this.#leaseMs);
+    if (rows.length < capacity) this.#tableDueMs = (await this.#outbox.nextDueMs(tx)) ?? Infinity;
     return rows;
   }
 
-  /** New rows handed over in memory (outside any transaction: see Outbox.takeFresh). */
-  #takeFresh(now: number): OutboxRow[] {
-    const { rows, released } = this.#outbox.takeFresh(this.#concurrency - this.#sending, now);
+  /** New rows handed over in memory (only rows whose transaction committed: see Outbox.append). */
+  async #takeFresh(now: number): Promise<OutboxRow[]> {
+    const { rows, released } = await this.#outbox.takeFresh(this.#concurrency - this.#sending, now);
     if (released) this.#dueAt(now);
     return rows;
   }
 
-  #send(rows: OutboxRow[]): void {
-    if (rows.length === 0) return;
-    const targets = this.#targets.resolve(
-      rows
-        .filter((row) => row.mechanism_type === 'webhook')
-        .map((row) => ({ accountId: row.account_id, webhookId: row.target })),
-    );
+  async #send(rows: OutboxRow[]): Promise<void> {
+    // Stopped meanwhile: the rows stay leased in the table and the next start releases them.
+    if (rows.length === 0 || !this.#running) return;
     this.#inFlight += rows.length;
     this.#sending += rows.length;
+    let targets: Map<string, WebhookTarget | undefined>;
+    try {
+      targets = await this.#targets.resolve(
+        rows
+          .filter((row) => row.mechanism_type === 'webhook')
+          .map((row) => ({ accountId: row.account_id, webhookId: row.target })),
+      );
+    } catch (error) {
+      // Not sent: each row is retried later like a failed send.
+      const message = `could not look up the destination: ${(error as Error).message}`;
+      for (const row of rows) this.#finish(failedOutcome(row, message));
+      return;
+    }
     // Corked: the requests of this batch to one receiver leave together.
     this.#webhooks.corked(() => {
       for (const row of rows) this.#deliver(row, targets.get(row.target));
@@ -266,39 +306,43 @@ export class Dispatcher {
     this.#outcomes.push(outcome);
     if (this.#flushQueued) return;
     this.#flushQueued = true;
-    setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
+    setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
   }
 
-  #flush(): void {
+  async #flush(): Promise<void> {
     this.#flushQueued = false;
     const batch = this.#outcomes;
     this.#outcomes = [];
     const now = Date.now();
-    let next: OutboxRow[] = [];
-    this.#inFlight -= batch.length;
+    let next: OutboxRow[];
     try {
-      this.#db.transaction(() => {
-        this.#record(batch, now);
-        if (this.#running && this.#tableDueMs <= now) next = this.#claim(now);
+      let retryAtMs: number;
+      [next, retryAtMs] = await this.#db.transaction(async (tx) => {
+        const retryAt = await this.#record(tx, batch, now);
+        const claimed = this.#running && this.#tableDueMs <= now ? await this.#claim(tx, now) : [];
+        return [claimed, retryAt] as const;
       });
+      this.#scheduleTimer(now);
+      this.#dueAt(retryAtMs);
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
       next = [];
     }
-    this.#send(next);
-    if (this.#running) {
-      try {
-        this.#send(this.#takeFresh(now));
-      } catch (error) {
-        this.#logger.error('could not claim deliveries', { err: error });
-        this.#retrySoon();
-      }
+    this.#inFlight -= batch.length;
+    try {
+      await this.#send(next);
+      if (this.#running) await this.#send(await this.#takeFresh(now));
+    } catch (error) {
+      this.#logger.error('could not claim deliveries', { err: error });
+      this.#retrySoon();
     }
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  #record(batch: Outcome[], now: number): void {
+  /** Writes a batch of outcomes; returns when the earliest retry it scheduled comes due (Infinity: none). */
+  async #record(tx: SqlExecutor, batch: Outcome[], now: number): Promise<number> {
+    let retryAtMs = Infinity;
     const at = new Date(now).toISOString();
     const done: number[] = [];
     const webhookStatus = new Map<string, boolean>();
@@ -313,8 +357,15 @@ export class Dispatcher {
           : givingUp
             ? 'failed'
             : 'retrying';
-      const messageId = outcome.sentBody === null ? row.message_id : this.#outbox.saveMessage(outcome.sentBody);
-      this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at });
+      const messageId =
+        outcome.sentBody === null ? row.message_id : await this.#outbox.saveMessage(tx, outcome.sentBody);
+      await this.#history.record(tx, row, {
+        status,
+        error: outcome.error,
+        mechanism: outcome.mechanism,
+        messageId,
+        at,
+      });
       if (outcome.ok || givingUp) {
         done.push(row.id);
         if (givingUp)
@@ -326,17 +377,26 @@ export class Dispatcher {
       } else {
         const attempts = row.attempts + 1;
         const nextAttemptMs = now + backoffMs(attempts, this.#retry);
-        this.#outbox.retryLater(row.id, attempts, nextAttemptMs, outcome.error ?? 'failed');
-        this.#dueAt(nextAttemptMs);
+        await this.#outbox.retryLater(tx, row.id, attempts, nextAttemptMs, outcome.error ?? 'failed');
+        retryAtMs = Math.min(retryAtMs, nextAttemptMs);
       }
     }
-    this.#outbox.removeAll(done);
+    await this.#outbox.removeAll(tx, done);
     // One write per destination per batch: the outcome of its latest attempt in the batch.
-    for (const [id, ok] of webhookStatus) {
-      this.#db.run(`UPDATE notification_webhooks SET ${ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [
-        at,
-        id,
-      ]);
-    }
+    await this.#store.markWebhookOutcomes(tx, webhookStatus, at);
+    return retryAtMs;
   }
+}
+
+function failedOutcome(row: OutboxRow, error: string): Outcome {
+  return {
+    row,
+    ok: false,
+    error,
+    mechanism: row.target,
+    webhookId: null,
+    sentBody: null,
+    permanent: false,
+    skipped: false,
+  };
 }

@@ -1,3 +1,4 @@
+import type { TransactionScope } from '../db/index.ts';
 import type { PoolEnablementEvent } from '../load-balancing/index.ts';
 import { LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import { describeEnablement, enablementEmail, enablementWebhookBody } from './payload.ts';
@@ -23,13 +24,20 @@ export class PoolEnablementFanout {
     this.#onWritten = options.onWritten;
   }
 
-  readonly handle = (event: PoolEnablementEvent): void => {
+  readonly handle = async (event: PoolEnablementEvent, scope: TransactionScope): Promise<void> => {
     const nowMs = Date.now();
     let written = 0;
-    for (const policy of this.#deliveries.enabledPolicies(event.accountId, LOAD_BALANCING_POOL_ENABLEMENT_ALERT)) {
+    const policies = await this.#deliveries.enabledPolicies(
+      scope,
+      event.accountId,
+      LOAD_BALANCING_POOL_ENABLEMENT_ALERT,
+    );
+    for (const policy of policies) {
       if (!enablementPolicyMatches(policy, event)) continue;
-      if (this.#deliveries.throttled(policy, `pool:${event.poolId}:enabled=${event.enabled}`, nowMs)) continue;
-      written += this.#deliveries.write(
+      const key = `pool:${event.poolId}:enabled=${event.enabled}`;
+      if (await this.#deliveries.throttled(scope, policy, key, nowMs)) continue;
+      written += await this.#deliveries.write(
+        scope,
         policy,
         {
           accountId: event.accountId,
@@ -43,6 +51,6 @@ export class PoolEnablementFanout {
         nowMs,
       );
     }
-    if (written > 0) this.#onWritten();
+    if (written > 0) scope.afterCommit(this.#onWritten);
   };
 }

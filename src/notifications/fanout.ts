@@ -1,6 +1,7 @@
-import type { Database } from '../db/index.ts';
+import type { TransactionScope } from '../db/index.ts';
 import type { HealthEvent } from '../load-balancing/index.ts';
 import { newId } from '../shared/ids.ts';
+import type { AlertStateStore } from './alert-state-store.ts';
 import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
 import { LegacyEmailPath } from './legacy.ts';
 import type { Outbox } from './outbox.ts';
@@ -23,37 +24,38 @@ function subjectOf(event: HealthEvent): string {
 }
 
 /**
- * Turns one health event into outbox rows, synchronously, inside the transaction that records the event
- * (the HealthEventBus contract): one row per mechanism target of every matching enabled policy, plus the
+ * Turns one health event into outbox rows inside the transaction that records the event (the
+ * HealthEventBus contract: its scope is handed to every write): one row per mechanism target of every matching enabled policy, plus the
  * legacy notification_email path. Errors propagate so that the event and its deliveries roll back together.
  */
 export class HealthEventFanout {
-  readonly #db: Database;
+  readonly #state: AlertStateStore;
   readonly #deliveries: PolicyDeliveries;
   readonly #legacy: LegacyEmailPath;
   readonly #onWritten: () => void;
 
   constructor(options: {
-    db: Database;
+    state: AlertStateStore;
     outbox: Outbox;
     deliveries: PolicyDeliveries;
     deprecationIntervalMs: number;
-    /** Wakes the dispatcher; it runs after the current (synchronous) transaction has ended. */
+    /** Wakes the dispatcher once the event's transaction has committed. */
     onWritten: () => void;
   }) {
-    this.#db = options.db;
+    this.#state = options.state;
     this.#deliveries = options.deliveries;
-    this.#legacy = new LegacyEmailPath(options.db, options.outbox, options.deprecationIntervalMs);
+    this.#legacy = new LegacyEmailPath(options.state, options.outbox, options.deprecationIntervalMs);
     this.#onWritten = options.onWritten;
   }
 
-  readonly handle = (event: HealthEvent): void => {
+  readonly handle = async (event: HealthEvent, scope: TransactionScope): Promise<void> => {
     const nowMs = Date.now();
     let written = 0;
-    for (const policy of this.#deliveries.enabledPolicies(event.accountId, LOAD_BALANCING_HEALTH_ALERT)) {
+    for (const policy of await this.#deliveries.enabledPolicies(scope, event.accountId, LOAD_BALANCING_HEALTH_ALERT)) {
       if (!policyMatches(policy, event)) continue;
-      if (this.#deliveries.throttled(policy, `${subjectOf(event)}:${event.newHealth}`, nowMs)) continue;
-      written += this.#deliveries.write(
+      if (await this.#deliveries.throttled(scope, policy, `${subjectOf(event)}:${event.newHealth}`, nowMs)) continue;
+      written += await this.#deliveries.write(
+        scope,
         policy,
         {
           accountId: event.accountId,
@@ -61,35 +63,27 @@ export class HealthEventFanout {
           eventMs: Date.parse(event.occurredAt),
           alertType: LOAD_BALANCING_HEALTH_ALERT,
           description: describeEvent(event),
-          webhookBody: () => webhookBody(event, policy, this.#correlationId(policy, event)),
+          webhookBody: async () => webhookBody(event, policy, await this.#correlationId(scope, policy, event)),
           email: () => policyEmail(event, policy),
         },
         nowMs,
       );
     }
-    written += this.#legacy.handle(event, nowMs);
-    if (written > 0) this.#onWritten();
+    written += await this.#legacy.handle(scope, event, nowMs);
+    if (written > 0) scope.afterCommit(this.#onWritten);
   };
 
   /** An Unhealthy alert opens an incident; the Healthy alert that follows closes it with the same id. */
-  #correlationId(policy: Policy, event: HealthEvent): string {
+  async #correlationId(scope: TransactionScope, policy: Policy, event: HealthEvent): Promise<string> {
     const subject = subjectOf(event);
-    const open = this.#db.get<{ correlation_id: string }>(
-      'SELECT correlation_id FROM notification_incidents WHERE policy_id = ? AND subject = ?',
-      [policy.id, subject],
-    );
+    const open = await this.#state.openIncident(scope.tx, policy.id, subject);
     if (event.newHealth === 'Healthy') {
-      if (open)
-        this.#db.run('DELETE FROM notification_incidents WHERE policy_id = ? AND subject = ?', [policy.id, subject]);
-      return open?.correlation_id ?? newId();
+      if (open) await this.#state.endIncident(scope.tx, policy.id, subject);
+      return open ?? newId();
     }
-    if (open) return open.correlation_id;
+    if (open) return open;
     const id = newId();
-    this.#db.run('INSERT INTO notification_incidents (policy_id, subject, correlation_id) VALUES (?, ?, ?)', [
-      policy.id,
-      subject,
-      id,
-    ]);
+    await this.#state.startIncident(scope.tx, policy.id, subject, id);
     return id;
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../db/index.ts';
+import type { SqlDatabase, SqlExecutor } from '../db/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from './outbox.ts';
 
@@ -28,18 +28,22 @@ export interface HistoryQuery {
 /** Cloudflare shows 30 days of history on most plans (90 on Enterprise); LEDGE_NOTIFY_HISTORY_DAYS changes it. */
 export const DEFAULT_HISTORY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Every delivery attempt, kept for `GET /history` during the retention (see retention.ts for the pruning). */
+/**
+ * Every delivery attempt, kept for `GET /history` during the retention (see retention.ts for the pruning),
+ * on either dialect. Attempts are ordered by `seq` (an identity column on PostgreSQL), their insertion order.
+ */
 export class DeliveryHistory {
-  readonly #db: Database;
+  readonly #db: SqlDatabase;
   readonly retentionMs: number;
 
-  constructor(db: Database, retentionMs = DEFAULT_HISTORY_RETENTION_MS) {
+  constructor(db: SqlDatabase, retentionMs = DEFAULT_HISTORY_RETENTION_MS) {
     this.#db = db;
     this.retentionMs = retentionMs;
   }
 
-  /** Synchronous: the dispatcher records a batch of attempts in one transaction. */
-  record(
+  /** In the dispatcher's transaction, which records a batch of attempts at once. */
+  async record(
+    tx: SqlExecutor,
     row: OutboxRow,
     attempt: {
       status: HistoryItem['status'];
@@ -48,8 +52,8 @@ export class DeliveryHistory {
       messageId: number | null;
       at: string;
     },
-  ): void {
-    this.#db.run(
+  ): Promise<void> {
+    await tx.run(
       `INSERT INTO notification_history (id, account_id, outbox_id, attempt, status, error, policy_id, name, alert_type,
          description, mechanism, mechanism_type, message_id, sent)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -87,9 +91,12 @@ export class DeliveryHistory {
       params.push(new Date(query.before).toISOString());
     }
     const clause = where.join(' AND ');
-    const total =
-      this.#db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notification_history h WHERE ${clause}`, params)?.n ?? 0;
-    const rows = this.#db.all<HistoryItem & { body: string | null }>(
+    const count = await this.#db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM notification_history h WHERE ${clause}`,
+      params,
+    );
+    const total = count?.n ?? 0;
+    const rows = await this.#db.all<HistoryItem & { body: string | null }>(
       `SELECT h.id, h.alert_type, h.description, h.mechanism, h.mechanism_type, h.name, h.policy_id, h.sent, h.status,
               h.attempt, h.error, m.body
          FROM notification_history h LEFT JOIN notification_messages m ON m.id = h.message_id
@@ -106,12 +113,11 @@ export class DeliveryHistory {
    * happen, so the oldest by insertion order are the oldest by time: no index on `sent` is needed.
    * Returns how many attempts went (0: nothing older than the cutoff is left).
    */
-  pruneBatch(cutoff: string, limit: number): { attempts: number; bodies: number } {
-    const db = this.#db;
-    return db.transaction(() => {
-      const oldest = db.get<{ sent: string }>('SELECT sent FROM notification_history ORDER BY seq LIMIT 1');
+  pruneBatch(cutoff: string, limit: number): Promise<{ attempts: number; bodies: number }> {
+    return this.#db.transaction(async (tx) => {
+      const oldest = await tx.get<{ sent: string }>('SELECT sent FROM notification_history ORDER BY seq LIMIT 1');
       if (!oldest || oldest.sent >= cutoff) return { attempts: 0, bodies: 0 };
-      const gone = db.all<{ message_id: number | null }>(
+      const gone = await tx.all<{ message_id: number | null }>(
         `DELETE FROM notification_history
           WHERE seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT ?) AND sent < ?
           RETURNING message_id`,
@@ -119,21 +125,19 @@ export class DeliveryHistory {
       );
       // Pending deliveries are few (the outbox holds only what is not delivered yet), so one read of their
       // references per batch is cheaper than an index that every delivery would pay for.
-      const pending = new Set(
-        db
-          .all<{ message_id: number }>(
-            'SELECT DISTINCT message_id FROM notification_outbox WHERE message_id IS NOT NULL',
-          )
-          .map((row) => row.message_id),
+      const pendingRows = await tx.all<{ message_id: number }>(
+        'SELECT DISTINCT message_id FROM notification_outbox WHERE message_id IS NOT NULL',
       );
+      const pending = new Set(pendingRows.map((row) => row.message_id));
       let bodies = 0;
       for (const id of new Set(gone.map((row) => row.message_id))) {
         if (id === null || pending.has(id)) continue;
-        bodies += db.run(
+        const result = await tx.run(
           `DELETE FROM notification_messages WHERE id = ?
              AND NOT EXISTS (SELECT 1 FROM notification_history WHERE message_id = ?)`,
           [id, id],
-        ).changes;
+        );
+        bodies += result.changes;
       }
       return { attempts: gone.length, bodies };
     });

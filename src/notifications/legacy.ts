@@ -1,4 +1,5 @@
-import type { Database } from '../db/index.ts';
+import type { TransactionScope } from '../db/index.ts';
+import type { AlertStateStore } from './alert-state-store.ts';
 import type { HealthEvent } from '../load-balancing/index.ts';
 import { LOAD_BALANCING_HEALTH_ALERT } from './alert-types.ts';
 import type { Outbox } from './outbox.ts';
@@ -27,18 +28,18 @@ export function legacyAddresses(field: string): string[] {
  * before the account finished migrating is dropped rather than sent.
  */
 export class LegacyEmailPath {
-  readonly #db: Database;
+  readonly #state: AlertStateStore;
   readonly #outbox: Outbox;
   readonly #noticeIntervalMs: number;
 
-  constructor(db: Database, outbox: Outbox, noticeIntervalMs: number) {
-    this.#db = db;
+  constructor(state: AlertStateStore, outbox: Outbox, noticeIntervalMs: number) {
+    this.#state = state;
     this.#outbox = outbox;
     this.#noticeIntervalMs = noticeIntervalMs;
   }
 
-  /** Writes the legacy rows for one event; returns how many. Synchronous (inside the event's transaction). */
-  handle(event: HealthEvent, nowMs: number): number {
+  /** Writes the legacy rows for one event, in its transaction; returns how many. */
+  async handle(scope: TransactionScope, event: HealthEvent, nowMs: number): Promise<number> {
     const addresses = legacyAddresses(event.legacyNotificationEmail);
     if (addresses.length === 0) return 0;
     const base = {
@@ -52,8 +53,9 @@ export class LegacyEmailPath {
     let written = 0;
     for (const address of addresses) {
       const payload = JSON.stringify(legacyAlertEmail(address, event));
-      const messageId = this.#outbox.saveMessage(payload);
-      this.#outbox.append(
+      const messageId = await this.#outbox.saveMessage(scope.tx, payload);
+      await this.#outbox.append(
+        scope,
         {
           ...base,
           kind: 'legacy_alert',
@@ -68,8 +70,13 @@ export class LegacyEmailPath {
       written++;
     }
     // The notice text is written at send time, with the number of pools still to migrate then.
-    const noticeTo = addresses.filter((address) => this.#claimNoticeSlot(event.accountId, address, nowMs));
-    this.#outbox.append(
+    const noticeTo: string[] = [];
+    for (const address of addresses) {
+      if (await this.#state.takeNoticeSlot(scope.tx, event.accountId, address, nowMs, this.#noticeIntervalMs))
+        noticeTo.push(address);
+    }
+    await this.#outbox.append(
+      scope,
       {
         ...base,
         kind: 'deprecation_notice',
@@ -82,20 +89,5 @@ export class LegacyEmailPath {
       nowMs,
     );
     return written + noticeTo.length;
-  }
-
-  /** True (and the slot taken) when this address has had no notice within the interval. */
-  #claimNoticeSlot(accountId: string, address: string, nowMs: number): boolean {
-    const last = this.#db.get<{ last_notice_ms: number }>(
-      'SELECT last_notice_ms FROM notification_legacy_notices WHERE account_id = ? AND address = ?',
-      [accountId, address],
-    );
-    if (last && nowMs - last.last_notice_ms < this.#noticeIntervalMs) return false;
-    this.#db.run(
-      `INSERT INTO notification_legacy_notices (account_id, address, last_notice_ms) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, address) DO UPDATE SET last_notice_ms = excluded.last_notice_ms`,
-      [accountId, address, nowMs],
-    );
-    return true;
   }
 }

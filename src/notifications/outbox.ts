@@ -1,5 +1,11 @@
-import type { Database } from '../db/index.ts';
-import { FreshRows, type FreshBatch } from './fresh-rows.ts';
+import {
+  dialects,
+  type SqlDatabase,
+  type SqlExecutor,
+  type SqlTransaction,
+  type TransactionScope,
+} from '../db/index.ts';
+import { FreshRows } from './fresh-rows.ts';
 
 export type DeliveryKind = 'alert' | 'legacy_alert' | 'deprecation_notice';
 export type MechanismType = 'webhook' | 'email';
@@ -43,27 +49,38 @@ export interface OutboxRow {
 }
 
 /**
- * The durable delivery queue. Writers append inside their own transaction; the dispatcher claims due rows
- * by pushing `next_attempt_ms` to a lease deadline (so one index serves both "due" and "not claimed"), and
- * removes a row once it is delivered or given up. History keeps the record of every attempt.
+ * The durable delivery queue, on either dialect. Writers append inside their own transaction; claimers take
+ * due rows by pushing `next_attempt_ms` to a lease deadline (so one index serves both "due" and "not
+ * claimed"), skipping rows another claimer holds (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one
+ * writer), and remove a row once it is delivered or given up. History keeps the record of every attempt.
+ * A claimed row comes due again only when its lease has run out.
  *
  * While this process's dispatcher runs (handOffTo), new rows are written already leased to it and handed
- * over in memory once their transaction has committed (takeFresh): no claim UPDATE and no read-back per
- * row. They stay in the table until their outcome is recorded, and a start releases every lease, so rows
- * pending at a crash are still sent after the restart.
+ * over in memory once their transaction has committed (takeFresh, fed by the scope's after-commit
+ * callback): no claim UPDATE and no read-back per row. They stay in the table until their outcome is
+ * recorded, and a start releases this owner's leases, so rows pending at a crash are still sent after the
+ * restart.
  */
 export class Outbox {
-  readonly #db: Database;
+  readonly #db: SqlDatabase;
   readonly #fresh = new FreshRows();
+  /** Who holds the leases this process takes (one id per node; '' for a single node). */
+  readonly #owner: string;
   #leaseMs: number | undefined;
+  /** Bumped by handOffTo: a transaction that commits after the hand-off changed does not hand its rows over. */
+  #handOff = 0;
 
-  constructor(db: Database) {
+  constructor(db: SqlDatabase, options: { owner?: string } = {}) {
     this.#db = db;
+    this.#owner = options.owner ?? '';
   }
 
   /** Stores a message body once for all the deliveries (and history rows) of one alert; returns its id. */
-  saveMessage(body: string): number {
-    return this.#db.run('INSERT INTO notification_messages (body) VALUES (?)', [body]).lastInsertRowid;
+  async saveMessage(tx: SqlExecutor, body: string): Promise<number> {
+    const row = await tx.get<{ id: number }>('INSERT INTO notification_messages (body) VALUES (?) RETURNING id', [
+      body,
+    ]);
+    return row!.id;
   }
 
   /**
@@ -72,20 +89,31 @@ export class Outbox {
    */
   handOffTo(leaseMs: number | undefined): void {
     this.#leaseMs = leaseMs;
+    this.#handOff++;
     this.#fresh.clear();
   }
 
   /**
    * Appends one row per target, all sharing everything else, in one statement (an alert fanned out to many
-   * webhooks is one insert). Synchronous: called from the health-event listener inside its transaction.
+   * webhooks is one insert), in the transaction of `scope` (the health event's).
    */
-  append(delivery: Omit<NewDelivery, 'target'>, targets: readonly string[], nowMs: number): void {
+  async append(
+    scope: TransactionScope,
+    delivery: Omit<NewDelivery, 'target'>,
+    targets: readonly string[],
+    nowMs: number,
+  ): Promise<void> {
     if (targets.length === 0) return;
+    const { tx } = scope;
     const lease = this.#leaseMs === undefined ? 0 : nowMs + this.#leaseMs;
-    const result = this.#db.run(
+    // Integers are cast: PostgreSQL types the parameters of a SELECT list as text otherwise.
+    const rows = await tx.all<{ id: number; target: string }>(
       `INSERT INTO notification_outbox (account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description,
-         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, created_ms)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, value, ?, ?, ?, ? FROM json_each(?) ORDER BY key`,
+         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, lease_owner, created_ms)
+       SELECT ?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?, ?, ?, ?, value, CAST(? AS BIGINT), CAST(? AS BIGINT),
+              CAST(? AS BIGINT), ?, CAST(? AS BIGINT)
+         FROM ${dialects[tx.dialect].jsonArrayRows} ORDER BY key
+       RETURNING id, target`,
       [
         delivery.accountId,
         delivery.kind,
@@ -99,119 +127,110 @@ export class Outbox {
         delivery.messageId,
         lease === 0 ? nowMs : lease,
         lease,
+        this.#owner,
         nowMs,
         JSON.stringify(targets),
       ],
     );
-    // One statement allocates consecutive ids, in target order.
-    if (lease !== 0 && result.changes === targets.length) {
-      const lastId = result.lastInsertRowid;
-      this.#fresh.add({ firstId: lastId - targets.length + 1, lastId, delivery, targets, createdMs: nowMs, next: 0 });
-    }
+    if (lease === 0) return;
+    const handOff = this.#handOff;
+    // Rows of a transaction that rolls back never reach the dispatcher.
+    scope.afterCommit(() => {
+      if (handOff === this.#handOff) this.#fresh.add({ rows, delivery, createdMs: nowMs, next: 0 });
+    });
   }
 
-  /** How many rows wait to be handed over in memory (some may belong to transactions that rolled back). */
+  /** How many committed rows wait to be handed over in memory. */
   get freshWaiting(): number {
     return this.#fresh.size;
   }
 
   /**
-   * Up to `max` rows appended since handOffTo whose transaction committed (rows of a rolled-back one are
-   * dropped). Rows waiting longer than half a lease go back to the table instead (due at once), so that
-   * their lease cannot expire while they wait here; `released` says whether any did.
-   * Must be called outside any transaction, so that every append seen has committed or rolled back.
+   * Up to `max` rows appended since handOffTo whose transaction committed. Rows waiting longer than half a
+   * lease go back to the table instead (due at once), so that their lease cannot expire while they wait
+   * here; `released` says whether any did.
    */
-  takeFresh(max: number, nowMs: number): { rows: OutboxRow[]; released: boolean } {
-    if (this.#fresh.size === 0 || this.#leaseMs === undefined || this.#db.inTransaction)
-      return { rows: [], released: false };
-    this.#confirmFresh();
-    let released = false;
-    for (const batch of this.#fresh.takeOlderThan(nowMs - this.#leaseMs / 2)) {
-      this.#db.run('UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0 WHERE id BETWEEN ? AND ?', [
-        nowMs,
-        batch.firstId + batch.next,
-        batch.lastId,
-      ]);
-      released = true;
+  async takeFresh(max: number, nowMs: number): Promise<{ rows: OutboxRow[]; released: boolean }> {
+    if (this.#fresh.size === 0 || this.#leaseMs === undefined) return { rows: [], released: false };
+    const stale = this.#fresh.takeOlderThan(nowMs - this.#leaseMs / 2);
+    const rows = max > 0 ? this.#fresh.take(max) : [];
+    const ids = stale.flatMap((batch) => batch.rows.slice(batch.next).map((row) => row.id));
+    if (ids.length > 0) {
+      await this.#db.run(
+        `UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0
+          WHERE ${dialects[this.#db.dialect].inJsonArray('id', 'integer')}`,
+        [nowMs, JSON.stringify(ids)],
+      );
     }
-    return { rows: max > 0 ? this.#fresh.take(max) : [], released };
-  }
-
-  /** One range count for all new batches; per batch only when that count shows that some rolled back. */
-  #confirmFresh(): void {
-    const batches = this.#fresh.unconfirmed();
-    if (batches.length === 0) return;
-    const count = (from: number, to: number) =>
-      this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE id BETWEEN ? AND ?', [from, to])
-        ?.n ?? 0;
-    const expected = batches.reduce((sum, batch) => sum + batch.lastId - batch.firstId + 1, 0);
-    // Ids in the range all belong to queued batches (rolled-back ones whose ids were reused are already gone).
-    if (count(batches[0]!.firstId, batches.at(-1)!.lastId) === expected) return this.#fresh.confirm();
-    const missing = new Set<FreshBatch>(batches.filter((batch) => count(batch.firstId, batch.lastId) === 0));
-    this.#fresh.confirm(missing);
+    return { rows, released: ids.length > 0 };
   }
 
   /**
-   * Claims up to `limit` due rows for `leaseMs` in one statement (atomic on its own); a crashed claimer's
-   * rows come due again when the lease expires.
+   * Claims up to `limit` due rows for `leaseMs` in one statement, skipping rows another claimer is taking;
+   * a crashed claimer's rows come due again when the lease expires. `executor` is a transaction (an
+   * UPDATE ... RETURNING is a write: on SQLite a lone `db.all` would run on the read-only connection).
    */
-  claim(nowMs: number, limit: number, leaseMs: number): OutboxRow[] {
-    const rows = this.#db.all<OutboxRow>(
-      `UPDATE notification_outbox SET next_attempt_ms = :lease, lease_until_ms = :lease
-        WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= :now ORDER BY next_attempt_ms, id LIMIT :limit)
+  async claim(executor: SqlTransaction, nowMs: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+    const dialect = dialects[executor.dialect];
+    const rows = await executor.all<OutboxRow>(
+      `UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = ?, lease_owner = ?
+        WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= ?
+                      ORDER BY next_attempt_ms, id LIMIT ?${dialect.skipLocked})
         RETURNING id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
                   target, message_id, '' AS payload, attempts, created_ms`,
-      { now: nowMs, lease: nowMs + leaseMs, limit },
+      [nowMs + leaseMs, nowMs + leaseMs, this.#owner, nowMs, limit],
     );
     const ids = [...new Set(rows.map((row) => row.message_id).filter((id) => id !== null))];
     if (ids.length === 0) return rows;
-    const bodies = new Map(
-      this.#db
-        .all<{ id: number; body: string }>(
-          'SELECT id, body FROM notification_messages WHERE id IN (SELECT value FROM json_each(?))',
-          [JSON.stringify(ids)],
-        )
-        .map((message) => [message.id, message.body]),
+    const messages = await executor.all<{ id: number; body: string }>(
+      `SELECT id, body FROM notification_messages WHERE ${dialect.inJsonArray('id', 'integer')}`,
+      [JSON.stringify(ids)],
     );
+    const bodies = new Map(messages.map((message) => [message.id, message.body]));
     for (const row of rows) if (row.message_id !== null) row.payload = bodies.get(row.message_id) ?? '';
     return rows;
   }
 
   /**
-   * At start, rows leased by a previous process (killed mid-send) are due again at once: a single server
-   * owns its outbox, so nobody else can be sending them. Returns how many were released.
+   * At start, rows this owner leased before (a process killed mid-send) are due again at once: nobody else
+   * holds them. Other owners' leases run out on their own. Returns how many were released.
    */
-  releaseLeases(nowMs: number): number {
-    return this.#db.run(
-      'UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0 WHERE lease_until_ms > 0',
-      [nowMs],
-    ).changes;
+  async releaseLeases(nowMs: number): Promise<number> {
+    const result = await this.#db.run(
+      'UPDATE notification_outbox SET next_attempt_ms = ?, lease_until_ms = 0 WHERE lease_until_ms > 0 AND lease_owner = ?',
+      [nowMs, this.#owner],
+    );
+    return result.changes;
   }
 
-  removeAll(ids: readonly number[]): void {
+  async removeAll(tx: SqlExecutor, ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    this.#db.run('DELETE FROM notification_outbox WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)]);
+    await tx.run(`DELETE FROM notification_outbox WHERE ${dialects[tx.dialect].inJsonArray('id', 'integer')}`, [
+      JSON.stringify(ids),
+    ]);
   }
 
-  retryLater(id: number, attempts: number, nextAttemptMs: number, error: string): void {
-    this.#db.run(
+  async retryLater(tx: SqlExecutor, id: number, attempts: number, nextAttemptMs: number, error: string): Promise<void> {
+    await tx.run(
       'UPDATE notification_outbox SET attempts = ?, next_attempt_ms = ?, lease_until_ms = 0, last_error = ? WHERE id = ?',
       [attempts, nextAttemptMs, error, id],
     );
   }
 
   /** When the next row comes due (claimed rows included, at their lease deadline), or undefined if empty. */
-  nextDueMs(): number | undefined {
-    return (
-      this.#db.get<{ due: number | null }>('SELECT MIN(next_attempt_ms) AS due FROM notification_outbox')?.due ??
-      undefined
+  async nextDueMs(executor: SqlExecutor = this.#db): Promise<number | undefined> {
+    const row = await executor.get<{ due: number | null }>(
+      'SELECT MIN(next_attempt_ms) AS due FROM notification_outbox',
     );
+    return row?.due ?? undefined;
   }
 
-  pendingCount(accountId?: string): number {
+  async pendingCount(accountId?: string): Promise<number> {
     const row = accountId
-      ? this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE account_id = ?', [accountId])
-      : this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox');
+      ? await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE account_id = ?', [
+          accountId,
+        ])
+      : await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox');
     return row?.n ?? 0;
   }
 }

@@ -1,8 +1,9 @@
-import type { Database } from '../db/index.ts';
+import type { TransactionScope } from '../db/index.ts';
+import type { AlertStateStore } from './alert-state-store.ts';
 import type { MailContent } from './mail.ts';
 import type { Outbox } from './outbox.ts';
 import { intervalMs } from './schemas.ts';
-import { policyFromRow, type PolicyRow } from './store.ts';
+import { policyFromRow, type NotificationStore, type PolicyRow } from './store.ts';
 import type { Policy } from './types.ts';
 
 /** One alert of one policy, ready to be written for each of the policy's mechanism targets. */
@@ -14,56 +15,45 @@ export interface PolicyAlert {
   alertType: string;
   description: string;
   /** Built only when the policy has webhooks / email targets. */
-  webhookBody: () => string;
+  webhookBody: () => string | Promise<string>;
   email: () => MailContent;
 }
 
 /**
  * What every alert type's fan-out shares: reading the account's enabled policies of a type, the
  * `alert_interval` throttle, and writing one outbox row per mechanism target (each body stored once).
- * Synchronous: it runs inside the transaction of the event it handles.
+ * Everything runs inside the transaction of the event it handles (its scope).
  */
 export class PolicyDeliveries {
-  readonly #db: Database;
+  readonly #store: NotificationStore;
+  readonly #state: AlertStateStore;
   readonly #outbox: Outbox;
   readonly #parsed = new Map<string, Policy>();
 
-  constructor(db: Database, outbox: Outbox) {
-    this.#db = db;
-    this.#outbox = outbox;
+  constructor(deps: { store: NotificationStore; state: AlertStateStore; outbox: Outbox }) {
+    this.#store = deps.store;
+    this.#state = deps.state;
+    this.#outbox = deps.outbox;
   }
 
   /** Read for every event (an edit applies to the next one). */
-  enabledPolicies(accountId: string, alertType: string): Policy[] {
-    return this.#db
-      .all<PolicyRow>('SELECT * FROM notification_policies WHERE account_id = ? AND alert_type = ? AND enabled = 1', [
-        accountId,
-        alertType,
-      ])
-      .map((row) => this.#parse(row));
+  async enabledPolicies(scope: TransactionScope, accountId: string, alertType: string): Promise<Policy[]> {
+    const rows = await this.#store.enabledPolicyRows(scope.tx, accountId, alertType);
+    return rows.map((row) => this.#parse(row));
   }
 
   /**
    * `alert_interval`: an alert with the same key (subject and value) is not re-sent within the interval.
    * Records the send when it is not throttled.
    */
-  throttled(policy: Policy, key: string, nowMs: number): boolean {
+  async throttled(scope: TransactionScope, policy: Policy, key: string, nowMs: number): Promise<boolean> {
     if (!policy.alert_interval) return false;
-    const last = this.#db.get<{ last_alert_ms: number }>(
-      'SELECT last_alert_ms FROM notification_policy_throttle WHERE policy_id = ? AND subject = ?',
-      [policy.id, key],
-    );
-    if (last && nowMs - last.last_alert_ms < intervalMs(policy.alert_interval)) return true;
-    this.#db.run(
-      `INSERT INTO notification_policy_throttle (policy_id, subject, last_alert_ms) VALUES (?, ?, ?)
-       ON CONFLICT (policy_id, subject) DO UPDATE SET last_alert_ms = excluded.last_alert_ms`,
-      [policy.id, key, nowMs],
-    );
-    return false;
+    const interval = intervalMs(policy.alert_interval);
+    return !(await this.#state.takeThrottleSlot(scope.tx, policy.id, key, nowMs, interval));
   }
 
   /** Writes the alert for every mechanism target of the policy; returns how many rows. */
-  write(policy: Policy, alert: PolicyAlert, nowMs: number): number {
+  async write(scope: TransactionScope, policy: Policy, alert: PolicyAlert, nowMs: number): Promise<number> {
     const base = {
       accountId: alert.accountId,
       kind: 'alert' as const,
@@ -77,9 +67,10 @@ export class PolicyDeliveries {
     const webhooks = policy.mechanisms.webhooks ?? [];
     const emails = policy.mechanisms.email ?? [];
     if (webhooks.length > 0) {
-      const payload = alert.webhookBody();
-      const messageId = this.#outbox.saveMessage(payload);
-      this.#outbox.append(
+      const payload = await alert.webhookBody();
+      const messageId = await this.#outbox.saveMessage(scope.tx, payload);
+      await this.#outbox.append(
+        scope,
         { ...base, mechanismType: 'webhook', messageId, payload },
         webhooks.map((webhook) => webhook.id),
         nowMs,
@@ -87,8 +78,9 @@ export class PolicyDeliveries {
     }
     if (emails.length > 0) {
       const payload = JSON.stringify(alert.email());
-      const messageId = this.#outbox.saveMessage(payload);
-      this.#outbox.append(
+      const messageId = await this.#outbox.saveMessage(scope.tx, payload);
+      await this.#outbox.append(
+        scope,
         { ...base, mechanismType: 'email', messageId, payload },
         emails.map((email) => email.id),
         nowMs,

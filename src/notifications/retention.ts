@@ -40,7 +40,7 @@ export class HistoryRetention {
     const cutoff = new Date(nowMs - this.#history.retentionMs).toISOString();
     const total = { attempts: 0, bodies: 0 };
     for (;;) {
-      const batch = this.#history.pruneBatch(cutoff, BATCH);
+      const batch = await this.#history.pruneBatch(cutoff, BATCH);
       total.attempts += batch.attempts;
       total.bodies += batch.bodies;
       if (batch.attempts === 0 || this.#stopped) return total;

@@ -1,4 +1,4 @@
-import type { Database } from '../db/index.ts';
+import type { SqlDatabase } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';
 import type { HealthEventBus } from '../load-balancing/index.ts';
 import type { PoolEnablementBus } from '../load-balancing/index.ts';
@@ -14,13 +14,14 @@ import { Outbox } from './outbox.ts';
 import { AlertPolicies } from './policies.ts';
 import { HistoryRetention } from './retention.ts';
 import { PolicyDeliveries } from './policy-deliveries.ts';
-import { SqliteNotificationStore } from './store.ts';
+import { SqlNotificationStore } from './store.ts';
+import { SqlAlertStateStore } from './alert-state-store.ts';
 import type { PoolDirectory } from './types.ts';
 import { WebhookDestinations } from './webhooks.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
 export interface NotificationOptions {
-  db: Database;
+  db: SqlDatabase;
   secretBox: SecretBox;
   logger: Logger;
   pools: PoolDirectory;
@@ -58,7 +59,7 @@ export class NotificationService {
   readonly pools: PoolDirectory;
 
   constructor(options: NotificationOptions) {
-    const store = new SqliteNotificationStore(options.db);
+    const store = new SqlNotificationStore(options.db);
     const sender = new WebhookSender({
       egress: options.egress,
       timeoutMs: options.webhookTimeoutMs ?? 5_000,
@@ -76,6 +77,7 @@ export class NotificationService {
     this.outbox = new Outbox(options.db);
     this.dispatcher = new Dispatcher({
       db: options.db,
+      store,
       outbox: this.outbox,
       history: this.history,
       webhooks: sender,
@@ -86,9 +88,10 @@ export class NotificationService {
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     });
-    const deliveries = new PolicyDeliveries(options.db, this.outbox);
+    const state = new SqlAlertStateStore();
+    const deliveries = new PolicyDeliveries({ store, state, outbox: this.outbox });
     this.fanout = new HealthEventFanout({
-      db: options.db,
+      state,
       outbox: this.outbox,
       deliveries,
       deprecationIntervalMs: options.deprecationIntervalMs ?? DEFAULT_DEPRECATION_INTERVAL_MS,

@@ -1,5 +1,5 @@
-import type { Database } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
+import type { NotificationStore } from './store.ts';
 import { openWebhookSecret } from './webhook-secret.ts';
 
 export interface WebhookTarget {
@@ -14,24 +14,23 @@ export interface WebhookTarget {
  * sealed value, so a changed secret is picked up at once while an unchanged one is decrypted only once.
  */
 export class WebhookTargets {
-  readonly #db: Database;
+  readonly #store: NotificationStore;
   readonly #secretBox: SecretBox;
   readonly #opened = new Map<string, string>();
 
-  constructor(db: Database, secretBox: SecretBox) {
-    this.#db = db;
+  constructor(store: NotificationStore, secretBox: SecretBox) {
+    this.#store = store;
     this.#secretBox = secretBox;
   }
 
   /** Targets by webhook id for the given ids; a deleted webhook maps to undefined. */
-  resolve(accountAndIds: Iterable<{ accountId: string; webhookId: string }>): Map<string, WebhookTarget | undefined> {
+  async resolve(
+    accountAndIds: readonly { accountId: string; webhookId: string }[],
+  ): Promise<Map<string, WebhookTarget | undefined>> {
+    const rows = await this.#store.webhookTargets(accountAndIds);
     const targets = new Map<string, WebhookTarget | undefined>();
-    for (const { accountId, webhookId } of accountAndIds) {
-      if (targets.has(webhookId)) continue;
-      const row = this.#db.get<{ id: string; url: string; secret_sealed: string | null }>(
-        'SELECT id, url, secret_sealed FROM notification_webhooks WHERE id = ? AND account_id = ?',
-        [webhookId, accountId],
-      );
+    for (const { webhookId } of accountAndIds) {
+      const row = rows.get(webhookId);
       targets.set(webhookId, row ? { id: row.id, url: row.url, secret: this.#secret(row) } : undefined);
     }
     return targets;

@@ -102,7 +102,7 @@ export async function createPlatform(
   const accounts = createAccountsSubsystem({ db: legacyDb });
   const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger });
   const loadBalancing = createLoadBalancingSubsystem({
-    db: legacyDb,
+    db,
     logger,
     bus: healthEvents,
     enablement: poolEnablement,
@@ -110,7 +110,7 @@ export async function createPlatform(
     egress,
   });
   const notifications = createNotificationsSubsystem({
-    db: legacyDb,
+    db,
     secretBox,
     logger,
     pools: loadBalancing.service,

@@ -42,7 +42,7 @@ describe('what the checker probes follows the configuration', () => {
   it('a monitor change applies to the pools that use it', async () => {
     const { monitor, pool } = await setup('monitor-change');
     expect((await call('PATCH', `/monitors/${monitor.id}`, { expected_codes: '5xx' })).status).toBe(200);
-    const down = await waitFor(() => events(pool.id).find((e) => e.eventSource === 'origin'));
+    const down = await waitFor(async () => (await events(pool.id)).find((e) => e.eventSource === 'origin'));
     expect(down).toMatchObject({ newHealth: 'Unhealthy', reason: 'Response code mismatch error' });
   });
 

@@ -13,7 +13,7 @@ const origins: TestOrigin[] = [];
 beforeAll(async () => {
   ledge = await startLedge();
   call = lbClient(ledge);
-  ledge.server.platform.healthEvents.subscribe((event) => published.push(event));
+  ledge.server.platform.healthEvents.subscribe(async (event) => void published.push(event));
 });
 afterAll(async () => {
   await ledge.close();
@@ -61,7 +61,8 @@ const originHealth = async (poolId: string, index: number): Promise<Json> => {
 };
 const waitEvent = (poolId: string, match: Partial<HealthEvent>, timeoutMs = 15_000) =>
   waitFor(
-    () => eventsOf(poolId).find((e) => Object.entries(match).every(([k, v]) => e[k as keyof HealthEvent] === v)),
+    async () =>
+      (await eventsOf(poolId)).find((e) => Object.entries(match).every(([k, v]) => e[k as keyof HealthEvent] === v)),
     timeoutMs,
     JSON.stringify(match),
   );
@@ -82,7 +83,7 @@ describe('health checker with real origins', () => {
       pop_health: { local: { healthy: true, origins: [{ '127.0.0.1': first }] } },
     });
     await waitFor(() => (a.requests.length >= 3 ? true : undefined), 10_000, 'three probes');
-    expect(eventsOf(pool.id)).toEqual([]);
+    expect(await eventsOf(pool.id)).toEqual([]);
     expect(a.requests[0]?.headers['user-agent']).toContain(`pool-id: ${pool.id}`);
   });
 
@@ -115,8 +116,8 @@ describe('health checker with real origins', () => {
     await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Healthy', reason: 'No failures' });
     await waitEvent(pool.id, { eventSource: 'pool', newHealth: 'Healthy' });
     // The bus saw exactly what the table holds, in the same order.
-    expect(published.filter((e) => e.poolId === pool.id)).toEqual(eventsOf(pool.id));
-    expect(eventsOf(pool.id).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
+    expect(published.filter((e) => e.poolId === pool.id)).toEqual(await eventsOf(pool.id));
+    expect((await eventsOf(pool.id)).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
       'origin:Unhealthy',
       'pool:Unhealthy',
       'origin:Healthy',
@@ -180,7 +181,7 @@ describe('health checker with real origins', () => {
     a.mode = { kind: 'status', status: 500 };
     await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy', originName: 'origin-0' });
     await new Promise((r) => setTimeout(r, 1200));
-    expect(eventsOf(pool.id).filter((e) => e.eventSource === 'pool')).toEqual([]);
+    expect((await eventsOf(pool.id)).filter((e) => e.eventSource === 'pool')).toEqual([]);
     // Disabling a healthy origin leaves one healthy of two required: the pool goes Unhealthy.
     const current = (await call('GET', `/pools/${pool.id}`)).body.result;
     current.origins[2].enabled = false;
@@ -197,7 +198,7 @@ describe('health checker with real origins', () => {
     const pool = await checkedPool('atomic', [a]);
     await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
     let failures = 0;
-    const unsubscribe = ledge.server.platform.healthEvents.subscribe((event) => {
+    const unsubscribe = ledge.server.platform.healthEvents.subscribe(async (event) => {
       if (event.poolId === pool.id && failures < 2) {
         failures++;
         throw new Error('consumer failed');
@@ -206,8 +207,10 @@ describe('health checker with real origins', () => {
     a.mode = { kind: 'status', status: 500 };
     await waitFor(() => (failures >= 2 ? true : undefined));
     // Both attempts rolled back: no event row and the origin is still stored as healthy.
-    expect(eventsOf(pool.id)).toEqual([]);
-    expect(ledge.server.platform.loadBalancing.health.originStates(pool.id).get('origin-0')?.healthy).toBe(true);
+    expect(await eventsOf(pool.id)).toEqual([]);
+    expect((await ledge.server.platform.loadBalancing.health.originStates(pool.id)).get('origin-0')?.healthy).toBe(
+      true,
+    );
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
     expect(down.reason).toBe('Response code mismatch error');
     unsubscribe();

@@ -27,7 +27,7 @@ describe('health state across restarts', () => {
       })
     ).body.result;
     const events = () => ledge.server.platform.loadBalancing.health.events(ledge.accountId, pool.id);
-    await waitFor(() => (events().length === 2 ? true : undefined), 15_000, 'origin and pool Unhealthy');
+    await waitFor(async () => ((await events()).length === 2 ? true : undefined), 15_000, 'origin and pool Unhealthy');
     await ledge.close();
 
     ledge = await startLedge({ dataDir });
@@ -46,15 +46,17 @@ describe('health state across restarts', () => {
       10_000,
       'probes after restart',
     );
-    expect(events().map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual(['origin:Unhealthy', 'pool:Unhealthy']);
+    expect((await events()).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
+      'origin:Unhealthy',
+      'pool:Unhealthy',
+    ]);
 
     origin.mode = { kind: 'ok' };
-    await waitFor(() => (events().length === 4 ? true : undefined), 15_000, 'Healthy events');
-    expect(
-      events()
-        .slice(2)
-        .map((e) => `${e.eventSource}:${e.newHealth}`),
-    ).toEqual(['origin:Healthy', 'pool:Healthy']);
+    await waitFor(async () => ((await events()).length === 4 ? true : undefined), 15_000, 'Healthy events');
+    expect((await events()).slice(2).map((e) => `${e.eventSource}:${e.newHealth}`)).toEqual([
+      'origin:Healthy',
+      'pool:Healthy',
+    ]);
     await ledge.close();
   });
 });

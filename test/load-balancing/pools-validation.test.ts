@@ -132,7 +132,7 @@ describe('pool validation (400, code 1002, nothing written)', () => {
   it('rejects a monitor id of another account', async () => {
     const { body } = await call('POST', '/monitors', {});
     const otherAccount = await ledge.server.platform.accounts.createAccount({ name: 'other' });
-    ledge.server.platform.legacyDb.run('UPDATE lb_monitors SET account_id = ? WHERE id = ?', [
+    await ledge.server.platform.db.run('UPDATE lb_monitors SET account_id = ? WHERE id = ?', [
       otherAccount.id,
       body.result.id,
     ]);
@@ -207,7 +207,7 @@ describe('ids of another account', () => {
   it('answers 404 for a pool id that belongs to another account, and changes nothing', async () => {
     const pool = (await call('POST', '/pools', poolBody('mine'))).body.result;
     const otherAccount = await ledge.server.platform.accounts.createAccount({ name: 'elsewhere' });
-    ledge.server.platform.legacyDb.run('UPDATE lb_pools SET account_id = ? WHERE id = ?', [otherAccount.id, pool.id]);
+    await ledge.server.platform.db.run('UPDATE lb_pools SET account_id = ? WHERE id = ?', [otherAccount.id, pool.id]);
     for (const [method, path, body] of [
       ['GET', `/pools/${pool.id}`],
       ['PATCH', `/pools/${pool.id}`, { description: 'x' }],
@@ -220,7 +220,7 @@ describe('ids of another account', () => {
       const res = await call(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
-    expect(ledge.server.platform.legacyDb.get('SELECT 1 AS x FROM lb_pools WHERE id = ?', [pool.id])).toBeDefined();
+    expect(await ledge.server.platform.db.get('SELECT 1 AS x FROM lb_pools WHERE id = ?', [pool.id])).toBeDefined();
   });
 
   it('answers 403 under another account path', async () => {

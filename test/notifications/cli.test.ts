@@ -167,7 +167,7 @@ describe('ledge notifications and ledge mail', () => {
   });
 
   it('shows history, and legacy mail lands in the local mailbox read by ledge mail', async () => {
-    publishEvent(ledge.server.platform, {
+    await publishEvent(ledge.server.platform, {
       poolId,
       poolName: 'cli-pool',
       legacyNotificationEmail: 'legacy@example.com',

@@ -64,7 +64,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
   });
 
   it('delivers an origin Unhealthy event to exactly the matching policies, with the documented payload', async () => {
-    const event = publishEvent(ledge.server.platform, {
+    const event = await publishEvent(ledge.server.platform, {
       poolId: poolA,
       poolName: 'pool-a',
       originName: 'origin-1',
@@ -107,7 +107,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
 
   it('closes the incident with a Healthy alert carrying the same correlation id', async () => {
     const start = receiver.received.find(hooksFor('everything'));
-    publishEvent(ledge.server.platform, { poolId: poolA, newHealth: 'Healthy', reason: 'No failures' });
+    await publishEvent(ledge.server.platform, { poolId: poolA, newHealth: 'Healthy', reason: 'No failures' });
     const [, end] = await receiver.waitFor(2, hooksFor('everything'));
     expect(end?.body['alert_event']).toBe('ALERT_STATE_EVENT_END');
     expect(end?.body['alert_correlation_id']).toBe(start?.body['alert_correlation_id']);
@@ -116,7 +116,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
   });
 
   it('matches pool events for pool-only policies and the pool_id filter', async () => {
-    publishEvent(ledge.server.platform, {
+    await publishEvent(ledge.server.platform, {
       poolId: poolB,
       poolName: 'pool-b',
       eventSource: 'pool',
@@ -129,14 +129,16 @@ describe('health events -> policies -> webhook and email deliveries', () => {
   });
 
   it('writes nothing when the producing transaction rolls back', async () => {
-    const db = ledge.server.platform.legacyDb;
+    const db = ledge.server.platform.db;
     const eventId = 987_654_321;
-    expect(() => publishEvent(ledge.server.platform, { id: eventId, poolId: poolA }, true)).toThrow(/producer failed/);
+    await expect(publishEvent(ledge.server.platform, { id: eventId, poolId: poolA }, true)).rejects.toThrow(
+      /producer failed/,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(
-      db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE event_id = ?', [eventId])?.n,
+      (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE event_id = ?', [eventId]))?.n,
     ).toBe(0);
-    const bodies = db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_messages WHERE body LIKE ?', [
+    const bodies = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_messages WHERE body LIKE ?', [
       `%"event_id":${eventId}%`,
     ]);
     expect(bodies?.n).toBe(0);
@@ -147,10 +149,10 @@ describe('health events -> policies -> webhook and email deliveries', () => {
 
   it('honours alert_interval: the same alert is not repeated within the interval', async () => {
     await createPolicy('throttled', { alert_interval: '1h', filters: { pool_id: [poolB], event_source: ['origin'] } });
-    publishEvent(ledge.server.platform, { poolId: poolB, originName: 'o-9' });
+    await publishEvent(ledge.server.platform, { poolId: poolB, originName: 'o-9' });
     await receiver.waitFor(1, hooksFor('throttled'));
-    publishEvent(ledge.server.platform, { poolId: poolB, originName: 'o-9' });
-    publishEvent(ledge.server.platform, {
+    await publishEvent(ledge.server.platform, { poolId: poolB, originName: 'o-9' });
+    await publishEvent(ledge.server.platform, {
       poolId: poolB,
       originName: 'o-9',
       newHealth: 'Healthy',
@@ -168,7 +170,12 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     await createPolicy('flaky', { filters: { pool_id: [poolA], event_source: ['pool'] } });
     receiver.status = 503;
     const sentAt = new Date().toISOString();
-    publishEvent(ledge.server.platform, { poolId: poolA, eventSource: 'pool', originName: null, originAddress: null });
+    await publishEvent(ledge.server.platform, {
+      poolId: poolA,
+      eventSource: 'pool',
+      originName: null,
+      originAddress: null,
+    });
     await receiver.waitFor(1, hooksFor('flaky'));
     receiver.status = 200;
     await receiver.waitFor(2, hooksFor('flaky'), 15_000);
@@ -199,7 +206,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     await createPolicy('hung', { filters: { pool_id: [poolB], event_source: ['pool'], new_health: ['Healthy'] } });
     receiver.status = 0;
     const sentAt = new Date().toISOString();
-    publishEvent(ledge.server.platform, {
+    await publishEvent(ledge.server.platform, {
       poolId: poolB,
       eventSource: 'pool',
       newHealth: 'Healthy',

@@ -1,3 +1,4 @@
+import { inTransactionScope } from '../../src/db/index.ts';
 import type { HealthEvent } from '../../src/load-balancing/index.ts';
 import type { Platform } from '../../src/server/index.ts';
 
@@ -5,13 +6,14 @@ let nextId = 1_000_000;
 
 /**
  * Publishes a health event the way the load-balancing health store does: on the platform's real bus,
- * synchronously, inside a database transaction (which commits, or rolls back when `fail` is set).
+ * inside a database transaction whose scope the listeners write with (it commits, or rolls back when
+ * `fail` is set).
  */
-export function publishEvent(
+export async function publishEvent(
   platform: Platform,
   event: Partial<HealthEvent> & Pick<HealthEvent, 'poolId'>,
   fail = false,
-): HealthEvent {
+): Promise<HealthEvent> {
   const full: HealthEvent = {
     id: nextId++,
     occurredAt: new Date().toISOString(),
@@ -25,8 +27,8 @@ export function publishEvent(
     legacyNotificationEmail: '',
     ...event,
   };
-  platform.legacyDb.transaction(() => {
-    platform.healthEvents.publish(full);
+  await inTransactionScope(platform.db, async (scope) => {
+    await platform.healthEvents.publish(full, scope);
     if (fail) throw new Error('the producer failed after publishing');
   });
   return full;

@@ -58,7 +58,7 @@ describe('delivery failures: SMTP outage and giving up', () => {
       mechanisms: { email: [{ id: 'ops@example.com' }] },
       filters: { event_source: ['pool'] },
     });
-    publishEvent(ledge.server.platform, { poolId, eventSource: 'pool', originName: null, originAddress: null });
+    await publishEvent(ledge.server.platform, { poolId, eventSource: 'pool', originName: null, originAddress: null });
     const failing = await until((rows) => rows.some((r) => r.name === 'mail' && r.status === 'retrying'));
     expect(failing.find((r) => r.name === 'mail')?.error).toMatch(/ECONNREFUSED|connect/i);
     smtp = await startSmtpReceiver(smtpPort);
@@ -80,14 +80,16 @@ describe('delivery failures: SMTP outage and giving up', () => {
       filters: { event_source: ['origin'] },
     });
     receiver.status = 500;
-    publishEvent(ledge.server.platform, { poolId, originName: 'doomed-origin' });
+    await publishEvent(ledge.server.platform, { poolId, originName: 'doomed-origin' });
     const rows = await until((all) => all.some((r) => r.name === 'doomed' && r.status === 'failed'));
     const doomed = rows.filter((r) => r.name === 'doomed');
     expect(doomed.filter((r) => r.status === 'retrying').length).toBeGreaterThanOrEqual(2);
     expect(doomed[0]).toMatchObject({ status: 'failed', error: 'HTTP 500' });
     expect(
-      ledge.server.platform.legacyDb.get<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM notification_outbox WHERE policy_name = 'doomed'",
+      (
+        await ledge.server.platform.db.get<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM notification_outbox WHERE policy_name = 'doomed'",
+        )
       )?.n,
     ).toBe(0);
     const webhook = (

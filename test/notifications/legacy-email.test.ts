@@ -37,7 +37,7 @@ describe('legacy pool notification_email path', () => {
     });
 
   it('mails the alert to every legacy address, plus one deprecation notice each', async () => {
-    legacyEvent();
+    await legacyEvent();
     const [alertA] = await smtp.waitFor(1, isLegacyAlert('a@example.com'));
     await smtp.waitFor(1, isLegacyAlert('b@example.com'));
     const [noticeA] = await smtp.waitFor(1, isNotice('a@example.com'));
@@ -50,13 +50,13 @@ describe('legacy pool notification_email path', () => {
   });
 
   it('sends at most one deprecation notice per address per interval', async () => {
-    legacyEvent();
+    await legacyEvent();
     await smtp.waitFor(2, isLegacyAlert('a@example.com'));
     await settle();
     expect(smtp.received.filter(isNotice('a@example.com'))).toHaveLength(1);
 
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    legacyEvent();
+    await legacyEvent();
     await smtp.waitFor(2, isNotice('a@example.com'));
     await smtp.waitFor(3, isLegacyAlert('a@example.com'));
   });
@@ -70,7 +70,7 @@ describe('legacy pool notification_email path', () => {
     expect(status.body.result).toMatchObject({ complete: false, pools_with_legacy_email: 1 });
 
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    legacyEvent('a@example.com');
+    await legacyEvent('a@example.com');
     const notices = await smtp.waitFor(3, isNotice('a@example.com'));
     expect(notices[2]?.text).toContain('1 load balancing pool(s)');
 
@@ -85,7 +85,7 @@ describe('legacy pool notification_email path', () => {
     // An event raised with a stale legacy address still gets its alert, but no notice goes out any more.
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const since = new Date().toISOString();
-    legacyEvent('a@example.com');
+    await legacyEvent('a@example.com');
     await smtp.waitFor(5, isLegacyAlert('a@example.com'));
     await settle();
     expect(smtp.received.filter(isNotice('a@example.com'))).toHaveLength(3);
@@ -98,7 +98,7 @@ describe('legacy pool notification_email path', () => {
 
     // Events on pools without legacy email send no legacy mail at all.
     const count = smtp.received.length;
-    publishEvent(ledge.server.platform, { poolId: legacyPool, legacyNotificationEmail: '' });
+    await publishEvent(ledge.server.platform, { poolId: legacyPool, legacyNotificationEmail: '' });
     await settle();
     expect(smtp.received).toHaveLength(count);
   });

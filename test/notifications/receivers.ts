@@ -133,10 +133,14 @@ export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
   };
 }
 
-export async function waitUntil<T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+export async function waitUntil<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

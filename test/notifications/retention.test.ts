@@ -16,17 +16,22 @@ describe('notification history retention', () => {
       description: string;
       alert_body: string;
     }[];
-  const count = (table: string) => ledge.server.platform.legacyDb.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)!.n;
+  const count = async (table: string) =>
+    (await ledge.server.platform.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
   /** Real deliveries: switching a pool off or on raises an enablement alert to the policy's webhook. */
   const toggle = async (enabled: boolean, expected: number) => {
     expect(
       (await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools/${pool}`, { enabled })).status,
     ).toBe(200);
-    await waitUntil(() => (count('notification_history') >= expected ? true : undefined), 10_000, 'the attempt');
+    await waitUntil(
+      async () => ((await count('notification_history')) >= expected ? true : undefined),
+      10_000,
+      'the attempt',
+    );
   };
   /** Backdates attempts (as if they were sent `days` ago): the test cannot wait a day. */
   const age = (days: number, where: string) =>
-    ledge.server.platform.legacyDb.run(`UPDATE notification_history SET sent = ? WHERE ${where}`, [
+    ledge.server.platform.db.run(`UPDATE notification_history SET sent = ? WHERE ${where}`, [
       new Date(Date.now() - days * DAY).toISOString(),
     ]);
 
@@ -66,10 +71,10 @@ describe('notification history retention', () => {
       'Load balancing pool kept was enabled',
       'Load balancing pool kept was disabled',
     ]);
-    expect(count('notification_messages')).toBe(3);
+    expect(await count('notification_messages')).toBe(3);
 
     // The two oldest attempts fall out of the 2-day window: hidden at once, before any prune.
-    age(3, 'seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT 2)');
+    await age(3, 'seq IN (SELECT seq FROM notification_history ORDER BY seq LIMIT 2)');
     expect((await history()).map((h) => h.description)).toEqual(['Load balancing pool kept was disabled']);
     // ?since earlier than the window does not bring them back.
     const since = encodeURIComponent(new Date(Date.now() - 10 * DAY).toISOString());
@@ -79,8 +84,8 @@ describe('notification history retention', () => {
 
     const pruned = await ledge.server.platform.notifications.retention.prune();
     expect(pruned).toEqual({ attempts: 2, bodies: 2 });
-    expect(count('notification_history')).toBe(1);
-    expect(count('notification_messages')).toBe(1);
+    expect(await count('notification_history')).toBe(1);
+    expect(await count('notification_messages')).toBe(1);
     // What is kept still renders its body.
     expect(JSON.parse((await history())[0]!.alert_body)).toMatchObject({ data: { pool_name: 'kept', enabled: false } });
     // Nothing left to prune: a second run is a no-op.
@@ -90,14 +95,18 @@ describe('notification history retention', () => {
   it('keeps a body that a pending delivery or a newer attempt still uses', async () => {
     hooks.status = 503; // the receiver fails: the delivery stays in the outbox, to be retried
     await toggle(true, 2);
-    await waitUntil(() => (count('notification_outbox') === 1 ? true : undefined), 10_000, 'the pending retry');
-    age(3, '1 = 1');
+    await waitUntil(
+      async () => ((await count('notification_outbox')) === 1 ? true : undefined),
+      10_000,
+      'the pending retry',
+    );
+    await age(3, '1 = 1');
     const pruned = await ledge.server.platform.notifications.retention.prune();
     expect(pruned.attempts).toBe(2);
     // The failed attempt's body is the pending retry's: it stays for the retry to send.
     expect(pruned.bodies).toBe(1);
-    expect(count('notification_history')).toBe(0);
-    expect(count('notification_messages')).toBe(1);
+    expect(await count('notification_history')).toBe(0);
+    expect(await count('notification_messages')).toBe(1);
     hooks.status = 200;
     const [retried] = await hooks.waitFor(
       1,

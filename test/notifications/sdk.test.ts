@@ -55,7 +55,7 @@ describe('the official cloudflare SDK against the alerting API', () => {
     expect(webhooks[0]).toMatchObject({ id: webhook.id, type: 'generic' });
 
     for (let i = 0; i < 7; i++)
-      publishEvent(ledge.server.platform, { poolId, poolName: 'sdk-pool', originName: `o${i}` });
+      await publishEvent(ledge.server.platform, { poolId, poolName: 'sdk-pool', originName: `o${i}` });
     await receiver.waitFor(7, (hook) => hook.body['policy_id'] === policy.id);
     // History is written once the outcome of each send commits.
     const deadline = Date.now() + 10_000;

@@ -52,7 +52,7 @@ describe('webhook destinations API', () => {
       expect(text).not.toContain('secret');
     }
     // Encrypted at rest: the database does not hold the plaintext either.
-    const row = ledge.server.platform.legacyDb.get<{ secret_sealed: string }>(
+    const row = await ledge.server.platform.db.get<{ secret_sealed: string }>(
       'SELECT secret_sealed FROM notification_webhooks WHERE id = ?',
       [id],
     );
@@ -136,7 +136,7 @@ describe('webhook destinations API', () => {
     expect((await call(ledge, 'GET', `${alerting(ledge)}/destinations/webhooks/${id}`)).body.result).toMatchObject({
       name: 'renamed',
     });
-    const row = ledge.server.platform.legacyDb.get<{ secret_sealed: string | null }>(
+    const row = await ledge.server.platform.db.get<{ secret_sealed: string | null }>(
       'SELECT secret_sealed FROM notification_webhooks WHERE id = ?',
       [id],
     );

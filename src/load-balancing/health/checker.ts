@@ -57,6 +57,8 @@ export class HealthChecker implements BackgroundService {
   readonly #stats: CheckerStats = { origins: 0, probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 };
   #pending: CheckOutcome[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
+  /** The batch being recorded (batches are written one at a time, in order). */
+  #recording: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Infinity;
   #running = false;
@@ -82,11 +84,11 @@ export class HealthChecker implements BackgroundService {
     const monitors = await this.#monitors.getMany(monitored.map((m) => m.pool.monitor ?? ''));
     const now = performance.now();
     // Spread the first round over one interval so a restart does not probe every origin at once.
-    monitored.forEach(({ accountId, pool }, index) => {
+    for (const [index, { accountId, pool }] of monitored.entries()) {
       const monitor = pool.monitor ? monitors.get(pool.monitor) : undefined;
       const spread = monitor ? (index / monitored.length) * monitor.interval * 1000 : 0;
-      this.#install(accountId, pool.id, pool, monitor, now + spread, false);
-    });
+      await this.#install(accountId, pool.id, pool, monitor, now + spread, false);
+    }
     this.#arm();
   }
 
@@ -94,7 +96,8 @@ export class HealthChecker implements BackgroundService {
     this.#running = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#flush();
+    await this.#flush();
+    await this.#recording;
     for (const jobs of this.#jobs.values()) for (const job of jobs.values()) job.cancelled = true;
     this.#jobs.clear();
     this.#plans.clear();
@@ -106,7 +109,7 @@ export class HealthChecker implements BackgroundService {
     if (!this.#running) return;
     const pool = await this.#pools.get(accountId, poolId);
     const monitor = pool?.monitor ? await this.#monitors.get(accountId, pool.monitor) : undefined;
-    this.#install(accountId, poolId, pool, monitor, performance.now(), true);
+    await this.#install(accountId, poolId, pool, monitor, performance.now(), true);
     this.#arm();
   }
 
@@ -125,21 +128,21 @@ export class HealthChecker implements BackgroundService {
     Object.assign(this.#stats, { probes: 0, skipped: 0, maxLateMs: 0, lateOver1s: 0 });
   }
 
-  #install(
+  async #install(
     accountId: string,
     poolId: string,
     pool: Pool | undefined,
     monitor: Monitor | undefined,
     firstDue: number,
     fresh: boolean,
-  ): void {
+  ): Promise<void> {
     const previous = this.#jobs.get(poolId) ?? new Map<string, Job>();
     const checked = pool !== undefined && pool.enabled && monitor !== undefined && isProbed(monitor.type);
     if (!checked) {
       for (const job of previous.values()) job.cancelled = true;
       this.#jobs.delete(poolId);
       this.#plans.delete(poolId);
-      if (pool) this.#health.forget(poolId);
+      if (pool) await this.#health.forget(poolId);
       return;
     }
     const origins = pool.origins.filter((o) => o.enabled);
@@ -179,7 +182,7 @@ export class HealthChecker implements BackgroundService {
     for (const [name, job] of previous) if (jobs.get(name) !== job) job.cancelled = true;
     this.#jobs.set(poolId, jobs);
     this.#plans.set(poolId, plan);
-    this.#health.reconcile(plan);
+    await this.#health.reconcile(plan);
   }
 
   #arm(): void {
@@ -230,19 +233,27 @@ export class HealthChecker implements BackgroundService {
       const plan = this.#plans.get(job.poolId);
       if (job.cancelled || !this.#running || !plan) return;
       this.#pending.push({ plan, origin: job.origin, result });
-      this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
+      this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
     });
   }
 
-  #flush(): void {
+  /**
+   * Writes the pending results. Batches are recorded one after the other (a batch waits for the one
+   * before it), so the results of one origin are applied in the order they came in.
+   */
+  #flush(): Promise<void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     const batch = this.#pending;
     this.#pending = [];
-    try {
-      this.#health.record(batch);
-    } catch (error) {
-      this.#logger.error('health results could not be recorded', { err: error, results: batch.length });
-    }
+    if (batch.length === 0) return this.#recording;
+    this.#recording = this.#recording.then(async () => {
+      try {
+        await this.#health.record(batch);
+      } catch (error) {
+        this.#logger.error('health results could not be recorded', { err: error, results: batch.length });
+      }
+    });
+    return this.#recording;
   }
 }

@@ -1,12 +1,14 @@
-import { SyncEventBus } from '../../shared/sync-event-bus.ts';
+import type { TransactionScope } from '../../db/index.ts';
+import { TransactionalEventBus } from '../../shared/transactional-event-bus.ts';
 
 /**
  * Health events: the contract between load balancing (producer) and notifications (consumer).
  *
  * load-balancing never imports notifications. The health checker records every Healthy <-> Unhealthy
- * transition of an origin or a pool in `lb_health_events`, and calls the bus's listeners synchronously
- * INSIDE the same database transaction as the state change. A consumer (notifications) that writes
- * its outbox rows from a listener therefore commits or rolls back together with the event itself.
+ * transition of an origin or a pool in `lb_health_events`, and calls the bus's listeners INSIDE the same
+ * database transaction as the state change, with its scope (the transaction handle, and after-commit
+ * callbacks). A consumer (notifications) that writes its outbox rows with that handle therefore commits
+ * or rolls back together with the event itself.
  */
 export type Health = 'Healthy' | 'Unhealthy';
 export type EventSource = 'pool' | 'origin';
@@ -30,8 +32,8 @@ export interface HealthEvent {
   legacyNotificationEmail: string;
 }
 
-/** Called inside the transaction that records the event; must be synchronous and must not swallow errors. */
-export type HealthEventListener = (event: HealthEvent) => void;
+/** Called inside the transaction that records the event; writes with `scope.tx` and must not swallow errors. */
+export type HealthEventListener = (event: HealthEvent, scope: TransactionScope) => Promise<void>;
 
 /** Health transitions, published by the health store inside the transaction that records them. */
-export class HealthEventBus extends SyncEventBus<HealthEvent> {}
+export class HealthEventBus extends TransactionalEventBus<HealthEvent, TransactionScope> {}

@@ -1,4 +1,11 @@
-import { fromSqlBool, toSqlBool, type Database } from '../../db/index.ts';
+import {
+  fromSqlBool,
+  inTransactionScope,
+  toSqlBool,
+  type SqlDatabase,
+  type SqlExecutor,
+  type TransactionScope,
+} from '../../db/index.ts';
 import type { EventSource, Health, HealthEvent, HealthEventBus } from './events.ts';
 import { evaluatePool, nextOriginState, type OriginState, type PoolPlan } from './health-state.ts';
 import type { ProbeResult } from './probe-types.ts';
@@ -7,6 +14,33 @@ export interface CheckOutcome {
   plan: PoolPlan;
   origin: { name: string; address: string };
   result: ProbeResult;
+}
+
+export interface PoolState {
+  healthy: boolean;
+  reason: string;
+  changedAt: string;
+}
+
+/**
+ * Health state of origins and pools, and the event log of their transitions. Every Healthy <-> Unhealthy
+ * change is written together with its `lb_health_events` row and published on the bus inside the same
+ * transaction (listeners get its scope), so a consumer's writes (notifications' outbox) commit with it.
+ */
+export interface HealthStore {
+  originStates(poolId: string): Promise<Map<string, OriginState>>;
+  poolState(poolId: string): Promise<PoolState | undefined>;
+  /** Records a batch of check results in one transaction; returns the transitions it recorded. */
+  record(outcomes: readonly CheckOutcome[], now?: string): Promise<HealthEvent[]>;
+  /**
+   * After a pool's configuration changed: forgets origins that were removed, disabled or re-addressed,
+   * then re-evaluates the pool (disabling origins can make it Unhealthy, which is an event too).
+   */
+  reconcile(plan: PoolPlan, now?: string): Promise<HealthEvent | undefined>;
+  /** A pool that is disabled or lost its monitor is no longer checked: its state is dropped, no event. */
+  forget(poolId: string): Promise<void>;
+  /** The recorded transitions, oldest first. */
+  events(accountId: string, poolId?: string): Promise<HealthEvent[]>;
 }
 
 interface OriginRow {
@@ -22,37 +56,29 @@ interface OriginRow {
 }
 
 /**
- * Health state of origins and pools in SQLite, and the event log of their transitions. Every
- * Healthy <-> Unhealthy change is written together with its `lb_health_events` row and published on
- * the bus inside the same transaction, so a consumer's writes (notifications' outbox) commit with it.
+ * The health store on either dialect. Every write to one pool's state takes the pool's lock first
+ * (`tx.lock`, an advisory lock on PostgreSQL; SQLite writers are serial anyway), so two nodes recording
+ * results of the same pool cannot both see Healthy and both record the Unhealthy transition. Pools of a
+ * batch are locked in id order, so two batches never wait for each other in a cycle.
  */
-export class HealthStore {
-  readonly #db: Database;
+export class SqlHealthStore implements HealthStore {
+  readonly #db: SqlDatabase;
   readonly #bus: HealthEventBus;
 
-  constructor(db: Database, bus: HealthEventBus) {
+  constructor(db: SqlDatabase, bus: HealthEventBus) {
     this.#db = db;
     this.#bus = bus;
   }
 
-  originStates(poolId: string): Map<string, OriginState> {
-    const rows = this.#db.all<OriginRow>('SELECT * FROM lb_origin_health WHERE pool_id = ?', [poolId]);
-    return new Map(rows.map((row) => [row.origin_name, toState(row)]));
+  originStates(poolId: string): Promise<Map<string, OriginState>> {
+    return this.#originStates(this.#db, poolId);
   }
 
-  poolState(poolId: string): { healthy: boolean; reason: string; changedAt: string } | undefined {
-    const row = this.#db.get<{ healthy: number; reason: string; changed_at: string }>(
-      'SELECT healthy, reason, changed_at FROM lb_pool_health WHERE pool_id = ?',
-      [poolId],
-    );
-    return row ? { healthy: fromSqlBool(row.healthy), reason: row.reason, changedAt: row.changed_at } : undefined;
+  poolState(poolId: string): Promise<PoolState | undefined> {
+    return this.#poolState(this.#db, poolId);
   }
 
-  /**
-   * Records a batch of check results in one transaction: origin states, pool states, events. Results
-   * are grouped by pool so each pool's stored state is read once per batch.
-   */
-  record(outcomes: readonly CheckOutcome[], now = new Date().toISOString()): HealthEvent[] {
+  async record(outcomes: readonly CheckOutcome[], now = new Date().toISOString()): Promise<HealthEvent[]> {
     if (outcomes.length === 0) return [];
     const byPool = new Map<string, CheckOutcome[]>();
     for (const outcome of outcomes) {
@@ -60,90 +86,113 @@ export class HealthStore {
       if (group) group.push(outcome);
       else byPool.set(outcome.plan.poolId, [outcome]);
     }
-    return this.#db.transaction(() => {
+    const poolIds = [...byPool.keys()].sort();
+    return inTransactionScope(this.#db, async (scope) => {
+      const { tx } = scope;
       const events: HealthEvent[] = [];
-      for (const [poolId, group] of byPool) {
-        if (!this.#poolExists(poolId)) continue; // deleted while the probe was in flight
+      for (const poolId of poolIds) {
+        const group = byPool.get(poolId)!;
+        await lockPool(tx, poolId);
+        if (!(await this.#poolExists(tx, poolId))) continue; // deleted while the probe was in flight
         const plan = group[group.length - 1]!.plan;
-        const states = this.originStates(poolId);
+        const states = await this.#originStates(tx, poolId);
         for (const { origin, result } of group) {
           const previous = states.get(origin.name);
           const basis = previous && previous.address === origin.address ? previous : undefined;
           const next = nextOriginState(basis, result, plan, origin, now);
-          this.#writeOrigin(poolId, next);
+          await this.#writeOrigin(tx, poolId, next);
           states.set(origin.name, next);
           if ((basis?.healthy ?? true) !== next.healthy) {
-            events.push(
-              this.#event(plan, 'origin', next.healthy ? 'Healthy' : 'Unhealthy', next.failureReason, now, origin),
-            );
+            const health = next.healthy ? 'Healthy' : 'Unhealthy';
+            events.push(await this.#event(scope, plan, 'origin', health, next.failureReason, now, origin));
           }
         }
-        const event = this.#evaluate(plan, now, states);
+        const event = await this.#evaluate(scope, plan, now, states);
         if (event) events.push(event);
       }
       return events;
     });
   }
 
-  /**
-   * After a pool's configuration changed: forgets origins that were removed, disabled or re-addressed,
-   * then re-evaluates the pool (disabling origins can make it Unhealthy, which is an event too).
-   */
-  reconcile(plan: PoolPlan, now = new Date().toISOString()): HealthEvent | undefined {
-    return this.#db.transaction(() => {
+  reconcile(plan: PoolPlan, now = new Date().toISOString()): Promise<HealthEvent | undefined> {
+    return inTransactionScope(this.#db, async (scope) => {
+      const { tx } = scope;
+      await lockPool(tx, plan.poolId);
       const keep = new Map(plan.origins.map((o) => [o.name, o.address]));
-      for (const state of this.originStates(plan.poolId).values()) {
+      const states = await this.#originStates(tx, plan.poolId);
+      for (const state of states.values()) {
         if (keep.get(state.originName) !== state.address) {
-          this.#db.run('DELETE FROM lb_origin_health WHERE pool_id = ? AND origin_name = ?', [
+          await tx.run('DELETE FROM lb_origin_health WHERE pool_id = ? AND origin_name = ?', [
             plan.poolId,
             state.originName,
           ]);
+          states.delete(state.originName);
         }
       }
-      return this.#evaluate(plan, now);
+      if (!(await this.#poolExists(tx, plan.poolId))) return undefined;
+      return this.#evaluate(scope, plan, now, states);
     });
   }
 
-  /** A pool that is disabled or lost its monitor is no longer checked: its state is dropped, no event. */
-  forget(poolId: string): void {
-    this.#db.transaction(() => {
-      this.#db.run('DELETE FROM lb_origin_health WHERE pool_id = ?', [poolId]);
-      this.#db.run('DELETE FROM lb_pool_health WHERE pool_id = ?', [poolId]);
+  async forget(poolId: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await lockPool(tx, poolId);
+      await tx.run('DELETE FROM lb_origin_health WHERE pool_id = ?', [poolId]);
+      await tx.run('DELETE FROM lb_pool_health WHERE pool_id = ?', [poolId]);
     });
   }
 
-  events(accountId: string, poolId?: string): HealthEvent[] {
+  async events(accountId: string, poolId?: string): Promise<HealthEvent[]> {
     const rows = poolId
-      ? this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? AND pool_id = ? ORDER BY id', [
-          accountId,
-          poolId,
-        ])
-      : this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? ORDER BY id', [accountId]);
+      ? await this.#db.all<EventRow>(
+          'SELECT * FROM lb_health_events WHERE account_id = ? AND pool_id = ? ORDER BY id',
+          [accountId, poolId],
+        )
+      : await this.#db.all<EventRow>('SELECT * FROM lb_health_events WHERE account_id = ? ORDER BY id', [accountId]);
     return rows.map(toEvent);
   }
 
-  #evaluate(plan: PoolPlan, now: string, states = this.originStates(plan.poolId)): HealthEvent | undefined {
+  async #originStates(executor: SqlExecutor, poolId: string): Promise<Map<string, OriginState>> {
+    const rows = await executor.all<OriginRow>('SELECT * FROM lb_origin_health WHERE pool_id = ?', [poolId]);
+    return new Map(rows.map((row) => [row.origin_name, toState(row)]));
+  }
+
+  async #poolState(executor: SqlExecutor, poolId: string): Promise<PoolState | undefined> {
+    const row = await executor.get<{ healthy: number; reason: string; changed_at: string }>(
+      'SELECT healthy, reason, changed_at FROM lb_pool_health WHERE pool_id = ?',
+      [poolId],
+    );
+    return row ? { healthy: fromSqlBool(row.healthy), reason: row.reason, changedAt: row.changed_at } : undefined;
+  }
+
+  async #evaluate(
+    scope: TransactionScope,
+    plan: PoolPlan,
+    now: string,
+    states: ReadonlyMap<string, OriginState>,
+  ): Promise<HealthEvent | undefined> {
     const verdict = evaluatePool(plan, states);
-    const previous = this.poolState(plan.poolId);
+    const previous = await this.#poolState(scope.tx, plan.poolId);
     const wasHealthy = previous?.healthy ?? true;
     if (previous && wasHealthy === verdict.healthy) return undefined;
-    this.#db.run(
+    await scope.tx.run(
       `INSERT INTO lb_pool_health (pool_id, healthy, reason, changed_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (pool_id) DO UPDATE SET healthy = excluded.healthy, reason = excluded.reason, changed_at = excluded.changed_at`,
       [plan.poolId, toSqlBool(verdict.healthy), verdict.reason, now],
     );
     if (wasHealthy === verdict.healthy) return undefined;
-    return this.#event(plan, 'pool', verdict.healthy ? 'Healthy' : 'Unhealthy', verdict.reason, now);
+    return this.#event(scope, plan, 'pool', verdict.healthy ? 'Healthy' : 'Unhealthy', verdict.reason, now);
   }
 
-  #event(
+  async #event(
+    scope: TransactionScope,
     plan: PoolPlan,
     source: EventSource,
     health: Health,
     reason: string,
     now: string,
     origin?: { name: string; address: string },
-  ): HealthEvent {
+  ): Promise<HealthEvent> {
     const event: Omit<HealthEvent, 'id'> = {
       occurredAt: now,
       accountId: plan.accountId,
@@ -156,9 +205,9 @@ export class HealthStore {
       reason,
       legacyNotificationEmail: plan.legacyEmail,
     };
-    const { lastInsertRowid } = this.#db.run(
+    const row = await scope.tx.get<{ id: number }>(
       `INSERT INTO lb_health_events (occurred_at, account_id, pool_id, pool_name, event_source, origin_name, origin_address,
-         new_health, reason, legacy_notification_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         new_health, reason, legacy_notification_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       [
         now,
         plan.accountId,
@@ -172,17 +221,17 @@ export class HealthStore {
         plan.legacyEmail,
       ],
     );
-    const published: HealthEvent = { id: lastInsertRowid, ...event };
-    this.#bus.publish(published);
+    const published: HealthEvent = { id: row!.id, ...event };
+    await this.#bus.publish(published, scope);
     return published;
   }
 
-  #poolExists(poolId: string): boolean {
-    return this.#db.get('SELECT 1 AS x FROM lb_pools WHERE id = ?', [poolId]) !== undefined;
+  async #poolExists(tx: SqlExecutor, poolId: string): Promise<boolean> {
+    return (await tx.get('SELECT 1 AS x FROM lb_pools WHERE id = ?', [poolId])) !== undefined;
   }
 
-  #writeOrigin(poolId: string, s: OriginState): void {
-    this.#db.run(
+  async #writeOrigin(tx: SqlExecutor, poolId: string, s: OriginState): Promise<void> {
+    await tx.run(
       `INSERT INTO lb_origin_health (pool_id, origin_name, address, healthy, successes, failures, failure_reason, response_code, rtt_ms, checked_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (pool_id, origin_name) DO UPDATE SET address = excluded.address, healthy = excluded.healthy,
@@ -202,6 +251,11 @@ export class HealthStore {
       ],
     );
   }
+}
+
+/** Serialises the writers of one pool's health state (see SqlHealthStore). */
+function lockPool(tx: { lock(name: string): Promise<void> }, poolId: string): Promise<void> {
+  return tx.lock(`load-balancing:health:${poolId}`);
 }
 
 interface EventRow {

@@ -27,9 +27,13 @@ export function formatRtt(ms: number): string {
  * `GET /pools/{id}/health` from the stored state. A pool that is not checked (disabled, no monitor,
  * or an ICMP monitor) has an empty `pop_health`; an enabled origin not probed yet is shown as assumed healthy.
  */
-export function poolHealthView(pool: Pool, monitor: Monitor | undefined, store: HealthStore): PoolHealth {
+export async function poolHealthView(
+  pool: Pool,
+  monitor: Monitor | undefined,
+  store: HealthStore,
+): Promise<PoolHealth> {
   if (!pool.enabled || !monitor || !isProbed(monitor.type)) return { pool_id: pool.id, pop_health: {} };
-  const states = store.originStates(pool.id);
+  const states = await store.originStates(pool.id);
   const origins = pool.origins
     .filter((origin) => origin.enabled)
     .map((origin) => {
@@ -42,6 +46,6 @@ export function poolHealthView(pool: Pool, monitor: Monitor | undefined, store: 
       if (state?.responseCode != null) health.response_code = state.responseCode;
       return { [origin.address]: health };
     });
-  const healthy = store.poolState(pool.id)?.healthy ?? true;
+  const healthy = (await store.poolState(pool.id))?.healthy ?? true;
   return { pool_id: pool.id, pop_health: { [HEALTH_REGION]: { healthy, origins } } };
 }

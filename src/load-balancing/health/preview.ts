@@ -1,4 +1,3 @@
-import type { Database } from '../../db/index.ts';
 import type { EgressPolicy } from '../../egress/index.ts';
 import { newId } from '../../shared/ids.ts';
 import { assertOriginsReachable } from '../egress-check.ts';
@@ -6,6 +5,7 @@ import { LbErrors } from '../errors.ts';
 import type { Monitor } from '../monitor-schemas.ts';
 import type { Pool } from '../pool-schemas.ts';
 import { formatRtt, type OriginHealth } from './health-view.ts';
+import type { PreviewStore } from './preview-store.ts';
 import { probe } from './probe.ts';
 import { probeTarget } from './targets.ts';
 
@@ -17,11 +17,11 @@ export type PreviewResult = Record<string, { healthy: boolean; origins: Record<s
  * so `GET /preview/{id}` always answers with finished results.
  */
 export class PreviewService {
-  readonly #db: Database;
+  readonly #store: PreviewStore;
   readonly #egress: EgressPolicy;
 
-  constructor(db: Database, egress: EgressPolicy) {
-    this.#db = db;
+  constructor(store: PreviewStore, egress: EgressPolicy) {
+    this.#store = store;
     this.#egress = egress;
   }
 
@@ -55,21 +55,13 @@ export class PreviewService {
       }),
     );
     const id = newId();
-    this.#db.run('INSERT INTO lb_previews (id, account_id, result, created_on) VALUES (?, ?, ?, ?)', [
-      id,
-      accountId,
-      JSON.stringify(result),
-      new Date().toISOString(),
-    ]);
+    await this.#store.save(accountId, id, JSON.stringify(result), new Date().toISOString());
     return { preview_id: id, pools: Object.fromEntries(pools.map((p) => [p.id, p.name])) };
   }
 
-  get(accountId: string, id: string): PreviewResult {
-    const row = this.#db.get<{ result: string }>('SELECT result FROM lb_previews WHERE account_id = ? AND id = ?', [
-      accountId,
-      id,
-    ]);
-    if (!row) throw LbErrors.previewNotFound(id);
-    return JSON.parse(row.result) as PreviewResult;
+  async get(accountId: string, id: string): Promise<PreviewResult> {
+    const result = await this.#store.get(accountId, id);
+    if (result === undefined) throw LbErrors.previewNotFound(id);
+    return JSON.parse(result) as PreviewResult;
   }
 }
