@@ -16,4 +16,5 @@ export {
 export { SqliteDatabase } from './sqlite-database.ts';
 export { PostgresDatabase } from './postgres-database.ts';
 export { applyMigrations, type SchemaMigration } from './schema-migrations.ts';
+export { isUniqueViolation } from './constraint-errors.ts';
 export { openDatabase, isPostgresUrl, redactUrl } from './open.ts';

@@ -1,4 +1,4 @@
-import { AccountService, SqliteAccountStore } from '../accounts/index.ts';
+import { AccountService, SqlAccountStore } from '../accounts/index.ts';
 import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
@@ -71,7 +71,7 @@ export async function createPlatform(
   }
   const legacyDb = new Database(paths.database);
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
-  const accounts = new AccountService(new SqliteAccountStore(legacyDb));
+  const accounts = new AccountService(new SqlAccountStore(db));
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
   const storage = new StorageService(new SqliteMetadataStore(legacyDb), blobs, {
