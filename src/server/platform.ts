@@ -111,7 +111,7 @@ export async function createPlatform(
   background.push(notifications.dispatcher, notifications.retention);
   const functions = createFunctions({
     config,
-    db: legacyDb,
+    db,
     secretBox,
     accounts,
     logger,
