@@ -6,7 +6,7 @@ import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createFunctions, type FunctionsPlatform } from '../workers/index.ts';
-import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
+import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.ts';
 import { R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
@@ -74,7 +74,7 @@ export async function createPlatform(
   const accounts = new AccountService(new SqlAccountStore(db));
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
-  const storage = new StorageService(new SqliteMetadataStore(legacyDb), blobs, {
+  const storage = new StorageService(new SqlMetadataStore(db), blobs, {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
   });
