@@ -3,7 +3,15 @@ import { defineConfig } from 'vitest/config';
 // Integration tests start real servers (ledge, workerd, SMTP, origins) on 127.0.0.1 with port 0.
 // Two workers match the two cores of the target machine; slow real-client tests get generous timeouts.
 /** The suites that run a second time with every server on PostgreSQL (store-level suites run both backends themselves). */
-const POSTGRES_SUITES = ['test/db-backends/**/*.test.ts'];
+const POSTGRES_SUITES = [
+  'test/db-backends/**/*.test.ts',
+  // Accounts, functions and object storage through the API, the CLI, wrangler and workerd bindings
+  // (not the store suites, which run both backends themselves, nor the Miniflare fidelity comparisons).
+  'test/accounts/{auth,user-memberships}.test.ts',
+  'test/workers/{api,bad-input,cli,endpoints,isolation,large-objects,routing,runtime,tutorial,wrangler}.test.ts',
+  'test/r2/{buckets-api,cli,lifecycle,objects-api,wire-backend,workerd-binding,wrangler-objects}.test.ts',
+  'test/storage/durability.test.ts',
+];
 
 export default defineConfig({
   test: {
