@@ -9,6 +9,7 @@ import type {
   PartResult,
 } from './metadata-store.ts';
 import { prefixUpperBound } from './keys.ts';
+import { R2Errors } from './errors.ts';
 import {
   OBJECT_METADATA_COLUMNS,
   toBucket,
@@ -46,11 +47,14 @@ export class SqlMetadataStore implements MetadataStore {
   readonly #db: SqlDatabase;
   readonly #forShare: string;
   readonly #forUpdate: string;
+  /** PostgreSQL's text cannot hold U+0000, which SQLite's can: such a key cannot be stored there. */
+  readonly #nulFree: boolean;
 
   constructor(db: SqlDatabase) {
     this.#db = db;
     this.#forShare = FOR_SHARE[db.dialect];
     this.#forUpdate = dialects[db.dialect].forUpdate;
+    this.#nulFree = db.dialect === 'postgres';
   }
 
   async createBucket(bucket: BucketRecord): Promise<boolean> {
@@ -135,6 +139,7 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async getObject(bucketId: string, key: string): Promise<ObjectRecord | undefined> {
+    if (!this.#storable(key)) return undefined;
     const row = await this.#db.get<ObjectRow>('SELECT * FROM r2_objects WHERE bucket_id = ? AND key = ?', [
       bucketId,
       key,
@@ -146,6 +151,7 @@ export class SqlMetadataStore implements MetadataStore {
     object: ObjectRecord,
     precondition?: (current: ObjectRecord | undefined) => boolean,
   ): Promise<CommitResult> {
+    this.#assertStorable(object.key);
     const result = await this.#db.transaction(async (tx): Promise<CommitResult> => {
       if (!(await this.#shareBucket(tx, object.bucketId))) return { status: 'no-bucket' };
       const current = await this.#lockObject(tx, object.bucketId, object.key);
@@ -161,7 +167,7 @@ export class SqlMetadataStore implements MetadataStore {
     const removed = await this.#db.transaction(async (tx) => {
       const removed: ObjectRecord[] = [];
       // One order for every deleter, so two batches naming the same keys cannot deadlock on PostgreSQL.
-      for (const key of [...new Set(keys)].sort()) {
+      for (const key of [...new Set(keys.filter((k) => this.#storable(k)))].sort()) {
         const current = await this.#selectObjectForUpdate(tx, bucketId, key);
         if (!current) continue;
         await tx.run('DELETE FROM r2_objects WHERE bucket_id = ? AND key = ?', [bucketId, key]);
@@ -198,6 +204,7 @@ export class SqlMetadataStore implements MetadataStore {
   }
 
   async createUpload(upload: UploadRecord): Promise<boolean> {
+    this.#assertStorable(upload.key);
     return this.#db.transaction(async (tx) => {
       if (!(await this.#shareBucket(tx, upload.bucketId))) return false;
       await tx.run(
@@ -393,6 +400,15 @@ export class SqlMetadataStore implements MetadataStore {
     }
     for (const row of await this.#db.all<{ blob_id: string }>('SELECT blob_id FROM r2_parts')) ids.add(row.blob_id);
     return ids;
+  }
+
+  #storable(key: string): boolean {
+    return !this.#nulFree || !key.includes('\0');
+  }
+
+  /** A key this backend cannot store is refused as an invalid name (10020), never a 500. */
+  #assertStorable(key: string): void {
+    if (!this.#storable(key)) throw R2Errors.invalidObjectName();
   }
 
   /** Whether the bucket exists, locked against its deletion until this transaction ends. */
