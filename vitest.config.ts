@@ -7,6 +7,12 @@ const POSTGRES_SUITES = [
   'test/load-balancing/**/*.test.ts',
   'test/notifications/**/*.test.ts',
   'test/email-migration/**/*.test.ts',
+  // Accounts, functions and object storage through the API, the CLI, wrangler and workerd bindings
+  // (not the store suites, which run both backends themselves, the Miniflare fidelity comparisons, or
+  // test/storage/durability, which is about SQLite's WAL under kill -9).
+  'test/accounts/{auth,user-memberships}.test.ts',
+  'test/workers/{api,bad-input,cli,endpoints,isolation,large-objects,routing,runtime,tutorial,wrangler}.test.ts',
+  'test/r2/{buckets-api,cli,lifecycle,objects-api,wire-backend,workerd-binding,wrangler-objects}.test.ts',
 ];
 
 export default defineConfig({

@@ -37,7 +37,7 @@ for (let i = 0; i < poolCount; i++) {
     notification_email: groups[i % groups.length],
   });
 }
-platform.legacyDb.close();
+await platform.db.close();
 console.log(`seeded ${poolCount} pools in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
 const server = await spawnLedge(dataDir);

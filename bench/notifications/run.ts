@@ -236,7 +236,6 @@ async function main(): Promise<void> {
   } finally {
     await platform.notifications.dispatcher.stop();
     receivers.exit();
-    platform.legacyDb.close();
     await platform.db.close();
     await database.stop();
     await stopBenchDatabases();

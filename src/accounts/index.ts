@@ -1,6 +1,6 @@
 export { accountMigrations } from './migrations.ts';
 export { AccountService, isEmail } from './service.ts';
-export { SqliteAccountStore, type AccountStore } from './store.ts';
+export { SqlAccountStore, type AccountStore, type OwnerRecords } from './store.ts';
 export { accountRoutes } from './routes.ts';
 export { AuthErrors } from './errors.ts';
 export { canAccessAccount, type Principal } from './principal.ts';

@@ -53,23 +53,20 @@ export class AccountService {
   async createAccount(input: { name: string; id?: string }): Promise<Account> {
     const id = input.id ?? newId();
     if (!/^[0-9a-f]{32}$/.test(id)) throw new LedgeError(400, 1001, 'account id must be 32 lowercase hex characters');
-    if (await this.#store.getAccount(id)) throw new LedgeError(409, 1002, `account ${id} already exists`);
     const account: Account = { id, name: input.name, type: 'standard', created_on: isoNow() };
-    await this.#store.insertAccount(account);
+    // The insert itself decides (two creators of one id: one wins, the other gets the 409).
+    if (!(await this.#store.insertAccount(account))) throw accountExists(id);
     return account;
   }
 
   /** Creates a user with a global API key (random unless given); returns the key once. */
   async createUser(input: { email: string; apiKey?: string }): Promise<{ user: User; apiKey: string }> {
     if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
-    if (await this.#store.getUserByEmail(input.email)) {
-      throw new LedgeError(409, 1002, `a user with email ${input.email} already exists`);
-    }
     const apiKey = input.apiKey ?? newGlobalApiKey();
     if (!API_KEY_FORMAT.test(apiKey)) throw new LedgeError(400, 1001, 'API key must be 1-128 of [A-Za-z0-9_-]');
     const now = isoNow();
     const user: User = { id: newId(), email: input.email, created_on: now, modified_on: now };
-    await this.#store.insertUser(user, hashCredential(apiKey));
+    if (!(await this.#store.insertUser(user, hashCredential(apiKey)))) throw userExists(input.email);
     return { user, apiKey };
   }
 
@@ -80,7 +77,7 @@ export class AccountService {
     roles: string[] = ['Administrator'],
     status: 'accepted' | 'pending' = 'accepted',
   ): Promise<void> {
-    await this.#store.insertMembership({
+    const added = await this.#store.insertMembership({
       id: newId(),
       account_id: accountId,
       user_id: userId,
@@ -88,6 +85,39 @@ export class AccountService {
       status,
       created_on: isoNow(),
     });
+    if (!added) throw new LedgeError(409, 1002, `user ${userId} is a member of account ${accountId} already`);
+  }
+
+  /**
+   * The first start's owner: account, user (with a global API key), membership and token, written at
+   * once and only while no account exists. Returns undefined when one does (another node sharing the
+   * database bootstrapped first). Values are checked as checkNewCredentials does.
+   */
+  async createOwner(input: {
+    accountId: string;
+    email: string;
+    apiKey: string;
+    token: string;
+  }): Promise<{ account: Account; user: User } | undefined> {
+    this.checkNewCredentials(input);
+    const now = isoNow();
+    const account: Account = {
+      id: input.accountId,
+      name: `${input.email}'s Account`,
+      type: 'standard',
+      created_on: now,
+    };
+    const user: User = { id: newId(), email: input.email, created_on: now, modified_on: now };
+    const token = newToken({ userId: user.id, name: 'bootstrap token' });
+    const created = await this.#store.insertOwnerIfEmpty({
+      account,
+      user,
+      apiKeyHash: hashCredential(input.apiKey),
+      membership: { id: newId(), account_id: account.id, user_id: user.id, roles: ['Administrator'], created_on: now },
+      token,
+      tokenHash: hashCredential(input.token),
+    });
+    return created ? { account, user } : undefined;
   }
 
   /** Creates an API token (random unless given); returns its value once, only its hash is stored. */
@@ -101,17 +131,7 @@ export class AccountService {
     const value = input.value ?? newSecret(30);
     if (!TOKEN_FORMAT.test(value))
       throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
-    const token: ApiToken = {
-      id: newId(),
-      user_id: input.userId,
-      name: input.name,
-      account_id: input.accountId ?? null,
-      read_only: input.readOnly ?? false,
-      status: 'active',
-      not_before: null,
-      expires_on: null,
-      created_on: isoNow(),
-    };
+    const token = newToken(input);
     await this.#store.insertToken(token, hashCredential(value));
     return { token, value };
   }
@@ -245,3 +265,20 @@ function isUsable(token: ApiToken): boolean {
   if (token.expires_on && Date.parse(token.expires_on) <= now) return false;
   return true;
 }
+
+function newToken(input: { userId: string; name: string; accountId?: string | null; readOnly?: boolean }): ApiToken {
+  return {
+    id: newId(),
+    user_id: input.userId,
+    name: input.name,
+    account_id: input.accountId ?? null,
+    read_only: input.readOnly ?? false,
+    status: 'active',
+    not_before: null,
+    expires_on: null,
+    created_on: isoNow(),
+  };
+}
+
+const accountExists = (id: string) => new LedgeError(409, 1002, `account ${id} already exists`);
+const userExists = (email: string) => new LedgeError(409, 1002, `a user with email ${email} already exists`);

@@ -1,26 +1,46 @@
-import { fromSqlBool, toSqlBool, type Database } from '../db/index.ts';
+import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExecutor } from '../db/index.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
-/** Persistence of accounts, users, memberships and API tokens. Async so another backend can replace it. */
+/** What the first start writes at once: the owner's account, user, membership and token. */
+export interface OwnerRecords {
+  account: Account;
+  user: User;
+  apiKeyHash: string;
+  membership: NewMembership;
+  token: ApiToken;
+  tokenHash: string;
+}
+
+export interface NewMembership {
+  id: string;
+  account_id: string;
+  user_id: string;
+  roles: string[];
+  status?: string;
+  created_on: string;
+}
+
+/** Persistence of accounts, users, memberships and API tokens (SQLite or PostgreSQL: `SqlAccountStore`). */
 export interface AccountStore {
   countAccounts(): Promise<number>;
-  insertAccount(account: Account): Promise<void>;
+  /** False when an account with this id exists already. */
+  insertAccount(account: Account): Promise<boolean>;
+  /**
+   * Writes the owner's records in one transaction if no account exists yet; false when one does (another
+   * node sharing the database bootstrapped first). Never leaves a half-made owner.
+   */
+  insertOwnerIfEmpty(owner: OwnerRecords): Promise<boolean>;
   getAccount(id: string): Promise<Account | undefined>;
   renameAccount(id: string, name: string): Promise<void>;
-  insertUser(user: User, apiKeyHash: string | null): Promise<void>;
+  /** False when a user with this e-mail (in any case) exists already. */
+  insertUser(user: User, apiKeyHash: string | null): Promise<boolean>;
   getUserById(id: string): Promise<User | undefined>;
   getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined>;
   setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void>;
   /** Sets the given profile fields (a missing field keeps its value) and bumps modified_on. */
   updateUserProfile(userId: string, profile: Partial<UserProfile>, modifiedOn: string): Promise<void>;
-  insertMembership(membership: {
-    id: string;
-    account_id: string;
-    user_id: string;
-    roles: string[];
-    status?: string;
-    created_on: string;
-  }): Promise<void>;
+  /** False when the user is a member of that account already. */
+  insertMembership(membership: NewMembership): Promise<boolean>;
   /** Memberships of a user, ordered by account name then id (stable pages). */
   listMemberships(userId: string): Promise<Membership[]>;
   getMembership(id: string): Promise<Membership | undefined>;
@@ -73,39 +93,56 @@ interface TokenRow extends Omit<ApiToken, 'read_only'> {
   token_hash: string;
 }
 
-export class SqliteAccountStore implements AccountStore {
-  readonly #db: Database;
+/** Looks a user up by e-mail whatever its case: SQLite's column is COLLATE NOCASE, PostgreSQL indexes lower(email). */
+const EMAIL_MATCHES: Record<DialectName, string> = {
+  sqlite: 'email = ?',
+  postgres: 'lower(email) = lower(?)',
+};
 
-  constructor(db: Database) {
+/** Serialises first starts of several nodes on one database: one of them bootstraps. */
+const BOOTSTRAP_LOCK = 'accounts:bootstrap';
+
+/** The AccountStore on the persistence contract, for both dialects. */
+export class SqlAccountStore implements AccountStore {
+  readonly #db: SqlDatabase;
+
+  constructor(db: SqlDatabase) {
     this.#db = db;
   }
 
   async countAccounts(): Promise<number> {
-    return this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM accounts')?.n ?? 0;
+    return Number((await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM accounts'))?.n ?? 0);
   }
 
-  async insertAccount(account: Account): Promise<void> {
-    this.#db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (:id, :name, :type, :created_on)', {
-      ...account,
+  async insertAccount(account: Account): Promise<boolean> {
+    return (await insertAccount(this.#db, account)).changes === 1;
+  }
+
+  async insertOwnerIfEmpty(owner: OwnerRecords): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      await tx.lock(BOOTSTRAP_LOCK);
+      if (await tx.get('SELECT 1 AS one FROM accounts LIMIT 1')) return false;
+      await insertAccount(tx, owner.account);
+      await insertUser(tx, owner.user, owner.apiKeyHash);
+      await insertMembership(tx, owner.membership);
+      await insertToken(tx, owner.token, owner.tokenHash);
+      return true;
     });
   }
 
-  async getAccount(id: string): Promise<Account | undefined> {
+  getAccount(id: string): Promise<Account | undefined> {
     return this.#db.get<Account>('SELECT id, name, type, created_on FROM accounts WHERE id = ?', [id]);
   }
 
   async renameAccount(id: string, name: string): Promise<void> {
-    this.#db.run('UPDATE accounts SET name = ? WHERE id = ?', [name, id]);
+    await this.#db.run('UPDATE accounts SET name = ? WHERE id = ?', [name, id]);
   }
 
-  async insertUser(user: User, apiKeyHash: string | null): Promise<void> {
-    this.#db.run(
-      'INSERT INTO users (id, email, api_key_hash, created_on, modified_on) VALUES (:id, :email, :hash, :created_on, :modified_on)',
-      { ...user, hash: apiKeyHash },
-    );
+  async insertUser(user: User, apiKeyHash: string | null): Promise<boolean> {
+    return (await insertUser(this.#db, user, apiKeyHash)).changes === 1;
   }
 
-  async getUserById(id: string): Promise<User | undefined> {
+  getUserById(id: string): Promise<User | undefined> {
     return this.#db.get<User>(
       `SELECT id, email, first_name, last_name, telephone, country, zipcode, created_on, modified_on
          FROM users WHERE id = ?`,
@@ -117,71 +154,69 @@ export class SqliteAccountStore implements AccountStore {
     // Column names come from this fixed list, never from the request.
     const columns = PROFILE_COLUMNS.filter((column) => profile[column] !== undefined);
     const assignments = [...columns.map((column) => `${column} = ?`), 'modified_on = ?'].join(', ');
-    this.#db.run(`UPDATE users SET ${assignments} WHERE id = ?`, [
+    await this.#db.run(`UPDATE users SET ${assignments} WHERE id = ?`, [
       ...columns.map((column) => profile[column] ?? null),
       modifiedOn,
       userId,
     ]);
   }
 
-  async getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined> {
-    return this.#db.get('SELECT id, email, api_key_hash, created_on, modified_on FROM users WHERE email = ?', [email]);
+  getUserByEmail(email: string): Promise<(User & { api_key_hash: string | null }) | undefined> {
+    return this.#db.get(
+      `SELECT id, email, api_key_hash, created_on, modified_on FROM users WHERE ${EMAIL_MATCHES[this.#db.dialect]}`,
+      [email],
+    );
   }
 
   async setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void> {
-    this.#db.run('UPDATE users SET api_key_hash = ?, modified_on = ? WHERE id = ?', [
+    await this.#db.run('UPDATE users SET api_key_hash = ?, modified_on = ? WHERE id = ?', [
       apiKeyHash,
       new Date().toISOString(),
       userId,
     ]);
   }
 
-  async insertMembership(m: {
-    id: string;
-    account_id: string;
-    user_id: string;
-    roles: string[];
-    status?: string;
-    created_on: string;
-  }) {
-    this.#db.run(
-      'INSERT INTO memberships (id, account_id, user_id, roles, status, created_on) VALUES (?, ?, ?, ?, ?, ?)',
-      [m.id, m.account_id, m.user_id, JSON.stringify(m.roles), m.status ?? 'accepted', m.created_on],
-    );
+  async insertMembership(membership: NewMembership): Promise<boolean> {
+    return (await insertMembership(this.#db, membership)).changes === 1;
   }
 
   async listMemberships(userId: string): Promise<Membership[]> {
-    return this.#db
-      .all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.user_id = ? ORDER BY a.name, a.id`, [userId])
-      .map(toMembership);
+    const rows = await this.#db.all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.user_id = ? ORDER BY a.name, a.id`, [
+      userId,
+    ]);
+    return rows.map(toMembership);
   }
 
   async getMembership(id: string): Promise<Membership | undefined> {
-    const row = this.#db.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
+    const row = await this.#db.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
     return row && toMembership(row);
   }
 
   async setMembershipStatus(id: string, status: string): Promise<void> {
-    this.#db.run('UPDATE memberships SET status = ? WHERE id = ?', [status, id]);
+    await this.#db.run('UPDATE memberships SET status = ? WHERE id = ?', [status, id]);
   }
 
   async deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | 'last_admin' | 'missing'> {
-    return this.#db.transaction(() => {
-      const row = this.#db.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
+    return this.#db.transaction(async (tx) => {
+      const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
+      if (!found) return 'missing';
+      // Two administrators leaving at once: each checks the other is still there, so they take turns.
+      await tx.lock(`accounts:members:${found.account_id}`);
+      const row = await tx.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
       if (!row) return 'missing';
-      const membership = toMembership(row);
-      if (isAcceptedAdmin(membership)) {
-        const others = this.#db
-          .all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.account_id = ? AND m.id != ?`, [row.account_id, id])
-          .map(toMembership);
-        if (!others.some(isAcceptedAdmin)) return 'last_admin';
+      if (isAcceptedAdmin(toMembership(row))) {
+        const others = await tx.all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.account_id = ? AND m.id != ?`, [
+          row.account_id,
+          id,
+        ]);
+        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
       }
-      this.#db.run('DELETE FROM memberships WHERE id = ?', [id]);
+      await tx.run('DELETE FROM memberships WHERE id = ?', [id]);
       return 'deleted';
     });
   }
 
-  async firstMembership(): Promise<{ email: string; account_id: string } | undefined> {
+  firstMembership(): Promise<{ email: string; account_id: string } | undefined> {
     return this.#db.get(
       `SELECT u.email, m.account_id FROM users u JOIN memberships m ON m.user_id = u.id
         ORDER BY u.created_on, m.created_on LIMIT 1`,
@@ -189,26 +224,62 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async insertToken(token: ApiToken, tokenHash: string): Promise<void> {
-    this.#db.run(
-      `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        token.id,
-        token.user_id,
-        token.name,
-        tokenHash,
-        token.account_id,
-        toSqlBool(token.read_only),
-        token.status,
-        token.not_before,
-        token.expires_on,
-        token.created_on,
-      ],
-    );
+    await insertToken(this.#db, token, tokenHash);
   }
 
   async getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
-    const row = this.#db.get<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ?', [tokenHash]);
+    const row = await this.#db.get<TokenRow>(
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+         FROM api_tokens WHERE token_hash = ?`,
+      [tokenHash],
+    );
     return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
   }
+}
+
+// The inserts, on the database or inside a transaction (the owner's records go in one).
+
+function insertAccount(db: SqlExecutor, account: Account) {
+  return db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+    account.id,
+    account.name,
+    account.type,
+    account.created_on,
+  ]);
+}
+
+function insertUser(db: SqlExecutor, user: User, apiKeyHash: string | null) {
+  // No conflict target: the e-mail's unique constraint is an index on lower(email) on PostgreSQL.
+  return db.run(
+    `INSERT INTO users (id, email, api_key_hash, created_on, modified_on) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+    [user.id, user.email, apiKeyHash, user.created_on, user.modified_on],
+  );
+}
+
+function insertMembership(db: SqlExecutor, m: NewMembership) {
+  return db.run(
+    `INSERT INTO memberships (id, account_id, user_id, roles, status, created_on) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, user_id) DO NOTHING`,
+    [m.id, m.account_id, m.user_id, JSON.stringify(m.roles), m.status ?? 'accepted', m.created_on],
+  );
+}
+
+function insertToken(db: SqlExecutor, token: ApiToken, tokenHash: string) {
+  return db.run(
+    `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      token.id,
+      token.user_id,
+      token.name,
+      tokenHash,
+      token.account_id,
+      toSqlBool(token.read_only),
+      token.status,
+      token.not_before,
+      token.expires_on,
+      token.created_on,
+    ],
+  );
 }

@@ -109,7 +109,6 @@ async function withPlatform(
     if (isLedgeError(error)) throw new CliError(error.message);
     throw error;
   } finally {
-    platform.legacyDb.close();
     await platform.db.close();
   }
 }

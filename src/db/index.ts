@@ -1,5 +1,3 @@
-export { Database, type SqlParams as LegacySqlParams, type RunResult as LegacyRunResult } from './database.ts';
-export { migrate, type Migration } from './migrations.ts';
 export {
   dialects,
   fromSqlBool,
@@ -16,5 +14,6 @@ export {
 export { SqliteDatabase } from './sqlite-database.ts';
 export { PostgresDatabase } from './postgres-database.ts';
 export { applyMigrations, type SchemaMigration } from './schema-migrations.ts';
+export { isUniqueViolation } from './constraint-errors.ts';
 export { openDatabase, isPostgresUrl, redactUrl } from './open.ts';
 export { inTransactionScope, type TransactionScope } from './transaction-scope.ts';

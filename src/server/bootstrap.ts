@@ -17,7 +17,8 @@ export interface Credentials {
  * the database. Values are checked before the first row is written, and the file is written under a
  * temporary name before it and put in place after the last row: a failing first start leaves neither a
  * half-made owner (the next start would see a non-empty database and never show credentials) nor a
- * credentials.json that names nothing.
+ * credentials.json that names nothing. The owner's rows go in one transaction that first checks that no
+ * account exists, so nodes starting together on one PostgreSQL database bootstrap once.
  */
 export async function bootstrapIfEmpty(
   accounts: AccountService,
@@ -34,28 +35,27 @@ export async function bootstrapIfEmpty(
     api_key: values.apiKey ?? newGlobalApiKey(),
     api_token: values.apiToken ?? newSecret(30),
   };
+  const owner = { accountId: credentials.account_id, email, apiKey: credentials.api_key, token: credentials.api_token };
   try {
-    accounts.checkNewCredentials({
-      accountId: credentials.account_id,
-      email,
-      apiKey: credentials.api_key,
-      token: credentials.api_token,
-    });
+    accounts.checkNewCredentials(owner);
   } catch (error) {
     throw new Error(`invalid LEDGE_BOOTSTRAP_* value: ${(error as Error).message}`, { cause: error });
   }
   const temporary = `${credentialsPath}.tmp`;
   writeSecretFile(temporary, credentials);
+  let created: boolean;
   try {
-    const account = await accounts.createAccount({ name: `${email}'s Account`, id: credentials.account_id });
-    const { user } = await accounts.createUser({ email, apiKey: credentials.api_key });
-    await accounts.addMember(account.id, user.id);
-    await accounts.createToken({ userId: user.id, name: 'bootstrap token', value: credentials.api_token });
-    renameSync(temporary, credentialsPath);
+    created = (await accounts.createOwner(owner)) !== undefined;
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
   }
+  // Another node on the same database bootstrapped first: its credentials are the ones that exist.
+  if (!created) {
+    rmSync(temporary, { force: true });
+    return undefined;
+  }
+  renameSync(temporary, credentialsPath);
   return credentials;
 }
 

@@ -1,13 +1,13 @@
 import { accountMigrations } from '../accounts/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
-import type { Migration } from '../db/index.ts';
+import type { SchemaMigration } from '../db/index.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
 import { notificationMigrations } from '../notifications/index.ts';
 import { workerMigrations } from '../workers/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
-export const allMigrations: readonly Migration[] = [
+export const allMigrations: readonly SchemaMigration[] = [
   ...clusterMigrations,
   ...accountMigrations,
   ...loadBalancingMigrations,

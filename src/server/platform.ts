@@ -1,7 +1,7 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api/subsystem.ts';
 import { ChangeFeed, ClusterMembership, SqlNodeStore } from '../cluster/index.ts';
-import { applyMigrations, Database, openDatabase, type SqlDatabase } from '../db/index.ts';
+import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
   createLoadBalancingSubsystem,
@@ -20,7 +20,7 @@ import {
 } from '../notifications/index.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
-import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
+import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
@@ -38,11 +38,6 @@ export interface Platform {
   paths: ReturnType<typeof dataPaths>;
   /** Every record: SQLite in the data dir, or PostgreSQL with --database-url (see src/db/sql.ts). */
   db: SqlDatabase;
-  /**
-   * @deprecated the synchronous SQLite handle of the stores not yet moved to `db` (SQLite only; removed
-   * once every store is on the async contract).
-   */
-  legacyDb: Database;
   logger: Logger;
   secretBox: SecretBox;
   /** Which addresses monitors, previews and webhooks may reach (operator lists, never Ledge's own listeners). */
@@ -84,14 +79,13 @@ export async function createPlatform(
     await db.close();
     throw error;
   }
-  const legacyDb = new Database(paths.database);
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
-  const storage = new StorageService(new SqliteMetadataStore(legacyDb), new FsBlobStore(paths.blobs), {
+  const storage = new StorageService(new SqlMetadataStore(db), new FsBlobStore(paths.blobs), {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
   });
@@ -99,7 +93,7 @@ export async function createPlatform(
   // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
-  const accounts = createAccountsSubsystem({ db: legacyDb });
+  const accounts = createAccountsSubsystem({ db });
   const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
@@ -123,7 +117,7 @@ export async function createPlatform(
   const workers = createWorkersSubsystem({
     config,
     env: config.env,
-    db: legacyDb,
+    db,
     secretBox,
     accounts: accounts.service,
     logger,
@@ -140,7 +134,6 @@ export async function createPlatform(
     config,
     paths,
     db,
-    legacyDb,
     logger,
     secretBox,
     egress,

@@ -99,6 +99,5 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
 }
 
 async function closeDatabases(platform: Platform): Promise<void> {
-  platform.legacyDb.close();
   await platform.db.close();
 }

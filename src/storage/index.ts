@@ -4,7 +4,7 @@
  * - `StorageService`: buckets (`storage.buckets`), objects (`storage.objects`), multipart
  *   (`storage.multipart`), `storage.list(bucket, ...)`, and `storage.getBucket(accountId, name)` which the
  *   workers deploy uses to refuse a binding to a bucket that does not exist.
- * - `MetadataStore` / `BlobStore`: the two persistence interfaces, with the SQLite and filesystem
+ * - `MetadataStore` / `BlobStore`: the two persistence interfaces, with the SQL (SQLite or PostgreSQL) and filesystem
  *   implementations; test/storage/conformance/ holds the suite any other implementation must pass.
  */
 export { StorageService, type StorageOptions } from './storage-service.ts';
@@ -12,7 +12,7 @@ export { LifecycleService } from './lifecycle-service.ts';
 export { LifecyclePutSchema, type LifecycleRule } from './lifecycle-rules.ts';
 export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
-export { SqliteMetadataStore } from './sqlite-metadata-store.ts';
+export { SqlMetadataStore } from './sql-metadata-store.ts';
 export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
 export { R2Errors } from './errors.ts';

@@ -2,7 +2,7 @@ export { workerMigrations } from './migrations.ts';
 export { workerRoutes } from './routes.ts';
 export { scriptUploadLimit, WORKER_LIMITS } from './limits.ts';
 export { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
-export { SqliteWorkerStore, type WorkerStore } from './store.ts';
+export { SqlWorkerStore, type WorkerStore } from './store.ts';
 export { FunctionsRuntime, type R2ServiceResolver } from './runtime/supervisor.ts';
 export { FunctionLogHub } from './runtime/log-hub.ts';
 export type { FunctionsPlatform } from './wiring.ts';

@@ -1,9 +1,71 @@
-import type { Migration } from '../db/index.ts';
+import type { SchemaMigration } from '../db/index.ts';
 
-export const workerMigrations: readonly Migration[] = [
+/** workers/0001_initial on PostgreSQL: the same tables, BIGINT for numbers. */
+const POSTGRES_INITIAL = `
+  CREATE TABLE worker_scripts (
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    current_deployment_id TEXT,
+    workers_dev INTEGER NOT NULL DEFAULT 0,
+    previews_enabled INTEGER NOT NULL DEFAULT 0,
+    settings TEXT NOT NULL DEFAULT '{}',
+    last_deployed_from TEXT NOT NULL DEFAULT 'api',
+    created_on TEXT NOT NULL,
+    modified_on TEXT NOT NULL,
+    PRIMARY KEY (account_id, name)
+  );
+  CREATE TABLE worker_versions (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    script_name TEXT NOT NULL,
+    number BIGINT NOT NULL,
+    main_module TEXT NOT NULL,
+    modules TEXT NOT NULL,
+    bindings TEXT NOT NULL,
+    compatibility_date TEXT,
+    compatibility_flags TEXT NOT NULL,
+    etag TEXT NOT NULL,
+    source TEXT NOT NULL,
+    author_email TEXT,
+    created_on TEXT NOT NULL,
+    FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE,
+    UNIQUE (account_id, script_name, number)
+  );
+  CREATE TABLE worker_deployments (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    script_name TEXT NOT NULL,
+    version_id TEXT NOT NULL REFERENCES worker_versions(id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    author_email TEXT,
+    annotations TEXT NOT NULL DEFAULT '{}',
+    created_on TEXT NOT NULL,
+    FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+  );
+  CREATE INDEX worker_deployments_script ON worker_deployments(account_id, script_name, created_on);
+  CREATE TABLE worker_secrets (
+    account_id TEXT NOT NULL,
+    script_name TEXT NOT NULL,
+    name TEXT NOT NULL,
+    type TEXT NOT NULL,
+    sealed TEXT NOT NULL,
+    created_on TEXT NOT NULL,
+    modified_on TEXT NOT NULL,
+    PRIMARY KEY (account_id, script_name, name),
+    FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+  );
+  CREATE TABLE worker_account_subdomains (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    subdomain TEXT NOT NULL UNIQUE
+  );
+`;
+
+export const workerMigrations: readonly SchemaMigration[] = [
   {
     id: 'workers/0001_initial',
-    sql: `
+    sql: {
+      sqlite: `
       CREATE TABLE worker_scripts (
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         name TEXT NOT NULL,
@@ -62,11 +124,16 @@ export const workerMigrations: readonly Migration[] = [
         subdomain TEXT NOT NULL UNIQUE
       );
     `,
+      postgres: POSTGRES_INITIAL,
+    },
   },
   {
     // limits.cpu_ms of each version (NULL: the 30 s default), enforced by the runtime's watchdog.
     id: 'workers/0002_cpu_limit',
-    sql: `ALTER TABLE worker_versions ADD COLUMN cpu_ms INTEGER;`,
+    sql: {
+      sqlite: `ALTER TABLE worker_versions ADD COLUMN cpu_ms INTEGER;`,
+      postgres: 'ALTER TABLE worker_versions ADD COLUMN cpu_ms BIGINT;',
+    },
   },
   {
     // DELETE /workers/subdomain: an account that gave its subdomain up does not get one re-assigned on the next read.
@@ -76,5 +143,17 @@ export const workerMigrations: readonly Migration[] = [
         account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE
       );
     `,
+  },
+  {
+    // Deployments of one script in the order they were made (newest first), also within one
+    // millisecond: a real column instead of SQLite's rowid. Existing rows keep their rowid order.
+    id: 'workers/0004_deployment_sequence',
+    sql: {
+      sqlite: `
+        ALTER TABLE worker_deployments ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE worker_deployments SET seq = rowid;
+      `,
+      postgres: 'ALTER TABLE worker_deployments ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;',
+    },
   },
 ];

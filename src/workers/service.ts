@@ -345,16 +345,18 @@ export class WorkersService {
     if (await this.store.isSubdomainReleased(accountId)) return undefined;
     const account = await this.#accounts.getAccount(accountId);
     const base = slug((account?.name ?? '').replace(/'s account$/i, '')) || 'account';
-    const candidate = (await this.store.subdomainOwner(base)) ? `${base.slice(0, 50)}-${accountId.slice(0, 8)}` : base;
-    await this.store.setSubdomain(accountId, candidate);
-    return candidate;
+    const suffixed = `${base.slice(0, 50)}-${accountId.slice(0, 8)}`;
+    // The base name unless another account has it (or takes it while we look): then the suffixed one.
+    if (!(await this.store.subdomainOwner(base)) && (await this.store.setSubdomain(accountId, base))) return base;
+    if (!(await this.store.setSubdomain(accountId, suffixed))) throw WorkerErrors.subdomainTaken(suffixed);
+    return suffixed;
   }
 
   async setSubdomain(accountId: string, subdomain: string) {
     if (!SUBDOMAIN.test(subdomain)) throw WorkerErrors.invalidSubdomain(subdomain);
     const owner = await this.store.subdomainOwner(subdomain);
     if (owner && owner !== accountId) throw WorkerErrors.subdomainTaken(subdomain);
-    await this.store.setSubdomain(accountId, subdomain);
+    if (!(await this.store.setSubdomain(accountId, subdomain))) throw WorkerErrors.subdomainTaken(subdomain);
     await this.#runtime.reload();
   }
 

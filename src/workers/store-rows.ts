@@ -1,7 +1,7 @@
 import { fromSqlBool } from '../db/index.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
 
-/** SQLite rows of the workers tables and their mapping to records (JSON columns parsed). */
+/** Rows of the workers tables (either dialect) and their mapping to records (JSON columns parsed). */
 export interface ScriptRow {
   account_id: string;
   name: string;
@@ -62,4 +62,31 @@ export function toVersion(row: VersionRow): VersionRecord {
 
 export function toDeployment(row: DeploymentRow): DeploymentRecord {
   return { ...row, annotations: JSON.parse(row.annotations) as Record<string, unknown> };
+}
+
+/** A deployed script's version, selected next to the script's columns with a `v_` prefix (listDeployed). */
+export const DEPLOYED_VERSION_COLUMNS = `v.id AS v_id, v.account_id AS v_account_id, v.script_name AS v_script_name,
+  v.number AS v_number, v.main_module AS v_main_module, v.modules AS v_modules, v.bindings AS v_bindings,
+  v.compatibility_date AS v_compatibility_date, v.compatibility_flags AS v_compatibility_flags, v.cpu_ms AS v_cpu_ms,
+  v.etag AS v_etag, v.source AS v_source, v.author_email AS v_author_email, v.created_on AS v_created_on`;
+
+export type DeployedRow = { [K in keyof VersionRow as `v_${K}`]: VersionRow[K] };
+
+export function fromDeployedVersion(row: DeployedRow): VersionRow {
+  return {
+    id: row.v_id,
+    account_id: row.v_account_id,
+    script_name: row.v_script_name,
+    number: Number(row.v_number),
+    main_module: row.v_main_module,
+    modules: row.v_modules,
+    bindings: row.v_bindings,
+    compatibility_date: row.v_compatibility_date,
+    compatibility_flags: row.v_compatibility_flags,
+    cpu_ms: row.v_cpu_ms,
+    etag: row.v_etag,
+    source: row.v_source,
+    author_email: row.v_author_email,
+    created_on: row.v_created_on,
+  };
 }

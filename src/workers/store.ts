@@ -1,17 +1,19 @@
-import type { Database } from '../db/index.ts';
-import { toSqlBool } from '../db/index.ts';
+import { isUniqueViolation, toSqlBool, type SqlDatabase, type SqlExecutor } from '../db/index.ts';
 import {
+  DEPLOYED_VERSION_COLUMNS,
+  fromDeployedVersion,
   toDeployment,
   toScript,
   toVersion,
   type DeploymentRow,
   type ScriptRow,
+  type DeployedRow,
   type VersionRow,
 } from './store-rows.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
 
-/** Persistence of scripts, versions, deployments, secrets and subdomains (async, so PostgreSQL can follow). */
+/** Persistence of scripts, versions, deployments, secrets and subdomains (SQLite or PostgreSQL: `SqlWorkerStore`). */
 export interface WorkerStore {
   getScript(accountId: string, name: string): Promise<ScriptRecord | undefined>;
   listScripts(accountId: string): Promise<ScriptRecord[]>;
@@ -47,7 +49,8 @@ export interface WorkerStore {
   ): Promise<void>;
   getSubdomain(accountId: string): Promise<string | undefined>;
   subdomainOwner(subdomain: string): Promise<string | undefined>;
-  setSubdomain(accountId: string, subdomain: string): Promise<void>;
+  /** False when another account has this subdomain. */
+  setSubdomain(accountId: string, subdomain: string): Promise<boolean>;
   /** Drops the account's subdomain and remembers it was given up (so none is assigned on the next read). */
   releaseSubdomain(accountId: string): Promise<boolean>;
   isSubdomainReleased(accountId: string): Promise<boolean>;
@@ -55,17 +58,18 @@ export interface WorkerStore {
   listDeployed(): Promise<{ script: ScriptRecord; version: VersionRecord }[]>;
 }
 
-export class SqliteWorkerStore implements WorkerStore {
-  readonly #db: Database;
+/** The WorkerStore on the persistence contract, for both dialects. */
+export class SqlWorkerStore implements WorkerStore {
+  readonly #db: SqlDatabase;
   readonly #box: SecretBox;
 
-  constructor(db: Database, secretBox: SecretBox) {
+  constructor(db: SqlDatabase, secretBox: SecretBox) {
     this.#db = db;
     this.#box = secretBox;
   }
 
   async getScript(accountId: string, name: string) {
-    const row = this.#db.get<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? AND name = ?', [
+    const row = await this.#db.get<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? AND name = ?', [
       accountId,
       name,
     ]);
@@ -73,30 +77,37 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async listScripts(accountId: string) {
-    return this.#db
-      .all<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? ORDER BY name', [accountId])
-      .map(toScript);
+    const rows = await this.#db.all<ScriptRow>('SELECT * FROM worker_scripts WHERE account_id = ? ORDER BY name', [
+      accountId,
+    ]);
+    return rows.map(toScript);
   }
 
   async deleteScript(accountId: string, name: string) {
-    return this.#db.run('DELETE FROM worker_scripts WHERE account_id = ? AND name = ?', [accountId, name]).changes > 0;
+    const result = await this.#db.run('DELETE FROM worker_scripts WHERE account_id = ? AND name = ?', [
+      accountId,
+      name,
+    ]);
+    return result.changes > 0;
   }
 
   async saveVersion(input: Parameters<WorkerStore['saveVersion']>[0]) {
     const { script, version, secrets, removeSecrets = [], deployment } = input;
-    return this.#db.transaction(() => {
-      this.#db.run(
+    return this.#db.transaction(async (tx) => {
+      // The upsert locks the script's row until commit (PostgreSQL), so two uploads of one script take
+      // turns and number their versions 1, 2 rather than both 1.
+      await tx.run(
         `INSERT INTO worker_scripts (account_id, name, tag, last_deployed_from, created_on, modified_on)
          VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (account_id, name) DO UPDATE SET modified_on = excluded.modified_on, last_deployed_from = excluded.last_deployed_from`,
         [script.account_id, script.name, script.tag, script.last_deployed_from, script.created_on, script.modified_on],
       );
-      const next = this.#db.get<{ n: number }>(
+      const next = await tx.get<{ n: number }>(
         'SELECT COALESCE(MAX(number), 0) + 1 AS n FROM worker_versions WHERE account_id = ? AND script_name = ?',
         [script.account_id, script.name],
-      )!.n;
-      const stored: VersionRecord = { ...version, number: next };
-      this.#db.run(
+      );
+      const stored: VersionRecord = { ...version, number: Number(next!.n) };
+      await tx.run(
         `INSERT INTO worker_versions (id, account_id, script_name, number, main_module, modules, bindings, compatibility_date,
            compatibility_flags, cpu_ms, etag, source, author_email, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
@@ -116,15 +127,15 @@ export class SqliteWorkerStore implements WorkerStore {
           stored.created_on,
         ],
       );
-      for (const secret of secrets) this.#putSecretSync(script.account_id, script.name, secret.name, secret.text);
-      for (const name of removeSecrets) this.#deleteSecretSync(script.account_id, script.name, name);
-      if (deployment) this.#addDeploymentSync(deployment);
+      for (const secret of secrets) await this.#putSecret(tx, script.account_id, script.name, secret.name, secret.text);
+      for (const name of removeSecrets) await deleteSecret(tx, script.account_id, script.name, name);
+      if (deployment) await addDeployment(tx, deployment);
       return stored;
     });
   }
 
   async getVersion(accountId: string, script: string, id: string) {
-    const row = this.#db.get<VersionRow>(
+    const row = await this.#db.get<VersionRow>(
       'SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? AND id = ?',
       [accountId, script, id],
     );
@@ -132,54 +143,52 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async listVersions(accountId: string, script: string) {
-    return this.#db
-      .all<VersionRow>('SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? ORDER BY number DESC', [
-        accountId,
-        script,
-      ])
-      .map(toVersion);
+    const rows = await this.#db.all<VersionRow>(
+      'SELECT * FROM worker_versions WHERE account_id = ? AND script_name = ? ORDER BY number DESC',
+      [accountId, script],
+    );
+    return rows.map(toVersion);
   }
 
   async addDeployment(deployment: DeploymentRecord) {
-    this.#db.transaction(() => this.#addDeploymentSync(deployment));
+    await this.#db.transaction((tx) => addDeployment(tx, deployment));
   }
 
   async getDeployment(id: string) {
-    const row = this.#db.get<DeploymentRow>('SELECT * FROM worker_deployments WHERE id = ?', [id]);
+    const row = await this.#db.get<DeploymentRow>(`SELECT ${DEPLOYMENT_COLUMNS} FROM worker_deployments WHERE id = ?`, [
+      id,
+    ]);
     return row && toDeployment(row);
   }
 
   async deleteDeployment(accountId: string, script: string, id: string) {
-    return (
-      this.#db.run(
-        `DELETE FROM worker_deployments WHERE id = ? AND account_id = ? AND script_name = ?
-           AND id NOT IN (SELECT current_deployment_id FROM worker_scripts
-                           WHERE account_id = ? AND name = ? AND current_deployment_id IS NOT NULL)`,
-        [id, accountId, script, accountId, script],
-      ).changes > 0
+    const result = await this.#db.run(
+      `DELETE FROM worker_deployments WHERE id = ? AND account_id = ? AND script_name = ?
+         AND id NOT IN (SELECT current_deployment_id FROM worker_scripts
+                         WHERE account_id = ? AND name = ? AND current_deployment_id IS NOT NULL)`,
+      [id, accountId, script, accountId, script],
     );
+    return result.changes > 0;
   }
 
   async listDeployments(accountId: string, script: string) {
-    return this.#db
-      .all<DeploymentRow>(
-        'SELECT * FROM worker_deployments WHERE account_id = ? AND script_name = ? ORDER BY created_on DESC, rowid DESC',
-        [accountId, script],
-      )
-      .map(toDeployment);
+    const rows = await this.#db.all<DeploymentRow>(
+      `SELECT ${DEPLOYMENT_COLUMNS} FROM worker_deployments WHERE account_id = ? AND script_name = ?
+        ORDER BY created_on DESC, seq DESC`,
+      [accountId, script],
+    );
+    return rows.map(toDeployment);
   }
 
   async setWorkersDev(accountId: string, script: string, enabled: boolean, previews: boolean) {
-    this.#db.run('UPDATE worker_scripts SET workers_dev = ?, previews_enabled = ? WHERE account_id = ? AND name = ?', [
-      toSqlBool(enabled),
-      toSqlBool(previews),
-      accountId,
-      script,
-    ]);
+    await this.#db.run(
+      'UPDATE worker_scripts SET workers_dev = ?, previews_enabled = ? WHERE account_id = ? AND name = ?',
+      [toSqlBool(enabled), toSqlBool(previews), accountId, script],
+    );
   }
 
   async updateSettings(accountId: string, script: string, settings: ScriptSettings) {
-    this.#db.run('UPDATE worker_scripts SET settings = ? WHERE account_id = ? AND name = ?', [
+    await this.#db.run('UPDATE worker_scripts SET settings = ? WHERE account_id = ? AND name = ?', [
       JSON.stringify(settings),
       accountId,
       script,
@@ -187,138 +196,148 @@ export class SqliteWorkerStore implements WorkerStore {
   }
 
   async putSecret(accountId: string, script: string, name: string, text: string) {
-    this.#putSecretSync(accountId, script, name, text);
+    await this.#putSecret(this.#db, accountId, script, name, text);
   }
 
   async listSecretNames(accountId: string, script: string) {
-    return this.#db
-      .all<{ name: string }>('SELECT name FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name', [
-        accountId,
-        script,
-      ])
-      .map((r) => r.name);
+    const rows = await this.#db.all<{ name: string }>(
+      'SELECT name FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name',
+      [accountId, script],
+    );
+    return rows.map((r) => r.name);
   }
 
   async getSecrets(accountId: string, script: string): Promise<SecretRecord[]> {
-    return this.#db
-      .all<{ name: string; sealed: string }>(
-        'SELECT name, sealed FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name',
-        [accountId, script],
-      )
-      .map((r) => ({
-        name: r.name,
-        type: 'secret_text',
-        text: this.#box.open(r.sealed, secretAad(accountId, script, r.name)),
-      }));
+    const rows = await this.#db.all<{ name: string; sealed: string }>(
+      'SELECT name, sealed FROM worker_secrets WHERE account_id = ? AND script_name = ? ORDER BY name',
+      [accountId, script],
+    );
+    return rows.map((r) => ({
+      name: r.name,
+      type: 'secret_text',
+      text: this.#box.open(r.sealed, secretAad(accountId, script, r.name)),
+    }));
   }
 
-  async deleteSecret(accountId: string, script: string, name: string) {
-    return this.#deleteSecretSync(accountId, script, name);
+  deleteSecret(accountId: string, script: string, name: string) {
+    return deleteSecret(this.#db, accountId, script, name);
   }
 
   async applySecrets(accountId: string, script: string, put: { name: string; text: string }[], remove: string[]) {
-    this.#db.transaction(() => {
-      for (const secret of put) this.#putSecretSync(accountId, script, secret.name, secret.text);
-      for (const name of remove) this.#deleteSecretSync(accountId, script, name);
+    await this.#db.transaction(async (tx) => {
+      for (const secret of put) await this.#putSecret(tx, accountId, script, secret.name, secret.text);
+      for (const name of remove) await deleteSecret(tx, accountId, script, name);
     });
   }
 
   async getSubdomain(accountId: string) {
-    return this.#db.get<{ subdomain: string }>('SELECT subdomain FROM worker_account_subdomains WHERE account_id = ?', [
-      accountId,
-    ])?.subdomain;
+    const row = await this.#db.get<{ subdomain: string }>(
+      'SELECT subdomain FROM worker_account_subdomains WHERE account_id = ?',
+      [accountId],
+    );
+    return row?.subdomain;
   }
 
   async subdomainOwner(subdomain: string) {
-    return this.#db.get<{ account_id: string }>(
+    const row = await this.#db.get<{ account_id: string }>(
       'SELECT account_id FROM worker_account_subdomains WHERE subdomain = ?',
       [subdomain],
-    )?.account_id;
+    );
+    return row?.account_id;
   }
 
   async setSubdomain(accountId: string, subdomain: string) {
-    this.#db.transaction(() => {
-      this.#db.run(
-        `INSERT INTO worker_account_subdomains (account_id, subdomain) VALUES (?, ?)
-         ON CONFLICT (account_id) DO UPDATE SET subdomain = excluded.subdomain`,
-        [accountId, subdomain],
-      );
-      this.#db.run('DELETE FROM worker_released_subdomains WHERE account_id = ?', [accountId]);
-    });
+    try {
+      await this.#db.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO worker_account_subdomains (account_id, subdomain) VALUES (?, ?)
+           ON CONFLICT (account_id) DO UPDATE SET subdomain = excluded.subdomain`,
+          [accountId, subdomain],
+        );
+        await tx.run('DELETE FROM worker_released_subdomains WHERE account_id = ?', [accountId]);
+      });
+      return true;
+    } catch (error) {
+      // Another account holds (or just took) this subdomain: the unique constraint decides the race.
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async releaseSubdomain(accountId: string) {
-    return this.#db.transaction(() => {
-      const deleted = this.#db.run('DELETE FROM worker_account_subdomains WHERE account_id = ?', [accountId]).changes;
-      if (deleted === 0) return false;
-      this.#db.run('INSERT OR IGNORE INTO worker_released_subdomains (account_id) VALUES (?)', [accountId]);
+    return this.#db.transaction(async (tx) => {
+      const deleted = await tx.run('DELETE FROM worker_account_subdomains WHERE account_id = ?', [accountId]);
+      if (deleted.changes === 0) return false;
+      await tx.run(
+        'INSERT INTO worker_released_subdomains (account_id) VALUES (?) ON CONFLICT (account_id) DO NOTHING',
+        [accountId],
+      );
       return true;
     });
   }
 
   async isSubdomainReleased(accountId: string) {
-    return (
-      this.#db.get<{ n: number }>('SELECT 1 AS n FROM worker_released_subdomains WHERE account_id = ?', [accountId]) !==
-      undefined
-    );
+    const row = await this.#db.get('SELECT 1 AS one FROM worker_released_subdomains WHERE account_id = ?', [accountId]);
+    return row !== undefined;
   }
 
   async listDeployed() {
-    const rows = this.#db.all<ScriptRow & { version_row: string }>(
-      `SELECT s.*, json_object('id', v.id, 'account_id', v.account_id, 'script_name', v.script_name, 'number', v.number,
-         'main_module', v.main_module, 'modules', v.modules, 'bindings', v.bindings, 'compatibility_date', v.compatibility_date,
-         'compatibility_flags', v.compatibility_flags, 'cpu_ms', v.cpu_ms, 'etag', v.etag, 'source', v.source, 'author_email', v.author_email,
-         'created_on', v.created_on) AS version_row
+    const rows = await this.#db.all<ScriptRow & DeployedRow>(
+      `SELECT s.*, ${DEPLOYED_VERSION_COLUMNS}
        FROM worker_scripts s
        JOIN worker_deployments d ON d.id = s.current_deployment_id
        JOIN worker_versions v ON v.id = d.version_id
        ORDER BY s.account_id, s.name`,
     );
-    return rows.map((row) => ({
-      script: toScript(row),
-      version: toVersion(JSON.parse(row.version_row) as VersionRow),
-    }));
+    return rows.map((row) => ({ script: toScript(row), version: toVersion(fromDeployedVersion(row)) }));
   }
 
-  #putSecretSync(accountId: string, script: string, name: string, text: string) {
+  #putSecret(db: SqlExecutor, accountId: string, script: string, name: string, text: string) {
     const now = new Date().toISOString();
-    this.#db.run(
+    return db.run(
       `INSERT INTO worker_secrets (account_id, script_name, name, type, sealed, created_on, modified_on) VALUES (?, ?, ?, 'secret_text', ?, ?, ?)
        ON CONFLICT (account_id, script_name, name) DO UPDATE SET sealed = excluded.sealed, modified_on = excluded.modified_on`,
       [accountId, script, name, this.#box.seal(text, secretAad(accountId, script, name)), now, now],
     );
   }
+}
 
-  #deleteSecretSync(accountId: string, script: string, name: string): boolean {
-    return (
-      this.#db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [
-        accountId,
-        script,
-        name,
-      ]).changes > 0
-    );
-  }
+/** A deployment's columns (not `seq`, which only orders them). */
+const DEPLOYMENT_COLUMNS = 'id, account_id, script_name, version_id, source, author_email, annotations, created_on';
 
-  #addDeploymentSync(d: DeploymentRecord) {
-    this.#db.run(
-      `INSERT INTO worker_deployments (id, account_id, script_name, version_id, source, author_email, annotations, created_on)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        d.id,
-        d.account_id,
-        d.script_name,
-        d.version_id,
-        d.source,
-        d.author_email,
-        JSON.stringify(d.annotations),
-        d.created_on,
-      ],
-    );
-    this.#db.run(
-      'UPDATE worker_scripts SET current_deployment_id = ?, modified_on = ? WHERE account_id = ? AND name = ?',
-      [d.id, d.created_on, d.account_id, d.script_name],
-    );
-  }
+async function deleteSecret(db: SqlExecutor, accountId: string, script: string, name: string): Promise<boolean> {
+  const result = await db.run('DELETE FROM worker_secrets WHERE account_id = ? AND script_name = ? AND name = ?', [
+    accountId,
+    script,
+    name,
+  ]);
+  return result.changes > 0;
+}
+
+/** Records a deployment and makes it the script's current one, in the caller's transaction. */
+async function addDeployment(tx: SqlExecutor, d: DeploymentRecord): Promise<void> {
+  // The script's row first: locked until commit (PostgreSQL), so the sequence below is the script's next.
+  await tx.run(
+    'UPDATE worker_scripts SET current_deployment_id = ?, modified_on = ? WHERE account_id = ? AND name = ?',
+    [d.id, d.created_on, d.account_id, d.script_name],
+  );
+  await tx.run(
+    `INSERT INTO worker_deployments (id, account_id, script_name, version_id, source, author_email, annotations, created_on, seq)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?,
+       (SELECT COALESCE(MAX(seq), 0) + 1 FROM worker_deployments WHERE account_id = ? AND script_name = ?))`,
+    [
+      d.id,
+      d.account_id,
+      d.script_name,
+      d.version_id,
+      d.source,
+      d.author_email,
+      JSON.stringify(d.annotations),
+      d.created_on,
+      d.account_id,
+      d.script_name,
+    ],
+  );
 }
 
 /** Binds each ciphertext to its owner so a sealed value cannot be moved to another script or name. */

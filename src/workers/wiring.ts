@@ -1,12 +1,12 @@
 import type { AccountService } from '../accounts/index.ts';
-import type { Database } from '../db/index.ts';
+import type { SqlDatabase } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { R2ServiceResolver } from './runtime/config.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { WorkersService, type BucketLookup } from './service.ts';
-import { SqliteWorkerStore } from './store.ts';
+import { SqlWorkerStore } from './store.ts';
 
 export interface FunctionsPlatform {
   workers: WorkersService;
@@ -17,7 +17,7 @@ export interface FunctionsPlatform {
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
 export function createFunctions(deps: {
   config: FunctionsConfig;
-  db: Database;
+  db: SqlDatabase;
   secretBox: SecretBox;
   accounts: AccountService;
   logger: Logger;
@@ -35,7 +35,7 @@ export function createFunctions(deps: {
     deployed: () => workers.deployedScripts(),
   });
   const workers: WorkersService = new WorkersService({
-    store: new SqliteWorkerStore(deps.db, deps.secretBox),
+    store: new SqlWorkerStore(deps.db, deps.secretBox),
     runtime,
     buckets: deps.buckets,
     accounts: deps.accounts,

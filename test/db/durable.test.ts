@@ -2,32 +2,33 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../src/db/index.ts';
+import { SqliteDatabase } from '../../src/db/index.ts';
 import { tempDir } from '../helpers/ledge.ts';
 
-describe('Database.durable (group commit of the WAL)', () => {
+describe('SqliteDatabase.durable (group commit of the WAL)', () => {
   let dir: string;
-  let db: Database;
-  afterEach(() => {
-    db.close();
+  let db: SqliteDatabase;
+  afterEach(async () => {
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const open = () => {
+  const open = async () => {
     dir = tempDir('ledge-db-');
-    db = new Database(join(dir, 'ledge.db'));
-    db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
+    db = new SqliteDatabase(join(dir, 'ledge.db'));
+    await db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
     return db;
   };
 
   it('shares one sync among commits made while another sync runs', async () => {
-    open();
-    db.run('INSERT INTO t (n) VALUES (0)');
+    await open();
+    await db.run('INSERT INTO t (n) VALUES (0)');
     const first = db.durable();
     // Committed after the first sync started: they need a later one, and all of them share it.
-    const later = Array.from({ length: 50 }, (_, i) => {
-      db.run('INSERT INTO t (n) VALUES (?)', [i + 1]);
-      return db.durable();
-    });
+    const later: Promise<void>[] = [];
+    for (let i = 0; i < 50; i++) {
+      await db.run('INSERT INTO t (n) VALUES (?)', [i + 1]);
+      later.push(db.durable());
+    }
     await Promise.all([first, ...later]);
     expect(db.walSyncs).toBe(2);
     await db.durable();
@@ -39,10 +40,10 @@ describe('Database.durable (group commit of the WAL)', () => {
   });
 
   it('resolves after close without touching a closed descriptor', async () => {
-    open();
-    db.run('INSERT INTO t (n) VALUES (1)');
+    await open();
+    await db.run('INSERT INTO t (n) VALUES (1)');
     const pending = db.durable();
-    db.close();
+    await db.close();
     await expect(pending).resolves.toBeUndefined();
     await expect(db.durable()).resolves.toBeUndefined();
   });

@@ -243,8 +243,8 @@ describe('the lifecycle job', () => {
     await putObject('transitions', 'race/k', 'old');
     const old = (await storage.objects.head(bucket, 'race/k'))!;
     await putObject('transitions', 'race/k', 'new');
-    const { SqliteMetadataStore } = await import('../../src/storage/index.ts');
-    const store = new SqliteMetadataStore(ledge.server.platform.legacyDb);
+    const { SqlMetadataStore } = await import('../../src/storage/index.ts');
+    const store = new SqlMetadataStore(ledge.server.platform.db);
     // The job's delete names the version it read; the newer version survives.
     expect(await store.deleteObjectVersions(bucket.id, [{ key: 'race/k', version: old.version }])).toEqual([]);
     const current = (await storage.objects.head(bucket, 'race/k'))!;

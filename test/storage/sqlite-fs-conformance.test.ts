@@ -1,20 +1,25 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database, migrate } from '../../src/db/index.ts';
-import { FsBlobStore, SqliteMetadataStore, storageMigrations } from '../../src/storage/index.ts';
+import { describe } from 'vitest';
+import { applyMigrations } from '../../src/db/index.ts';
+import { FsBlobStore, SqlMetadataStore, storageMigrations } from '../../src/storage/index.ts';
+import { accountMigrations } from '../../src/accounts/index.ts';
+import { BACKENDS, openTestDatabase } from '../helpers/backends.ts';
 import { tempDir } from '../helpers/ledge.ts';
 import { blobStoreConformance } from './conformance/blob-store.ts';
 import { engineConformance } from './conformance/engine.ts';
 import { metadataStoreConformance } from './conformance/metadata-store.ts';
+import { metadataStoreRaces } from './conformance/metadata-store-races.ts';
+import type { DialectName } from '../../src/db/index.ts';
 
-function sqliteStore() {
-  const dir = tempDir('ledge-meta-');
-  const db = new Database(join(dir, 'ledge.db'));
-  migrate(db, storageMigrations);
+/** A SqlMetadataStore on a fresh database of `backend`, and a second one on another handle. */
+async function sqlStore(backend: DialectName) {
+  const test = await openTestDatabase(backend);
+  await applyMigrations(test.db, [...accountMigrations, ...storageMigrations]);
   return {
-    db,
-    store: new SqliteMetadataStore(db),
-    close: () => (db.close(), rmSync(dir, { recursive: true, force: true })),
+    store: new SqlMetadataStore(test.db),
+    secondStore: new SqlMetadataStore(test.reopen()),
+    close: () => test.close(),
   };
 }
 
@@ -27,17 +32,20 @@ function fsBlobs() {
   };
 }
 
-metadataStoreConformance('SQLite', sqliteStore);
-blobStoreConformance('filesystem', fsBlobs);
-engineConformance('SQLite + filesystem', () => {
-  const meta = sqliteStore();
-  const blobs = fsBlobs();
-  return {
-    store: meta.store,
-    blobs: blobs.blobs,
-    close: () => {
-      meta.close();
-      blobs.close();
-    },
-  };
+describe.each(BACKENDS)('%s', (backend) => {
+  metadataStoreConformance(backend, () => sqlStore(backend));
+  metadataStoreRaces(backend, () => sqlStore(backend));
+  engineConformance(`${backend} + filesystem`, async () => {
+    const meta = await sqlStore(backend);
+    const blobs = fsBlobs();
+    return {
+      store: meta.store,
+      blobs: blobs.blobs,
+      close: async () => {
+        await meta.close();
+        blobs.close();
+      },
+    };
+  });
 });
+blobStoreConformance('filesystem', fsBlobs);

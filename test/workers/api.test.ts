@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/db/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
 
@@ -69,15 +68,12 @@ describe('workers API and runtime', () => {
       ).text();
       expect(text).not.toContain('s3cr3t-value');
     }
-    const db = new Database(`${ledge.dataDir}/ledge.db`);
-    try {
-      const row = db.get<{ sealed: string }>(`SELECT sealed FROM worker_secrets WHERE name = 'AUTH_KEY_SECRET'`);
-      expect(row?.sealed).toBeTruthy();
-      expect(row?.sealed).not.toContain('s3cr3t');
-      expect(Buffer.from(row!.sealed, 'base64').toString('latin1')).not.toContain('s3cr3t');
-    } finally {
-      db.close();
-    }
+    const row = await ledge.server.platform.db.get<{ sealed: string }>(
+      `SELECT sealed FROM worker_secrets WHERE name = 'AUTH_KEY_SECRET'`,
+    );
+    expect(row?.sealed).toBeTruthy();
+    expect(row?.sealed).not.toContain('s3cr3t');
+    expect(Buffer.from(row!.sealed, 'base64').toString('latin1')).not.toContain('s3cr3t');
   });
 
   it('deletes a secret, and the function stops seeing it', async () => {

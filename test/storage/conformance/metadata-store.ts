@@ -5,6 +5,8 @@ import { newId } from '../../../src/shared/ids.ts';
 
 export interface MetadataStoreFixture {
   store: MetadataStore;
+  /** The same records through another database handle (a second node on PostgreSQL). */
+  secondStore?: MetadataStore;
   close(): Promise<void> | void;
 }
 
@@ -18,7 +20,7 @@ export const bucketRecord = (accountId: string, name: string): BucketRecord => (
   jurisdiction: 'default',
 });
 
-const objectRecord = (bucketId: string, key: string, blobId = newId()): ObjectRecord => ({
+export const objectRecord = (bucketId: string, key: string, blobId = newId()): ObjectRecord => ({
   bucketId,
   key,
   version: newId(),
@@ -32,7 +34,7 @@ const objectRecord = (bucketId: string, key: string, blobId = newId()): ObjectRe
   segments: [{ blobId, size: 3 }],
 });
 
-const uploadRecord = (bucketId: string, key: string, createdAt = Date.now()): UploadRecord => ({
+export const uploadRecord = (bucketId: string, key: string, createdAt = Date.now()): UploadRecord => ({
   uploadId: newId(),
   bucketId,
   key,
@@ -42,7 +44,7 @@ const uploadRecord = (bucketId: string, key: string, createdAt = Date.now()): Up
   storageClass: 'Standard',
 });
 
-const partRecord = (uploadId: string, partNumber: number): PartRecord => ({
+export const partRecord = (uploadId: string, partNumber: number): PartRecord => ({
   uploadId,
   partNumber,
   blobId: newId(),
@@ -52,7 +54,7 @@ const partRecord = (uploadId: string, partNumber: number): PartRecord => ({
 });
 
 /**
- * The contract every MetadataStore implementation must meet (SQLite today, PostgreSQL later): run it
+ * The contract every MetadataStore implementation must meet (SQL on SQLite and PostgreSQL): run it
  * with `metadataStoreConformance('name', () => fixture)`.
  */
 export function metadataStoreConformance(

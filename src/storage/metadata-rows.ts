@@ -1,6 +1,6 @@
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
-/** Rows of the r2_* tables as node:sqlite returns them, and their mapping to records. */
+/** Rows of the r2_* tables as either dialect returns them (BIGINT as numbers, BYTEA as Buffer), and their mapping to records. */
 export interface BucketRow {
   id: string;
   account_id: string;
