@@ -1,5 +1,6 @@
 import { accountMigrations } from '../accounts/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
+import { secretKeyCheckMigrations } from './secret-key-check.ts';
 import type { Migration } from '../db/index.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
 import { notificationMigrations } from '../notifications/index.ts';
@@ -9,6 +10,7 @@ import { storageMigrations } from '../storage/index.ts';
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly Migration[] = [
   ...clusterMigrations,
+  ...secretKeyCheckMigrations,
   ...accountMigrations,
   ...loadBalancingMigrations,
   ...notificationMigrations,
