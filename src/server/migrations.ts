@@ -1,6 +1,7 @@
 import { accountMigrations } from '../accounts/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import type { SchemaMigration } from '../db/index.ts';
+import { secretKeyCheckMigrations } from './secret-key-check.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
 import { notificationMigrations } from '../notifications/index.ts';
 import { workerMigrations } from '../workers/index.ts';
@@ -9,6 +10,7 @@ import { storageMigrations } from '../storage/index.ts';
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
   ...clusterMigrations,
+  ...secretKeyCheckMigrations,
   ...accountMigrations,
   ...loadBalancingMigrations,
   ...notificationMigrations,

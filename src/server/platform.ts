@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
+import { checkSecretKey } from './secret-key-check.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -73,13 +74,15 @@ export async function createPlatform(
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
+  let secretBox: SecretBox;
   try {
     await applyMigrations(db, allMigrations);
+    secretBox = loadSecretBox(config.dataDir, config.secretKey);
+    await checkSecretKey(db, secretBox, config.secretKey ? 'LEDGE_SECRET_KEY' : paths.secretKey);
   } catch (error) {
     await db.close();
     throw error;
   }
-  const secretBox = loadSecretBox(config.dataDir, config.secretKey);
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys and tokens are high-entropy random strings, so a single SHA-256 is enough to store them safely
@@ -38,6 +38,14 @@ export class SecretBox {
 
   static generateKey(): Buffer {
     return randomBytes(32);
+  }
+
+  /**
+   * Names the key without revealing it (an HMAC of a fixed text), so nodes sharing a database can tell
+   * whether they seal with the same key.
+   */
+  fingerprint(): string {
+    return createHmac('sha256', this.#key).update('ledge secret key check v1').digest('hex').slice(0, 32);
   }
 
   seal(plaintext: string, aad = ''): string {
