@@ -139,8 +139,6 @@ export class ZoneService {
       meta: { step: 4, custom_certificate_quota: 0, page_rule_quota: 0, phishing_detected: false },
       owner: { id: zone.account_id, type: 'organization', name: account?.name ?? '' },
       account: { id: zone.account_id, name: account?.name ?? '' },
-      tenant: { id: null, name: null },
-      tenant_unit: { id: null },
       permissions: ['#zone:read', '#zone:edit', '#load_balancer:read', '#load_balancer:edit'],
       plan: {
         id: '0feeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
