@@ -1,5 +1,6 @@
 import type { Message } from '../../api/envelope.ts';
 import { normaliseHostname } from '../../shared/hostname.ts';
+import { clip } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { LbErrors } from '../errors.ts';
 import type { PoolStore } from '../pool-store.ts';
@@ -153,7 +154,7 @@ export class LoadBalancerService {
 
   #checkHostname(zone: LoadBalancerZone, raw: string): string {
     const { name, problem } = normaliseHostname(raw);
-    if (problem) throw LbErrors.validation(`name: "${raw}" is not a valid hostname: ${problem}`);
+    if (problem) throw LbErrors.validation(`name: "${clip(raw)}" is not a valid hostname: ${problem}`);
     if (name !== zone.name && !name.endsWith(`.${zone.name}`))
       throw LbErrors.validation(`name: ${name} is not in the zone ${zone.name}`);
     const reserved = this.#reserved.domains.find((domain) => name === domain || name.endsWith(`.${domain}`));
