@@ -72,6 +72,8 @@ describe('LoadBalancerDirectory', () => {
       ['dead', false],
     ]);
     expect(route!.fallbackPool?.pool.id).toBe(plain.id);
+    // Cached until the next configuration change.
+    expect(await directory.findByHostname('app.dir.example')).toBe(route);
     expect(await directory.findByHostname('dir.example')).toBeUndefined();
     expect(await directory.findByHostname('')).toBeUndefined();
 
@@ -96,7 +98,9 @@ describe('LoadBalancerDirectory', () => {
     // A pool change names the hostnames that use it; a monitor change is signalled too.
     await call('PATCH', `${lbPath()}/pools/${plain.id}`, { enabled: false });
     expect(changes.at(-1)).toMatchObject({ kind: 'pool', id: plain.id, hostnames: ['app.dir.example'] });
-    expect((await directory.findByHostname('app.dir.example'))!.pools[0]!.pool.enabled).toBe(false);
+    const afterChange = await directory.findByHostname('app.dir.example');
+    expect(afterChange).not.toBe(route);
+    expect(afterChange!.pools[0]!.pool.enabled).toBe(false);
     await call('PATCH', `${lbPath()}/monitors/${monitor.id}`, { description: 'changed' });
     expect(changes.at(-1)).toMatchObject({ kind: 'monitor', id: monitor.id });
 

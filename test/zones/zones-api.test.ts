@@ -108,6 +108,17 @@ describe('zones API', () => {
     expect((await create('theirs.example')).body.errors[0].code).toBe(1061);
   });
 
+  it('refuses changes with a read-only token, and serves it reads', async () => {
+    const accounts = ledge.server.platform.accounts;
+    const user = await accounts.getUserByEmail(ledge.email);
+    const { value } = await accounts.createToken({ userId: user!.id, name: 'reader', readOnly: true });
+    const reader = apiClient(ledge, { authorization: `Bearer ${value}` });
+    const refused = await reader('POST', '/zones', { name: 'ro.example', account: { id: ledge.accountId } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].code).toBe(10000);
+    expect((await reader('GET', '/zones')).status).toBe(200);
+  });
+
   it('deletes a zone, answering its id', async () => {
     const zone = (await create('gone.example')).body.result;
     const { status, body } = await call('DELETE', `/zones/${zone.id}`);

@@ -44,6 +44,11 @@ export class LoadBalancerDirectory {
   readonly #monitors: MonitorStore;
   readonly #health: HealthStore;
   readonly #changes: ConfigChangeBus;
+  /**
+   * Routes by hostname (unknown hostnames too: a flood of made-up Host headers costs one lookup each), dropped
+   * whole on every configuration change. Health is not part of a route, so probe results never invalidate it.
+   */
+  readonly #routes = new Map<string, Promise<LoadBalancerRoute | undefined>>();
 
   constructor(deps: {
     loadBalancers: LoadBalancerStore;
@@ -57,6 +62,7 @@ export class LoadBalancerDirectory {
     this.#monitors = deps.monitors;
     this.#health = deps.health;
     this.#changes = deps.changes;
+    this.#changes.subscribe(() => this.#routes.clear());
   }
 
   /** Grows with every load balancer, pool, monitor or zone change. */
@@ -69,10 +75,26 @@ export class LoadBalancerDirectory {
     return this.#changes.subscribe(listener);
   }
 
-  /** `host` as in a Host header: case and a port or trailing dot do not matter. */
-  async findByHostname(host: string): Promise<LoadBalancerRoute | undefined> {
+  /**
+   * `host` as in a Host header: case and a port or trailing dot do not matter. Answers are cached until the next
+   * configuration change, so the traffic listener may call this on every request (callers share the answer: read it,
+   * never change it).
+   */
+  findByHostname(host: string): Promise<LoadBalancerRoute | undefined> {
     const name = hostnameOf(host);
-    if (name === '') return undefined;
+    if (name === '' || name.length > 253) return Promise.resolve(undefined);
+    let route = this.#routes.get(name);
+    if (!route) {
+      if (this.#routes.size >= MAX_CACHED_ROUTES) this.#routes.clear();
+      route = this.#lookup(name);
+      this.#routes.set(name, route);
+      // A failed lookup (database error) is not remembered.
+      route.catch(() => this.#routes.get(name) === route && this.#routes.delete(name));
+    }
+    return route;
+  }
+
+  async #lookup(name: string): Promise<LoadBalancerRoute | undefined> {
     const placed = await this.#loadBalancers.getByName(name);
     if (!placed) return undefined;
     const { accountId, zoneId, loadBalancer } = placed;
@@ -105,6 +127,8 @@ export class LoadBalancerDirectory {
     return { monitored, healthy: this.#health.poolState(pool.id)?.healthy ?? true, origins };
   }
 }
+
+const MAX_CACHED_ROUTES = 10_000;
 
 /** "Example.COM:8080" -> "example.com"; "[::1]:80" -> "::1" (never a load balancer's name). */
 export function hostnameOf(host: string): string {
