@@ -15,3 +15,15 @@ export {
 export { PoolEnablementBus, type PoolEnablementEvent } from './pool-events.ts';
 export type { CheckerStats } from './health/checker.ts';
 export { createLoadBalancingSubsystem, type LoadBalancingSubsystem } from './subsystem.ts';
+export { loadBalancerRoutes, type ZoneResolver } from './load-balancers/routes.ts';
+export {
+  LoadBalancerDirectory,
+  hostnameOf,
+  type LoadBalancerRoute,
+  type RoutePool,
+  type PoolHealthState,
+} from './load-balancers/directory.ts';
+export type { ConfigChange, ConfigChangeListener } from './load-balancers/changes.ts';
+export type { HostnameZoneLookup, LoadBalancerZone, ReservedHostnames } from './load-balancers/service.ts';
+export type { LoadBalancer, SteeringPolicy } from './load-balancers/schemas.ts';
+export { APPLIED_STEERING_POLICIES, STEERING_POLICIES } from './load-balancers/schemas.ts';

@@ -150,7 +150,13 @@ export class SqlPoolStore implements PoolStore {
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    return (await this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id])).changes > 0;
+    try {
+      return (await this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id])).changes > 0;
+    } catch (error) {
+      // A load balancer started using the pool after the service checked its references.
+      if (isForeignKeyViolation(error)) throw LbErrors.stillReferenced(`Pool ${id}`, 'a load balancer');
+      throw error;
+    }
   }
 
   async countWithLegacyEmail(accountId: string): Promise<number> {

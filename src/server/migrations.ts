@@ -5,6 +5,7 @@ import { secretKeyCheckMigrations } from './secret-key-check.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
 import { notificationMigrations } from '../notifications/index.ts';
 import { workerMigrations } from '../workers/index.ts';
+import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
@@ -12,6 +13,8 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...clusterMigrations,
   ...secretKeyCheckMigrations,
   ...accountMigrations,
+  // Before load balancing: load balancers belong to zones.
+  ...zoneMigrations,
   ...loadBalancingMigrations,
   ...notificationMigrations,
   ...workerMigrations,

@@ -27,6 +27,7 @@ import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
+import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -48,6 +49,8 @@ export interface Platform {
   healthEvents: HealthEventBus;
   /** Pools switched on or off (notifications' load_balancing_pool_enablement_alert). */
   poolEnablement: PoolEnablementBus;
+  /** Zones (hostnames owned by accounts) that load balancers live in. */
+  zones: ZoneService;
   loadBalancing: LoadBalancing;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
@@ -98,6 +101,7 @@ export async function createPlatform(
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
   const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger });
+  const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
     logger,
@@ -105,7 +109,14 @@ export async function createPlatform(
     enablement: poolEnablement,
     settings: loadBalancingSettings(config.env),
     egress,
+    // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
+    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
+    zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
+    resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
   });
+  zones.service.beforeDelete((zone) =>
+    loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
+  );
   const notifications = createNotificationsSubsystem({
     db,
     secretBox,
@@ -130,7 +141,7 @@ export async function createPlatform(
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
-  const subsystems: Subsystem[] = [accounts, r2, loadBalancing, notifications, workers];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   const membership = new ClusterMembership({ nodeId: config.nodeId, nodes: new SqlNodeStore(db), logger });
   const changes = new ChangeFeed(db, config.nodeId, logger);
   return {
@@ -146,6 +157,7 @@ export async function createPlatform(
     accounts: accounts.service,
     healthEvents,
     poolEnablement,
+    zones: zones.service,
     loadBalancing: loadBalancing.service,
     notifications: notifications.service,
     functions: workers.functions,
