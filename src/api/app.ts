@@ -8,6 +8,7 @@ import { r2Routes } from '../r2/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
+import { metricsHandler } from './metrics-route.ts';
 import { requestLog } from './request-log.ts';
 
 export const API_PREFIX = '/client/v4';
@@ -18,7 +19,7 @@ export const API_PREFIX = '/client/v4';
  */
 export function createApiApp(platform: Platform): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
-  api.use('*', requestLog(platform.logger));
+  api.use('*', requestLog(platform.logger, platform.metrics, API_PREFIX));
   api.use('*', authMiddleware(platform.accounts));
 
   api.route('/', accountRoutes(platform.accounts));
@@ -31,13 +32,15 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
       uploadLimit: scriptUploadLimit(platform.config.env),
     }),
   );
-  api.route('/', r2Routes(platform.storage));
+  api.route('/', r2Routes(platform.storage, platform.metrics));
 
   api.notFound(throwRouteNotFound);
   api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
 
   const root = new Hono<AppEnv>();
   root.route(API_PREFIX, api);
+  // Prometheus scrapes here, with the metrics token (see metrics-route.ts).
+  root.get('/metrics', metricsHandler(platform.metrics, platform.config.metricsToken, platform.logger));
   root.notFound(throwRouteNotFound);
   root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
   return root;

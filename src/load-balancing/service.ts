@@ -11,6 +11,7 @@ import { SqliteMonitorStore } from './monitor-store.ts';
 import type { PoolEnablementBus } from './pool-events.ts';
 import { PoolService } from './pool-service.ts';
 import { SqlitePoolStore } from './pool-store.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
@@ -43,6 +44,8 @@ export class LoadBalancing {
     settings: LoadBalancingSettings;
     /** Which addresses probes and previews may reach; checked on writes and on every connection. */
     egress: EgressPolicy;
+    /** Probe results and latency per pool and origin. */
+    metrics?: LedgeMetrics | undefined;
   }) {
     const poolStore = new SqlitePoolStore(deps.db);
     const monitorStore = new SqliteMonitorStore(deps.db);
@@ -56,6 +59,7 @@ export class LoadBalancing {
       health: this.health,
       egress: deps.egress,
       logger: deps.logger.child({ component: 'lb-health' }),
+      metrics: deps.metrics,
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));

@@ -8,6 +8,7 @@ import { deprecationNotice } from './payload.ts';
 import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -71,6 +72,7 @@ export class Dispatcher {
   readonly #retry: RetryPolicy;
   readonly #concurrency: number;
   readonly #leaseMs: number;
+  readonly #metrics: LedgeMetrics | undefined;
   #running = false;
   /** Sends under way (bounded by `concurrency`). */
   #sending = 0;
@@ -96,7 +98,9 @@ export class Dispatcher {
     retry?: RetryPolicy;
     concurrency?: number;
     leaseMs?: number;
+    metrics?: LedgeMetrics | undefined;
   }) {
+    this.#metrics = options.metrics;
     this.#db = options.db;
     this.#outbox = options.outbox;
     this.#history = options.history;
@@ -277,10 +281,13 @@ export class Dispatcher {
     let next: OutboxRow[] = [];
     this.#inFlight -= batch.length;
     try {
+      let tally: Record<DeliveryResult, number> = { sent: 0, failed: 0, retried: 0 };
       this.#db.transaction(() => {
-        this.#record(batch, now);
+        tally = this.#record(batch, now);
         if (this.#running && this.#tableDueMs <= now) next = this.#claim(now);
       });
+      // Counted once the outcomes are committed (a rolled-back batch is sent again).
+      for (const [result, count] of Object.entries(tally)) if (count > 0) this.#metrics?.deliveries.inc({ result }, count);
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
@@ -298,7 +305,8 @@ export class Dispatcher {
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  #record(batch: Outcome[], now: number): void {
+  #record(batch: Outcome[], now: number): Record<DeliveryResult, number> {
+    const tally: Record<DeliveryResult, number> = { sent: 0, failed: 0, retried: 0 };
     const at = new Date(now).toISOString();
     const done: number[] = [];
     const webhookStatus = new Map<string, boolean>();
@@ -315,6 +323,9 @@ export class Dispatcher {
             : 'retrying';
       const messageId = outcome.sentBody === null ? row.message_id : this.#outbox.saveMessage(outcome.sentBody);
       this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at });
+      if (status === 'delivered') tally.sent++;
+      else if (status === 'failed') tally.failed++;
+      else if (status === 'retrying') tally.retried++;
       if (outcome.ok || givingUp) {
         done.push(row.id);
         if (givingUp)
@@ -338,5 +349,9 @@ export class Dispatcher {
         id,
       ]);
     }
+    return tally;
   }
 }
+
+/** The delivery results /metrics counts: delivered, given up, failed and rescheduled. */
+type DeliveryResult = 'sent' | 'failed' | 'retried';

@@ -18,6 +18,7 @@ import { SqliteNotificationStore } from './store.ts';
 import type { PoolDirectory } from './types.ts';
 import { WebhookDestinations } from './webhooks.ts';
 import { WebhookSender } from './webhook-sender.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 
 export interface NotificationOptions {
   db: Database;
@@ -35,6 +36,8 @@ export interface NotificationOptions {
   /** Total per send, connect to last body byte (default 10 s): bounds a test message and a delivery. */
   webhookDeadlineMs?: number;
   concurrency?: number;
+  /** Delivery results and outbox depth for /metrics. */
+  metrics?: LedgeMetrics | undefined;
   /** How long delivery history is kept and shown (default 30 days). */
   historyRetentionMs?: number;
 }
@@ -85,7 +88,10 @@ export class NotificationService {
       logger: options.logger.child({ component: 'notifications' }),
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      metrics: options.metrics,
     });
+    const outbox = this.outbox;
+    options.metrics?.registry.onCollect(() => options.metrics?.outboxDepth.set({}, outbox.pendingCount()));
     const deliveries = new PolicyDeliveries(options.db, this.outbox);
     this.fanout = new HealthEventFanout({
       db: options.db,

@@ -30,6 +30,8 @@ export interface ServerConfig {
   functionsDomain: string;
   /** workerd processes per generation (each runs JavaScript on one core); default: CPUs, at most 4. */
   functionsProcesses: number;
+  /** Bearer token that GET /metrics requires; without one /metrics refuses (403). */
+  metricsToken?: string | undefined;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
   /**
@@ -51,6 +53,7 @@ export interface ServerFlags {
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
   logFormat?: string | undefined;
+  metricsToken?: string | undefined;
 }
 
 export const DEFAULT_API_PORT = 8787;
@@ -90,6 +93,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
       flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
       Math.min(availableParallelism(), 4),
     ),
+    metricsToken: nonEmpty(flags.metricsToken ?? env['LEDGE_METRICS_TOKEN']),
     egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };

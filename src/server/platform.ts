@@ -4,6 +4,7 @@ import { EgressPolicy } from '../egress/index.ts';
 import { HealthEventBus, LoadBalancing, loadBalancingSettings, PoolEnablementBus } from '../load-balancing/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, NotificationService, notificationSettings } from '../notifications/index.ts';
+import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createFunctions, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, SqliteMetadataStore, StorageService } from '../storage/index.ts';
@@ -29,6 +30,8 @@ export interface Platform {
   paths: ReturnType<typeof dataPaths>;
   db: Database;
   logger: Logger;
+  /** The figures /metrics exposes; subsystems count into it (see src/shared/ledge-metrics.ts). */
+  metrics: LedgeMetrics;
   secretBox: SecretBox;
   /** Which addresses monitors, previews and webhooks may reach (operator lists, never Ledge's own listeners). */
   egress: EgressPolicy;
@@ -59,6 +62,7 @@ export function createPlatform(
   const db = new Database(paths.database);
   migrate(db, allMigrations);
   const secretBox = loadSecretBox(config.dataDir, config.secretKey);
+  const metrics = new LedgeMetrics();
   const accounts = new AccountService(new SqliteAccountStore(db));
   const background: BackgroundService[] = [];
   const blobs = new FsBlobStore(paths.blobs);
@@ -66,7 +70,7 @@ export function createPlatform(
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
   });
-  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger);
+  const r2Backend = new R2WireBackend(storage, join(paths.runtime, 'r2.sock'), logger, metrics);
   // Orphan collection and the upload expiry sweep, then the socket workerd's bindings use.
   background.push({ name: 'storage', start: () => storage.start(), stop: () => storage.stop() }, r2Backend);
   // Bucket lifecycle rules (expiry, upload aborts, storage-class transitions).
@@ -83,6 +87,7 @@ export function createPlatform(
     enablement: poolEnablement,
     settings: loadBalancingSettings(config.env),
     egress,
+    metrics,
   });
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
@@ -93,6 +98,7 @@ export function createPlatform(
     pools: loadBalancing,
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     egress,
+    metrics,
     ...notificationSettings(config.env),
   });
   notifications.subscribeTo(healthEvents, poolEnablement);
@@ -116,6 +122,7 @@ export function createPlatform(
     paths,
     db,
     logger,
+    metrics,
     secretBox,
     egress,
     accounts,

@@ -11,6 +11,7 @@ import { isProbed, probe } from './probe.ts';
 import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
+import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 
 /** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
 const FLUSH_DELAY_MS = 50;
@@ -51,6 +52,7 @@ export class HealthChecker implements BackgroundService {
   readonly #health: HealthStore;
   readonly #logger: Logger;
   readonly #egress: EgressPolicy;
+  readonly #metrics: LedgeMetrics | undefined;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -68,7 +70,9 @@ export class HealthChecker implements BackgroundService {
     health: HealthStore;
     egress: EgressPolicy;
     logger: Logger;
+    metrics?: LedgeMetrics | undefined;
   }) {
+    this.#metrics = deps.metrics;
     this.#egress = deps.egress;
     this.#pools = deps.pools;
     this.#monitors = deps.monitors;
@@ -229,6 +233,7 @@ export class HealthChecker implements BackgroundService {
       job.inFlight = false;
       const plan = this.#plans.get(job.poolId);
       if (job.cancelled || !this.#running || !plan) return;
+      this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
       this.#pending.push({ plan, origin: job.origin, result });
       this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
     });
