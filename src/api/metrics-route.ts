@@ -15,7 +15,10 @@ export function metricsHandler(metrics: LedgeMetrics, token: string | undefined,
   const expected = token === undefined ? undefined : Buffer.from(token, 'utf8');
   return async (c: Context): Promise<Response> => {
     if (!expected) {
-      return plain(403, 'Metrics are off: start the server with --metrics-token or LEDGE_METRICS_TOKEN to enable /metrics.\n');
+      return plain(
+        403,
+        'Metrics are off: start the server with --metrics-token or LEDGE_METRICS_TOKEN to enable /metrics.\n',
+      );
     }
     const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
     const bytes = Buffer.from(presented, 'utf8');

@@ -287,7 +287,8 @@ export class Dispatcher {
         if (this.#running && this.#tableDueMs <= now) next = this.#claim(now);
       });
       // Counted once the outcomes are committed (a rolled-back batch is sent again).
-      for (const [result, count] of Object.entries(tally)) if (count > 0) this.#metrics?.deliveries.inc({ result }, count);
+      for (const [result, count] of Object.entries(tally))
+        if (count > 0) this.#metrics?.deliveries.inc({ result }, count);
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });

@@ -112,6 +112,7 @@ export function createPlatform(
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2Backend.workerdService(accountId, name) },
+    metrics,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => functions.runtime.port, 'functions');

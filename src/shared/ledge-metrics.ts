@@ -66,11 +66,9 @@ export class LedgeMetrics {
     'Object bytes written to R2 (uploads, parts).',
     ['source'],
   );
-  readonly r2BytesOut = this.registry.counter(
-    'ledge_r2_sent_bytes_total',
-    'Object bytes read from R2 (downloads).',
-    ['source'],
-  );
+  readonly r2BytesOut = this.registry.counter('ledge_r2_sent_bytes_total', 'Object bytes read from R2 (downloads).', [
+    'source',
+  ]);
 
   readonly probes = this.registry.counter(
     'ledge_health_probes_total',

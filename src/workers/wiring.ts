@@ -4,6 +4,8 @@ import type { ServerConfig } from '../server/config.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { R2ServiceResolver } from './runtime/config.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime } from './runtime/supervisor.ts';
 import { WorkersService, type BucketLookup } from './service.ts';
@@ -25,6 +27,7 @@ export function createFunctions(deps: {
   paths: { runtime: string; logs: string };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
+  metrics?: LedgeMetrics | undefined;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
   const runtime = new FunctionsRuntime({
@@ -34,7 +37,12 @@ export function createFunctions(deps: {
     logs,
     r2: deps.r2,
     deployed: () => workers.deployedScripts(),
+    metrics: deps.metrics,
   });
+  if (deps.metrics) {
+    const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
+    deps.metrics.registry.onCollect(() => collector.collect());
+  }
   const workers: WorkersService = new WorkersService({
     store: new SqliteWorkerStore(deps.db, deps.secretBox),
     runtime,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../server/config.ts';
 import type { BackgroundService } from '../../server/platform.ts';
+import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
@@ -29,6 +30,8 @@ export interface RuntimeDeps {
   r2: R2ServiceResolver;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<DeployedScript[]>;
+  /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
+  metrics?: LedgeMetrics | undefined;
 }
 
 const READY_TIMEOUT_MS = 15_000;
@@ -84,6 +87,14 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 
   /** The processes running an account's functions now: its backend, or the shared ones. */
+  /** The ping sockets of every process that runs functions now (function-metrics.ts scrapes them). */
+  pingSockets(): string[] {
+    const current = this.#current;
+    if (!current) return [];
+    const processes = current.backends.length > 0 ? current.backends.map((b) => b.process) : current.processes;
+    return processes.flatMap((p) => (p?.running && p.pingSocket ? [p.pingSocket] : []));
+  }
+
   accountPids(accountId: string): number[] {
     const current = this.#current;
     if (!current) return [];
@@ -303,6 +314,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
     const fields = { code, pid: process.child.pid, delay_ms: delay };
+    this.#deps.metrics?.workerdRestarts.inc({ reason: process.limitExceeded ? 'limit' : 'crash' });
     if (process.limitExceeded) this.#deps.logger.info('restarting the functions processes after a limit kill', fields);
     else this.#deps.logger.error('workerd exited unexpectedly; restarting', fields);
     setTimeout(() => {
@@ -323,6 +335,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           socketPath: paths[index]!,
           launch: () => this.#launchBackend(generation, accountId, scripts, sockets[index]!),
           logger: this.#deps.logger,
+          onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
         }),
     );
     const started = await Promise.allSettled(backends.map((b) => b.start()));

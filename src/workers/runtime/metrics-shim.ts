@@ -1,0 +1,98 @@
+import { LATENCY_BUCKETS } from '../../shared/metrics.ts';
+
+/** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */
+export const METRICS_HEADER = 'x-ledge-metrics';
+
+/** What one isolate has counted since it started (see metricsShimSource); latency buckets are non-cumulative. */
+export interface IsolateCounts {
+  requests: number;
+  exceptions: number;
+  /** Responses by status class: index 0 is 1xx ... 4 is 5xx. */
+  status: number[];
+  /** Latency counts per LATENCY_BUCKETS bound, then +Inf. */
+  buckets: number[];
+  /** Seconds. */
+  sum: number;
+}
+
+/**
+ * Source of a module that counts a script's requests in the isolate's memory: `instrument(main)` wraps
+ * the default export's fetch (object or WorkerEntrypoint class). A request carrying METRICS_HEADER with
+ * the generation's secret is a scrape (from the ping service, over a unix socket only Ledge reaches)
+ * and is answered with the counts as JSON, never reaching the script. Counting is a few additions per
+ * request: nothing is written or sent per request (issue 17: the functions benchmark may lose <= 2%).
+ * Latency is read from Date.now(), which in workerd advances only on I/O (as on Cloudflare): it is the
+ * time a handler waited for subrequests and bindings, 0 for pure computation.
+ */
+export function metricsShimSource(secret: string): string {
+  return `const SECRET = ${JSON.stringify(secret)};
+const HEADER = ${JSON.stringify(METRICS_HEADER)};
+const BOUNDS = ${JSON.stringify(LATENCY_BUCKETS)};
+const counts = { requests: 0, exceptions: 0, status: [0, 0, 0, 0, 0], buckets: new Array(BOUNDS.length + 1).fill(0), sum: 0 };
+function observe(started) {
+  const seconds = (Date.now() - started) / 1000;
+  let i = 0;
+  while (i < BOUNDS.length && seconds > BOUNDS[i]) i++;
+  counts.buckets[i]++;
+  counts.sum += seconds;
+}
+async function timed(call) {
+  const started = Date.now();
+  counts.requests++;
+  let response;
+  try {
+    response = await call();
+  } catch (error) {
+    counts.exceptions++;
+    observe(started);
+    throw error;
+  }
+  const cls = Math.floor((response?.status ?? 500) / 100) - 1;
+  if (cls >= 0 && cls < 5) counts.status[cls]++;
+  observe(started);
+  return response;
+}
+const isScrape = (request) => request.headers.get(HEADER) === SECRET;
+const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
+export function instrument(main) {
+  if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
+    return class extends main {
+      fetch(request, ...rest) {
+        return isScrape(request) ? scrape() : timed(() => super.fetch(request, ...rest));
+      }
+    };
+  }
+  if (main !== null && typeof main === 'object' && typeof main.fetch === 'function') {
+    const fetch = main.fetch;
+    return Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
+      fetch(request, ...rest) {
+        return isScrape(request) ? scrape() : timed(() => fetch.call(this, request, ...rest));
+      },
+    });
+  }
+  return main;
+}
+`;
+}
+
+/**
+ * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
+ * every routed script (SCRIPTS: binding name -> account and script) for its counts and answers them
+ * as one JSON array. A script without a fetch handler answers an error, and is left out.
+ */
+export function pingSource(secret: string): string {
+  return `export default {
+  async fetch(request, env) {
+    if (new URL(request.url).pathname !== '/metrics') return new Response(null, { status: 204 });
+    const out = [];
+    for (const [binding, id] of Object.entries(env.SCRIPTS ?? {})) {
+      try {
+        const response = await env[binding].fetch('http://metrics/', { headers: { ${JSON.stringify(METRICS_HEADER)}: ${JSON.stringify(secret)} } });
+        if (response.ok && response.headers.get('content-type') === 'application/json') out.push({ ...id, ...(await response.json()) });
+      } catch {}
+    }
+    return Response.json(out);
+  },
+};
+`;
+}
