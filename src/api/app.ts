@@ -30,6 +30,7 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
     '/',
     workerRoutes(platform.functions.workers, platform.functions.logs, {
       uploadLimit: scriptUploadLimit(platform.config.env),
+      crons: platform.functions.crons,
     }),
   );
   api.route('/', r2Routes(platform.storage, platform.metrics));

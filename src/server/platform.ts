@@ -118,6 +118,8 @@ export function createPlatform(
   egress.addOwnListener(() => functions.runtime.port, 'functions');
   // Started after the storage backend (bindings reach it) and stopped before it.
   background.push(functions.runtime);
+  // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
+  background.push(functions.crons);
   return {
     config,
     paths,

@@ -5,6 +5,8 @@ import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { R2ServiceResolver } from './runtime/config.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { CronService } from './crons/cron-service.ts';
+import { CronStore } from './crons/cron-store.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime } from './runtime/supervisor.ts';
@@ -15,6 +17,8 @@ export interface FunctionsPlatform {
   workers: WorkersService;
   runtime: FunctionsRuntime;
   logs: FunctionLogHub;
+  /** Cron Triggers: schedules, their runs and the scheduler (a BackgroundService). */
+  crons: CronService;
 }
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
@@ -49,5 +53,13 @@ export function createFunctions(deps: {
     buckets: deps.buckets,
     accounts: deps.accounts,
   });
-  return { workers, runtime, logs };
+  const crons = new CronService({
+    store: new CronStore(deps.db),
+    requireScript: (accountId, name) => workers.requireScript(accountId, name),
+    runtime,
+    logs,
+    logger: deps.logger.child({ subsystem: 'crons' }),
+    metrics: deps.metrics,
+  });
+  return { workers, runtime, logs, crons };
 }

@@ -54,7 +54,17 @@ async function timed(call) {
 }
 const isScrape = (request) => request.headers.get(HEADER) === SECRET;
 const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
+const logThrown = (error) => console.error('scheduled() threw: ' + (error?.stack ?? String(error)));
 export function instrument(main) {
+  if (main !== null && typeof main === 'object' && typeof main.scheduled === 'function') {
+    // Uncaught errors of a Cron Trigger run reach the function's logs (ledge tail) with their stack.
+    const scheduled = main.scheduled;
+    main = Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
+      async scheduled(...args) {
+        try { return await scheduled.apply(this, args); } catch (error) { logThrown(error); throw error; }
+      },
+    });
+  }
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     return class extends main {
       fetch(request, ...rest) {
@@ -78,12 +88,27 @@ export function instrument(main) {
 /**
  * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
  * every routed script (SCRIPTS: binding name -> account and script) for its counts and answers them
- * as one JSON array. A script without a fetch handler answers an error, and is left out.
+ * as one JSON array (a script without a fetch handler answers an error, and is left out);
+ * `/scheduled?a=&s=&cron=&time=` runs a script's scheduled() handler (needs the
+ * service_binding_extra_handlers flag).
  */
 export function pingSource(secret: string): string {
   return `export default {
   async fetch(request, env) {
-    if (new URL(request.url).pathname !== '/metrics') return new Response(null, { status: 204 });
+    const url = new URL(request.url);
+    if (url.pathname === '/scheduled') {
+      // A Cron Trigger (cron-scheduler.ts): runs the script's scheduled() handler, answers its outcome.
+      const q = url.searchParams;
+      const binding = Object.keys(env.SCRIPTS ?? {}).find((b) => env.SCRIPTS[b].a === q.get('a') && env.SCRIPTS[b].s === q.get('s'));
+      if (!binding) return Response.json({ outcome: 'not_loaded' }, { status: 404 });
+      try {
+        const result = await env[binding].scheduled({ scheduledTime: new Date(Number(q.get('time'))), cron: q.get('cron') ?? '' });
+        return Response.json({ outcome: result.outcome });
+      } catch (error) {
+        return Response.json({ outcome: 'error', error: String(error?.message ?? error) });
+      }
+    }
+    if (url.pathname !== '/metrics') return new Response(null, { status: 204 });
     const out = [];
     for (const [binding, id] of Object.entries(env.SCRIPTS ?? {})) {
       try {

@@ -15,6 +15,7 @@ import { limitsFor, type ProcessLimits } from './limits.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
+import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
@@ -93,6 +94,24 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (!current) return [];
     const processes = current.backends.length > 0 ? current.backends.map((b) => b.process) : current.processes;
     return processes.flatMap((p) => (p?.running && p.pingSocket ? [p.pingSocket] : []));
+  }
+
+  /**
+   * Runs a script's scheduled() handler (a Cron Trigger) in a process that serves the account, through
+   * its ping service. Only scripts the runtime loads (those routed on workers.dev) can run.
+   */
+  async runScheduled(target: {
+    accountId: string;
+    script: string;
+    cron: string;
+    scheduledTime: number;
+  }): Promise<ScheduledOutcome> {
+    const current = this.#current;
+    const process = current?.backends.length
+      ? current.backends.find((b) => b.accountId === target.accountId)?.process
+      : current?.processes.find((p) => p.running);
+    if (!process?.pingSocket) return { outcome: 'not_loaded' };
+    return callScheduled(process.pingSocket, target);
   }
 
   accountPids(accountId: string): number[] {
