@@ -160,7 +160,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     ];
     services.unshift(
       `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
-        `compatibilityDate = "2025-01-01", compatibilityFlags = ["service_binding_extra_handlers"], bindings = ${capnpList(bindings)}))`,
+        `compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
     );
     entry = 'ledge-router';
   } else {
@@ -174,7 +174,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));
     const bindings = [`(name = "SCRIPTS", json = ${capnpString(JSON.stringify(metricsScripts))})`, ...pingBindings];
     services.push(
-      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01", compatibilityFlags = ["service_binding_extra_handlers"], bindings = ${capnpList(bindings)}))`,
+      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
     );
     // The address is a placeholder: every process gets its own unix socket with --socket-addr.
     sockets.push(`(name = "ping", address = "127.0.0.1:0", http = (), service = "ledge-ping")`);

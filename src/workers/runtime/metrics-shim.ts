@@ -2,6 +2,8 @@ import { LATENCY_BUCKETS } from '../../shared/metrics.ts';
 
 /** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */
 export const METRICS_HEADER = 'x-ledge-metrics';
+/** With METRICS_HEADER: run the scheduled() handler instead (JSON `{cron, time}`). */
+export const SCHEDULED_HEADER = 'x-ledge-scheduled';
 
 /** What one isolate has counted since it started (see metricsShimSource); latency buckets are non-cumulative. */
 export interface IsolateCounts {
@@ -54,29 +56,39 @@ async function timed(call) {
 }
 const isScrape = (request) => request.headers.get(HEADER) === SECRET;
 const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
-const logThrown = (error) => console.error('scheduled() threw: ' + (error?.stack ?? String(error)));
-export function instrument(main) {
-  if (main !== null && typeof main === 'object' && typeof main.scheduled === 'function') {
-    // Uncaught errors of a Cron Trigger run reach the function's logs (ledge tail) with their stack.
-    const scheduled = main.scheduled;
-    main = Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
-      async scheduled(...args) {
-        try { return await scheduled.apply(this, args); } catch (error) { logThrown(error); throw error; }
-      },
-    });
+// A Cron Trigger run (cron-scheduler.ts via the ping service): the scheduled() handler is called here,
+// with a controller of the same shape, so workerd needs no experimental flag.
+async function runScheduled(request, handler) {
+  const { cron, time } = JSON.parse(request.headers.get(${JSON.stringify(SCHEDULED_HEADER)}));
+  const controller = { scheduledTime: time, cron, type: 'scheduled', noRetry() {} };
+  try {
+    if (typeof handler !== 'function') throw new Error('The Worker has no scheduled() handler.');
+    await handler(controller);
+    return Response.json({ outcome: 'ok' });
+  } catch (error) {
+    console.error('scheduled() threw: ' + (error?.stack ?? String(error)));
+    return Response.json({ outcome: 'exception', error: String(error?.message ?? error) });
   }
+}
+const internal = (request, scheduled) =>
+  request.headers.has(${JSON.stringify(SCHEDULED_HEADER)}) ? runScheduled(request, scheduled) : scrape();
+export function instrument(main) {
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     return class extends main {
       fetch(request, ...rest) {
-        return isScrape(request) ? scrape() : timed(() => super.fetch(request, ...rest));
+        if (isScrape(request)) return internal(request, this.scheduled && ((c) => this.scheduled(c)));
+        return timed(() => super.fetch(request, ...rest));
       }
     };
   }
-  if (main !== null && typeof main === 'object' && typeof main.fetch === 'function') {
+  if (main !== null && typeof main === 'object' && (typeof main.fetch === 'function' || typeof main.scheduled === 'function')) {
     const fetch = main.fetch;
     return Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
-      fetch(request, ...rest) {
-        return isScrape(request) ? scrape() : timed(() => fetch.call(this, request, ...rest));
+      fetch(request, env, ctx) {
+        if (isScrape(request)) return internal(request, main.scheduled && ((c) => main.scheduled.call(this, c, env, ctx)));
+        // A Worker with only a scheduled() handler answers HTTP as workerd does without a fetch handler.
+        if (typeof fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
+        return timed(() => fetch.call(this, request, env, ctx));
       },
     });
   }
@@ -89,8 +101,7 @@ export function instrument(main) {
  * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
  * every routed script (SCRIPTS: binding name -> account and script) for its counts and answers them
  * as one JSON array (a script without a fetch handler answers an error, and is left out);
- * `/scheduled?a=&s=&cron=&time=` runs a script's scheduled() handler (needs the
- * service_binding_extra_handlers flag).
+ * `/scheduled?a=&s=&cron=&time=` has a script's wrapper run its scheduled() handler.
  */
 export function pingSource(secret: string): string {
   return `export default {
@@ -101,9 +112,9 @@ export function pingSource(secret: string): string {
       const q = url.searchParams;
       const binding = Object.keys(env.SCRIPTS ?? {}).find((b) => env.SCRIPTS[b].a === q.get('a') && env.SCRIPTS[b].s === q.get('s'));
       if (!binding) return Response.json({ outcome: 'not_loaded' }, { status: 404 });
+      const headers = { ${JSON.stringify(METRICS_HEADER)}: ${JSON.stringify(secret)}, ${JSON.stringify(SCHEDULED_HEADER)}: JSON.stringify({ cron: q.get('cron') ?? '', time: Number(q.get('time')) }) };
       try {
-        const result = await env[binding].scheduled({ scheduledTime: new Date(Number(q.get('time'))), cron: q.get('cron') ?? '' });
-        return Response.json({ outcome: result.outcome });
+        return Response.json(await (await env[binding].fetch('http://scheduled/', { method: 'POST', headers })).json());
       } catch (error) {
         return Response.json({ outcome: 'error', error: String(error?.message ?? error) });
       }
