@@ -4,6 +4,7 @@ import { newRequestId } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { AppEnv } from './context.ts';
 import { routeGroup } from './route-group.ts';
+import { runWithRequestId } from '../shared/request-context.ts';
 
 /**
  * Gives every request an id (echoed as `x-request-id`), writes one structured log line per request and
@@ -14,7 +15,8 @@ export function requestLog(logger: Logger, metrics?: LedgeMetrics, prefix = ''):
     const started = performance.now();
     const requestId = newRequestId();
     c.set('requestId', requestId);
-    await next();
+    // Work this request sets off (outbox rows, test deliveries, cron runs) carries its id.
+    await runWithRequestId(requestId, next);
     c.res.headers.set('x-request-id', requestId);
     const path = new URL(c.req.url).pathname;
     const seconds = (performance.now() - started) / 1000;

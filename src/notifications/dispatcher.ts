@@ -228,8 +228,13 @@ export class Dispatcher {
     }
     if (!target) return this.#finish({ ...base, ok: false, error: 'webhook destination was deleted', permanent: true });
     try {
-      this.#webhooks.post(target.url, row.payload, target.secret, (result) =>
-        this.#finish({ ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id }),
+      this.#webhooks.post(
+        target.url,
+        row.payload,
+        target.secret,
+        (result) =>
+          this.#finish({ ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id }),
+        row.request_id ?? undefined,
       );
     } catch (error) {
       this.#finish({ ...base, ok: false, error: (error as Error).message });
@@ -324,6 +329,15 @@ export class Dispatcher {
             : 'retrying';
       const messageId = outcome.sentBody === null ? row.message_id : this.#outbox.saveMessage(outcome.sentBody);
       this.#history.record(row, { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at });
+      // Deliveries an API call set off are rare (health checks set off the bulk): each gets a line with its id.
+      if (row.request_id !== null) {
+        this.#logger.info('notification delivery', {
+          request_id: row.request_id,
+          outbox_id: row.id,
+          target: outcome.mechanism,
+          status,
+        });
+      }
       if (status === 'delivered') tally.sent++;
       else if (status === 'failed') tally.failed++;
       else if (status === 'retrying') tally.retried++;
@@ -332,6 +346,7 @@ export class Dispatcher {
         if (givingUp)
           this.#logger.warn('notification delivery given up', {
             outbox_id: row.id,
+            request_id: row.request_id ?? undefined,
             target: row.target,
             error: outcome.error,
           });

@@ -7,6 +7,8 @@ export interface FreshBatch {
   delivery: Omit<NewDelivery, 'target'>;
   targets: readonly string[];
   createdMs: number;
+  /** The API request that wrote them, if any. */
+  requestId: string | null;
   /** Index of the next target not yet handed out. */
   next: number;
 }
@@ -77,6 +79,7 @@ export class FreshRows {
           mechanism_type: delivery.mechanismType,
           target: batch.targets[index]!,
           message_id: delivery.messageId,
+          request_id: batch.requestId,
           payload: delivery.payload,
           attempts: 0,
           created_ms: batch.createdMs,

@@ -122,4 +122,9 @@ export const notificationMigrations: readonly Migration[] = [
       CREATE INDEX notification_history_message ON notification_history(message_id);
     `,
   },
+  {
+    // The API request (x-request-id) that wrote an outbox row: sent on as the webhook's x-request-id.
+    id: 'notifications/0003_outbox_request_id',
+    sql: `ALTER TABLE notification_outbox ADD COLUMN request_id TEXT;`,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { Database } from '../db/index.ts';
 import { FreshRows, type FreshBatch } from './fresh-rows.ts';
+import { currentRequestId } from '../shared/request-context.ts';
 
 export type DeliveryKind = 'alert' | 'legacy_alert' | 'deprecation_notice';
 export type MechanismType = 'webhook' | 'email';
@@ -36,6 +37,8 @@ export interface OutboxRow {
   mechanism_type: MechanismType;
   target: string;
   message_id: number | null;
+  /** The API request that wrote the row (x-request-id), sent on with the delivery; null for health checks. */
+  request_id: string | null;
   /** The message body (webhook JSON, or a JSON { subject, text } mail), loaded when the row is claimed. */
   payload: string;
   attempts: number;
@@ -82,10 +85,11 @@ export class Outbox {
   append(delivery: Omit<NewDelivery, 'target'>, targets: readonly string[], nowMs: number): void {
     if (targets.length === 0) return;
     const lease = this.#leaseMs === undefined ? 0 : nowMs + this.#leaseMs;
+    const requestId = currentRequestId() ?? null;
     const result = this.#db.run(
       `INSERT INTO notification_outbox (account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description,
-         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, created_ms)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, value, ?, ?, ?, ? FROM json_each(?) ORDER BY key`,
+         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, created_ms, request_id)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, value, ?, ?, ?, ?, ? FROM json_each(?) ORDER BY key`,
       [
         delivery.accountId,
         delivery.kind,
@@ -100,13 +104,22 @@ export class Outbox {
         lease === 0 ? nowMs : lease,
         lease,
         nowMs,
+        requestId,
         JSON.stringify(targets),
       ],
     );
     // One statement allocates consecutive ids, in target order.
     if (lease !== 0 && result.changes === targets.length) {
       const lastId = result.lastInsertRowid;
-      this.#fresh.add({ firstId: lastId - targets.length + 1, lastId, delivery, targets, createdMs: nowMs, next: 0 });
+      this.#fresh.add({
+        firstId: lastId - targets.length + 1,
+        lastId,
+        delivery,
+        targets,
+        createdMs: nowMs,
+        requestId,
+        next: 0,
+      });
     }
   }
 
@@ -160,7 +173,7 @@ export class Outbox {
       `UPDATE notification_outbox SET next_attempt_ms = :lease, lease_until_ms = :lease
         WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= :now ORDER BY next_attempt_ms, id LIMIT :limit)
         RETURNING id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
-                  target, message_id, '' AS payload, attempts, created_ms`,
+                  target, message_id, request_id, '' AS payload, attempts, created_ms`,
       { now: nowMs, lease: nowMs + leaseMs, limit },
     );
     const ids = [...new Set(rows.map((row) => row.message_id).filter((id) => id !== null))];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { clip, LedgeError } from '../../shared/errors.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { currentRequestId } from '../../shared/request-context.ts';
 import type { FunctionLogHub } from '../runtime/log-hub.ts';
 import type { ScheduledOutcome } from '../runtime/scheduled-call.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
@@ -223,6 +224,8 @@ export class CronService {
       scheduled_time: run.scheduled_time,
       status: run.status,
       duration_ms: run.duration_ms,
+      // Set when an API call (ledge crons trigger) asked for the run.
+      request_id: currentRequestId(),
     });
     for (const listener of this.#listeners) listener(run);
     return run;

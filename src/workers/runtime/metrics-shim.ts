@@ -23,7 +23,7 @@ export interface IsolateCounts {
  * the generation's secret is a scrape (from the ping service, over a unix socket only Ledge reaches)
  * and is answered with the counts as JSON, never reaching the script. Counting is a few additions per
  * request: nothing is written or sent per request (issue 17: the functions benchmark may lose <= 2%).
- * Latency is read from Date.now(), which in workerd advances only on I/O (as on Cloudflare): it is the
+ * Responses get a cf-ray id (see withRay). Latency is read from Date.now(), which in workerd advances only on I/O (as on Cloudflare): it is the
  * time a handler waited for subrequests and bindings, 0 for pure computation.
  */
 export function metricsShimSource(secret: string): string {
@@ -52,7 +52,26 @@ async function timed(call) {
   const cls = Math.floor((response?.status ?? 500) / 100) - 1;
   if (cls >= 0 && cls < 5) counts.status[cls]++;
   observe(started);
-  return response;
+  return withRay(response);
+}
+// Every function response carries a ray id as on Cloudflare (cf-ray: 16 hex digits and a location):
+// this isolate's random prefix and a counter, so it costs no random bytes per request.
+let rayPrefix;
+let raySeq = 0;
+function withRay(response) {
+  if (!(response instanceof Response) || response.headers.has('cf-ray')) return response;
+  rayPrefix ??= [...crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const ray = rayPrefix + (++raySeq).toString(16).padStart(8, '0') + '-LDG';
+  try {
+    response.headers.set('cf-ray', ray);
+    return response;
+  } catch {
+    // Immutable headers (a response passed through from fetch()): a copy carries the id.
+    if (response.status === 101 || response.webSocket) return response;
+    const copy = new Response(response.body, response);
+    copy.headers.set('cf-ray', ray);
+    return copy;
+  }
 }
 const isScrape = (request) => request.headers.get(HEADER) === SECRET;
 const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
