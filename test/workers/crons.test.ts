@@ -154,7 +154,7 @@ describe('Cron Triggers', () => {
       expect(first.status).toBe('ok');
 
       // Down for ten minutes: on start, only the next occurrence from now is planned.
-      scheduler.stop();
+      await scheduler.stop();
       const later = target + 10 * 60_000;
       aim(later);
       await scheduler.start();
@@ -188,7 +188,7 @@ describe('Cron Triggers', () => {
       });
       expect(claimed).toBe(false);
     } finally {
-      scheduler.stop();
+      await scheduler.stop();
     }
   });
 });

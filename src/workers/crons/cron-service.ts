@@ -59,6 +59,8 @@ export class CronService {
   #plan: Planned[] = [];
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** Runs under way (stop() gives them a moment to record their outcome). */
+  readonly #inFlight = new Set<Promise<unknown>>();
   readonly #listeners = new Set<(run: CronRunRecord) => void>();
 
   constructor(deps: CronDeps) {
@@ -115,10 +117,16 @@ export class CronService {
     await this.reschedule();
   }
 
-  stop(): void {
+  /**
+   * Stops planning runs. Runs under way get up to 2 s to finish and record their outcome; one still running
+   * then ends when the runtime stops (recorded as `error`), or stays `running` if the database closes first.
+   */
+  async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#inFlight.size === 0) return;
+    await Promise.race([Promise.allSettled(this.#inFlight), new Promise((r) => setTimeout(r, 2_000).unref())]);
   }
 
   /** Re-reads every schedule and plans each one's next occurrence after now (no backlog is replayed). */
@@ -166,9 +174,11 @@ export class CronService {
     for (const planned of this.#plan) {
       if (planned.due > now) continue;
       const { schedule } = planned;
-      void this.#run(schedule.account_id, schedule.script_name, schedule.cron, planned.due, 'schedule').catch(
+      const run = this.#run(schedule.account_id, schedule.script_name, schedule.cron, planned.due, 'schedule').catch(
         (error: unknown) => this.#deps.logger.error('cron trigger run failed', { cron: schedule.cron, err: error }),
       );
+      this.#inFlight.add(run);
+      void run.finally(() => this.#inFlight.delete(run));
       // The next occurrence after now: a late wake-up (suspended machine) skips, never bursts.
       const next = nextCronTime(planned.expression, new Date(Math.max(now, planned.due)));
       planned.due = next ? next.getTime() : Infinity;

@@ -21,13 +21,21 @@ export class FunctionMetricsCollector {
   readonly #pingSockets: () => string[];
   /** Last counts seen, by ping socket, then by `account/script`. */
   #last = new Map<string, Map<string, ScriptCounts>>();
+  /** Scrapes run one at a time: two overlapping ones would both add the same growth. */
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(metrics: LedgeMetrics, pingSockets: () => string[]) {
     this.#metrics = metrics;
     this.#pingSockets = pingSockets;
   }
 
-  async collect(): Promise<void> {
+  collect(): Promise<void> {
+    const run = this.#queue.then(() => this.#collect());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #collect(): Promise<void> {
     const sockets = this.#pingSockets();
     const scraped = await Promise.all(sockets.map((socket) => scrapeProcess(socket).catch(() => undefined)));
     const next = new Map<string, Map<string, ScriptCounts>>();
