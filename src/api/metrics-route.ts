@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
+import { failureBody } from './envelope.ts';
 
 /** Prometheus's text exposition format, version 0.0.4. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -15,7 +16,7 @@ export function metricsHandler(metrics: LedgeMetrics, token: string | undefined,
   const expected = token === undefined ? undefined : Buffer.from(token, 'utf8');
   return async (c: Context): Promise<Response> => {
     if (!expected) {
-      return plain(
+      return refusal(
         403,
         'Metrics are off: start the server with --metrics-token or LEDGE_METRICS_TOKEN to enable /metrics.\n',
       );
@@ -23,7 +24,7 @@ export function metricsHandler(metrics: LedgeMetrics, token: string | undefined,
     const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
     const bytes = Buffer.from(presented, 'utf8');
     if (bytes.length !== expected.length || !timingSafeEqual(bytes, expected)) {
-      const response = plain(401, 'Unauthorized: send Authorization: Bearer <metrics token>.\n');
+      const response = refusal(401, 'Unauthorized: send Authorization: Bearer <metrics token>.\n');
       response.headers.set('www-authenticate', 'Bearer realm="ledge-metrics"');
       return response;
     }
@@ -32,6 +33,10 @@ export function metricsHandler(metrics: LedgeMetrics, token: string | undefined,
   };
 }
 
-function plain(status: number, text: string): Response {
-  return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+/** Refusals are v4 envelopes like every other 4xx of the API listener (code 10000: authentication error). */
+function refusal(status: number, message: string): Response {
+  return new Response(JSON.stringify(failureBody([{ code: 10000, message: message.trim() }])), {
+    status,
+    headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
+  });
 }

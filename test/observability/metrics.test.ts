@@ -78,7 +78,9 @@ describe('GET /metrics', () => {
     try {
       const response = await fetch(other.apiUrl.replace(/\/client\/v4$/, '/metrics'));
       expect(response.status).toBe(403);
-      expect(await response.text()).toContain('LEDGE_METRICS_TOKEN');
+      const body = (await response.json()) as { success: boolean; errors: { code: number; message: string }[] };
+      expect(body.success).toBe(false);
+      expect(body.errors[0]!.message).toContain('LEDGE_METRICS_TOKEN');
     } finally {
       await other.close();
     }
