@@ -71,6 +71,27 @@ describe('Cron Triggers', () => {
     expect(planned.find((p) => p.cron === '* * * * *')?.next).toMatch(/:00\.000Z$/);
   });
 
+  it('`ledge deploy` sends triggers.crons too, and an empty list removes them', async () => {
+    const dir = tempDir('ledge-crons-deploy-');
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(
+      join(dir, 'src/index.js'),
+      'export default { fetch() { return new Response("x"); }, scheduled() {} };',
+    );
+    const config = (crons: string) =>
+      `name = "nightly"\nmain = "src/index.js"\ncompatibility_date = "2025-01-01"\n\n[triggers]\ncrons = ${crons}\n`;
+    writeFileSync(join(dir, 'wrangler.toml'), config('["0 3 * * *", "30 4 1 JAN *"]'));
+    const deployed = await runCli(['deploy', '--json'], { env: cliEnv(ledge), cwd: dir });
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const path = `/accounts/${ledge.accountId}/workers/scripts/nightly/schedules`;
+    const crons = async () =>
+      ((await api(ledge, 'GET', path)).body.result.schedules as { cron: string }[]).map((s) => s.cron);
+    expect(await crons()).toEqual(['0 3 * * *', '30 4 1 JAN *']);
+    writeFileSync(join(dir, 'wrangler.toml'), config('[]'));
+    expect((await runCli(['deploy'], { env: cliEnv(ledge), cwd: dir })).code).toBe(0);
+    expect(await crons()).toEqual([]);
+  });
+
   it('refuses invalid crons and unknown scripts with v4 errors, never 5xx', async () => {
     const path = `/accounts/${ledge.accountId}/workers/scripts/ticker/schedules`;
     for (const body of [[{ cron: '61 * * * *' }], [{ cron: 'hourly' }], { cron: '* * * * *' }, [{}], 'x']) {
