@@ -9,6 +9,7 @@ import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { outsideRequest } from '../shared/request-context.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -200,14 +201,16 @@ export class Dispatcher {
   #scheduleTimer(now: number): void {
     clearTimeout(this.#timer);
     if (!this.#running || this.#tableDueMs === Infinity) return;
-    this.#timer = setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000)));
+    this.#timer = outsideRequest(() =>
+      setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000))),
+    );
     this.#timer.unref();
   }
 
   /** After a database error: try again in a second (nothing is lost meanwhile: the rows are in the table). */
   #retrySoon(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#onTimer, 1_000);
+    this.#timer = outsideRequest(() => setTimeout(this.#onTimer, 1_000));
     this.#timer.unref();
   }
 

@@ -14,3 +14,12 @@ export function runWithRequestId<T>(requestId: string, fn: () => T): T {
 export function currentRequestId(): string | undefined {
   return storage.getStore();
 }
+
+/**
+ * Runs `fn` outside any request: a long-lived timer that a background service arms while serving a
+ * request (the health checker re-planned by a pool PATCH) must not hand that request's id to everything
+ * it sets off later (timers keep the context they were created in).
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return storage.exit(fn);
+}

@@ -3,8 +3,11 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { alerting, createPool } from '../notifications/api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../notifications/receivers.ts';
-import { waitFor } from '../load-balancing/helpers.ts';
+import { TestOrigin, waitFor } from '../load-balancing/helpers.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, functionsPort, uploadScript } from '../workers/helpers.ts';
+
+// Monitors may probe every second here (the server default minimum is 5 s).
+process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
 /** The server's log records, as JSON lines. */
 const records: Record<string, unknown>[] = [];
@@ -72,6 +75,43 @@ describe('request ids', () => {
     expect(line).toMatchObject({ status: 'delivered' });
     // The API's own line for that call has the same id.
     expect(records.some((r) => r['msg'] === 'request' && r['request_id'] === patched.requestId)).toBe(true);
+  });
+
+  it('a health check armed while serving an API call does not pass the id of that call on to what it sets off later', async () => {
+    const origin = await TestOrigin.start();
+    try {
+      const hookId = (
+        (await call('GET', `${alerting(ledge)}/destinations/webhooks`)).body.result as unknown as {
+          id: string;
+        }[]
+      )[0]!.id;
+      const policy = await call('POST', `${alerting(ledge)}/policies`, {
+        name: 'health',
+        enabled: true,
+        alert_type: 'load_balancing_health_alert',
+        mechanisms: { webhooks: [{ id: hookId }] },
+      });
+      expect(policy.status).toBe(200);
+      const lb = `/accounts/${ledge.accountId}/load_balancers`;
+      const monitor = await call('POST', `${lb}/monitors`, { interval: 1, timeout: 1, retries: 0 });
+      // Creating the pool re-plans the health checker inside this API call.
+      const pool = await call('POST', `${lb}/pools`, {
+        name: 'watched',
+        monitor: monitor.body.result.id,
+        origins: [{ name: 'w1', address: '127.0.0.1', port: origin.port }],
+      });
+      expect(pool.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2_500));
+      origin.mode = { kind: 'status', status: 503 };
+      const [alert] = await hooks.waitFor(
+        1,
+        (h) => (h.body['data'] as { pool_name?: string } | undefined)?.pool_name === 'watched',
+        20_000,
+      );
+      expect(alert!.headers['x-request-id']).toBeUndefined();
+    } finally {
+      await origin.stop();
+    }
   });
 
   it('function responses carry a cf-ray id, and a cron run asked for by an API call logs its id', async () => {

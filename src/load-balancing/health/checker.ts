@@ -12,6 +12,7 @@ import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
+import { outsideRequest } from '../../shared/request-context.ts';
 
 /** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
 const FLUSH_DELAY_MS = 50;
@@ -193,7 +194,7 @@ export class HealthChecker implements BackgroundService {
     this.#armedFor = next.due;
     // Wake-ups are at least TICK_MS apart: probes due close together start in one tick.
     const wait = Math.max(next.due - performance.now(), this.#lastTick + TICK_MS - performance.now(), 0);
-    this.#timer = setTimeout(() => this.#tick(), wait);
+    this.#timer = outsideRequest(() => setTimeout(() => this.#tick(), wait));
   }
 
   #tick(): void {
@@ -235,7 +236,7 @@ export class HealthChecker implements BackgroundService {
       if (job.cancelled || !this.#running || !plan) return;
       this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
       this.#pending.push({ plan, origin: job.origin, result });
-      this.#flushTimer ??= setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
+      this.#flushTimer ??= outsideRequest(() => setTimeout(() => this.#flush(), FLUSH_DELAY_MS));
     });
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { clip, LedgeError } from '../../shared/errors.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { currentRequestId } from '../../shared/request-context.ts';
+import { currentRequestId, outsideRequest } from '../../shared/request-context.ts';
 import type { FunctionLogHub } from '../runtime/log-hub.ts';
 import type { ScheduledOutcome } from '../runtime/scheduled-call.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
@@ -165,7 +165,7 @@ export class CronService {
     if (!this.#running || this.#plan.length === 0) return;
     const earliest = Math.min(...this.#plan.map((p) => p.due));
     const delay = Math.max(0, Math.min(earliest - this.#now(), MAX_TIMER_MS));
-    this.#timer = setTimeout(() => this.#fire(), delay);
+    this.#timer = outsideRequest(() => setTimeout(() => this.#fire(), delay));
     this.#timer.unref();
   }
 
