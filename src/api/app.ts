@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
+import { metricsHandler } from './metrics-route.ts';
 import { requestLog } from './request-log.ts';
 import type { Subsystem } from './subsystem.ts';
 
@@ -16,6 +18,9 @@ export interface ApiDependencies {
   accounts: AccountService;
   /** Each mounts its routes, in this order. */
   subsystems: readonly Subsystem[];
+  /** What /metrics exposes, behind `config.metricsToken`. */
+  metrics: LedgeMetrics;
+  config: { metricsToken?: string | undefined };
 }
 
 /**
@@ -24,7 +29,7 @@ export interface ApiDependencies {
  */
 export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
-  api.use('*', requestLog(platform.logger));
+  api.use('*', requestLog(platform.logger, platform.metrics, API_PREFIX));
   api.use('*', authMiddleware(platform.accounts));
 
   for (const subsystem of platform.subsystems) subsystem.mountRoutes(api);
@@ -34,6 +39,8 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
 
   const root = new Hono<AppEnv>();
   root.route(API_PREFIX, api);
+  // Prometheus scrapes here, with the metrics token (see metrics-route.ts).
+  root.get('/metrics', metricsHandler(platform.metrics, platform.config.metricsToken, platform.logger));
   root.notFound(throwRouteNotFound);
   root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
   return root;

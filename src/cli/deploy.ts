@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import { setScriptSubdomain, uploadScript } from '../client/index.ts';
+import { putSchedules, setScriptSubdomain, uploadScript } from '../client/index.ts';
 import { handler, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';
@@ -23,6 +23,11 @@ export const ProjectConfigSchema = z
     vars: z.record(z.string(), z.unknown()).default({}),
     /** Sent as is in the upload's metadata, as wrangler does; the server checks the range. */
     limits: z.object({ cpu_ms: z.number().optional() }).loose().optional(),
+    /** Cron Triggers, sent to PUT .../schedules after the upload as wrangler does (absent: left as they are). */
+    triggers: z
+      .object({ crons: z.array(z.string()).optional() })
+      .loose()
+      .optional(),
     r2_buckets: z
       .array(
         z.object({
@@ -151,6 +156,8 @@ export function registerDeploy(program: Command): void {
           limits: config.limits?.cpu_ms === undefined ? undefined : { cpu_ms: config.limits.cpu_ms },
         });
         const route = await setScriptSubdomain(ctx.client, accountId, name, config.workers_dev);
+        const crons = config.triggers?.crons;
+        if (crons !== undefined) await putSchedules(ctx.client, accountId, name, crons);
         const url = config.workers_dev ? (route.url ?? null) : null;
         if (ctx.json) {
           printJson({ url, name, deployment_id: uploaded.deployment_id, etag: uploaded.etag });

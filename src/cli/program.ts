@@ -12,6 +12,7 @@ import { registerLogin } from './login.ts';
 import { registerMail } from './mail.ts';
 import { registerNotifications } from './notifications.ts';
 import { registerMigrationCommands } from './notifications-migration.ts';
+import { registerCrons } from './crons.ts';
 import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
 import { registerTail } from './tail.ts';
@@ -62,6 +63,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerDeploy(program);
   registerSecret(program);
   registerTail(program);
+  registerCrons(program);
   return program;
 }
 

@@ -37,6 +37,11 @@ export function registerServer(program: Command): void {
       'comma-separated CIDRs they may not reach, e.g. 127.0.0.0/8,10.0.0.0/8 (env LEDGE_EGRESS_DENY; see docs/security.md)',
       undefined,
     )
+    .option(
+      '--metrics-token <token>',
+      'enables GET /metrics (Prometheus) for clients sending Authorization: Bearer <token> (env LEDGE_METRICS_TOKEN)',
+      undefined,
+    )
     .option('--log-format <format>', 'log records on stderr: text (default) or json (env LEDGE_LOG_FORMAT)', undefined)
     .option('--json', 'print one JSON line once ready (api_url, account_id, email; credentials on first boot)')
     .action(
@@ -61,6 +66,7 @@ export function registerServer(program: Command): void {
           egressAllow: o['egressAllow'],
           egressDeny: o['egressDeny'],
           logFormat: o['logFormat'],
+          metricsToken: o['metricsToken'],
         });
         const running = await startServer(config);
         // Lets `ledge` find this server from any directory (removed when this process exits).

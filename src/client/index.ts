@@ -56,6 +56,7 @@ export {
   type LifecycleRuleSummary,
   type ObjectSummary,
 } from './r2.ts';
+export { getSchedules, listCronRuns, putSchedules, triggerCron, type CronRun, type CronSchedule } from './workers.ts';
 export {
   deleteSecret,
   listSecrets,

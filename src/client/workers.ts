@@ -127,3 +127,50 @@ export async function* tailScript(
     for (const line of lines) if (line.trim()) yield JSON.parse(line) as FunctionLogLine;
   }
 }
+
+/** A Cron Trigger of a script, as `GET .../schedules` answers it. */
+export interface CronSchedule {
+  cron: string;
+  created_on: string;
+  modified_on: string;
+}
+
+/** One recorded run of a script's scheduled() handler (a Ledge addition to the API). */
+export interface CronRun {
+  id: string;
+  cron: string;
+  scheduled_time: string;
+  source: 'schedule' | 'manual';
+  status: 'running' | 'ok' | 'exception' | 'error';
+  started_on: string;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+const schedulesPath = (accountId: string, script: string) =>
+  `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/schedules`;
+
+export async function getSchedules(api: ApiClient, accountId: string, script: string): Promise<CronSchedule[]> {
+  return (await api.request<{ schedules: CronSchedule[] }>('GET', schedulesPath(accountId, script))).result.schedules;
+}
+
+/** Replaces a script's Cron Triggers, as `wrangler deploy` does with `triggers.crons`. */
+export async function putSchedules(
+  api: ApiClient,
+  accountId: string,
+  script: string,
+  crons: string[],
+): Promise<CronSchedule[]> {
+  const body = crons.map((cron) => ({ cron }));
+  return (await api.request<{ schedules: CronSchedule[] }>('PUT', schedulesPath(accountId, script), { body })).result
+    .schedules;
+}
+
+export async function listCronRuns(api: ApiClient, accountId: string, script: string, limit = 20): Promise<CronRun[]> {
+  return (await api.request<CronRun[]>('GET', `${schedulesPath(accountId, script)}/runs?limit=${limit}`)).result;
+}
+
+export async function triggerCron(api: ApiClient, accountId: string, script: string, cron?: string): Promise<CronRun> {
+  const body = cron === undefined ? {} : { cron };
+  return (await api.request<CronRun>('POST', `${schedulesPath(accountId, script)}/trigger`, { body })).result;
+}

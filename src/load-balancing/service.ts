@@ -16,6 +16,7 @@ import { ConfigChangeBus } from './load-balancers/changes.ts';
 import { LoadBalancerDirectory } from './load-balancers/directory.ts';
 import { LoadBalancerService, type HostnameZoneLookup, type ReservedHostnames } from './load-balancers/service.ts';
 import { SqlLoadBalancerStore } from './load-balancers/store.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
@@ -56,6 +57,8 @@ export class LoadBalancing {
     reservedHostnames?: ReservedHostnames;
     /** The most specific zone of a hostname (zones subsystem): a load balancer must be created in it. */
     zoneOfHostname?: HostnameZoneLookup;
+    /** Probe results and latency per pool and origin. */
+    metrics?: LedgeMetrics | undefined;
   }) {
     const poolStore = new SqlPoolStore(deps.db);
     const monitorStore = new SqlMonitorStore(deps.db);
@@ -69,6 +72,7 @@ export class LoadBalancing {
       health: this.health,
       egress: deps.egress,
       logger: deps.logger.child({ component: 'lb-health' }),
+      metrics: deps.metrics,
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));

@@ -9,6 +9,8 @@ import type { NotificationStore } from './store.ts';
 import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { outsideRequest } from '../shared/request-context.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -73,6 +75,7 @@ export class Dispatcher {
   readonly #retry: RetryPolicy;
   readonly #concurrency: number;
   readonly #leaseMs: number;
+  readonly #metrics: LedgeMetrics | undefined;
   #running = false;
   /** Sends under way (bounded by `concurrency`). */
   #sending = 0;
@@ -103,7 +106,9 @@ export class Dispatcher {
     retry?: RetryPolicy;
     concurrency?: number;
     leaseMs?: number;
+    metrics?: LedgeMetrics | undefined;
   }) {
+    this.#metrics = options.metrics;
     this.#db = options.db;
     this.#store = options.store;
     this.#outbox = options.outbox;
@@ -236,14 +241,16 @@ export class Dispatcher {
   #scheduleTimer(now: number): void {
     clearTimeout(this.#timer);
     if (!this.#running || this.#tableDueMs === Infinity) return;
-    this.#timer = setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000)));
+    this.#timer = outsideRequest(() =>
+      setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000))),
+    );
     this.#timer.unref();
   }
 
   /** After a database error: try again in a second (nothing is lost meanwhile: the rows are in the table). */
   #retrySoon(): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#onTimer, 1_000);
+    this.#timer = outsideRequest(() => setTimeout(this.#onTimer, 1_000));
     this.#timer.unref();
   }
 
@@ -264,8 +271,13 @@ export class Dispatcher {
     }
     if (!target) return this.#finish({ ...base, ok: false, error: 'webhook destination was deleted', permanent: true });
     try {
-      this.#webhooks.post(target.url, row.payload, target.secret, (result) =>
-        this.#finish({ ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id }),
+      this.#webhooks.post(
+        target.url,
+        row.payload,
+        target.secret,
+        (result) =>
+          this.#finish({ ...base, ok: result.ok, error: result.error, mechanism: target.url, webhookId: target.id }),
+        row.request_id ?? undefined,
       );
     } catch (error) {
       this.#finish({ ...base, ok: false, error: (error as Error).message });
@@ -316,14 +328,17 @@ export class Dispatcher {
     const now = Date.now();
     let next: OutboxRow[];
     try {
-      let retryAtMs: number;
-      [next, retryAtMs] = await this.#db.transaction(async (tx) => {
-        const retryAt = await this.#record(tx, batch, now);
+      let recorded: Recorded;
+      [next, recorded] = await this.#db.transaction(async (tx) => {
+        const written = await this.#record(tx, batch, now);
         const claimed = this.#running && this.#tableDueMs <= now ? await this.#claim(tx, now) : [];
-        return [claimed, retryAt] as const;
+        return [claimed, written] as const;
       });
       this.#scheduleTimer(now);
-      this.#dueAt(retryAtMs);
+      this.#dueAt(recorded.retryAtMs);
+      // Counted once the outcomes are committed (a rolled-back batch is sent again).
+      for (const [result, count] of Object.entries(recorded.tally))
+        if (count > 0) this.#metrics?.deliveries.inc({ result }, count);
     } catch (error) {
       // The rows stay leased and come due again when the lease ends: they will be resent, not lost.
       this.#logger.error('could not record delivery outcomes', { err: error, count: batch.length });
@@ -340,9 +355,10 @@ export class Dispatcher {
     if (this.#inFlight === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  /** Writes a batch of outcomes; returns when the earliest retry it scheduled comes due (Infinity: none). */
-  async #record(tx: SqlExecutor, batch: Outcome[], now: number): Promise<number> {
+  /** Writes a batch of outcomes; answers when the earliest retry it scheduled comes due, and the tally. */
+  async #record(tx: SqlExecutor, batch: Outcome[], now: number): Promise<Recorded> {
     let retryAtMs = Infinity;
+    const tally: Record<DeliveryResult, number> = { sent: 0, failed: 0, retried: 0 };
     const at = new Date(now).toISOString();
     const done: number[] = [];
     const webhookStatus = new Map<string, boolean>();
@@ -366,11 +382,24 @@ export class Dispatcher {
         messageId,
         at,
       });
+      // Deliveries an API call set off are rare (health checks set off the bulk): each gets a line with its id.
+      if (row.request_id !== null) {
+        this.#logger.info('notification delivery', {
+          request_id: row.request_id,
+          outbox_id: row.id,
+          target: outcome.mechanism,
+          status,
+        });
+      }
+      if (status === 'delivered') tally.sent++;
+      else if (status === 'failed') tally.failed++;
+      else if (status === 'retrying') tally.retried++;
       if (outcome.ok || givingUp) {
         done.push(row.id);
         if (givingUp)
           this.#logger.warn('notification delivery given up', {
             outbox_id: row.id,
+            request_id: row.request_id ?? undefined,
             target: row.target,
             error: outcome.error,
           });
@@ -384,7 +413,7 @@ export class Dispatcher {
     await this.#outbox.removeAll(tx, done);
     // One write per destination per batch: the outcome of its latest attempt in the batch.
     await this.#store.markWebhookOutcomes(tx, webhookStatus, at);
-    return retryAtMs;
+    return { retryAtMs, tally };
   }
 }
 
@@ -399,4 +428,13 @@ function failedOutcome(row: OutboxRow, error: string): Outcome {
     permanent: false,
     skipped: false,
   };
+}
+
+/** The delivery results /metrics counts: delivered, given up, failed and rescheduled. */
+type DeliveryResult = 'sent' | 'failed' | 'retried';
+
+interface Recorded {
+  /** When the earliest retry scheduled by the batch comes due (Infinity: none). */
+  retryAtMs: number;
+  tally: Record<DeliveryResult, number>;
 }

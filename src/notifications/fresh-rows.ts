@@ -5,6 +5,8 @@ export interface FreshBatch {
   rows: readonly { id: number; target: string }[];
   delivery: Omit<NewDelivery, 'target'>;
   createdMs: number;
+  /** The API request that wrote them, if any. */
+  requestId: string | null;
   /** Index of the next row not yet handed out. */
   next: number;
 }
@@ -56,6 +58,7 @@ export class FreshRows {
           mechanism_type: delivery.mechanismType,
           target,
           message_id: delivery.messageId,
+          request_id: batch.requestId,
           payload: delivery.payload,
           attempts: 0,
           created_ms: batch.createdMs,

@@ -235,4 +235,9 @@ export const notificationMigrations: readonly SchemaMigration[] = [
       ALTER TABLE notification_outbox ADD COLUMN lease_owner TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    // The API request (x-request-id) that wrote an outbox row: sent on as the webhook's x-request-id.
+    id: 'notifications/0004_outbox_request_id',
+    sql: `ALTER TABLE notification_outbox ADD COLUMN request_id TEXT;`,
+  },
 ];

@@ -6,6 +6,7 @@ import {
   type TransactionScope,
 } from '../db/index.ts';
 import { FreshRows } from './fresh-rows.ts';
+import { currentRequestId } from '../shared/request-context.ts';
 
 export type DeliveryKind = 'alert' | 'legacy_alert' | 'deprecation_notice';
 export type MechanismType = 'webhook' | 'email';
@@ -42,6 +43,8 @@ export interface OutboxRow {
   mechanism_type: MechanismType;
   target: string;
   message_id: number | null;
+  /** The API request that wrote the row (x-request-id), sent on with the delivery; null for health checks. */
+  request_id: string | null;
   /** The message body (webhook JSON, or a JSON { subject, text } mail), loaded when the row is claimed. */
   payload: string;
   attempts: number;
@@ -106,12 +109,14 @@ export class Outbox {
     if (targets.length === 0) return;
     const { tx } = scope;
     const lease = this.#leaseMs === undefined ? 0 : nowMs + this.#leaseMs;
+    // The API request that set this off (x-request-id), passed on to the webhook and the delivery log line.
+    const requestId = currentRequestId() ?? null;
     // Integers are cast: PostgreSQL types the parameters of a SELECT list as text otherwise.
     const rows = await tx.all<{ id: number; target: string }>(
       `INSERT INTO notification_outbox (account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description,
-         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, lease_owner, created_ms)
+         mechanism_type, target, message_id, next_attempt_ms, lease_until_ms, lease_owner, created_ms, request_id)
        SELECT ?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT), ?, ?, ?, ?, ?, value, CAST(? AS BIGINT), CAST(? AS BIGINT),
-              CAST(? AS BIGINT), ?, CAST(? AS BIGINT)
+              CAST(? AS BIGINT), ?, CAST(? AS BIGINT), ?
          FROM ${dialects[tx.dialect].jsonArrayRows} ORDER BY key
        RETURNING id, target`,
       [
@@ -129,6 +134,7 @@ export class Outbox {
         lease,
         this.#owner,
         nowMs,
+        requestId,
         JSON.stringify(targets),
       ],
     );
@@ -136,7 +142,7 @@ export class Outbox {
     const handOff = this.#handOff;
     // Rows of a transaction that rolls back never reach the dispatcher.
     scope.afterCommit(() => {
-      if (handOff === this.#handOff) this.#fresh.add({ rows, delivery, createdMs: nowMs, next: 0 });
+      if (handOff === this.#handOff) this.#fresh.add({ rows, delivery, createdMs: nowMs, requestId, next: 0 });
     });
   }
 
@@ -177,7 +183,7 @@ export class Outbox {
         WHERE id IN (SELECT id FROM notification_outbox WHERE next_attempt_ms <= ?
                       ORDER BY next_attempt_ms, id LIMIT ?${dialect.skipLocked})
         RETURNING id, account_id, kind, event_id, event_ms, policy_id, policy_name, alert_type, description, mechanism_type,
-                  target, message_id, '' AS payload, attempts, created_ms`,
+                  target, message_id, request_id, '' AS payload, attempts, created_ms`,
       [nowMs + leaseMs, nowMs + leaseMs, this.#owner, nowMs, limit],
     );
     const ids = [...new Set(rows.map((row) => row.message_id).filter((id) => id !== null))];

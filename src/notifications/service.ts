@@ -19,6 +19,7 @@ import { SqlAlertStateStore } from './alert-state-store.ts';
 import type { PoolDirectory } from './types.ts';
 import { WebhookDestinations } from './webhooks.ts';
 import { WebhookSender } from './webhook-sender.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 
 export interface NotificationOptions {
   db: SqlDatabase;
@@ -36,6 +37,8 @@ export interface NotificationOptions {
   /** Total per send, connect to last body byte (default 10 s): bounds a test message and a delivery. */
   webhookDeadlineMs?: number;
   concurrency?: number;
+  /** Delivery results and outbox depth for /metrics. */
+  metrics?: LedgeMetrics | undefined;
   /** How long delivery history is kept and shown (default 30 days). */
   historyRetentionMs?: number;
 }
@@ -87,7 +90,10 @@ export class NotificationService {
       logger: options.logger.child({ component: 'notifications' }),
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      metrics: options.metrics,
     });
+    const outbox = this.outbox;
+    options.metrics?.registry.onCollect(async () => options.metrics?.outboxDepth.set({}, await outbox.pendingCount()));
     const state = new SqlAlertStateStore();
     const deliveries = new PolicyDeliveries({ store, state, outbox: this.outbox });
     this.fanout = new HealthEventFanout({

@@ -64,15 +64,15 @@ export class WebhookSender {
     this.#egress = options.egress;
   }
 
-  send(url: string, body: string | Buffer, secret: string | null): Promise<WebhookResult> {
-    return new Promise((resolve) => this.post(url, body, secret, resolve));
+  send(url: string, body: string | Buffer, secret: string | null, requestId?: string): Promise<WebhookResult> {
+    return new Promise((resolve) => this.post(url, body, secret, resolve, requestId));
   }
 
   /** Like send(), with a callback: the dispatcher sends thousands per second and needs no promise per send. */
-  post(url: string, body: string | Buffer, secret: string | null, done: WebhookCallback): void {
+  post(url: string, body: string | Buffer, secret: string | null, done: WebhookCallback, requestId?: string): void {
     if (!undici) {
       loadUndici().then(
-        () => this.post(url, body, secret, done),
+        () => this.post(url, body, secret, done, requestId),
         (error: unknown) => done({ ok: false, status: null, error: `cannot load the HTTP client: ${String(error)}` }),
       );
       return;
@@ -82,6 +82,8 @@ export class WebhookSender {
     const headers = secret
       ? ['content-type', 'application/json', 'user-agent', USER_AGENT, 'cf-webhook-auth', secret]
       : ['content-type', 'application/json', 'user-agent', USER_AGENT];
+    // The API request that set this delivery off, so a receiver's logs can be joined with Ledge's.
+    if (requestId) headers.push('x-request-id', requestId);
     const handler = new ResultHandler(
       (result) => {
         this.#inFlight.delete(handler);

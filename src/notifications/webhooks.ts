@@ -9,6 +9,7 @@ import type { Webhook } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
 import { webhookTypeOf } from './webhook-type.ts';
+import { currentRequestId } from '../shared/request-context.ts';
 
 export const TEST_MESSAGE_TEXT =
   'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
@@ -120,7 +121,12 @@ export class WebhookDestinations {
   async #sendTestMessage(url: URL, secret: string | undefined): Promise<void> {
     const refusal = await this.#sender.checkUrl(url);
     if (refusal) throw NotificationErrors.invalidUrl(describeRefusal(refusal));
-    const result = await this.#sender.send(url.toString(), JSON.stringify({ text: TEST_MESSAGE_TEXT }), secret ?? null);
+    const result = await this.#sender.send(
+      url.toString(),
+      JSON.stringify({ text: TEST_MESSAGE_TEXT }),
+      secret ?? null,
+      currentRequestId(),
+    );
     if (result.ok) return;
     // "answered HTTP 500" when there was an answer; else what went wrong (timeout, connection error).
     const what = result.status !== null ? `answered HTTP ${result.status}` : `failed: ${result.error ?? 'no answer'}`;

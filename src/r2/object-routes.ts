@@ -4,6 +4,7 @@ import { limitedBody } from '../api/body.ts';
 import type { AppEnv, ApiContext } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import {
   conditionalFromHeaders,
   conditionHolds,
@@ -24,7 +25,7 @@ const CUSTOM_PREFIX = 'x-amz-meta-';
  * `/accounts/{a}/r2/buckets/{b}/objects[/{key}]`: the object API wrangler's `r2 object` commands use.
  * Bodies stream both ways; HTTP metadata travels as the usual headers, custom metadata as x-amz-meta-*.
  */
-export function objectRoutes(storage: StorageService): Hono<AppEnv> {
+export function objectRoutes(storage: StorageService, metrics?: LedgeMetrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const bucketOf = (c: ApiContext) => storage.buckets.require(c.req.param('account_id')!, c.req.param('bucket_name')!);
 
@@ -47,6 +48,7 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
       storageClass: storageClass as StorageClass | undefined,
     });
     if (!object) throw R2Errors.preconditionFailed();
+    metrics?.r2('put', 'api', object.size);
     return ok(c, renderUploadedObject(object));
   });
 
@@ -69,10 +71,12 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
     if (c.req.method === 'HEAD') {
       // Hono answers HEAD with this GET handler: release the opened blob instead of leaving it to GC.
       result.body.destroy();
+      metrics?.r2('head', 'api');
       responseHeaders.set('content-length', String(result.object.size));
       return new Response(null, { status: 200, headers: responseHeaders });
     }
     const length = result.range ? result.range.length : result.object.size;
+    metrics?.r2('get', 'api', 0, length);
     responseHeaders.set('content-length', String(length));
     if (result.range) {
       const { offset } = result.range;
@@ -85,6 +89,7 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
   app.delete(OBJECT_PATH, async (c) => {
     const bucket = await bucketOf(c);
     await storage.objects.delete(bucket, [c.req.param('key')]);
+    metrics?.r2('delete', 'api');
     return ok(c, {});
   });
 
@@ -93,6 +98,7 @@ export function objectRoutes(storage: StorageService): Hono<AppEnv> {
     const query = c.req.query();
     const rawLimit = query['per_page'] ?? query['limit'];
     if (rawLimit !== undefined && !/^\d+$/.test(rawLimit)) throw R2Errors.invalidMaxKeys();
+    metrics?.r2('list', 'api');
     const result = await storage.list(bucket, {
       prefix: query['prefix'],
       delimiter: query['delimiter'],

@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../api/context.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { StorageService } from '../storage/index.ts';
 import { bucketRoutes } from './bucket-routes.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { objectRoutes } from './object-routes.ts';
 
 /** Every /client/v4 route of object storage. */
-export function r2Routes(storage: StorageService): Hono<AppEnv> {
+export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/', bucketRoutes(storage));
   app.route('/', lifecycleRoutes(storage));
-  app.route('/', objectRoutes(storage));
+  app.route('/', objectRoutes(storage, metrics));
   return app;
 }

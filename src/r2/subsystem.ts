@@ -1,4 +1,5 @@
 import type { Subsystem } from '../api/subsystem.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { StorageService } from '../storage/index.ts';
 import { r2Routes } from './routes.ts';
@@ -14,9 +15,14 @@ export interface R2Subsystem extends Subsystem {
  * Object storage over HTTP and for functions: the bucket and object routes, the wire backend, and the
  * storage engine's own upkeep (orphan collection, upload expiry, lifecycle rules) as background services.
  */
-export function createR2Subsystem(deps: { storage: StorageService; socketPath: string; logger: Logger }): R2Subsystem {
+export function createR2Subsystem(deps: {
+  storage: StorageService;
+  socketPath: string;
+  logger: Logger;
+  metrics?: LedgeMetrics | undefined;
+}): R2Subsystem {
   const { storage } = deps;
-  const wire = new R2WireBackend(storage, deps.socketPath, deps.logger);
+  const wire = new R2WireBackend(storage, deps.socketPath, deps.logger, deps.metrics);
   return {
     name: 'r2',
     storage,
@@ -26,6 +32,6 @@ export function createR2Subsystem(deps: { storage: StorageService; socketPath: s
       wire,
       storage.lifecycle,
     ],
-    mountRoutes: (api) => api.route('/', r2Routes(storage)),
+    mountRoutes: (api) => api.route('/', r2Routes(storage, deps.metrics)),
   };
 }

@@ -42,6 +42,8 @@ export interface ServerConfig {
   functionsDomain: string;
   /** workerd processes per generation (each runs JavaScript on one core); default: CPUs, at most 4. */
   functionsProcesses: number;
+  /** Bearer token that GET /metrics requires; without one /metrics refuses (403). */
+  metricsToken?: string | undefined;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
   /**
@@ -64,6 +66,7 @@ export interface ServerFlags {
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
   logFormat?: string | undefined;
+  metricsToken?: string | undefined;
 }
 
 export { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT } from '../shared/default-ports.ts';
@@ -104,6 +107,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
       flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
       Math.min(availableParallelism(), 4),
     ),
+    metricsToken: nonEmpty(flags.metricsToken ?? env['LEDGE_METRICS_TOKEN']),
     egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };

@@ -18,6 +18,7 @@ import {
   notificationSettings,
   type NotificationService,
 } from '../notifications/index.ts';
+import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.ts';
@@ -41,6 +42,8 @@ export interface Platform {
   /** Every record: SQLite in the data dir, or PostgreSQL with --database-url (see src/db/sql.ts). */
   db: SqlDatabase;
   logger: Logger;
+  /** The figures /metrics exposes; subsystems count into it (see src/shared/ledge-metrics.ts). */
+  metrics: LedgeMetrics;
   secretBox: SecretBox;
   /** Which addresses monitors, previews and webhooks may reach (operator lists, never Ledge's own listeners). */
   egress: EgressPolicy;
@@ -86,6 +89,7 @@ export async function createPlatform(
     await db.close();
     throw error;
   }
+  const metrics = new LedgeMetrics();
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
@@ -100,7 +104,7 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
-  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger });
+  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger, metrics });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
@@ -113,6 +117,7 @@ export async function createPlatform(
     reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
+    metrics,
   });
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
@@ -124,6 +129,7 @@ export async function createPlatform(
     pools: loadBalancing.service,
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     egress,
+    metrics,
     ...notificationSettings(config.env),
     healthEvents,
     poolEnablement,
@@ -138,6 +144,7 @@ export async function createPlatform(
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2.wire.workerdService(accountId, name) },
+    metrics,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
@@ -149,6 +156,7 @@ export async function createPlatform(
     paths,
     db,
     logger,
+    metrics,
     secretBox,
     egress,
     subsystems,

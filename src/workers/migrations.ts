@@ -156,4 +156,35 @@ export const workerMigrations: readonly SchemaMigration[] = [
       postgres: 'ALTER TABLE worker_deployments ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;',
     },
   },
+  {
+    // Cron Triggers: the schedules of each script, and one row per run. A run's (script, cron, scheduled
+    // time) is unique, so with several nodes only the one whose INSERT wins runs an occurrence.
+    id: 'workers/0005_cron_triggers',
+    sql: `
+      CREATE TABLE worker_schedules (
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        cron TEXT NOT NULL,
+        created_on TEXT NOT NULL,
+        modified_on TEXT NOT NULL,
+        PRIMARY KEY (account_id, script_name, cron),
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+      );
+      CREATE TABLE worker_cron_runs (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        cron TEXT NOT NULL,
+        scheduled_time TEXT NOT NULL,
+        source TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_on TEXT NOT NULL,
+        duration_ms INTEGER,
+        error TEXT,
+        UNIQUE (account_id, script_name, cron, scheduled_time),
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE
+      );
+      CREATE INDEX worker_cron_runs_script ON worker_cron_runs(account_id, script_name, started_on);
+    `,
+  },
 ];

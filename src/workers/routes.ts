@@ -18,6 +18,8 @@ import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
 import { mountTailRoute } from './tail-route.ts';
+import { mountCronRoutes } from './crons/cron-routes.ts';
+import type { CronService } from './crons/cron-service.ts';
 import { parseScriptUpload } from './upload.ts';
 
 const CODE = 10021;
@@ -26,12 +28,13 @@ const CODE = 10021;
 export function workerRoutes(
   workers: WorkersService,
   logs: FunctionLogHub,
-  options: { uploadLimit?: number } = {},
+  options: { uploadLimit?: number; crons?: CronService } = {},
 ): Hono<AppEnv> {
   const uploadLimit = options.uploadLimit ?? WORKER_LIMITS.defaultUploadBytes;
   const app = new Hono<AppEnv>();
   mountTailRoute(app, workers, logs);
   mountPreviewRoutes(app);
+  if (options.crons) mountCronRoutes(app, options.crons);
   const base = '/accounts/:account_id/workers';
   const account = (c: ApiContext) => c.req.param('account_id')!;
   const script = (c: ApiContext) => c.req.param('script')!;

@@ -17,7 +17,9 @@ export function createWorkersSubsystem(
     name: 'workers',
     functions,
     // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
-    background: [functions.runtime],
-    mountRoutes: (api) => api.route('/', workerRoutes(functions.workers, functions.logs, { uploadLimit })),
+    // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
+    background: [functions.runtime, functions.crons],
+    mountRoutes: (api) =>
+      api.route('/', workerRoutes(functions.workers, functions.logs, { uploadLimit, crons: functions.crons })),
   };
 }

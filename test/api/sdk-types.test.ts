@@ -250,6 +250,10 @@ describe('answers match the official SDK types', () => {
     await call(`GET ${W}/scripts/:script/secrets`, `${s}/secrets`);
     await call(`GET ${W}/scripts/:script/secrets/:name`, `${s}/secrets/TOKEN`);
     await call(`DELETE ${W}/scripts/:script/secrets/:name`, `${s}/secrets/TOKEN`);
+    await call(`PUT ${W}/scripts/:script/schedules`, `${s}/schedules`, [{ cron: '*/5 * * * *' }]);
+    await call(`GET ${W}/scripts/:script/schedules`, `${s}/schedules`);
+    await call(`POST ${W}/scripts/:script/schedules/trigger`, `${s}/schedules/trigger`, {});
+    await call(`GET ${W}/scripts/:script/schedules/runs`, `${s}/schedules/runs`);
     await call(`DELETE ${W}/scripts/:script/subdomain`, `${s}/subdomain`);
     const tail = await fetch(`${ledge.apiUrl}${s}/tails`, { method: 'POST', headers: ledge.tokenHeaders });
     tailAnswer = {

@@ -11,6 +11,8 @@ import { isProbed, probe } from './probe.ts';
 import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
+import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
+import { outsideRequest } from '../../shared/request-context.ts';
 
 /** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
 const FLUSH_DELAY_MS = 50;
@@ -51,6 +53,7 @@ export class HealthChecker implements BackgroundService {
   readonly #health: HealthStore;
   readonly #logger: Logger;
   readonly #egress: EgressPolicy;
+  readonly #metrics: LedgeMetrics | undefined;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -70,7 +73,9 @@ export class HealthChecker implements BackgroundService {
     health: HealthStore;
     egress: EgressPolicy;
     logger: Logger;
+    metrics?: LedgeMetrics | undefined;
   }) {
+    this.#metrics = deps.metrics;
     this.#egress = deps.egress;
     this.#pools = deps.pools;
     this.#monitors = deps.monitors;
@@ -192,7 +197,7 @@ export class HealthChecker implements BackgroundService {
     this.#armedFor = next.due;
     // Wake-ups are at least TICK_MS apart: probes due close together start in one tick.
     const wait = Math.max(next.due - performance.now(), this.#lastTick + TICK_MS - performance.now(), 0);
-    this.#timer = setTimeout(() => this.#tick(), wait);
+    this.#timer = outsideRequest(() => setTimeout(() => this.#tick(), wait));
   }
 
   #tick(): void {
@@ -232,8 +237,9 @@ export class HealthChecker implements BackgroundService {
       job.inFlight = false;
       const plan = this.#plans.get(job.poolId);
       if (job.cancelled || !this.#running || !plan) return;
+      this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
       this.#pending.push({ plan, origin: job.origin, result });
-      this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
+      this.#flushTimer ??= outsideRequest(() => setTimeout(() => void this.#flush(), FLUSH_DELAY_MS));
     });
   }
 

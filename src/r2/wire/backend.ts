@@ -14,6 +14,7 @@ import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
 import { FileSender } from './send-file.ts';
 import { ClientGone, sendStream } from './send-stream.ts';
+import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
@@ -49,8 +50,10 @@ export class R2WireBackend {
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
   #server: Server | undefined;
   readonly #files = new FileSender();
+  readonly #metrics: LedgeMetrics | undefined;
 
-  constructor(storage: StorageService, socketPath: string, logger: Logger) {
+  constructor(storage: StorageService, socketPath: string, logger: Logger, metrics?: LedgeMetrics) {
+    this.#metrics = metrics;
     this.#storage = storage;
     this.socketPath = socketPath;
     this.#logger = logger;
@@ -169,7 +172,8 @@ export class R2WireBackend {
       const header = req.headers['cf-r2-request'];
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
       // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
-      return handleWireRequest(this.#storage, bucket, parseRequest(Buffer.from(header, 'latin1')), emptyBody(), 0);
+      const request = parseRequest(Buffer.from(header, 'latin1'));
+      return this.#counted(request, 0, await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0));
     }
     if (req.method === 'PUT') {
       const metadataSize = Number(req.headers['cf-r2-metadata-size']);
@@ -182,9 +186,20 @@ export class R2WireBackend {
       if (metadataSize > MAX_REQUEST_JSON_BYTES) throw R2Errors.metadataTooLarge();
       state.body = await splitWriteBody(req, metadataSize);
       const request = parseRequest(state.body.metadata);
-      return handleWireRequest(this.#storage, bucket, request, state.body.value, contentLength - metadataSize);
+      const valueSize = contentLength - metadataSize;
+      return this.#counted(
+        request,
+        valueSize,
+        await handleWireRequest(this.#storage, bucket, request, state.body.value, valueSize),
+      );
     }
     throw CommonErrors.methodNotAllowed(req.method ?? '?');
+  }
+
+  /** Counts a binding call that succeeded, with the value bytes it stored and the object bytes it answers. */
+  #counted(request: WireRequest, bytesIn: number, reply: WireReply): WireReply {
+    this.#metrics?.r2(request.method, 'binding', bytesIn, reply.body?.length ?? 0);
+    return reply;
   }
 
   async #send(res: ServerResponse, reply: WireReply): Promise<void> {

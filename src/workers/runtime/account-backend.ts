@@ -18,6 +18,7 @@ export class AccountBackend {
   /** Writes the config, starts a process on the socket, waits until it is ready and watched. */
   readonly #launch: () => Promise<WorkerdProcess>;
   readonly #logger: Logger;
+  readonly #onRestart: ((reason: 'crash' | 'limit') => void) | undefined;
   #process: WorkerdProcess | undefined;
   #restarting: Promise<void> | undefined;
   #recentExits: number[] = [];
@@ -29,7 +30,10 @@ export class AccountBackend {
     socketPath: string;
     launch: () => Promise<WorkerdProcess>;
     logger: Logger;
+    /** Told of each restart after an unexpected exit or a limit kill (metrics). */
+    onRestart?: (reason: 'crash' | 'limit') => void;
   }) {
+    this.#onRestart = options.onRestart;
     this.accountId = options.accountId;
     this.socketPath = options.socketPath;
     this.#socket = options.socket;
@@ -40,6 +44,11 @@ export class AccountBackend {
   /** The running process's id (undefined between a death and its successor's start). */
   get pid(): number | undefined {
     return this.#process?.running ? this.#process.child.pid : undefined;
+  }
+
+  /** The running process (undefined between a death and its successor's start). */
+  get process(): WorkerdProcess | undefined {
+    return this.#process?.running ? this.#process : undefined;
   }
 
   get handle(): ListeningSocket['handle'] {
@@ -71,6 +80,7 @@ export class AccountBackend {
     this.#recentExits = [...this.#recentExits.filter((t) => now - t < 10_000), now];
     const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
     const fields = { account: this.accountId, pid: process.child.pid, code, delay_ms: delay };
+    this.#onRestart?.(process.limitExceeded ? 'limit' : 'crash');
     if (process.limitExceeded) this.#logger.info('restarting the account functions process', fields);
     else this.#logger.error('an account functions process exited unexpectedly; restarting', fields);
     const restart = new Promise<void>((resolve) => setTimeout(resolve, delay).unref()).then(() => this.#relaunch());

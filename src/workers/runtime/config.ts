@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { WorkerdR2Service } from '../../r2/index.ts';
@@ -5,6 +6,7 @@ import type { DeployedScript } from '../types.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
+import { metricsShimSource, pingSource } from './metrics-shim.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
@@ -42,6 +44,7 @@ function entryRouterSource(): string {
 }
 const SHIM = '__ledge_console.js';
 const WRAPPER = '__ledge_main.js';
+const METRICS = '__ledge_metrics.js';
 /**
  * V8 flags for workerd. The stalls that set GET 1 KiB's p99 are full collections: the C++ objects behind
  * each request (requests, headers, R2 results, I/O contexts) are only freed by a full collection, whose
@@ -60,8 +63,6 @@ const WRAPPER = '__ledge_main.js';
 const WORKERD_V8_FLAGS = ['--max-semi-space-size=2', '--initial-heap-size=2', '--optimize-for-size'];
 /** Processes that run functions also cap each isolate's heap (see limits.ts). */
 const FUNCTION_V8_FLAGS = [...WORKERD_V8_FLAGS, `--max-old-space-size=${ISOLATE_MEMORY_MIB}`];
-/** The watchdog's probe: any answer shows that the process's JavaScript thread is free. */
-const PING_SOURCE = 'export default { fetch() { return new Response(null, { status: 204 }); } };\n';
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
 const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
 const MODULE_FIELD = {
@@ -84,6 +85,10 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const r2Services = new Map<string, string>();
   const routes: Record<string, string> = {};
   const routerBindings: string[] = [];
+  // Lets the ping service (and only it) ask each script's isolate for its request counts: see metrics-shim.ts.
+  const metricsSecret = randomUUID();
+  const metricsScripts: Record<string, { a: string; s: string }> = {};
+  const pingBindings: string[] = [];
 
   // Only scripts reachable by Host are served; when exactly one is, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter((d) => d.script.workers_dev) : input.scripts;
@@ -101,8 +106,9 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       return capnpString(`${folder}/${name}`);
     };
     const modules = [
-      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined))})`,
+      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
+      `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
       ...version.modules.map(
         (m) =>
           `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
@@ -139,6 +145,8 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       const binding = `S${index}`;
       routes[`${script.name}.${deployed.subdomain}`] = binding;
       routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
+      metricsScripts[binding] = { a: script.account_id, s: script.name };
+      pingBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
     }
   });
 
@@ -163,9 +171,10 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   services.push(...r2Services.values());
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {
-    writeFileSync(join(dir, 'ledge-ping.js'), PING_SOURCE);
+    writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));
+    const bindings = [`(name = "SCRIPTS", json = ${capnpString(JSON.stringify(metricsScripts))})`, ...pingBindings];
     services.push(
-      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01"))`,
+      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
     );
     // The address is a placeholder: every process gets its own unix socket with --socket-addr.
     sockets.push(`(name = "ping", address = "127.0.0.1:0", http = (), service = "ledge-ping")`);

@@ -25,10 +25,18 @@ export function wrapperSource(
   shimName: string,
   mainModule: string,
   hostGuard?: { host: string; domain: string },
+  metricsModule?: string,
 ): string {
   const main = JSON.stringify(`./${mainModule}`);
-  const head = `import ${JSON.stringify(`./${shimName}`)};\nexport * from ${main};\n`;
-  if (!hostGuard) return `${head}export { default } from ${main};\n`;
+  // With a metrics module (metrics-shim.ts) the default export is wrapped to count its requests.
+  const instrumentImport = metricsModule ? `import { instrument } from ${JSON.stringify(`./${metricsModule}`)};\n` : '';
+  const exportDefault = (name: string) => `export default ${metricsModule ? `instrument(${name})` : name};\n`;
+  const head = `import ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\n`;
+  if (!hostGuard) {
+    return metricsModule
+      ? `${head}import main from ${main};\n${exportDefault('main')}`
+      : `${head}export { default } from ${main};\n`;
+  }
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.
   return `${head}import main from ${main};
@@ -55,6 +63,5 @@ if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     },
   });
 }
-export default guarded;
-`;
+${exportDefault('guarded')}`;
 }

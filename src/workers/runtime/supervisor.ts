@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackgroundService } from '../../shared/background-service.ts';
+import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
@@ -13,6 +14,7 @@ import { limitsFor, type ProcessLimits } from './limits.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
+import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
@@ -36,6 +38,8 @@ export interface RuntimeDeps {
   r2: R2ServiceResolver;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<DeployedScript[]>;
+  /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
+  metrics?: LedgeMetrics | undefined;
 }
 
 const READY_TIMEOUT_MS = 15_000;
@@ -91,6 +95,32 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 
   /** The processes running an account's functions now: its backend, or the shared ones. */
+  /** The ping sockets of every process that runs functions now (function-metrics.ts scrapes them). */
+  pingSockets(): string[] {
+    const current = this.#current;
+    if (!current) return [];
+    const processes = current.backends.length > 0 ? current.backends.map((b) => b.process) : current.processes;
+    return processes.flatMap((p) => (p?.running && p.pingSocket ? [p.pingSocket] : []));
+  }
+
+  /**
+   * Runs a script's scheduled() handler (a Cron Trigger) in a process that serves the account, through
+   * its ping service. Only scripts the runtime loads (those routed on workers.dev) can run.
+   */
+  async runScheduled(target: {
+    accountId: string;
+    script: string;
+    cron: string;
+    scheduledTime: number;
+  }): Promise<ScheduledOutcome> {
+    const current = this.#current;
+    const process = current?.backends.length
+      ? current.backends.find((b) => b.accountId === target.accountId)?.process
+      : current?.processes.find((p) => p.running);
+    if (!process?.pingSocket) return { outcome: 'not_loaded' };
+    return callScheduled(process.pingSocket, target);
+  }
+
   accountPids(accountId: string): number[] {
     const current = this.#current;
     if (!current) return [];
@@ -310,6 +340,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
     const fields = { code, pid: process.child.pid, delay_ms: delay };
+    this.#deps.metrics?.workerdRestarts.inc({ reason: process.limitExceeded ? 'limit' : 'crash' });
     if (process.limitExceeded) this.#deps.logger.info('restarting the functions processes after a limit kill', fields);
     else this.#deps.logger.error('workerd exited unexpectedly; restarting', fields);
     setTimeout(() => {
@@ -330,6 +361,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           socketPath: paths[index]!,
           launch: () => this.#launchBackend(generation, accountId, scripts, sockets[index]!),
           logger: this.#deps.logger,
+          onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
         }),
     );
     const started = await Promise.allSettled(backends.map((b) => b.start()));

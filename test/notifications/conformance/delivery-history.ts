@@ -21,6 +21,7 @@ function row(id: number, fields: Partial<OutboxRow> = {}): OutboxRow {
     mechanism_type: 'webhook',
     target: 'w1',
     message_id: null,
+    request_id: null,
     payload: '',
     attempts: 0,
     created_ms: 0,

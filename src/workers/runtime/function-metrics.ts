@@ -1,0 +1,109 @@
+import { request } from 'node:http';
+import { statusClass, type LedgeMetrics } from '../../shared/ledge-metrics.ts';
+import type { IsolateCounts } from './metrics-shim.ts';
+
+/** A scrape of one process waits at most this long (a process spinning in a script cannot answer). */
+const SCRAPE_TIMEOUT_MS = 1_000;
+
+interface ScriptCounts extends IsolateCounts {
+  a: string;
+  s: string;
+}
+
+/**
+ * Pulls the per-script counts every workerd process keeps in memory (metrics-shim.ts) through its ping
+ * socket when /metrics is scraped, and adds what grew since the last scrape to Ledge's counters, so
+ * they stay monotonic across redeploys and restarts (each process has its own ping socket: a new
+ * process starts from zero). What a process counted after the last scrape before it exited is lost.
+ */
+export class FunctionMetricsCollector {
+  readonly #metrics: LedgeMetrics;
+  readonly #pingSockets: () => string[];
+  /** Last counts seen, by ping socket, then by `account/script`. */
+  #last = new Map<string, Map<string, ScriptCounts>>();
+  /** Scrapes run one at a time: two overlapping ones would both add the same growth. */
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(metrics: LedgeMetrics, pingSockets: () => string[]) {
+    this.#metrics = metrics;
+    this.#pingSockets = pingSockets;
+  }
+
+  collect(): Promise<void> {
+    const run = this.#queue.then(() => this.#collect());
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #collect(): Promise<void> {
+    const sockets = this.#pingSockets();
+    const scraped = await Promise.all(sockets.map((socket) => scrapeProcess(socket).catch(() => undefined)));
+    const next = new Map<string, Map<string, ScriptCounts>>();
+    sockets.forEach((socket, index) => {
+      const previous = this.#last.get(socket);
+      const counts = scraped[index];
+      // Unanswered (busy, starting, exiting): keep what was seen, the next scrape adds the difference.
+      if (!counts) {
+        if (previous) next.set(socket, previous);
+        return;
+      }
+      const seen = new Map<string, ScriptCounts>();
+      for (const entry of counts) {
+        const key = `${entry.a}/${entry.s}`;
+        this.#add(entry, previous?.get(key));
+        seen.set(key, entry);
+      }
+      next.set(socket, seen);
+    });
+    this.#last = next;
+  }
+
+  #add(now: ScriptCounts, before: ScriptCounts | undefined): void {
+    const diff = (a: number, b: number | undefined) => Math.max(0, a - (b ?? 0));
+    const labels = { account: now.a, script: now.s };
+    const exceptions = diff(now.exceptions, before?.exceptions);
+    const ok = diff(now.requests, before?.requests) - exceptions;
+    if (ok > 0) this.#metrics.functionRequests.inc({ ...labels, outcome: 'ok' }, ok);
+    if (exceptions > 0) this.#metrics.functionRequests.inc({ ...labels, outcome: 'exception' }, exceptions);
+    now.status.forEach((count, i) => {
+      const grew = diff(count, before?.status[i]);
+      if (grew > 0) this.#metrics.functionResponses.inc({ ...labels, status_class: statusClass((i + 1) * 100) }, grew);
+    });
+    const buckets = now.buckets.map((count, i) => diff(count, before?.buckets[i]));
+    if (buckets.some((n) => n > 0)) this.#metrics.functionLatency.add(labels, buckets, diff(now.sum, before?.sum));
+  }
+}
+
+function scrapeProcess(socketPath: string): Promise<ScriptCounts[]> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path: '/metrics', timeout: SCRAPE_TIMEOUT_MS }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        try {
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+          resolve(Array.isArray(parsed) ? parsed.filter(isScriptCounts) : []);
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+      response.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('metrics scrape timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function isScriptCounts(value: unknown): value is ScriptCounts {
+  const v = value as Partial<ScriptCounts> | null;
+  return (
+    typeof v?.a === 'string' &&
+    typeof v.s === 'string' &&
+    typeof v.requests === 'number' &&
+    typeof v.exceptions === 'number' &&
+    Array.isArray(v.status) &&
+    Array.isArray(v.buckets) &&
+    typeof v.sum === 'number'
+  );
+}

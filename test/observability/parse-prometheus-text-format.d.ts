@@ -1,0 +1,17 @@
+declare module 'parse-prometheus-text-format' {
+  /** prom2json's shape: every value is a string as written in the exposition. */
+  export interface PromSample {
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface PromFamily {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: PromSample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): PromFamily[];
+}
