@@ -8,6 +8,8 @@ const POSTGRES_SUITES = [
   'test/notifications/**/*.test.ts',
   'test/email-migration/**/*.test.ts',
   'test/zones/{zones-api,sdk,cli}.test.ts',
+  'test/observability/**/*.test.ts',
+  'test/workers/crons.test.ts',
   // Accounts, functions and object storage through the API, the CLI, wrangler and workerd bindings
   // (not the store suites, which run both backends themselves, the Miniflare fidelity comparisons, or
   // test/storage/durability, which is about SQLite's WAL under kill -9).

@@ -1,9 +1,10 @@
 import { applyMigrations, type DialectName, type SchemaMigration, type SqlDatabase } from '../../src/db/index.ts';
 import { loadBalancingMigrations } from '../../src/load-balancing/index.ts';
 import { notificationMigrations } from '../../src/notifications/index.ts';
+import { zoneMigrations } from '../../src/zones/index.ts';
 import { openTestDatabase, type TestDatabase } from './backends.ts';
 
-/** The accounts table the load-balancing and notification tables refer to (its store is tested elsewhere). */
+/** The accounts table the zone, load-balancing and notification tables refer to (its store is tested elsewhere). */
 const ACCOUNTS: SchemaMigration = {
   id: 'test/accounts',
   sql: 'CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL)',
@@ -18,7 +19,7 @@ export const OTHER_ACCOUNT = 'b'.repeat(32);
  */
 export async function openStoreDatabase(backend: DialectName): Promise<TestDatabase & { db: SqlDatabase }> {
   const test = await openTestDatabase(backend);
-  await applyMigrations(test.db, [ACCOUNTS, ...loadBalancingMigrations, ...notificationMigrations]);
+  await applyMigrations(test.db, [ACCOUNTS, ...zoneMigrations, ...loadBalancingMigrations, ...notificationMigrations]);
   for (const id of [ACCOUNT, OTHER_ACCOUNT])
     await test.db.run('INSERT INTO accounts (id, name) VALUES (?, ?)', [id, `account ${id[0]}`]);
   return test;
