@@ -1,0 +1,75 @@
+import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Origin } from '../pool-schemas.ts';
+
+/** Origins without a port are reached on HTTP's. */
+const DEFAULT_ORIGIN_PORT = 80;
+const MAX_SOCKETS_PER_ORIGIN = 1024;
+const MAX_IDLE_SOCKETS_PER_ORIGIN = 128;
+
+/**
+ * One origin address:port as the data plane sees it: its keep-alive agent, and the counters the
+ * least_outstanding_requests and least_connections policies read. Shared by every pool (and load
+ * balancer) that lists the same address and port, since they load the same server.
+ */
+export class Endpoint {
+  readonly address: string;
+  readonly port: number;
+  readonly agent: Agent;
+  /** Requests sent and not yet answered in full. */
+  outstanding = 0;
+  /** Open TCP connections to it (in use or idle in the agent). */
+  connections = 0;
+  /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
+  egressCheckedAt = -Infinity;
+
+  constructor(address: string, port: number, idleMs: number) {
+    this.address = address;
+    this.port = port;
+    this.agent = new Agent({
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS_PER_ORIGIN,
+      maxFreeSockets: MAX_IDLE_SOCKETS_PER_ORIGIN,
+      // Reusing the most recent socket keeps the warmest connections busy and lets the others idle out.
+      scheduling: 'lifo',
+      timeout: idleMs,
+    });
+    const create = this.agent.createConnection.bind(this.agent) as (...args: unknown[]) => Socket;
+    this.agent.createConnection = ((...args: unknown[]) => {
+      const socket = create(...args);
+      this.connections++;
+      socket.once('close', () => this.connections--);
+      return socket;
+    }) as Agent['createConnection'];
+  }
+}
+
+export function originPort(origin: Origin): number {
+  return origin.port || DEFAULT_ORIGIN_PORT;
+}
+
+/** Endpoints by address and port, created on first use and kept while traffic runs. */
+export class EndpointRegistry {
+  readonly #endpoints = new Map<string, Endpoint>();
+  readonly #idleMs: number;
+
+  constructor(idleMs: number) {
+    this.#idleMs = idleMs;
+  }
+
+  for(origin: Origin): Endpoint {
+    const port = originPort(origin);
+    const key = `${origin.address}|${port}`;
+    let endpoint = this.#endpoints.get(key);
+    if (!endpoint) {
+      endpoint = new Endpoint(origin.address, port, this.#idleMs);
+      this.#endpoints.set(key, endpoint);
+    }
+    return endpoint;
+  }
+
+  close(): void {
+    for (const endpoint of this.#endpoints.values()) endpoint.agent.destroy();
+    this.#endpoints.clear();
+  }
+}
