@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { accountRoutes } from '../accounts/index.ts';
-import { loadBalancingRoutes } from '../load-balancing/index.ts';
+import { loadBalancerRoutes, loadBalancingRoutes } from '../load-balancing/index.ts';
 import { notificationRoutes } from '../notifications/index.ts';
 import type { Platform } from '../server/platform.ts';
 import { scriptUploadLimit, workerRoutes } from '../workers/index.ts';
 import { r2Routes } from '../r2/index.ts';
+import { zoneRoutes } from '../zones/index.ts';
 import { authMiddleware } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
@@ -24,6 +25,13 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
   api.route('/', accountRoutes(platform.accounts));
   // Subsystem routes are mounted here, each under its own prefix.
   api.route('/accounts/:account_id/load_balancers', loadBalancingRoutes(platform.loadBalancing));
+  api.route('/', zoneRoutes(platform.zones));
+  api.route(
+    '/zones/:zone_id/load_balancers',
+    loadBalancerRoutes(platform.loadBalancing.loadBalancers, (principal, zoneId) =>
+      platform.zones.resolve(principal, zoneId),
+    ),
+  );
   api.route('/', notificationRoutes(platform.notifications));
   api.route(
     '/',

@@ -10,6 +10,9 @@ export const LbErrors = {
     new LedgeError(400, 1003, `A pool named "${clip(name)}" already exists in this account`),
   poolNotFound: (id: string) => new LedgeError(404, 1001, `Pool ${clip(id)} not found`),
   monitorNotFound: (id: string) => new LedgeError(404, 1001, `Monitor ${clip(id)} not found`),
+  loadBalancerNotFound: (id: string) => new LedgeError(404, 1001, `Load balancer ${clip(id)} not found`),
+  duplicateLoadBalancerName: (name: string) =>
+    new LedgeError(400, 1003, `A load balancer with the hostname "${clip(name)}" already exists`),
   previewNotFound: (id: string) => new LedgeError(404, 1001, `Preview ${clip(id)} not found`),
   stillReferenced: (what: string, referrers: string) =>
     new LedgeError(412, 1005, `${what} is still referenced by ${referrers}; remove those references first`),

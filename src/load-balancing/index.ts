@@ -14,3 +14,15 @@ export {
 } from './health/events.ts';
 export { PoolEnablementBus, type PoolEnablementEvent } from './pool-events.ts';
 export type { CheckerStats } from './health/checker.ts';
+export { loadBalancerRoutes, type ZoneResolver } from './load-balancers/routes.ts';
+export {
+  LoadBalancerDirectory,
+  hostnameOf,
+  type LoadBalancerRoute,
+  type RoutePool,
+  type PoolHealthState,
+} from './load-balancers/directory.ts';
+export type { ConfigChange, ConfigChangeListener } from './load-balancers/changes.ts';
+export type { LoadBalancerZone, ReservedHostnames } from './load-balancers/service.ts';
+export type { LoadBalancer, SteeringPolicy } from './load-balancers/schemas.ts';
+export { APPLIED_STEERING_POLICIES, STEERING_POLICIES } from './load-balancers/schemas.ts';

@@ -76,4 +76,28 @@ export const loadBalancingMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Load balancers live in a zone (deleted with it). lb_load_balancer_pools lists every pool a load balancer
+    // names: it answers pool references, and its foreign key (no cascade) makes deleting a used pool fail.
+    id: 'load-balancing/0002_load_balancers',
+    sql: `
+      CREATE TABLE lb_load_balancers (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        zone_id TEXT NOT NULL REFERENCES zones(id) ON DELETE CASCADE,
+        name TEXT NOT NULL UNIQUE,
+        data TEXT NOT NULL,
+        created_on TEXT NOT NULL,
+        modified_on TEXT NOT NULL
+      );
+      CREATE INDEX lb_load_balancers_zone ON lb_load_balancers(zone_id, name, id);
+
+      CREATE TABLE lb_load_balancer_pools (
+        load_balancer_id TEXT NOT NULL REFERENCES lb_load_balancers(id) ON DELETE CASCADE,
+        pool_id TEXT NOT NULL REFERENCES lb_pools(id),
+        PRIMARY KEY (load_balancer_id, pool_id)
+      );
+      CREATE INDEX lb_load_balancer_pools_pool ON lb_load_balancer_pools(pool_id);
+    `,
+  },
 ];

@@ -123,7 +123,14 @@ export class SqlitePoolStore implements PoolStore {
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    return this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]).changes > 0;
+    try {
+      return this.#db.run('DELETE FROM lb_pools WHERE account_id = ? AND id = ?', [accountId, id]).changes > 0;
+    } catch (error) {
+      // A load balancer started using the pool after the service checked its references.
+      if ((error as Error).message.includes('FOREIGN KEY constraint failed'))
+        throw LbErrors.stillReferenced(`Pool ${id}`, 'a load balancer');
+      throw error;
+    }
   }
 
   async countWithLegacyEmail(accountId: string): Promise<number> {

@@ -21,18 +21,18 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
     const { pools, total } = await lb.pools.list(account(c), page, c.req.query('monitor') || undefined);
     return ok(c, pools, { resultInfo: pageInfo(page, pools.length, total) });
   });
-  app.post('/pools', async (c) => ok(c, await lb.pools.create(account(c), await body(c))));
+  app.post('/pools', async (c) => ok(c, await lb.pools.create(account(c), await readLbBody(c))));
   app.patch('/pools', async (c) => {
     const page = paging(c);
-    const { pools, total, messages } = await lb.pools.bulkPatch(account(c), page, await body(c));
+    const { pools, total, messages } = await lb.pools.bulkPatch(account(c), page, await readLbBody(c));
     return ok(c, pools, { resultInfo: pageInfo(page, pools.length, total), messages });
   });
   app.get('/pools/:pool_id', async (c) => ok(c, await lb.pools.get(account(c), c.req.param('pool_id'))));
   app.put('/pools/:pool_id', async (c) =>
-    ok(c, await lb.pools.replace(account(c), c.req.param('pool_id'), await body(c))),
+    ok(c, await lb.pools.replace(account(c), c.req.param('pool_id'), await readLbBody(c))),
   );
   app.patch('/pools/:pool_id', async (c) =>
-    ok(c, await lb.pools.patch(account(c), c.req.param('pool_id'), await body(c))),
+    ok(c, await lb.pools.patch(account(c), c.req.param('pool_id'), await readLbBody(c))),
   );
   app.delete('/pools/:pool_id', async (c) => ok(c, await lb.pools.delete(account(c), c.req.param('pool_id'))));
   app.get('/pools/:pool_id/health', async (c) => ok(c, await lb.poolHealth(account(c), c.req.param('pool_id'))));
@@ -42,18 +42,18 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
   app.post('/pools/:pool_id/preview', async (c) => {
     const poolId = c.req.param('pool_id');
     await lb.pools.get(account(c), poolId); // unknown pool: 404 before the body is judged
-    return ok(c, await lb.previewPool(account(c), poolId, await body(c, {})));
+    return ok(c, await lb.previewPool(account(c), poolId, await readLbBody(c, {})));
   });
   app.get('/preview/:preview_id', (c) => ok(c, lb.getPreview(account(c), c.req.param('preview_id'))));
 
   app.get('/monitors', async (c) => ok(c, await lb.monitors.list(account(c))));
-  app.post('/monitors', async (c) => ok(c, await lb.monitors.create(account(c), await body(c, {}))));
+  app.post('/monitors', async (c) => ok(c, await lb.monitors.create(account(c), await readLbBody(c, {}))));
   app.get('/monitors/:monitor_id', async (c) => ok(c, await lb.monitors.get(account(c), c.req.param('monitor_id'))));
   app.put('/monitors/:monitor_id', async (c) =>
-    ok(c, await lb.monitors.replace(account(c), c.req.param('monitor_id'), await body(c, {}))),
+    ok(c, await lb.monitors.replace(account(c), c.req.param('monitor_id'), await readLbBody(c, {}))),
   );
   app.patch('/monitors/:monitor_id', async (c) =>
-    ok(c, await lb.monitors.patch(account(c), c.req.param('monitor_id'), await body(c, {}))),
+    ok(c, await lb.monitors.patch(account(c), c.req.param('monitor_id'), await readLbBody(c, {}))),
   );
   app.delete('/monitors/:monitor_id', async (c) =>
     ok(c, await lb.monitors.delete(account(c), c.req.param('monitor_id'))),
@@ -64,7 +64,7 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
   app.post('/monitors/:monitor_id/preview', async (c) => {
     const monitorId = c.req.param('monitor_id');
     await lb.monitors.get(account(c), monitorId);
-    return ok(c, await lb.previewMonitor(account(c), monitorId, await body(c, {})));
+    return ok(c, await lb.previewMonitor(account(c), monitorId, await readLbBody(c, {})));
   });
 
   return app;
@@ -76,7 +76,7 @@ function paging(c: ApiContext): PageRequest {
 }
 
 /** The JSON body (any content type); malformed JSON is a 1002 like any other validation failure. */
-async function body(c: ApiContext, emptyAs?: unknown): Promise<unknown> {
+export async function readLbBody(c: ApiContext, emptyAs?: unknown): Promise<unknown> {
   try {
     return await readJson(c, z.unknown(), { code: LB_VALIDATION_CODE, emptyAs });
   } catch (error) {

@@ -11,6 +11,10 @@ import { SqliteMonitorStore } from './monitor-store.ts';
 import type { PoolEnablementBus } from './pool-events.ts';
 import { PoolService } from './pool-service.ts';
 import { SqlitePoolStore } from './pool-store.ts';
+import { ConfigChangeBus } from './load-balancers/changes.ts';
+import { LoadBalancerDirectory } from './load-balancers/directory.ts';
+import { LoadBalancerService, type ReservedHostnames } from './load-balancers/service.ts';
+import { SqliteLoadBalancerStore } from './load-balancers/store.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
@@ -24,8 +28,9 @@ export function loadBalancingSettings(env: NodeJS.ProcessEnv = process.env): Loa
 }
 
 /**
- * The load-balancing subsystem of one platform: pools, monitors, previews, health state and the
- * checker (a BackgroundService the platform starts). Constructing it starts nothing.
+ * The load-balancing subsystem of one platform: pools, monitors, zone load balancers, previews, health
+ * state and the checker (a BackgroundService the platform starts), and the directory the traffic listener
+ * reads. Constructing it starts nothing.
  */
 export class LoadBalancing {
   readonly pools: PoolService;
@@ -33,6 +38,9 @@ export class LoadBalancing {
   readonly previews: PreviewService;
   readonly health: HealthStore;
   readonly checker: HealthChecker;
+  readonly loadBalancers: LoadBalancerService;
+  /** The traffic listener's read side: routes by hostname, pool health, configuration change signal. */
+  readonly directory: LoadBalancerDirectory;
 
   constructor(deps: {
     db: Database;
@@ -43,6 +51,8 @@ export class LoadBalancing {
     settings: LoadBalancingSettings;
     /** Which addresses probes and previews may reach; checked on writes and on every connection. */
     egress: EgressPolicy;
+    /** Hostnames no load balancer may take (Ledge's own: API host, localhost, functions domain). */
+    reservedHostnames?: ReservedHostnames;
   }) {
     const poolStore = new SqlitePoolStore(deps.db);
     const monitorStore = new SqliteMonitorStore(deps.db);
@@ -59,6 +69,34 @@ export class LoadBalancing {
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));
+
+    const changes = new ConfigChangeBus();
+    const loadBalancerStore = new SqliteLoadBalancerStore(deps.db);
+    this.loadBalancers = new LoadBalancerService(
+      loadBalancerStore,
+      poolStore,
+      changes,
+      deps.reservedHostnames ?? { domains: ['localhost'] },
+    );
+    this.directory = new LoadBalancerDirectory({
+      loadBalancers: loadBalancerStore,
+      pools: poolStore,
+      monitors: monitorStore,
+      health: this.health,
+      changes,
+    });
+    this.pools.addReferenceSource((accountId, poolId) => this.loadBalancers.referencesTo(accountId, poolId));
+    this.pools.onChange(async (accountId, poolId) =>
+      changes.publish({
+        kind: 'pool',
+        accountId,
+        id: poolId,
+        hostnames: await this.loadBalancers.hostnamesUsing(accountId, poolId),
+      }),
+    );
+    this.monitors.onChange((accountId, monitorId) =>
+      changes.publish({ kind: 'monitor', accountId, id: monitorId, hostnames: [] }),
+    );
   }
 
   /** For notifications: does this account own this pool? */

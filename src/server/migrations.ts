@@ -3,11 +3,14 @@ import type { Migration } from '../db/index.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
 import { notificationMigrations } from '../notifications/index.ts';
 import { workerMigrations } from '../workers/index.ts';
+import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly Migration[] = [
   ...accountMigrations,
+  // Before load balancing: load balancers belong to zones.
+  ...zoneMigrations,
   ...loadBalancingMigrations,
   ...notificationMigrations,
   ...workerMigrations,

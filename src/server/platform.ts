@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
+import { SqliteZoneStore, ZoneService } from '../zones/index.ts';
 
 /** A long-running part of the platform (health checker, dispatcher, runtime supervisor). */
 export interface BackgroundService {
@@ -37,6 +38,8 @@ export interface Platform {
   healthEvents: HealthEventBus;
   /** Pools switched on or off (notifications' load_balancing_pool_enablement_alert). */
   poolEnablement: PoolEnablementBus;
+  /** Zones (hostnames owned by accounts) that load balancers live in. */
+  zones: ZoneService;
   loadBalancing: LoadBalancing;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
@@ -83,7 +86,13 @@ export function createPlatform(
     enablement: poolEnablement,
     settings: loadBalancingSettings(config.env),
     egress,
+    // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
+    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
   });
+  const zones = new ZoneService(new SqliteZoneStore(db), accounts);
+  zones.beforeDelete((zone) =>
+    loadBalancing.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
+  );
   background.push(loadBalancing.checker);
   // Subscribed before anything runs, so no health event is recorded without its deliveries.
   const notifications = new NotificationService({
@@ -121,6 +130,7 @@ export function createPlatform(
     accounts,
     healthEvents,
     poolEnablement,
+    zones,
     loadBalancing,
     notifications,
     functions,
