@@ -30,6 +30,8 @@ export interface ServerConfig {
   functionsDomain: string;
   /** workerd processes per generation (each runs JavaScript on one core); default: CPUs, at most 4. */
   functionsProcesses: number;
+  /** Load balancer traffic (the data plane): requests proxied by Host to a load balancer's origins; 0 = free port. */
+  trafficPort: number;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
   /**
@@ -48,6 +50,7 @@ export interface ServerFlags {
   functionsPort?: string | number | undefined;
   functionsDomain?: string | undefined;
   functionsProcesses?: string | number | undefined;
+  trafficPort?: string | number | undefined;
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
   logFormat?: string | undefined;
@@ -55,6 +58,7 @@ export interface ServerFlags {
 
 export const DEFAULT_API_PORT = 8787;
 export const DEFAULT_FUNCTIONS_PORT = 8788;
+export const DEFAULT_TRAFFIC_PORT = 8789;
 
 /** Flags win over environment variables, which win over the embedded defaults. */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -64,6 +68,16 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     throw new Error(
       `the API and functions ports must differ (both are ${config.port}): use --port or --functions-port`,
     );
+  }
+  for (const [other, flag] of [
+    [config.port, '--port'],
+    [config.functionsPort, '--functions-port'],
+  ] as const) {
+    if (config.trafficPort !== 0 && config.trafficPort === other) {
+      throw new Error(
+        `the load balancer traffic port must differ from the others (${other} is taken): use --traffic-port or ${flag}`,
+      );
+    }
   }
   return config;
 }
@@ -90,6 +104,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
       flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
       Math.min(availableParallelism(), 4),
     ),
+    trafficPort: toPort(flags.trafficPort ?? env['LEDGE_TRAFFIC_PORT'], DEFAULT_TRAFFIC_PORT),
     egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };

@@ -13,6 +13,8 @@ import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { SqliteZoneStore, ZoneService } from '../zones/index.ts';
+import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
+import { httpTimeouts } from '../shared/http-timeouts.ts';
 
 /** A long-running part of the platform (health checker, dispatcher, runtime supervisor). */
 export interface BackgroundService {
@@ -41,6 +43,8 @@ export interface Platform {
   /** Zones (hostnames owned by accounts) that load balancers live in. */
   zones: ZoneService;
   loadBalancing: LoadBalancing;
+  /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
+  traffic: TrafficListener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
@@ -120,6 +124,21 @@ export function createPlatform(
   egress.addOwnListener(() => functions.runtime.port, 'functions');
   // Started after the storage backend (bindings reach it) and stopped before it.
   background.push(functions.runtime);
+  const traffic = new TrafficListener({
+    host: config.host,
+    port: config.trafficPort,
+    directory: loadBalancing.directory,
+    health: loadBalancing.health,
+    healthEvents,
+    egress,
+    settings: trafficSettings(config.env),
+    httpTimeouts: httpTimeouts(config.env),
+    logger: logger.child({ component: 'lb-traffic' }),
+  });
+  // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
+  egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+  // Last to start, first to stop: traffic flows only while everything it steers by is running.
+  background.push(traffic);
   return {
     config,
     paths,
@@ -132,6 +151,7 @@ export function createPlatform(
     poolEnablement,
     zones,
     loadBalancing,
+    traffic,
     notifications,
     functions,
     storage,

@@ -1,5 +1,4 @@
 import { Agent } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Origin } from '../pool-schemas.ts';
 
 /** Origins without a port are reached on HTTP's. */
@@ -18,7 +17,10 @@ export class Endpoint {
   readonly agent: Agent;
   /** Requests sent and not yet answered in full. */
   outstanding = 0;
-  /** Open TCP connections to it (in use or idle in the agent). */
+  /**
+   * Connections in use to it: those carrying a request, and upgraded ones (WebSocket) for their whole
+   * life. Idle kept-alive sockets do not count: they carry no client.
+   */
   connections = 0;
   /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
   egressCheckedAt = -Infinity;
@@ -34,13 +36,6 @@ export class Endpoint {
       scheduling: 'lifo',
       timeout: idleMs,
     });
-    const create = this.agent.createConnection.bind(this.agent) as (...args: unknown[]) => Socket;
-    this.agent.createConnection = ((...args: unknown[]) => {
-      const socket = create(...args);
-      this.connections++;
-      socket.once('close', () => this.connections--);
-      return socket;
-    }) as Agent['createConnection'];
   }
 }
 

@@ -49,9 +49,13 @@ function attempt(
 ): void {
   const { endpoint } = target;
   endpoint.outstanding++;
+  endpoint.connections++;
   let counted = true;
   const done = () => {
-    if (counted) endpoint.outstanding--;
+    if (counted) {
+      endpoint.outstanding--;
+      endpoint.connections--;
+    }
     counted = false;
   };
   const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', false);

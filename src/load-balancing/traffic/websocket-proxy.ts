@@ -37,9 +37,13 @@ function attemptUpgrade(
 ): void {
   const { endpoint } = target;
   endpoint.outstanding++;
+  endpoint.connections++;
   let counted = true;
   const done = () => {
-    if (counted) endpoint.outstanding--;
+    if (counted) {
+      endpoint.outstanding--;
+      endpoint.connections--;
+    }
     counted = false;
   };
   const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', true);
@@ -50,7 +54,10 @@ function attemptUpgrade(
     deps.egress,
     {
       onUpgrade: (response, socket, upstreamHead) => {
-        done();
+        // Answered: no longer an outstanding request, but a connection in use until either side closes.
+        endpoint.outstanding--;
+        counted = false;
+        socket.once('close', () => endpoint.connections--);
         if (client.destroyed) return void socket.destroy();
         client.write(responseHead(response, route.setCookie));
         if (upstreamHead.length > 0) client.write(upstreamHead);
