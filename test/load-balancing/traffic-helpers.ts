@@ -227,16 +227,23 @@ export async function createMonitor(ledge: TestLedge, extra: Record<string, unkn
   return resultId(await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/monitors`, body), 'monitor');
 }
 
+export type PoolOrigin =
+  | NamedOrigin
+  | { origin: NamedOrigin; weight?: number; enabled?: boolean; header?: { Host: string[] } }
+  | { name: string; address: string; port: number };
+
 export async function createPool(
   ledge: TestLedge,
   name: string,
-  origins: (NamedOrigin | { origin: NamedOrigin; weight?: number; enabled?: boolean; header?: { Host: string[] } })[],
+  origins: PoolOrigin[],
   extra: Record<string, unknown> = {},
 ): Promise<string> {
   const body = {
     name,
     origins: origins.map((entry) => {
-      const { origin, ...rest } = entry instanceof NamedOrigin ? { origin: entry } : entry;
+      if (entry instanceof NamedOrigin) return { name: entry.name, address: '127.0.0.1', port: entry.port };
+      if (!('origin' in entry)) return entry;
+      const { origin, ...rest } = entry;
       return { name: origin.name, address: '127.0.0.1', port: origin.port, ...rest };
     }),
     ...extra,
