@@ -22,6 +22,8 @@ export class Endpoint {
    * life. Idle kept-alive sockets do not count: they carry no client.
    */
   connections = 0;
+  /** When a connection to it last failed (ms; 0 = not recently): see `failing`. */
+  failedAt = 0;
   /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
   egressCheckedAt = -Infinity;
 
@@ -37,6 +39,17 @@ export class Endpoint {
       timeout: idleMs,
     });
   }
+}
+
+/**
+ * Passive health: an origin whose connection just failed is passed over for this long (when another
+ * origin can take the request), so requests do not keep hitting a dead origin until the monitor's next
+ * probe marks it down. After that the next request tries it again.
+ */
+export const PASSIVE_FAILURE_MS = 2_000;
+
+export function isFailing(endpoint: Endpoint, now: number): boolean {
+  return endpoint.failedAt !== 0 && now - endpoint.failedAt < PASSIVE_FAILURE_MS;
 }
 
 export function originPort(origin: Origin): number {

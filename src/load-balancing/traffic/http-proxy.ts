@@ -66,6 +66,7 @@ function attempt(
     deps.egress,
     {
       onResponse: (response) => {
+        endpoint.failedAt = 0;
         const out = downstreamResponseHeaders(response.headers);
         const cookie = target === route.target ? route.setCookie : retryCookie(route, target);
         if (cookie) out['set-cookie'] = appendCookie(out['set-cookie'], cookie);
@@ -79,6 +80,7 @@ function attempt(
       },
       onFailure: (failure) => {
         done();
+        if (failure.connectionFailed) endpoint.failedAt = Date.now();
         retryOrAnswer(deps, req, res, route, target, mayRetry, failure);
       },
     },

@@ -1,6 +1,6 @@
 import type { Origin, Pool } from '../pool-schemas.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
-import type { Endpoint, EndpointRegistry } from './endpoints.ts';
+import { isFailing, type Endpoint, type EndpointRegistry } from './endpoints.ts';
 import type { PoolHealthSnapshot } from './health-source.ts';
 import { pickByHash, pickLeastLoaded, pickWeighted, type Random } from './weighted-pick.ts';
 
@@ -24,18 +24,35 @@ export interface SteeringContext {
   clientAddress: string;
   endpoints: EndpointRegistry;
   random: Random;
+  /** Skip origins whose connection failed in the last seconds (passive health); cleared for a last try. */
+  avoidFailing?: boolean;
+  now?: number;
 }
 
-/** Origins of a pool that may take traffic: enabled, weight above 0, and (unless ignored) not unhealthy. */
-export function usableOrigins(pool: Pool, snapshot: PoolHealthSnapshot | undefined, ignoreHealth = false): Origin[] {
+/**
+ * Origins of a pool that may take traffic: enabled, weight above 0, and (unless health is ignored) not
+ * unhealthy by the monitor nor, with `ctx.avoidFailing`, failing passively.
+ */
+export function usableOrigins(
+  ctx: SteeringContext,
+  pool: Pool,
+  snapshot: PoolHealthSnapshot | undefined,
+  ignoreHealth = false,
+): Origin[] {
+  const now = ctx.now ?? Date.now();
   return pool.origins.filter(
-    (origin) => origin.enabled && origin.weight > 0 && (ignoreHealth || !snapshot?.unhealthyOrigins.has(origin.name)),
+    (origin) =>
+      origin.enabled &&
+      origin.weight > 0 &&
+      (ignoreHealth ||
+        (!snapshot?.unhealthyOrigins.has(origin.name) &&
+          !(ctx.avoidFailing && isFailing(ctx.endpoints.for(origin), now)))),
   );
 }
 
 /** A pool takes traffic when enabled, healthy by its monitor, and with at least one usable origin. */
-export function poolIsServing(pool: Pool, snapshot: PoolHealthSnapshot | undefined): boolean {
-  return pool.enabled && (snapshot?.poolHealthy ?? true) && usableOrigins(pool, snapshot).length > 0;
+export function poolIsServing(ctx: SteeringContext, pool: Pool, snapshot: PoolHealthSnapshot | undefined): boolean {
+  return pool.enabled && (snapshot?.poolHealthy ?? true) && usableOrigins(ctx, pool, snapshot).length > 0;
 }
 
 /**
@@ -46,13 +63,22 @@ export function poolIsServing(pool: Pool, snapshot: PoolHealthSnapshot | undefin
  * adaptive_routing.failover_across_pools. `hashAll` forces hash steering (ip_cookie's first pick).
  */
 export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = false): Target | undefined {
+  // Origins that just refused a connection are passed over while any other can take the request.
+  const now = Date.now();
+  return (
+    chooseAmong({ ...ctx, avoidFailing: true, now }, avoid, hashAll) ??
+    chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll)
+  );
+}
+
+function chooseAmong(ctx: SteeringContext, avoid: Target | undefined, hashAll: boolean): Target | undefined {
   const { resolved } = ctx;
   if (avoid) {
     const same = chooseOrigin(ctx, avoid.pool, avoid.endpoint, hashAll);
     if (same || !resolved.loadBalancer.adaptive_routing?.failover_across_pools) return same;
   }
   const serving = resolved.pools.filter(
-    (pool) => pool.id !== avoid?.pool.id && poolIsServing(pool, ctx.health.get(pool.id)),
+    (pool) => pool.id !== avoid?.pool.id && poolIsServing(ctx, pool, ctx.health.get(pool.id)),
   );
   for (const pool of orderPools(ctx, serving)) {
     const target = chooseOrigin(ctx, pool, avoid?.endpoint, hashAll);
@@ -90,7 +116,7 @@ function orderPools(ctx: SteeringContext, serving: Pool[]): Pool[] {
 
 function poolLoad(ctx: SteeringContext, pool: Pool, counter: 'outstanding' | 'connections'): number {
   let load = 0;
-  for (const origin of usableOrigins(pool, ctx.health.get(pool.id))) load += ctx.endpoints.for(origin)[counter];
+  for (const origin of usableOrigins(ctx, pool, ctx.health.get(pool.id))) load += ctx.endpoints.for(origin)[counter];
   return load;
 }
 
@@ -102,7 +128,7 @@ export function chooseOrigin(
   hashAll = false,
   ignoreHealth = false,
 ): Target | undefined {
-  let origins = usableOrigins(pool, ctx.health.get(pool.id), ignoreHealth);
+  let origins = usableOrigins(ctx, pool, ctx.health.get(pool.id), ignoreHealth);
   if (avoid) origins = origins.filter((origin) => ctx.endpoints.for(origin) !== avoid);
   const weight = (origin: Origin) => origin.weight;
   let origin: Origin | undefined;
@@ -119,9 +145,10 @@ export function chooseOrigin(
 
 /**
  * A pinned origin (session affinity) if it still takes traffic: its pool is one of this load balancer's,
- * serving (or the fallback in use), and the origin itself is usable.
+ * serving (or the fallback in use), and the origin itself is usable (not even failing passively).
  */
-export function pinnedTarget(ctx: SteeringContext, poolId: string, originName: string): Target | undefined {
+export function pinnedTarget(steering: SteeringContext, poolId: string, originName: string): Target | undefined {
+  const ctx = { ...steering, avoidFailing: true };
   const { resolved } = ctx;
   const pool =
     resolved.pools.find((candidate) => candidate.id === poolId) ??
@@ -129,8 +156,8 @@ export function pinnedTarget(ctx: SteeringContext, poolId: string, originName: s
   if (!pool) return undefined;
   const snapshot = ctx.health.get(pool.id);
   const isFallbackOnly = pool === resolved.fallback && !resolved.pools.includes(pool);
-  if (!isFallbackOnly && !poolIsServing(pool, snapshot)) return undefined;
-  if (isFallbackOnly && resolved.pools.some((p) => poolIsServing(p, ctx.health.get(p.id)))) return undefined;
-  const origin = usableOrigins(pool, snapshot).find((candidate) => candidate.name === originName);
+  if (!isFallbackOnly && !poolIsServing(ctx, pool, snapshot)) return undefined;
+  if (isFallbackOnly && resolved.pools.some((p) => poolIsServing(ctx, p, ctx.health.get(p.id)))) return undefined;
+  const origin = usableOrigins(ctx, pool, snapshot).find((candidate) => candidate.name === originName);
   return origin ? { pool, origin, endpoint: ctx.endpoints.for(origin) } : undefined;
 }

@@ -78,6 +78,7 @@ function attemptUpgrade(
       },
       onFailure: (failure) => {
         done();
+        if (failure.connectionFailed) endpoint.failedAt = Date.now();
         if (mayRetry && failure.connectionFailed && !client.destroyed) {
           const next = chooseTarget(route.ctx, target);
           if (next) return attemptUpgrade(deps, req, client, head, route, next, false);
