@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
 import { call } from '../notifications/api-helpers.ts';
@@ -123,7 +131,7 @@ export class NamedOrigin {
   }
 }
 
-function streamBytes(res: import('node:http').ServerResponse, total: number): void {
+function streamBytes(res: ServerResponse, total: number): void {
   const chunk = Buffer.alloc(64 * 1024, 'x');
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': total });
   let left = total;

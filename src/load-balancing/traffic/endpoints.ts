@@ -1,4 +1,6 @@
-import { Agent } from 'node:http';
+import { Agent, type AgentOptions } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import type { EgressPolicy } from '../../egress/index.ts';
 import type { Origin } from '../pool-schemas.ts';
 
 /** Origins without a port are reached on HTTP's. */
@@ -15,6 +17,8 @@ export class Endpoint {
   readonly address: string;
   readonly port: number;
   readonly agent: Agent;
+  /** Resolves a name through the egress policy (IP literals are checked apart, see upstream.ts). */
+  readonly lookup: LookupFunction;
   /** Requests sent and not yet answered in full. */
   outstanding = 0;
   /**
@@ -27,17 +31,23 @@ export class Endpoint {
   /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
   egressCheckedAt = -Infinity;
 
-  constructor(address: string, port: number, idleMs: number) {
+  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy) {
     this.address = address;
     this.port = port;
-    this.agent = new Agent({
+    this.lookup = egress.lookupFor(port);
+    // Agent options reach net.createConnection, which takes noDelay (the AgentOptions type omits it).
+    const options: AgentOptions & { noDelay: boolean } = {
       keepAlive: true,
       maxSockets: MAX_SOCKETS_PER_ORIGIN,
       maxFreeSockets: MAX_IDLE_SOCKETS_PER_ORIGIN,
       // Reusing the most recent socket keeps the warmest connections busy and lets the others idle out.
       scheduling: 'lifo',
       timeout: idleMs,
-    });
+      // Headers and small bodies go out at once: with Nagle's algorithm a response written in two parts
+      // waits for the peer's delayed ACK (40 ms on Linux).
+      noDelay: true,
+    };
+    this.agent = new Agent(options);
   }
 }
 
@@ -60,9 +70,11 @@ export function originPort(origin: Origin): number {
 export class EndpointRegistry {
   readonly #endpoints = new Map<string, Endpoint>();
   readonly #idleMs: number;
+  readonly #egress: EgressPolicy;
 
-  constructor(idleMs: number) {
+  constructor(idleMs: number, egress: EgressPolicy) {
     this.#idleMs = idleMs;
+    this.#egress = egress;
   }
 
   for(origin: Origin): Endpoint {
@@ -70,7 +82,7 @@ export class EndpointRegistry {
     const key = `${origin.address}|${port}`;
     let endpoint = this.#endpoints.get(key);
     if (!endpoint) {
-      endpoint = new Endpoint(origin.address, port, this.#idleMs);
+      endpoint = new Endpoint(origin.address, port, this.#idleMs, this.#egress);
       this.#endpoints.set(key, endpoint);
     }
     return endpoint;

@@ -53,7 +53,7 @@ export class TrafficListener {
     const deps: ProxyDeps = {
       routes: new RouteCache(options.directory),
       health: new HealthSource(options.health, options.healthEvents),
-      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs),
+      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress),
       sessions: new HeaderSessions(),
       random: Math.random,
       settings: options.settings,

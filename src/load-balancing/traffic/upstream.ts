@@ -64,7 +64,7 @@ export function sendUpstream(
     // Upgraded connections leave the pool: they get a socket of their own.
     agent: init.upgrade ? false : endpoint.agent,
     // Names are resolved through the policy, so a name that points at a refused address is not reached.
-    lookup: egress.lookupFor(endpoint.port),
+    lookup: endpoint.lookup,
     maxHeaderSize: settings.maxResponseHeaderBytes,
     setHost: false,
   });
