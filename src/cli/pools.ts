@@ -5,6 +5,7 @@ import {
   deletePool,
   getPool,
   getPoolHealth,
+  getPoolReferences,
   listPools,
   updatePool,
   type PoolSummary,
@@ -181,8 +182,17 @@ export function registerPools(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler(async (ctx, [id]) => {
-        const view = await getPoolHealth(ctx.client, await ctx.accountId(), id as string);
-        if (ctx.json) return printJson(view);
+        const accountId = await ctx.accountId();
+        const view = await getPoolHealth(ctx.client, accountId, id as string);
+        const loadBalancers = (await getPoolReferences(ctx.client, accountId, id as string))
+          .filter((r) => r.reference_type === 'referrer' && r.resource_type === 'load_balancer')
+          .map((r) => ({ id: r.resource_id, name: r.resource_name }));
+        if (ctx.json) return printJson({ ...view, load_balancers: loadBalancers });
+        process.stdout.write(
+          loadBalancers.length === 0
+            ? 'Used by no load balancer.\n'
+            : `Used by load balancers: ${loadBalancers.map((lb) => `${lb.name} (${lb.id})`).join(', ')}\n`,
+        );
         const regions = Object.entries(view.pop_health);
         if (regions.length === 0) {
           process.stdout.write('This pool is not health-checked (disabled, no monitor, or an ICMP monitor).\n');

@@ -6,6 +6,8 @@ import { registerBucket } from './bucket.ts';
 import { registerObject } from './object.ts';
 import { registerMonitors } from './monitors.ts';
 import { registerPools } from './pools.ts';
+import { registerZones } from './zones.ts';
+import { registerLoadBalancers } from './load-balancers.ts';
 import { registerLogin } from './login.ts';
 import { registerMail } from './mail.ts';
 import { registerNotifications } from './notifications.ts';
@@ -50,6 +52,8 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerObject(program);
   registerPools(program);
   registerMonitors(program);
+  registerZones(program);
+  registerLoadBalancers(program);
   registerNotifications(program);
   registerMail(program);
   // Adds `notifications migrate|migration-status` to the notifications noun: keep it after registerNotifications.

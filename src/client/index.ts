@@ -69,3 +69,14 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
+export { createZone, deleteZone, findZone, getZone, listZones, type ZoneSummary } from './zones.ts';
+export {
+  createLoadBalancer,
+  deleteLoadBalancer,
+  getLoadBalancer,
+  getPoolReferences,
+  listLoadBalancers,
+  updateLoadBalancer,
+  type LoadBalancerSummary,
+  type PoolReference,
+} from './load-balancers.ts';

@@ -23,6 +23,6 @@ export {
   type PoolHealthState,
 } from './load-balancers/directory.ts';
 export type { ConfigChange, ConfigChangeListener } from './load-balancers/changes.ts';
-export type { LoadBalancerZone, ReservedHostnames } from './load-balancers/service.ts';
+export type { HostnameZoneLookup, LoadBalancerZone, ReservedHostnames } from './load-balancers/service.ts';
 export type { LoadBalancer, SteeringPolicy } from './load-balancers/schemas.ts';
 export { APPLIED_STEERING_POLICIES, STEERING_POLICIES } from './load-balancers/schemas.ts';

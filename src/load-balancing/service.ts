@@ -13,7 +13,7 @@ import { PoolService } from './pool-service.ts';
 import { SqlitePoolStore } from './pool-store.ts';
 import { ConfigChangeBus } from './load-balancers/changes.ts';
 import { LoadBalancerDirectory } from './load-balancers/directory.ts';
-import { LoadBalancerService, type ReservedHostnames } from './load-balancers/service.ts';
+import { LoadBalancerService, type HostnameZoneLookup, type ReservedHostnames } from './load-balancers/service.ts';
 import { SqliteLoadBalancerStore } from './load-balancers/store.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
@@ -53,6 +53,8 @@ export class LoadBalancing {
     egress: EgressPolicy;
     /** Hostnames no load balancer may take (Ledge's own: API host, localhost, functions domain). */
     reservedHostnames?: ReservedHostnames;
+    /** The most specific zone of a hostname (zones subsystem): a load balancer must be created in it. */
+    zoneOfHostname?: HostnameZoneLookup;
   }) {
     const poolStore = new SqlitePoolStore(deps.db);
     const monitorStore = new SqliteMonitorStore(deps.db);
@@ -77,6 +79,7 @@ export class LoadBalancing {
       poolStore,
       changes,
       deps.reservedHostnames ?? { domains: ['localhost'] },
+      deps.zoneOfHostname,
     );
     this.directory = new LoadBalancerDirectory({
       loadBalancers: loadBalancerStore,

@@ -83,6 +83,7 @@ export function createPlatform(
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
+  const zones = new ZoneService(new SqliteZoneStore(db), accounts);
   const loadBalancing = new LoadBalancing({
     db,
     logger,
@@ -92,8 +93,8 @@ export function createPlatform(
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
     reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
+    zoneOfHostname: (hostname) => zones.owningZone(hostname),
   });
-  const zones = new ZoneService(new SqliteZoneStore(db), accounts);
   zones.beforeDelete((zone) =>
     loadBalancing.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );

@@ -57,6 +57,10 @@ export class ZoneService {
     const { name, problem } = normaliseHostname(input.name);
     if (problem) throw ZoneErrors.invalidName(input.name, problem);
     if (await this.#store.getByName(name)) throw ZoneErrors.duplicateName(name);
+    // Names under another account's zone are that account's (its load balancers may already serve them).
+    const parent = await this.#store.longestOf(suffixes(name).slice(1));
+    if (parent && parent.account_id !== input.account.id)
+      throw ZoneErrors.invalidName(name, `it is under the zone ${parent.name} of another account`);
     const now = new Date().toISOString();
     const zone: Zone = {
       id: newId(),
@@ -81,6 +85,12 @@ export class ZoneService {
   async resolve(principal: Principal, id: string): Promise<ZoneRef> {
     const zone = await this.get(principal, id);
     return { id: zone.id, name: zone.name, accountId: zone.account_id };
+  }
+
+  /** The most specific zone a hostname is in (the zone itself or the nearest one above it), whoever owns it. */
+  async owningZone(hostname: string): Promise<ZoneRef | undefined> {
+    const zone = await this.#store.longestOf(suffixes(hostname));
+    return zone ? { id: zone.id, name: zone.name, accountId: zone.account_id } : undefined;
   }
 
   async list(
@@ -139,8 +149,6 @@ export class ZoneService {
       meta: { step: 4, custom_certificate_quota: 0, page_rule_quota: 0, phishing_detected: false },
       owner: { id: zone.account_id, type: 'organization', name: account?.name ?? '' },
       account: { id: zone.account_id, name: account?.name ?? '' },
-      tenant: { id: null, name: null },
-      tenant_unit: { id: null },
       permissions: ['#zone:read', '#zone:edit', '#load_balancer:read', '#load_balancer:edit'],
       plan: {
         id: '0feeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
@@ -156,6 +164,14 @@ export class ZoneService {
       },
     };
   }
+}
+
+/** "a.b.example.com" -> ["a.b.example.com", "b.example.com", "example.com"] (never the bare TLD). */
+function suffixes(hostname: string): string[] {
+  const labels = hostname.split('.');
+  const names: string[] = [];
+  for (let i = 0; i < labels.length - 1; i++) names.push(labels.slice(i).join('.'));
+  return names;
 }
 
 /** `name` as Cloudflare reads it: exact, or `starts_with:` / `ends_with:` / `contains:` a fragment. */

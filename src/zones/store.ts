@@ -19,6 +19,8 @@ export interface ZoneStore {
   insert(zone: Zone): Promise<void>;
   get(id: string): Promise<Zone | undefined>;
   getByName(name: string): Promise<Zone | undefined>;
+  /** The zone with the longest name among `names` (a hostname's suffixes: its most specific zone). */
+  longestOf(names: readonly string[]): Promise<Zone | undefined>;
   list(query: ZoneQuery): Promise<{ zones: Zone[]; total: number }>;
   delete(id: string): Promise<boolean>;
 }
@@ -57,6 +59,15 @@ export class SqliteZoneStore implements ZoneStore {
 
   async getByName(name: string): Promise<Zone | undefined> {
     return this.#db.get<Zone>(`SELECT ${COLUMNS} FROM zones WHERE name = ?`, [name]);
+  }
+
+  async longestOf(names: readonly string[]): Promise<Zone | undefined> {
+    if (names.length === 0) return undefined;
+    return this.#db.get<Zone>(
+      `SELECT ${COLUMNS} FROM zones WHERE name IN (${names.map(() => '?').join(', ')})
+       ORDER BY LENGTH(name) DESC LIMIT 1`,
+      [...names],
+    );
   }
 
   async list(query: ZoneQuery): Promise<{ zones: Zone[]; total: number }> {

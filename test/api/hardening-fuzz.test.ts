@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.ts';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { startLedge, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
 import { api, uploadScript } from '../workers/helpers.ts';
 import { AUTH } from './hardening-helpers.ts';
 
@@ -51,6 +51,15 @@ describe('fuzzing every route', () => {
       origins: [{ name: 'o', address: '127.0.0.1', enabled: false }],
     });
     known.push(monitor.body.result.id as string, pool.body.result.id as string);
+    // A zone with a load balancer on that pool, so /zones/{zone_id}/load_balancers/{id} reach their handlers.
+    const zone = await api(ledge, 'POST', '/zones', { name: 'fuzz.example', account: { id: ledge.accountId } });
+    const poolId = pool.body.result.id as string;
+    const lb = await api(ledge, 'POST', `/zones/${zone.body.result.id as string}/load_balancers`, {
+      name: 'www.fuzz.example',
+      default_pools: [poolId],
+      fallback_pool: poolId,
+    });
+    known.push(zone.body.result.id as string, lb.body.result.id as string);
   });
   afterAll(async () => {
     agent.destroy();
@@ -139,6 +148,16 @@ describe('fuzzing every route', () => {
             fc.string(),
           ),
           subdomain: fc.string(),
+          account: fc.record({ id: fc.oneof(fc.constant(TEST_CREDENTIALS.accountId), fc.string()) }),
+          default_pools: fc.array(fc.oneof(fc.constantFrom(...known), fc.string()), { maxLength: 3 }),
+          fallback_pool: fc.oneof(fc.constantFrom(...known), fc.string(), fc.integer()),
+          steering_policy: fc.constantFrom('off', 'random', 'geo', '', 'x'),
+          session_affinity: fc.constantFrom('none', 'cookie', 'header', 'x'),
+          session_affinity_attributes: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })),
+          random_steering: fc.record({
+            default_weight: fc.double(),
+            pool_weights: fc.dictionary(fc.string(), fc.double()),
+          }),
         },
         { requiredKeys: [] },
       )

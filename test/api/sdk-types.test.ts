@@ -166,6 +166,33 @@ describe('answers match the official SDK types', () => {
     await call(`GET ${AL}/history`, `${a}/alerting/v3/history`);
     await call(`DELETE ${AL}/policies/:policy_id`, pol);
     await call(`DELETE ${AL}/destinations/webhooks/:webhook_id`, `${w}/${String(webhook['id'])}`);
+    // Zones and a zone load balancer on the pool, deleted before the pool is.
+    const Z = '/client/v4/zones/:zone_id';
+    const zone = (await call('POST /client/v4/zones', '/zones', {
+      name: 'sdk.example',
+      account: { id: ledge.accountId },
+    }))!;
+    const z = `/zones/${String(zone['id'])}`;
+    await call('GET /client/v4/zones', `/zones?account.id=${ledge.accountId}`);
+    await call(`GET ${Z}`, z);
+    const lbBody = { name: 'www.sdk.example', default_pools: [pool['id']], fallback_pool: pool['id'] };
+    const lb = (await call(`POST ${Z}/load_balancers`, `${z}/load_balancers`, {
+      ...lbBody,
+      random_steering: { default_weight: 0.5, pool_weights: { [String(pool['id'])]: 0.5 } },
+      session_affinity: 'cookie',
+      session_affinity_attributes: { samesite: 'Lax', secure: 'Always', headers: ['x-user'] },
+      adaptive_routing: { failover_across_pools: true },
+      location_strategy: { mode: 'pop', prefer_ecs: 'proximity' },
+      country_pools: { US: [pool['id']] },
+      rules: [{ name: 'r', condition: 'true', overrides: { ttl: 5 } }],
+    }))!;
+    const l = `${z}/load_balancers/${String(lb['id'])}`;
+    await call(`GET ${Z}/load_balancers`, `${z}/load_balancers`);
+    await call(`GET ${Z}/load_balancers/:load_balancer_id`, l);
+    await call(`PUT ${Z}/load_balancers/:load_balancer_id`, l, { ...lbBody, steering_policy: 'random' });
+    await call(`PATCH ${Z}/load_balancers/:load_balancer_id`, l, { description: 'patched' });
+    await call(`DELETE ${Z}/load_balancers/:load_balancer_id`, l);
+    await call(`DELETE ${Z}`, z);
     await call(`DELETE ${LB}/pools/:pool_id`, p);
     await call(`DELETE ${LB}/monitors/:monitor_id`, m);
 

@@ -219,6 +219,24 @@ describe('zone load balancers API', () => {
     );
   });
 
+  it('keeps hostnames of a more specific zone to that zone, and zones under a foreign zone out', async () => {
+    const stranger = await otherTenant(ledge, 'sub-zone-owner');
+    // Another account may not take a zone under this account's zone...
+    const under = await stranger.call('POST', '/zones', {
+      name: 'eu.shop.example',
+      account: { id: stranger.accountId },
+    });
+    expect(under.status).toBe(400);
+    expect(under.body.errors[0]).toMatchObject({ code: 1049 });
+    expect(under.body.errors[0].message).toMatch(/under the zone shop.example of another account/);
+    // ...and a hostname inside a nested zone of the same account belongs to the nested zone.
+    const nested = (await call('POST', '/zones', { name: 'us.shop.example', account: { id: ledge.accountId } })).body
+      .result;
+    await expectError('POST', base, lbBody('api.us.shop.example'), 400, 1002, /is in the zone us.shop.example/);
+    const inNested = await call('POST', `/zones/${nested.id}/load_balancers`, lbBody('api.us.shop.example'));
+    expect(inNested.status).toBe(200);
+  });
+
   it("answers a foreign or unknown zone's load balancers as an unknown zone", async () => {
     const stranger = await otherTenant(ledge, 'zone-owner');
     const theirs = (

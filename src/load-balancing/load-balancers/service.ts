@@ -1,5 +1,6 @@
 import type { Message } from '../../api/envelope.ts';
 import { normaliseHostname } from '../../shared/hostname.ts';
+import { clip } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { LbErrors } from '../errors.ts';
 import type { PoolStore } from '../pool-store.ts';
@@ -30,6 +31,9 @@ export interface ReservedHostnames {
   domains: readonly string[];
 }
 
+/** The most specific zone a hostname falls in, whatever its account (zones subsystem). */
+export type HostnameZoneLookup = (hostname: string) => Promise<{ id: string; name: string } | undefined>;
+
 export interface LoadBalancerAnswer {
   loadBalancer: LoadBalancer;
   /** Notices to answer with the load balancer (e.g. a steering policy that is stored but not applied). */
@@ -42,11 +46,19 @@ export class LoadBalancerService {
   readonly #pools: PoolStore;
   readonly #changes: ConfigChangeBus;
   readonly #reserved: ReservedHostnames;
+  readonly #zoneOf: HostnameZoneLookup | undefined;
 
-  constructor(store: LoadBalancerStore, pools: PoolStore, changes: ConfigChangeBus, reserved: ReservedHostnames) {
+  constructor(
+    store: LoadBalancerStore,
+    pools: PoolStore,
+    changes: ConfigChangeBus,
+    reserved: ReservedHostnames,
+    zoneOf?: HostnameZoneLookup,
+  ) {
     this.#store = store;
     this.#pools = pools;
     this.#changes = changes;
+    this.#zoneOf = zoneOf;
     this.#reserved = { domains: reserved.domains.map((d) => d.toLowerCase().replace(/\.$/, '')).filter(Boolean) };
   }
 
@@ -130,6 +142,10 @@ export class LoadBalancerService {
     meta: { id: string; created_on: string; modified_on: string },
   ): Promise<LoadBalancer> {
     const name = this.#checkHostname(zone, input.name);
+    // A hostname under a more specific zone belongs to that zone (possibly another account's).
+    const owner = await this.#zoneOf?.(name);
+    if (owner && owner.id !== zone.id)
+      throw LbErrors.validation(`name: ${name} is in the zone ${owner.name}; create the load balancer there`);
     if (await this.#store.nameTaken(name, meta.id)) throw LbErrors.duplicateLoadBalancerName(name);
     await this.#checkPools(zone.accountId, input);
     const { id: _id, created_on: _c, modified_on: _m, zone_name: _z, ...fields } = input;
@@ -138,7 +154,7 @@ export class LoadBalancerService {
 
   #checkHostname(zone: LoadBalancerZone, raw: string): string {
     const { name, problem } = normaliseHostname(raw);
-    if (problem) throw LbErrors.validation(`name: "${raw}" is not a valid hostname: ${problem}`);
+    if (problem) throw LbErrors.validation(`name: "${clip(raw)}" is not a valid hostname: ${problem}`);
     if (name !== zone.name && !name.endsWith(`.${zone.name}`))
       throw LbErrors.validation(`name: ${name} is not in the zone ${zone.name}`);
     const reserved = this.#reserved.domains.find((domain) => name === domain || name.endsWith(`.${domain}`));

@@ -17,6 +17,13 @@ export const SDK_TYPES = {
   MembershipUpdate: { module: 'memberships/memberships', type: '$.MembershipUpdateResponse' },
   MembershipDelete: { module: 'memberships/memberships', type: '$.MembershipDeleteResponse' },
 
+  ZoneList: { module: 'zones/zones', type: 'Array<$.Zone>' },
+  Zone: { module: 'zones/zones', type: '$.Zone' },
+  ZoneDelete: { module: 'zones/zones', type: '$.ZoneDeleteResponse' },
+  LoadBalancerList: { module: 'load-balancers/load-balancers', type: 'Array<$.LoadBalancer>' },
+  LoadBalancer: { module: 'load-balancers/load-balancers', type: '$.LoadBalancer' },
+  LoadBalancerDelete: { module: 'load-balancers/load-balancers', type: '$.LoadBalancerDeleteResponse' },
+
   PoolList: { module: 'load-balancers/pools/pools', type: 'Array<$.Pool>' },
   Pool: { module: 'load-balancers/pools/pools', type: '$.Pool' },
   PoolDelete: { module: 'load-balancers/pools/pools', type: '$.PoolDeleteResponse' },
@@ -111,6 +118,17 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   'GET /client/v4/memberships/:membership_id': { sdk: 'MembershipGet' },
   'PUT /client/v4/memberships/:membership_id': { sdk: 'MembershipUpdate' },
   'DELETE /client/v4/memberships/:membership_id': { sdk: 'MembershipDelete' },
+
+  'GET /client/v4/zones': { sdk: 'ZoneList' },
+  'POST /client/v4/zones': { sdk: 'Zone' },
+  'GET /client/v4/zones/:zone_id': { sdk: 'Zone' },
+  'DELETE /client/v4/zones/:zone_id': { sdk: 'ZoneDelete' },
+  'GET /client/v4/zones/:zone_id/load_balancers': { sdk: 'LoadBalancerList' },
+  'POST /client/v4/zones/:zone_id/load_balancers': { sdk: 'LoadBalancer' },
+  'GET /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancer' },
+  'PUT /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancer' },
+  'PATCH /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancer' },
+  'DELETE /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancerDelete' },
 
   [`GET ${LB}/pools`]: { sdk: 'PoolList' },
   [`POST ${LB}/pools`]: { sdk: 'Pool' },
