@@ -1,11 +1,12 @@
+import { APPLIED_STEERING_POLICIES } from '../load-balancers/schemas.ts';
 import type { Origin, Pool } from '../pool-schemas.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
 import { isFailing, type Endpoint, type EndpointRegistry } from './endpoints.ts';
 import type { PoolHealthSnapshot } from './health-source.ts';
 import { pickByHash, pickLeastLoaded, pickWeighted, type Random } from './weighted-pick.ts';
 
-/** Steering policies the data plane implements; others are stored by the API and answered 501 here. */
-const IMPLEMENTED_STEERING = new Set(['', 'off', 'random', 'least_outstanding_requests', 'least_connections']);
+/** Steering policies the data plane implements (the API's list); others are stored and answered 501 here. */
+const IMPLEMENTED_STEERING: ReadonlySet<string> = new Set(APPLIED_STEERING_POLICIES);
 
 export function unimplementedSteering(policy: string | undefined): string | undefined {
   return IMPLEMENTED_STEERING.has(policy ?? '') ? undefined : policy;
