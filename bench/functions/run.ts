@@ -213,7 +213,18 @@ async function startLedge(dataDir: string, apiPort: number, fnPort: number, firs
   // Through bin/ledge, the launcher `npm start` and `ledge` use (it sets what Node must see at start-up).
   const child = spawn(
     join(ROOT, 'bin/ledge'),
-    ['server', '--json', '--data-dir', dataDir, '--port', String(apiPort), '--functions-port', String(fnPort)],
+    [
+      'server',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(apiPort),
+      '--functions-port',
+      String(fnPort),
+      '--traffic-port',
+      '0',
+    ],
     {
       env: {
         ...process.env,

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 
 export interface WrkResult {
   requestsPerSec: number;
+  p50Ms: number;
   p99Ms: number;
   /** Bytes per second read from responses. */
   readBytesPerSec: number;
@@ -52,14 +53,17 @@ export async function runWrk(
 
 function parseWrk(out: string): WrkResult {
   const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? 'NaN');
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  const p99Ms = p99 ? Number(p99[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[p99[2]!]! : NaN;
+  const latency = (percent: number) => {
+    const match = new RegExp(`\\s${percent}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return match ? Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]!]! : NaN;
+  };
   const transfer = /Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/.exec(out);
   const unit = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as Record<string, number>;
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
     requestsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
-    p99Ms,
+    p50Ms: latency(50),
+    p99Ms: latency(99),
     readBytesPerSec: transfer ? Number(transfer[1]) * unit[transfer[2]!]! : NaN,
     errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/) || 0,

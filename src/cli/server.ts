@@ -26,6 +26,11 @@ export function registerServer(program: Command): void {
       'workerd processes serving functions, each on one core (env LEDGE_FUNCTIONS_PROCESSES; default: CPUs, at most 4)',
       undefined,
     )
+    .option(
+      '--traffic-port <port>',
+      'port where load balancers take traffic, routed by Host (env LEDGE_TRAFFIC_PORT; default 8789)',
+      undefined,
+    )
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
     .option(
       '--egress-allow <cidrs>',
@@ -62,6 +67,7 @@ export function registerServer(program: Command): void {
           functionsPort: o['functionsPort'],
           functionsDomain: o['functionsDomain'],
           functionsProcesses: o['functionsProcesses'],
+          trafficPort: o['trafficPort'],
           smtpUrl: o['smtpUrl'],
           egressAllow: o['egressAllow'],
           egressDeny: o['egressDeny'],
@@ -81,6 +87,8 @@ export function registerServer(program: Command): void {
           // Deployed functions answer at http://<script>.<subdomain>.<functions_domain>:<functions_port>/.
           functions_port: running.platform.functions.runtime.port,
           functions_domain: config.functionsDomain,
+          // Load balancers answer here for their hostname (Host header): http://<lb name>:<traffic_port>/.
+          traffic_port: running.platform.traffic.port,
           credentials_file: credentialsFile,
           ...(running.credentials
             ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token }
@@ -90,8 +98,9 @@ export function registerServer(program: Command): void {
           process.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {
           const functions = `http://<script>.<subdomain>.${config.functionsDomain}:${summary.functions_port}/`;
+          const traffic = `http://<load balancer hostname>:${summary.traffic_port}/`;
           process.stdout.write(
-            `Ledge is running.\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Data dir:  ${config.dataDir}\n`,
+            `Ledge is running.\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  Data dir:  ${config.dataDir}\n`,
           );
           if (running.credentials) {
             process.stdout.write(

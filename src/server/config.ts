@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT } from '../shared/default-ports.ts';
+import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
 
@@ -44,6 +44,8 @@ export interface ServerConfig {
   functionsProcesses: number;
   /** Bearer token that GET /metrics requires; without one /metrics refuses (403). */
   metricsToken?: string | undefined;
+  /** Load balancer traffic (the data plane): requests proxied by Host to a load balancer's origins; 0 = free port. */
+  trafficPort: number;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
   /**
@@ -63,13 +65,14 @@ export interface ServerFlags {
   functionsPort?: string | number | undefined;
   functionsDomain?: string | undefined;
   functionsProcesses?: string | number | undefined;
+  trafficPort?: string | number | undefined;
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
   logFormat?: string | undefined;
   metricsToken?: string | undefined;
 }
 
-export { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT } from '../shared/default-ports.ts';
+export { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
 
 /** Flags win over environment variables, which win over the embedded defaults. */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -79,6 +82,16 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     throw new Error(
       `the API and functions ports must differ (both are ${config.port}): use --port or --functions-port`,
     );
+  }
+  for (const [other, flag] of [
+    [config.port, '--port'],
+    [config.functionsPort, '--functions-port'],
+  ] as const) {
+    if (config.trafficPort !== 0 && config.trafficPort === other) {
+      throw new Error(
+        `the load balancer traffic port must differ from the others (${other} is taken): use --traffic-port or ${flag}`,
+      );
+    }
   }
   return config;
 }
@@ -108,6 +121,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
       Math.min(availableParallelism(), 4),
     ),
     metricsToken: nonEmpty(flags.metricsToken ?? env['LEDGE_METRICS_TOKEN']),
+    trafficPort: toPort(flags.trafficPort ?? env['LEDGE_TRAFFIC_PORT'], DEFAULT_TRAFFIC_PORT),
     egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };

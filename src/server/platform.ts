@@ -29,6 +29,8 @@ import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
+import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
+import { httpTimeouts } from '../shared/http-timeouts.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -55,6 +57,8 @@ export interface Platform {
   /** Zones (hostnames owned by accounts) that load balancers live in. */
   zones: ZoneService;
   loadBalancing: LoadBalancing;
+  /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
+  traffic: TrafficListener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
@@ -148,6 +152,20 @@ export async function createPlatform(
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
+  const traffic = new TrafficListener({
+    host: config.host,
+    port: config.trafficPort,
+    directory: loadBalancing.service.directory,
+    health: loadBalancing.service.health,
+    healthEvents,
+    egress,
+    settings: trafficSettings(config.env),
+    httpTimeouts: httpTimeouts(config.env),
+    logger: logger.child({ component: 'lb-traffic' }),
+  });
+  // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
+  egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   const membership = new ClusterMembership({ nodeId: config.nodeId, nodes: new SqlNodeStore(db), logger });
   const changes = new ChangeFeed(db, config.nodeId, logger);
@@ -167,12 +185,15 @@ export async function createPlatform(
     poolEnablement,
     zones: zones.service,
     loadBalancing: loadBalancing.service,
+    traffic,
     notifications: notifications.service,
     functions: workers.functions,
     storage,
     r2Backend: r2.wire,
     // Membership and the change feed first: subsystems' services may ask for live nodes or publish changes.
-    background: [membership, changes, ...subsystems.flatMap((subsystem) => subsystem.background)],
+    // The traffic listener last to start and first to stop: traffic flows only while everything it
+    // steers by is running.
+    background: [membership, changes, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }
 

@@ -1,3 +1,5 @@
 /** Where `ledge server` listens unless told otherwise (the CLI finds a local server there too). */
 export const DEFAULT_API_PORT = 8787;
 export const DEFAULT_FUNCTIONS_PORT = 8788;
+/** Load balancer traffic (the data plane). */
+export const DEFAULT_TRAFFIC_PORT = 8789;

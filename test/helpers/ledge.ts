@@ -78,7 +78,7 @@ export async function startLedge(
   const dataDir = options.dataDir ?? tempDir();
   const databaseUrl = await databaseUrlFor(dataDir);
   const config = resolveServerConfig(
-    { dataDir, databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0, ...options.flags },
+    { dataDir, databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0, trafficPort: 0, ...options.flags },
     {
       // Tunables a test file sets in process.env (e.g. LEDGE_LB_MIN_INTERVAL) reach the server too.
       ...process.env,
@@ -168,7 +168,20 @@ export async function spawnLedge(
 ): Promise<SpawnedLedge> {
   const child = spawn(
     process.execPath,
-    [CLI_ENTRY, 'server', '--json', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', ...extraArgs],
+    [
+      CLI_ENTRY,
+      'server',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--functions-port',
+      '0',
+      '--traffic-port',
+      '0',
+      ...extraArgs,
+    ],
     {
       cwd: REPO_ROOT,
       env: {

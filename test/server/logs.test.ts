@@ -17,10 +17,14 @@ describe('ledge server logs', () => {
 
   /** Starts a server as a user does, waits until it is ready, stops it, and returns its stderr. */
   const runServer = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const server = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', ...args], {
-      cwd: tempDir('ledge-user-'),
-      env: userEnv(scratchHome(), env),
-    });
+    const server = startAs(
+      LEDGE_BIN,
+      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', ...args],
+      {
+        cwd: tempDir('ledge-user-'),
+        env: userEnv(scratchHome(), env),
+      },
+    );
     servers.push(server);
     await server.waitFor(/Press Ctrl\+C to stop/);
     const { code } = await server.stop('SIGTERM');

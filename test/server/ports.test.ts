@@ -28,7 +28,10 @@ describe('ledge server ports and first boot', () => {
   beforeAll(async () => {
     home = scratchHome();
     firstDir = tempDir('ledge-user-');
-    first = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0'], { cwd: firstDir, env: env() });
+    first = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
+      cwd: firstDir,
+      env: env(),
+    });
     const [, api] = (await first.waitFor(/API: +http:\/\/127\.0\.0\.1:(\d+)\//))!;
     const [, functions] = (await first.waitFor(/Functions: +http:\/\/\S+:(\d+)\//))!;
     await first.waitFor(/Press Ctrl\+C to stop/);
@@ -41,7 +44,14 @@ describe('ledge server ports and first boot', () => {
 
   it('a second server on the functions port of a running one exits 1 at once, naming the port', async () => {
     const cwd = tempDir('ledge-user-');
-    const result = await failingStart(cwd, ['--port', '0', '--functions-port', String(functionsPort)]);
+    const result = await failingStart(cwd, [
+      '--port',
+      '0',
+      '--functions-port',
+      String(functionsPort),
+      '--traffic-port',
+      '0',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: functions port ${functionsPort} on 127.0.0.1 is in use by another process`);
     expect(result.stderr).toContain('--functions-port');
@@ -68,7 +78,7 @@ describe('ledge server ports and first boot', () => {
     try {
       const port = Number(await new Promise<string>((r) => createInterface({ input: holder.stdout! }).once('line', r)));
       const cwd = tempDir('ledge-user-');
-      const result = await failingStart(cwd, ['--port', '0', '--functions-port', String(port)]);
+      const result = await failingStart(cwd, ['--port', '0', '--functions-port', String(port), '--traffic-port', '0']);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: functions port ${port} on 127.0.0.1 is in use by another process`);
     } finally {
@@ -78,7 +88,7 @@ describe('ledge server ports and first boot', () => {
 
   it('a taken API port: exit 1 naming it; the failed first start leaves no account, so the next one bootstraps', async () => {
     const cwd = tempDir('ledge-user-');
-    const result = await failingStart(cwd, ['--port', String(apiPort), '--functions-port', '0']);
+    const result = await failingStart(cwd, ['--port', String(apiPort), '--functions-port', '0', '--traffic-port', '0']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: API port ${apiPort} on 127.0.0.1 is in use by another process`);
     expect(result.stderr).toContain('--port');
@@ -87,7 +97,10 @@ describe('ledge server ports and first boot', () => {
     expect(existsSync(join(cwd, '.ledge/ledge.db'))).toBe(true);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
 
-    const second = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0'], { cwd, env: env() });
+    const second = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
+      cwd,
+      env: env(),
+    });
     try {
       await second.waitFor(/Press Ctrl\+C to stop/);
       const token = second.stdout().match(/API token: +(\S+)/)?.[1];
@@ -103,10 +116,21 @@ describe('ledge server ports and first boot', () => {
 
   it('a failed first start on the functions port also ends in credentials on the next start', async () => {
     const cwd = tempDir('ledge-user-');
-    const failed = await failingStart(cwd, ['--port', '0', '--functions-port', String(functionsPort)]);
+    const failed = await failingStart(cwd, [
+      '--port',
+      '0',
+      '--functions-port',
+      String(functionsPort),
+      '--traffic-port',
+      '0',
+    ]);
     expect(failed.code).toBe(1);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
-    const next = startAs(LEDGE_BIN, ['server', '--json', '--port', '0', '--functions-port', '0'], { cwd, env: env() });
+    const next = startAs(
+      LEDGE_BIN,
+      ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0'],
+      { cwd, env: env() },
+    );
     try {
       const [line] = (await next.waitFor(/^\{.*\}$/m))!;
       const ready = JSON.parse(line) as Record<string, string>;
@@ -135,7 +159,10 @@ describe('ledge server ports and first boot', () => {
   it('a restart says where the credentials are (they are printed on the first start only)', async () => {
     // firstDir was bootstrapped by the first server; a restart on it needs that server gone.
     await first.stop('SIGTERM');
-    const again = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0'], { cwd: firstDir, env: env() });
+    const again = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
+      cwd: firstDir,
+      env: env(),
+    });
     try {
       await again.waitFor(/Press Ctrl\+C to stop/);
       const credentialsFile = join(firstDir, '.ledge/credentials.json');

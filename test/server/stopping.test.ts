@@ -48,6 +48,8 @@ describe('stopping npm start', () => {
         '0',
         '--functions-port',
         '0',
+        '--traffic-port',
+        '0',
       ],
       {
         cwd: tempDir('ledge-user-'),

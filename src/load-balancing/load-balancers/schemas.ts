@@ -12,7 +12,7 @@ export const STEERING_POLICIES = [
 ] as const;
 export type SteeringPolicy = (typeof STEERING_POLICIES)[number];
 
-/** The policies Ledge's traffic listener applies; the others are stored and steer as "off" (failover order). */
+/** The policies Ledge's traffic listener applies; the others are stored, and their traffic is answered 501. */
 export const APPLIED_STEERING_POLICIES: readonly SteeringPolicy[] = [
   'off',
   '',

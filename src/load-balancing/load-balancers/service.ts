@@ -190,7 +190,7 @@ function notices(lb: LoadBalancer): Message[] {
   return [
     {
       code: 1000,
-      message: `steering_policy "${lb.steering_policy}" is stored but not applied by Ledge: traffic goes to the first healthy pool of default_pools, as with "off"`,
+      message: `steering_policy "${lb.steering_policy}" is stored but not applied by Ledge: requests for this hostname are answered 501 (error code 1002, naming the policy) until it is implemented`,
     },
   ];
 }

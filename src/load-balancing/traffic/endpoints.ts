@@ -1,0 +1,95 @@
+import { Agent, type AgentOptions } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import type { EgressPolicy } from '../../egress/index.ts';
+import type { Origin } from '../pool-schemas.ts';
+
+/** Origins without a port are reached on HTTP's. */
+const DEFAULT_ORIGIN_PORT = 80;
+const MAX_SOCKETS_PER_ORIGIN = 1024;
+const MAX_IDLE_SOCKETS_PER_ORIGIN = 128;
+
+/**
+ * One origin address:port as the data plane sees it: its keep-alive agent, and the counters the
+ * least_outstanding_requests and least_connections policies read. Shared by every pool (and load
+ * balancer) that lists the same address and port, since they load the same server.
+ */
+export class Endpoint {
+  readonly address: string;
+  readonly port: number;
+  readonly agent: Agent;
+  /** Resolves a name through the egress policy (IP literals are checked apart, see upstream.ts). */
+  readonly lookup: LookupFunction;
+  /** Requests sent and not yet answered in full. */
+  outstanding = 0;
+  /**
+   * Connections in use to it: those carrying a request, and upgraded ones (WebSocket) for their whole
+   * life. Idle kept-alive sockets do not count: they carry no client.
+   */
+  connections = 0;
+  /** When a connection to it last failed (ms; 0 = not recently): see `failing`. */
+  failedAt = 0;
+  /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
+  egressCheckedAt = -Infinity;
+
+  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy) {
+    this.address = address;
+    this.port = port;
+    this.lookup = egress.lookupFor(port);
+    // Agent options reach net.createConnection, which takes noDelay (the AgentOptions type omits it).
+    const options: AgentOptions & { noDelay: boolean } = {
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS_PER_ORIGIN,
+      maxFreeSockets: MAX_IDLE_SOCKETS_PER_ORIGIN,
+      // Reusing the most recent socket keeps the warmest connections busy and lets the others idle out.
+      scheduling: 'lifo',
+      timeout: idleMs,
+      // Headers and small bodies go out at once: with Nagle's algorithm a response written in two parts
+      // waits for the peer's delayed ACK (40 ms on Linux).
+      noDelay: true,
+    };
+    this.agent = new Agent(options);
+  }
+}
+
+/**
+ * Passive health: an origin whose connection just failed is passed over for this long (when another
+ * origin can take the request), so requests do not keep hitting a dead origin until the monitor's next
+ * probe marks it down. After that the next request tries it again.
+ */
+export const PASSIVE_FAILURE_MS = 2_000;
+
+export function isFailing(endpoint: Endpoint, now: number): boolean {
+  return endpoint.failedAt !== 0 && now - endpoint.failedAt < PASSIVE_FAILURE_MS;
+}
+
+export function originPort(origin: Origin): number {
+  return origin.port || DEFAULT_ORIGIN_PORT;
+}
+
+/** Endpoints by address and port, created on first use and kept while traffic runs. */
+export class EndpointRegistry {
+  readonly #endpoints = new Map<string, Endpoint>();
+  readonly #idleMs: number;
+  readonly #egress: EgressPolicy;
+
+  constructor(idleMs: number, egress: EgressPolicy) {
+    this.#idleMs = idleMs;
+    this.#egress = egress;
+  }
+
+  for(origin: Origin): Endpoint {
+    const port = originPort(origin);
+    const key = `${origin.address}|${port}`;
+    let endpoint = this.#endpoints.get(key);
+    if (!endpoint) {
+      endpoint = new Endpoint(origin.address, port, this.#idleMs, this.#egress);
+      this.#endpoints.set(key, endpoint);
+    }
+    return endpoint;
+  }
+
+  close(): void {
+    for (const endpoint of this.#endpoints.values()) endpoint.agent.destroy();
+    this.#endpoints.clear();
+  }
+}

@@ -1,0 +1,85 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Target } from './steering.ts';
+
+/** Headers that describe one connection, never forwarded (RFC 9110 7.6.1); upgrades add theirs back. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** The client's address without the IPv4-mapped prefix. */
+export function clientAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? '';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/**
+ * The request headers an origin receives: the client's minus hop-by-hop ones (and those the client's
+ * Connection header names), Host replaced by the origin's `header.Host` when set, and the client's
+ * address appended to X-Forwarded-For and given in CF-Connecting-IP, with X-Forwarded-Proto.
+ */
+export function upstreamRequestHeaders(
+  req: IncomingMessage,
+  target: Target,
+  client: string,
+  proto: string,
+  upgrade: boolean,
+): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  const incoming = req.headers;
+  const named = connectionTokens(incoming);
+  for (const name in incoming) {
+    if (HOP_BY_HOP.has(name) || (named && named.has(name))) continue;
+    headers[name] = incoming[name];
+  }
+  const hostOverride = target.origin.header?.Host[0];
+  if (hostOverride) headers['host'] = hostOverride;
+  const previous = incoming['x-forwarded-for'];
+  headers['x-forwarded-for'] = previous ? `${previous}, ${client}` : client;
+  headers['x-forwarded-proto'] = proto;
+  headers['cf-connecting-ip'] = client;
+  if (upgrade) {
+    headers['connection'] = 'Upgrade';
+    headers['upgrade'] = incoming['upgrade'];
+  }
+  return headers;
+}
+
+/** The origin's response headers minus hop-by-hop ones (Node frames the body for the client itself). */
+export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  const named = connectionTokens(incoming);
+  for (const name in incoming) {
+    if (HOP_BY_HOP.has(name) || (named && named.has(name))) continue;
+    headers[name] = incoming[name];
+  }
+  return headers;
+}
+
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
+  const connection = headers['connection'];
+  if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
+}
+
+/** Hostname of a Host header: port stripped, lowercased, a trailing dot dropped; IPv6 brackets kept. */
+export function hostnameOf(host: string | undefined): string {
+  if (!host) return '';
+  let name = host;
+  if (name.startsWith('[')) {
+    const end = name.indexOf(']');
+    name = end > 0 ? name.slice(0, end + 1) : name;
+  } else {
+    const colon = name.indexOf(':');
+    if (colon >= 0) name = name.slice(0, colon);
+  }
+  name = name.toLowerCase();
+  return name.endsWith('.') ? name.slice(0, -1) : name;
+}

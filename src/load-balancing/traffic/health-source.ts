@@ -1,0 +1,95 @@
+import type { HealthEventBus } from '../health/events.ts';
+import type { OriginState } from '../health/health-state.ts';
+import type { Pool } from '../pool-schemas.ts';
+
+/** What the health store answers. */
+export interface HealthReader {
+  originStates(poolId: string): Map<string, OriginState> | Promise<Map<string, OriginState>>;
+  poolState(poolId: string): { healthy: boolean } | undefined | Promise<{ healthy: boolean } | undefined>;
+}
+
+export interface PoolHealthSnapshot {
+  poolHealthy: boolean;
+  /** Origin name -> healthy; an origin never probed (or a pool without monitor) is absent: healthy. */
+  unhealthyOrigins: ReadonlySet<string>;
+  at: number;
+}
+
+/** A safety net: health events invalidate at once; this bounds staleness for a state dropped silently. */
+const HEALTH_TTL_MS = 1_000;
+
+/**
+ * The checker's verdicts, cached in memory per pool for the data plane. Every Healthy <-> Unhealthy
+ * event drops its pool's entry, so a new probe result steers the very next request.
+ */
+export class HealthSource {
+  readonly #reader: HealthReader;
+  readonly #cache = new Map<string, PoolHealthSnapshot>();
+  readonly #pending = new Map<string, Promise<PoolHealthSnapshot>>();
+  readonly #unsubscribe: () => void;
+
+  constructor(reader: HealthReader, bus: HealthEventBus) {
+    this.#reader = reader;
+    // Forgotten once the transition has committed: a reload before that would cache the old verdict.
+    this.#unsubscribe = bus.subscribe(async (event, scope) => scope.afterCommit(() => this.#forget(event.poolId)));
+  }
+
+  /**
+   * Fresh snapshots of these pools by id: synchronous when all are cached (the hot path), else a promise
+   * that reads only the pools not cached.
+   */
+  snapshots(pools: readonly Pool[]): Map<string, PoolHealthSnapshot> | Promise<Map<string, PoolHealthSnapshot>> {
+    const now = Date.now();
+    const found = new Map<string, PoolHealthSnapshot>();
+    const missing: string[] = [];
+    for (const pool of pools) {
+      const snapshot = this.peek(pool.id, now);
+      if (snapshot) found.set(pool.id, snapshot);
+      else missing.push(pool.id);
+    }
+    if (missing.length === 0) return found;
+    return Promise.all(missing.map((id) => this.#load(id))).then((loaded) => {
+      missing.forEach((id, index) => found.set(id, loaded[index]!));
+      return found;
+    });
+  }
+
+  peek(poolId: string, now = Date.now()): PoolHealthSnapshot | undefined {
+    const snapshot = this.#cache.get(poolId);
+    return snapshot && now - snapshot.at < HEALTH_TTL_MS ? snapshot : undefined;
+  }
+
+  clear(): void {
+    this.#cache.clear();
+    this.#pending.clear();
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    this.clear();
+  }
+
+  #forget(poolId: string): void {
+    this.#cache.delete(poolId);
+    this.#pending.delete(poolId);
+  }
+
+  #load(poolId: string): Promise<PoolHealthSnapshot> {
+    let pending = this.#pending.get(poolId);
+    if (pending) return pending;
+    pending = (async () => {
+      const [states, pool] = await Promise.all([this.#reader.originStates(poolId), this.#reader.poolState(poolId)]);
+      const unhealthyOrigins = new Set<string>();
+      for (const state of states.values()) if (!state.healthy) unhealthyOrigins.add(state.originName);
+      const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: Date.now() };
+      // Only kept if no event dropped this pool while it was read.
+      if (this.#pending.get(poolId) === pending) {
+        this.#cache.set(poolId, snapshot);
+        this.#pending.delete(poolId);
+      }
+      return snapshot;
+    })();
+    this.#pending.set(poolId, pending);
+    return pending;
+  }
+}

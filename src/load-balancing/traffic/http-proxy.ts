@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EgressPolicy } from '../../egress/index.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { affinityCookie, affinityMode, type HeaderSessions } from './affinity.ts';
+import { errorBody, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
+import { downstreamResponseHeaders, upstreamRequestHeaders } from './forwarded-headers.ts';
+import { isErrorAnswer, routeRequest, type Route, type RouterDeps } from './router.ts';
+import type { TrafficSettings } from './settings.ts';
+import { chooseTarget, type Target } from './steering.ts';
+import { sendUpstream, type UpstreamFailure } from './upstream.ts';
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+export interface ProxyDeps extends RouterDeps {
+  settings: TrafficSettings;
+  egress: EgressPolicy;
+  sessions: HeaderSessions;
+  logger: Logger;
+}
+
+/** A request without a body can be sent twice; one with a body is streamed once, never buffered. */
+export function hasNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+/** The listener's request handler: route, proxy with one retry for a failed connection, answer errors. */
+export function proxyRequest(deps: ProxyDeps, req: IncomingMessage, res: ServerResponse): void {
+  routeRequest(deps, req, false).then(
+    (route) => {
+      if (isErrorAnswer(route)) return answerError(res, route);
+      const retry = IDEMPOTENT.has(req.method ?? '') && hasNoBody(req);
+      attempt(deps, req, res, route, route.target, retry);
+    },
+    (error: unknown) => {
+      deps.logger.error('load balancer routing failed', { host: req.headers.host, err: error });
+      answerError(res, TrafficErrors.internal());
+    },
+  );
+}
+
+function attempt(
+  deps: ProxyDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  target: Target,
+  mayRetry: boolean,
+): void {
+  const { endpoint } = target;
+  endpoint.outstanding++;
+  endpoint.connections++;
+  let counted = true;
+  const done = () => {
+    if (counted) {
+      endpoint.outstanding--;
+      endpoint.connections--;
+    }
+    counted = false;
+  };
+  const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', false);
+  const upstream = sendUpstream(
+    target,
+    { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: false },
+    deps.settings,
+    deps.egress,
+    {
+      onResponse: (response) => {
+        endpoint.failedAt = 0;
+        const out = downstreamResponseHeaders(response.headers);
+        const cookie = target === route.target ? route.setCookie : retryCookie(route, target);
+        if (cookie) out['set-cookie'] = appendCookie(out['set-cookie'], cookie);
+        if (route.headerKey) deps.sessions.set(route.ctx.resolved.loadBalancer, route.headerKey, target);
+        res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
+        response.pipe(res);
+        response.once('end', done);
+        // The origin broke off mid-body: the client must see a broken response, not a short one.
+        response.once('error', () => res.destroy());
+        response.once('aborted', () => res.destroy());
+      },
+      onFailure: (failure) => {
+        done();
+        if (failure.connectionFailed) endpoint.failedAt = Date.now();
+        retryOrAnswer(deps, req, res, route, target, mayRetry, failure);
+      },
+    },
+  );
+  if (!upstream) return;
+  // The client went away: stop the origin's work too.
+  res.once('close', () => {
+    done();
+    if (!res.writableFinished) upstream.destroy();
+  });
+  if (hasNoBody(req)) upstream.end();
+  else req.pipe(upstream);
+}
+
+function retryOrAnswer(
+  deps: ProxyDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  failed: Target,
+  mayRetry: boolean,
+  failure: UpstreamFailure,
+): void {
+  if (res.destroyed || res.headersSent) return void res.destroy();
+  if (mayRetry && failure.connectionFailed) {
+    const next = chooseTarget(route.ctx, failed);
+    if (next) return attempt(deps, req, res, route, next, false);
+  }
+  answerError(res, failure.answer);
+}
+
+/** A cookie session whose first origin failed is pinned to the one that answered. */
+function retryCookie(route: Route, target: Target): string | undefined {
+  const lb = route.ctx.resolved.loadBalancer;
+  const mode = affinityMode(lb);
+  return mode === 'cookie' || mode === 'ip_cookie' ? affinityCookie(lb, target, false) : undefined;
+}
+
+function appendCookie(existing: string | string[] | number | undefined, cookie: string): string[] {
+  if (existing === undefined) return [cookie];
+  return [...(Array.isArray(existing) ? existing : [String(existing)]), cookie];
+}
+
+export function answerError(res: ServerResponse, answer: ErrorAnswer): void {
+  if (res.headersSent || res.destroyed) return void res.destroy();
+  const body = errorBody(answer);
+  res.writeHead(answer.status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}

@@ -1,0 +1,113 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { rawErrorResponse, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
+import { upstreamRequestHeaders } from './forwarded-headers.ts';
+import type { ProxyDeps } from './http-proxy.ts';
+import { isErrorAnswer, routeRequest, type Route } from './router.ts';
+import { chooseTarget, type Target } from './steering.ts';
+import { sendUpstream } from './upstream.ts';
+
+/**
+ * An Upgrade request (WebSocket): routed like any request, then the two sockets are piped to each other
+ * once the origin switches protocols. An origin that answers without upgrading has its answer relayed.
+ * A connection failure is retried once on another origin (the handshake is a GET without a body).
+ */
+export function proxyUpgrade(deps: ProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
+  client.on('error', () => client.destroy());
+  routeRequest(deps, req, false).then(
+    (route) => {
+      if (isErrorAnswer(route)) return answer(client, route);
+      attemptUpgrade(deps, req, client, head, route, route.target, true);
+    },
+    (error: unknown) => {
+      deps.logger.error('load balancer routing failed', { host: req.headers.host, err: error });
+      answer(client, TrafficErrors.internal());
+    },
+  );
+}
+
+function attemptUpgrade(
+  deps: ProxyDeps,
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  route: Route,
+  target: Target,
+  mayRetry: boolean,
+): void {
+  const { endpoint } = target;
+  endpoint.outstanding++;
+  endpoint.connections++;
+  let counted = true;
+  const done = () => {
+    if (counted) {
+      endpoint.outstanding--;
+      endpoint.connections--;
+    }
+    counted = false;
+  };
+  const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', true);
+  const upstream = sendUpstream(
+    target,
+    { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: true },
+    deps.settings,
+    deps.egress,
+    {
+      onUpgrade: (response, socket, upstreamHead) => {
+        // Answered: no longer an outstanding request, but a connection in use until either side closes.
+        endpoint.outstanding--;
+        counted = false;
+        socket.once('close', () => endpoint.connections--);
+        if (client.destroyed) return void socket.destroy();
+        client.write(responseHead(response, route.setCookie));
+        if (upstreamHead.length > 0) client.write(upstreamHead);
+        if (head.length > 0) socket.write(head);
+        socket.on('error', () => client.destroy());
+        client.on('error', () => socket.destroy());
+        socket.on('close', () => client.destroy());
+        client.on('close', () => socket.destroy());
+        socket.pipe(client);
+        client.pipe(socket);
+      },
+      onResponse: (response) => {
+        // Not upgraded: relay the origin's answer and close.
+        client.write(responseHead(response, undefined, true));
+        response.pipe(client);
+        response.once('end', done);
+        response.once('error', () => client.destroy());
+      },
+      onFailure: (failure) => {
+        done();
+        if (failure.connectionFailed) endpoint.failedAt = Date.now();
+        if (mayRetry && failure.connectionFailed && !client.destroyed) {
+          const next = chooseTarget(route.ctx, target);
+          if (next) return attemptUpgrade(deps, req, client, head, route, next, false);
+        }
+        answer(client, failure.answer);
+      },
+    },
+  );
+  if (!upstream) return;
+  client.once('close', () => {
+    done();
+    if (!upstream.destroyed && !upstream.socket?.readable) upstream.destroy();
+  });
+  upstream.end();
+}
+
+function responseHead(response: IncomingMessage, setCookie: string | undefined, close = false): string {
+  let head = `HTTP/1.1 ${response.statusCode} ${response.statusMessage || STATUS_CODES[response.statusCode ?? 0] || ''}\r\n`;
+  const raw = response.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (close && /^(connection|keep-alive|transfer-encoding)$/i.test(raw[i]!)) continue;
+    head += `${raw[i]}: ${raw[i + 1]}\r\n`;
+  }
+  if (setCookie) head += `set-cookie: ${setCookie}\r\n`;
+  if (close) head += 'connection: close\r\n';
+  return `${head}\r\n`;
+}
+
+function answer(client: Duplex, error: ErrorAnswer): void {
+  if (client.destroyed) return;
+  client.end(rawErrorResponse(error, STATUS_CODES[error.status] ?? 'Error'));
+}
