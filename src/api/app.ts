@@ -29,6 +29,7 @@ export function createApiApp(platform: Platform): Hono<AppEnv> {
     '/',
     workerRoutes(platform.functions.workers, platform.functions.logs, {
       uploadLimit: scriptUploadLimit(platform.config.env),
+      tails: platform.functions.tails,
     }),
   );
   api.route('/', r2Routes(platform.storage));

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { AccountService } from '../accounts/index.ts';
 import type { Database } from '../db/index.ts';
 import type { ServerConfig } from '../server/config.ts';
@@ -6,6 +7,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { R2ServiceResolver } from './runtime/config.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime } from './runtime/supervisor.ts';
+import { TailTraces } from './runtime/tail-traces.ts';
+import { TailSessions } from './tail/sessions.ts';
 import { WorkersService, type BucketLookup } from './service.ts';
 import { SqliteWorkerStore } from './store.ts';
 
@@ -13,6 +16,9 @@ export interface FunctionsPlatform {
   workers: WorkersService;
   runtime: FunctionsRuntime;
   logs: FunctionLogHub;
+  traces: TailTraces;
+  /** `wrangler tail` / `ledge tail` sessions; their WebSockets arrive as upgrades on the API listener. */
+  tails: TailSessions;
 }
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
@@ -27,11 +33,14 @@ export function createFunctions(deps: {
   r2: R2ServiceResolver;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
+  const traces = new TailTraces(resolve(deps.paths.runtime));
+  const tails = new TailSessions({ traces, ttlMs: tailSessionSeconds(deps.config.env) * 1000 });
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
     logger: deps.logger.child({ subsystem: 'functions' }),
     logs,
+    traces,
     r2: deps.r2,
     deployed: () => workers.deployedScripts(),
   });
@@ -41,5 +50,15 @@ export function createFunctions(deps: {
     buckets: deps.buckets,
     accounts: deps.accounts,
   });
-  return { workers, runtime, logs };
+  return { workers, runtime, logs, traces, tails };
+}
+
+/** How long a tail session lives: 6 hours, as Cloudflare's do, or LEDGE_TAIL_SESSION_SECONDS (tests). */
+function tailSessionSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = env['LEDGE_TAIL_SESSION_SECONDS'];
+  if (raw === undefined || raw === '') return 6 * 3600;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 7 * 86_400)
+    throw new Error(`invalid LEDGE_TAIL_SESSION_SECONDS: ${raw} (use a whole number of seconds from 1 to 604800)`);
+  return value;
 }

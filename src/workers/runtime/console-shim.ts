@@ -1,3 +1,5 @@
+import { traceShimSource } from './trace-shim.ts';
+
 /** Marks the stdout lines of workerd that carry a function's console output (see log-hub.ts). */
 export const LOG_MARKER = '\u0001ledge-log ';
 
@@ -14,10 +16,14 @@ const format = (value) => {
   if (value instanceof Error) return value.stack ?? String(value);
   try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
 };
+let traceLog;
 for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-  console[level] = (...args) => write(${JSON.stringify(LOG_MARKER)} + JSON.stringify({ ...tag, level, time: Date.now(), message: args.map(format) }));
+  console[level] = (...args) => {
+    write(${JSON.stringify(LOG_MARKER)} + JSON.stringify({ ...tag, level, time: Date.now(), message: args.map(format) }));
+    traceLog(level, args);
+  };
 }
-`;
+${traceShimSource(accountId, script)}`;
 }
 
 /** The module workerd starts: loads the shim first (imports run in order), then re-exports the user's main. */
@@ -27,12 +33,12 @@ export function wrapperSource(
   hostGuard?: { host: string; domain: string },
 ): string {
   const main = JSON.stringify(`./${mainModule}`);
-  const head = `import ${JSON.stringify(`./${shimName}`)};\nexport * from ${main};\n`;
-  if (!hostGuard) return `${head}export { default } from ${main};\n`;
+  // The shim's __ledgeTrace wraps the default export for tail sessions (trace-shim.ts).
+  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\nexport * from ${main};\nimport main from ${main};\n`;
+  if (!hostGuard) return `${head}export default __ledgeTrace(main);\n`;
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.
-  return `${head}import main from ${main};
-const HOST = ${JSON.stringify(hostGuard.host)};
+  return `${head}const HOST = ${JSON.stringify(hostGuard.host)};
 const hostOf = (request) => (request.headers.get('host') ?? '').toLowerCase().replace(/:\\d+$/, '').replace(/\\.$/, '');
 const notFound = (host) => new Response(\`No function is deployed at \${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${hostGuard.domain}.\\n\`, {
   status: 404,
@@ -55,6 +61,6 @@ if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     },
   });
 }
-export default guarded;
+export default __ledgeTrace(guarded);
 `;
 }
