@@ -69,3 +69,9 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
+export {
+  openTailSession,
+  type TailEventMessage,
+  type TailSessionFilter,
+  type TailSessionHandle,
+} from './tail-session.ts';

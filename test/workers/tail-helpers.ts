@@ -30,7 +30,7 @@ function collect(child: ChildProcess): RunningTail {
     child,
     stdout,
     stderr,
-    waitFor(match, timeoutMs = 60_000) {
+    waitFor(match, timeoutMs = 45_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = stdout.find(match);
@@ -120,11 +120,14 @@ export function startLedgeTail(ledge: TestLedge, args: string[]): RunningTail {
 }
 
 /** Waits until the server has `count` connected tail sessions for the script (wrangler --format json says nothing). */
-export async function waitForSessions(ledge: TestLedge, count: number, timeoutMs = 60_000): Promise<void> {
+export async function waitForSessions(ledge: TestLedge, count: number, timeoutMs = 45_000, clients?: RunningTail[]): Promise<void> {
   const tails = ledge.server.platform.functions.tails;
   const deadline = Date.now() + timeoutMs;
   while (tails.connectedCount < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} connected tail sessions, have ${tails.connectedCount}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }

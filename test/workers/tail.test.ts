@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
-import { startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
+import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
 
 const WORKER = `export default {
   async fetch(request) {
@@ -41,11 +41,11 @@ describe('wrangler tail', () => {
     await enableWorkersDev(ledge, 'tailed');
     host = `tailed.${await accountSubdomain(ledge)}.localhost`;
     port = functionsPort(ledge);
-  });
+  }, 150_000);
   afterAll(async () => {
     await stopAll();
     await ledge?.close();
-  });
+  }, 150_000);
 
   it('streams one JSON event per request with request, response, logs and outcome', async () => {
     const t = await tail([]);
@@ -66,7 +66,7 @@ describe('wrangler tail', () => {
     expect(typeof event!['eventTimestamp']).toBe('number');
     expect(Math.abs((event!['eventTimestamp'] as number) - Date.now())).toBeLessThan(60_000);
     await stopAll();
-  });
+  }, 150_000);
 
   it('reports an uncaught exception with name, message and stack, and the console.error before it', async () => {
     const t = await tail([]);
@@ -87,7 +87,7 @@ describe('wrangler tail', () => {
     expect(exception.stack).toMatch(/at .*index\.js/);
     expect(typeof exception.timestamp).toBe('number');
     await stopAll();
-  });
+  }, 150_000);
 
   it('--format pretty prints the request line, the logs and the exception', async () => {
     const t = startWranglerTail(ledge, ['tailed', '--format', 'pretty']);
@@ -99,7 +99,7 @@ describe('wrangler tail', () => {
     // wrangler prints exceptions with logger.error (stderr).
     await vi.waitFor(() => expect(t.stderr.join('\n')).toContain('TypeError: kaboom 2'), { timeout: 15_000 });
     await stopAll();
-  });
+  }, 150_000);
 
   it('--status error, --method, --search, --header select the matching events only', async () => {
     const errors = await tail(['--status', 'error']);
@@ -124,7 +124,7 @@ describe('wrangler tail', () => {
     expect(paths(search)).toEqual(['/search?n=2']);
     expect(paths(header)).toEqual(['/ok?picked', '/boom?n=last']);
     await stopAll();
-  });
+  }, 150_000);
 
   it('--sampling-rate keeps about that share of the events', async () => {
     const t = await tail(['--sampling-rate', '0.3']);
@@ -135,7 +135,73 @@ describe('wrangler tail', () => {
     expect(count).toBeGreaterThan(10);
     expect(count).toBeLessThan(55);
     await stopAll();
-  });
+  }, 150_000);
+
+  it('ledge tail prints one line per request, its console output and the exception stack', async () => {
+    const t = startLedgeTail(ledge, ['tailed']);
+    running.push(t);
+    await waitForSessions(ledge, 1);
+    await call('/created', { method: 'PUT', body: 'x' });
+    await call('/boom?n=cli');
+    await t.waitFor((l) => l.includes('kaboom cli'));
+    const out = t.stdout.join('\n');
+    expect(out).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z PUT http://${host}:${port}/created 201 \\d+ms ok$`, 'm'));
+    expect(out).toContain('  [log] handling PUT /created');
+    expect(out).toMatch(new RegExp(`GET http://${host}:${port}/boom\\?n=cli 500 \\d+ms exception`));
+    expect(out).toContain('  [error] about to fail {"code":7}');
+    expect(out).toContain('  TypeError: kaboom cli');
+    expect(out).toMatch(/^ +at .*index\.js/m);
+    expect(out).not.toContain('__ledge_');
+    await stopAll();
+  }, 150_000);
+
+  it('ledge tail --json --status error --method --search select events in wrangler\'s shape', async () => {
+    const errors = startLedgeTail(ledge, ['tailed', '--json', '--status', 'error']);
+    const posts = startLedgeTail(ledge, ['tailed', '--json', '--method', 'post']);
+    const search = startLedgeTail(ledge, ['tailed', '--json', '--search', 'needle-9']);
+    running.push(errors, posts, search);
+    await waitForSessions(ledge, 3, 45_000, [errors, posts, search]);
+    await call('/ok');
+    await call('/search?n=9', { method: 'POST', body: 'b' });
+    await call('/boom?n=json');
+    await call('/boom?n=final', { method: 'POST', body: 'needle-9' });
+    await errors.waitFor((l) => l.includes('kaboom final'));
+    await posts.waitFor((l) => l.includes('kaboom final'));
+    await search.waitFor((l) => l.includes('needle-9'));
+    await new Promise((r) => setTimeout(r, 300));
+    const urls = (t: RunningTail) =>
+      t.stdout.map((l) => new URL((JSON.parse(l) as { event: { request: { url: string } } }).event.request.url)).map((u) => u.pathname + u.search);
+    expect(urls(errors)).toEqual(['/boom?n=json', '/boom?n=final']);
+    expect(urls(posts)).toEqual(['/search?n=9', '/boom?n=final']);
+    expect(urls(search)).toEqual(['/search?n=9']);
+    expect(JSON.parse(errors.stdout[0]!)).toMatchObject({ outcome: 'exception', scriptName: 'tailed', exceptions: [{ name: 'TypeError' }] });
+    // A bad flag is a usage error before any session opens.
+    const bad = startLedgeTail(ledge, ['tailed', '--status', 'weird']);
+    await new Promise<void>((resolve) => bad.child.once('exit', () => resolve()));
+    expect(bad.child.exitCode).toBe(2);
+    expect(bad.stderr.join('\n')).toContain('--status weird');
+    await stopAll();
+    await vi.waitFor(() => expect(ledge.server.platform.functions.tails.size).toBe(0), { timeout: 10_000 });
+  }, 150_000);
+
+  it('a request killed at its CPU limit is reported as exceededCpu', async () => {
+    const spinner = `export default { fetch(request) { if (new URL(request.url).pathname === '/spin') { while (true) {} } return new Response('ok'); } };`;
+    const uploaded = await uploadScript(ledge, 'spinner', { modules: { 'index.js': spinner }, metadata: { limits: { cpu_ms: 100 } } });
+    expect(uploaded.status).toBe(200);
+    await enableWorkersDev(ledge, 'spinner');
+    const t = startLedgeTail(ledge, ['spinner', '--json']);
+    running.push(t);
+    await waitForSessions(ledge, 1);
+    // The process is killed under it: with one account there is no front process to answer 1102.
+    await callFunction(port, host.replace(/^tailed\./, 'spinner.'), '/spin').catch(() => undefined);
+    const line = await t.waitFor((l) => l.includes('exceededCpu'));
+    expect(JSON.parse(line)).toMatchObject({
+      outcome: 'exceededCpu',
+      scriptName: 'spinner',
+      event: { request: { method: 'GET', url: `http://${host.replace(/^tailed\./, 'spinner.')}:${port}/spin` } },
+    });
+    await stopAll();
+  }, 150_000);
 
   it('sessions are listed, deleted, refused across accounts, and end with the script', async () => {
     const base = `/accounts/${ledge.accountId}/workers/scripts/tailed/tails`;
@@ -163,5 +229,5 @@ describe('wrangler tail', () => {
     await new Promise<void>((resolve) => (t.child.exitCode === null ? t.child.once('exit', () => resolve()) : resolve()));
     expect(ledge.server.platform.functions.tails.size).toBe(0);
     expect(ledge.server.platform.functions.traces.pendingCount).toBe(0);
-  });
+  }, 150_000);
 });
