@@ -12,7 +12,10 @@ export function registerTail(program: Command): void {
     .description(
       "Stream a function's requests as they happen: one line per request, its console output and uncaught exceptions under it (default script: `name` from wrangler.toml)",
     )
-    .option('--status <status...>', 'only requests with this outcome: ok, error (exception or limit exceeded), canceled')
+    .option(
+      '--status <status...>',
+      'only requests with this outcome: ok, error (exception or limit exceeded), canceled',
+    )
     .option('--method <method...>', 'only requests with this HTTP method')
     .option('--search <text>', 'only requests whose console output or exception contains this text')
     .option('--history <lines>', 'first print this many kept console lines', '0')
@@ -52,7 +55,8 @@ function tailFilters(options: Record<string, unknown>): TailSessionFilter[] {
     if (unknown) throw new UsageError(`--status ${unknown}: use ok, error or canceled`);
     const outcomes = new Set<string>();
     for (const status of statuses) {
-      if (status === 'error') for (const o of ['exception', 'exceededCpu', 'exceededMemory', 'unknown']) outcomes.add(o);
+      if (status === 'error')
+        for (const o of ['exception', 'exceededCpu', 'exceededMemory', 'unknown']) outcomes.add(o);
       else outcomes.add(status);
     }
     filters.push({ outcome: [...outcomes] });
@@ -96,8 +100,11 @@ export function formatEvent(event: TailEventMessage): string {
 
 /** A function's output must not drive the terminal: control characters (but tabs) are shown as \uXXXX. */
 function escapeControl(line: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return line.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return line.replace(
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function indent(text: string): string[] {

@@ -55,7 +55,8 @@ export const WorkerErrors = {
     new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),
   subdomainTaken: (name: string) => new LedgeError(409, 10036, `The subdomain "${clip(name)}" is already taken.`),
   invalidDeployment: (message: string) => new LedgeError(400, 10021, message),
-  tailNotFound: () => new LedgeError(404, 10007, 'This tail session does not exist (it ended, expired or belongs to another Worker).'),
+  tailNotFound: () =>
+    new LedgeError(404, 10007, 'This tail session does not exist (it ended, expired or belongs to another Worker).'),
   /** `wrangler dev --remote` asks for a preview session on the edge; Ledge runs deployed functions only. */
   remotePreviewUnsupported: () =>
     new LedgeError(

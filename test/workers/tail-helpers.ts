@@ -75,7 +75,8 @@ export function wranglerJsonEvents(text: string): Record<string, unknown>[] {
     if (ch === '"') inString = true;
     else if (ch === '{') {
       if (depth++ === 0) start = i;
-    } else if (ch === '}' && --depth === 0) events.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
+    } else if (ch === '}' && --depth === 0)
+      events.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
   }
   return events;
 }
@@ -120,7 +121,12 @@ export function startLedgeTail(ledge: TestLedge, args: string[]): RunningTail {
 }
 
 /** Waits until the server has `count` connected tail sessions for the script (wrangler --format json says nothing). */
-export async function waitForSessions(ledge: TestLedge, count: number, timeoutMs = 45_000, clients?: RunningTail[]): Promise<void> {
+export async function waitForSessions(
+  ledge: TestLedge,
+  count: number,
+  timeoutMs = 45_000,
+  clients?: RunningTail[],
+): Promise<void> {
   const tails = ledge.server.platform.functions.tails;
   const deadline = Date.now() + timeoutMs;
   while (tails.connectedCount < count) {

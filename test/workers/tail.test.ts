@@ -118,7 +118,13 @@ describe('wrangler tail', () => {
     for (const t of [errors, posts, header]) await t.waitFor((l) => l.includes('kaboom last'));
     await new Promise((r) => setTimeout(r, 300));
     const paths = (t: RunningTail) =>
-      t.events().map((e) => new URL((e as { event: { request: { url: string } } }).event.request.url).pathname + new URL((e as { event: { request: { url: string } } }).event.request.url).search);
+      t
+        .events()
+        .map(
+          (e) =>
+            new URL((e as { event: { request: { url: string } } }).event.request.url).pathname +
+            new URL((e as { event: { request: { url: string } } }).event.request.url).search,
+        );
     expect(paths(errors)).toEqual(['/boom?n=3', '/boom?n=last']);
     expect(paths(posts)).toEqual(['/created', '/boom?n=last']);
     expect(paths(search)).toEqual(['/search?n=2']);
@@ -145,7 +151,9 @@ describe('wrangler tail', () => {
     await call('/boom?n=cli');
     await t.waitFor((l) => l.includes('kaboom cli'));
     const out = t.stdout.join('\n');
-    expect(out).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z PUT http://${host}:${port}/created 201 \\d+ms ok$`, 'm'));
+    expect(out).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z PUT http://${host}:${port}/created 201 \\d+ms ok$`, 'm'),
+    );
     expect(out).toContain('  [log] handling PUT /created');
     expect(out).toMatch(new RegExp(`GET http://${host}:${port}/boom\\?n=cli 500 \\d+ms exception`));
     expect(out).toContain('  [error] about to fail {"code":7}');
@@ -155,7 +163,7 @@ describe('wrangler tail', () => {
     await stopAll();
   }, 150_000);
 
-  it('ledge tail --json --status error --method --search select events in wrangler\'s shape', async () => {
+  it("ledge tail --json --status error --method --search select events in wrangler's shape", async () => {
     const errors = startLedgeTail(ledge, ['tailed', '--json', '--status', 'error']);
     const posts = startLedgeTail(ledge, ['tailed', '--json', '--method', 'post']);
     const search = startLedgeTail(ledge, ['tailed', '--json', '--search', 'needle-9']);
@@ -170,11 +178,17 @@ describe('wrangler tail', () => {
     await search.waitFor((l) => l.includes('needle-9'));
     await new Promise((r) => setTimeout(r, 300));
     const urls = (t: RunningTail) =>
-      t.stdout.map((l) => new URL((JSON.parse(l) as { event: { request: { url: string } } }).event.request.url)).map((u) => u.pathname + u.search);
+      t.stdout
+        .map((l) => new URL((JSON.parse(l) as { event: { request: { url: string } } }).event.request.url))
+        .map((u) => u.pathname + u.search);
     expect(urls(errors)).toEqual(['/boom?n=json', '/boom?n=final']);
     expect(urls(posts)).toEqual(['/search?n=9', '/boom?n=final']);
     expect(urls(search)).toEqual(['/search?n=9']);
-    expect(JSON.parse(errors.stdout[0]!)).toMatchObject({ outcome: 'exception', scriptName: 'tailed', exceptions: [{ name: 'TypeError' }] });
+    expect(JSON.parse(errors.stdout[0]!)).toMatchObject({
+      outcome: 'exception',
+      scriptName: 'tailed',
+      exceptions: [{ name: 'TypeError' }],
+    });
     // A bad flag is a usage error before any session opens.
     const bad = startLedgeTail(ledge, ['tailed', '--status', 'weird']);
     await new Promise<void>((resolve) => bad.child.once('exit', () => resolve()));
@@ -186,7 +200,10 @@ describe('wrangler tail', () => {
 
   it('a request killed at its CPU limit is reported as exceededCpu', async () => {
     const spinner = `export default { fetch(request) { if (new URL(request.url).pathname === '/spin') { while (true) {} } return new Response('ok'); } };`;
-    const uploaded = await uploadScript(ledge, 'spinner', { modules: { 'index.js': spinner }, metadata: { limits: { cpu_ms: 100 } } });
+    const uploaded = await uploadScript(ledge, 'spinner', {
+      modules: { 'index.js': spinner },
+      metadata: { limits: { cpu_ms: 100 } },
+    });
     expect(uploaded.status).toBe(200);
     await enableWorkersDev(ledge, 'spinner');
     const t = startLedgeTail(ledge, ['spinner', '--json']);
@@ -226,7 +243,9 @@ describe('wrangler tail', () => {
     const t = await tail([]);
     expect(ledge.server.platform.functions.tails.size).toBe(1);
     expect((await api(ledge, 'DELETE', `/accounts/${ledge.accountId}/workers/scripts/tailed`)).status).toBe(200);
-    await new Promise<void>((resolve) => (t.child.exitCode === null ? t.child.once('exit', () => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      t.child.exitCode === null ? t.child.once('exit', () => resolve()) : resolve(),
+    );
     expect(ledge.server.platform.functions.tails.size).toBe(0);
     expect(ledge.server.platform.functions.traces.pendingCount).toBe(0);
   }, 150_000);

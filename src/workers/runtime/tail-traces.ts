@@ -131,7 +131,9 @@ export class TailTraces {
       outcome: record.outcome,
       exceptions: record.exceptions,
       logs: record.logs,
-      ...(record.status === undefined ? {} : { event: { request: pending.start.request, response: { status: record.status } } }),
+      ...(record.status === undefined
+        ? {}
+        : { event: { request: pending.start.request, response: { status: record.status } } }),
       wallTime: Math.max(0, record.end - pending.start.eventTimestamp),
     });
     return true;
@@ -158,7 +160,11 @@ export class TailTraces {
     for (const [id, pending] of this.#pending) {
       if (pending.source !== source) continue;
       this.#pending.delete(id);
-      this.#publish(pending.start.a, { ...this.#base(pending.start), outcome, wallTime: Date.now() - pending.start.eventTimestamp });
+      this.#publish(pending.start.a, {
+        ...this.#base(pending.start),
+        outcome,
+        wallTime: Date.now() - pending.start.eventTimestamp,
+      });
     }
   }
 

@@ -10,7 +10,9 @@ export function maskClientFrames(socket: Duplex): void {
   const rewrite = frameMasker();
   const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
   socket.emit = ((event: string | symbol, ...args: unknown[]) =>
-    event === 'data' && Buffer.isBuffer(args[0]) ? emit('data', rewrite(args[0])) : emit(event, ...args)) as Duplex['emit'];
+    event === 'data' && Buffer.isBuffer(args[0])
+      ? emit('data', rewrite(args[0]))
+      : emit(event, ...args)) as Duplex['emit'];
 }
 
 /** A stateful rewriter over the client's byte stream (frames may span chunks). */
@@ -35,8 +37,7 @@ export function frameMasker(): (chunk: Buffer) => Buffer {
       const masked = (header[1]! & 0x80) !== 0;
       if (header.length < 2 + extended + (masked ? 4 : 0)) continue;
       const bytes = Buffer.from(header);
-      const length =
-        extended === 0 ? short : extended === 2 ? bytes.readUInt16BE(2) : Number(bytes.readBigUInt64BE(2));
+      const length = extended === 0 ? short : extended === 2 ? bytes.readUInt16BE(2) : Number(bytes.readBigUInt64BE(2));
       if (masked) out.push(bytes);
       else {
         bytes[1] = bytes[1]! | 0x80;
