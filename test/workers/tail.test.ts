@@ -4,13 +4,14 @@ import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, u
 import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
 
 const WORKER = `export default {
-  async fetch(request) {
+  async fetch(request, env) {
     const url = new URL(request.url);
     console.log('handling', request.method, url.pathname);
     if (url.pathname === '/boom') {
       console.error('about to fail', { code: 7 });
       throw new TypeError('kaboom ' + url.searchParams.get('n'));
     }
+    if (url.pathname === '/env') return new Response(JSON.stringify(Object.keys(env)));
     if (url.pathname === '/search') console.log('needle-' + url.searchParams.get('n'));
     return new Response('ok ' + url.pathname, { status: url.pathname === '/created' ? 201 : 200 });
   },
@@ -48,6 +49,8 @@ describe('wrangler tail', () => {
   }, 150_000);
 
   it('streams one JSON event per request with request, response, logs and outcome', async () => {
+    // The platform's tail-flag binding does not show in the script's env.
+    expect((await call('/env')).text).toBe('[]');
     const t = await tail([]);
     expect((await call('/created?x=1', { headers: { 'x-test': 'yes' } })).status).toBe(201);
     await t.waitFor((l) => l.includes('"/created') || l.includes('created?x=1'));

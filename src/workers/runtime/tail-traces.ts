@@ -44,30 +44,31 @@ export interface TraceSource {
   readonly limitExceeded: 'cpu' | 'memory' | undefined;
 }
 
-interface StartRecord {
-  t: 'start';
-  a: string;
-  s: string;
-  id: string;
-  eventTimestamp: number;
-  request: TailEvent['event']['request'];
-}
-
-interface EndRecord {
-  t: 'end';
-  a: string;
-  s: string;
-  id: string;
-  outcome: 'ok' | 'exception';
-  status?: number;
-  logs: TailLog[];
-  exceptions: TailException[];
-  end: number;
-}
-
 interface Pending {
-  start: StartRecord;
+  accountId: string;
+  script: string;
+  method: string;
+  url: string;
+  eventTimestamp: number;
   source: TraceSource | undefined;
+}
+
+/**
+ * One traced request as its listeners get it: the JSON text as workerd wrote it (sent on as it is) and,
+ * parsed only when a listener needs to look inside (filters), the event.
+ */
+export class TracedRequest {
+  readonly json: string;
+  #event: TailEvent | undefined;
+
+  constructor(json: string, event?: TailEvent) {
+    this.json = json;
+    this.#event = event;
+  }
+
+  get event(): TailEvent {
+    return (this.#event ??= JSON.parse(this.json) as TailEvent);
+  }
 }
 
 /**
@@ -101,45 +102,42 @@ export class TailTraces {
       rmSync(join(dir, script), { force: true });
       // A request whose client went away never writes its end line: nobody waits for those any more.
       for (const [id, pending] of this.#pending)
-        if (pending.start.a === accountId && pending.start.s === script) this.#pending.delete(id);
+        if (pending.accountId === accountId && pending.script === script) this.#pending.delete(id);
     }
   }
 
-  /** Takes one line of workerd stdout; returns false when it is not a trace line. */
+  /**
+   * Takes one line of workerd stdout; returns false when it is not a trace line. Lines (trace-shim.ts):
+   * `<marker><account> <script> s <id> <method> <url>` and `<marker><account> <script> e <id> <json>`.
+   */
   ingestLine(line: string, source?: TraceSource): boolean {
     const at = line.indexOf(TRACE_MARKER);
     if (at < 0) return false;
-    let record: StartRecord | EndRecord;
-    try {
-      record = JSON.parse(line.slice(at + TRACE_MARKER.length)) as StartRecord | EndRecord;
-    } catch {
-      return true;
-    }
-    if (record.t === 'start') {
-      this.#pending.set(record.id, { start: record, source });
+    const fields = line.slice(at + TRACE_MARKER.length);
+    const [accountId, script, kind, id] = fields.split(' ', 4);
+    if (!accountId || !script || !id) return true;
+    const rest = fields.slice(accountId.length + script.length + kind!.length + id.length + 4);
+    if (kind === 's') {
+      const space = rest.indexOf(' ');
+      this.#pending.set(id, {
+        accountId,
+        script,
+        method: rest.slice(0, space),
+        url: rest.slice(space + 1),
+        eventTimestamp: Date.now(),
+        source,
+      });
       if (source && !this.#watched.has(source)) {
         this.#watched.add(source);
         void source.exited.then(() => this.#sourceExited(source));
       }
-      return true;
+    } else if (kind === 'e' && this.#pending.delete(id)) {
+      this.#events.emit(`${accountId}/${script}`, new TracedRequest(rest));
     }
-    const pending = this.#pending.get(record.id);
-    if (!pending) return true;
-    this.#pending.delete(record.id);
-    this.#publish(pending.start.a, {
-      ...this.#base(pending.start),
-      outcome: record.outcome,
-      exceptions: record.exceptions,
-      logs: record.logs,
-      ...(record.status === undefined
-        ? {}
-        : { event: { request: pending.start.request, response: { status: record.status } } }),
-      wallTime: Math.max(0, record.end - pending.start.eventTimestamp),
-    });
     return true;
   }
 
-  subscribe(accountId: string, script: string, listener: (event: TailEvent) => void): () => void {
+  subscribe(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
     const key = `${accountId}/${script}`;
     this.#events.on(key, listener);
     return () => this.#events.off(key, listener);
@@ -160,30 +158,19 @@ export class TailTraces {
     for (const [id, pending] of this.#pending) {
       if (pending.source !== source) continue;
       this.#pending.delete(id);
-      this.#publish(pending.start.a, {
-        ...this.#base(pending.start),
+      const event: TailEvent = {
         outcome,
-        wallTime: Date.now() - pending.start.eventTimestamp,
-      });
+        scriptName: pending.script,
+        exceptions: [],
+        logs: [],
+        eventTimestamp: pending.eventTimestamp,
+        event: { request: { url: pending.url, method: pending.method, headers: {}, cf: {} } },
+        wallTime: Date.now() - pending.eventTimestamp,
+        diagnosticsChannelEvents: [],
+        truncated: false,
+        executionModel: 'stateless',
+      };
+      this.#events.emit(`${pending.accountId}/${pending.script}`, new TracedRequest(JSON.stringify(event), event));
     }
-  }
-
-  #base(start: StartRecord): TailEvent {
-    return {
-      outcome: 'unknown',
-      scriptName: start.s,
-      exceptions: [],
-      logs: [],
-      eventTimestamp: start.eventTimestamp,
-      event: { request: start.request },
-      wallTime: 0,
-      diagnosticsChannelEvents: [],
-      truncated: false,
-      executionModel: 'stateless',
-    };
-  }
-
-  #publish(accountId: string, event: TailEvent): void {
-    this.#events.emit(`${accountId}/${event.scriptName}`, event);
   }
 }

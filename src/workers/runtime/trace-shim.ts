@@ -14,8 +14,9 @@ export const ALS_FLAG = 'nodejs_als';
  * script would restart workerd, and left on they cost every request a second isolate call. Here, a request
  * costs one comparison while nobody tails its script: the isolate reads its script's flag file (a disk
  * service, in process) at most once per TAIL_FLAG_TTL_MS. While the flag is set, each request writes a
- * start line (so a request whose process the watchdog kills is still reported) and an end line with its
- * outcome, status, console calls and uncaught exception. Console calls are matched to their request with
+ * short start line `<marker><account> <script> s <id> <method> <url>` (so a request whose process the
+ * watchdog kills is still reported) and an end line `<marker><account> <script> e <id> <TailEventMessage
+ * JSON>` with its outcome, status, console calls and uncaught exception. Console calls are matched to their request with
  * AsyncLocalStorage, which stays right when an isolate serves several requests at once.
  *
  * `env` reaches the user's code without the flag binding (handlers get a copy; class entrypoints get it in
@@ -27,7 +28,7 @@ const traceStore = new AsyncLocalStorage();
 const TRACE = ${JSON.stringify(TRACE_MARKER)};
 const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
 const FLAG_URL = ${JSON.stringify(`http://tail-flags/${encodeURIComponent(accountId)}/${encodeURIComponent(script)}`)};
-const emit = (record) => write(TRACE + JSON.stringify({ ...tag, ...record }));
+const HEAD = TRACE + ${JSON.stringify(`${accountId} ${script} `)};
 const logValue = (value) => {
   if (value === undefined || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
   if (value instanceof Error) return value.stack ?? String(value);
@@ -63,7 +64,8 @@ let sequence = 0;
 async function traced(request, run) {
   const id = \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\${++sequence}\`;
   const eventTimestamp = Date.now();
-  emit({ t: 'start', id, eventTimestamp, request: { url: request.url, method: request.method, headers: Object.fromEntries(request.headers), cf: request.cf ?? {} } });
+  // The start line is short (no JSON): it only lets the server report a request whose process is killed.
+  write(\`\${HEAD}s \${id} \${request.method} \${request.url}\`);
   const trace = { logs: [], exceptions: [] };
   let outcome = 'ok';
   let status;
@@ -83,7 +85,21 @@ async function traced(request, run) {
     });
     throw error;
   } finally {
-    emit({ t: 'end', id, outcome, status, logs: trace.logs, exceptions: trace.exceptions, end: Date.now() });
+    // The end line is the whole TailEventMessage, so the server can pass it on without re-encoding it.
+    const event = {
+      outcome,
+      scriptName: tag.s,
+      exceptions: trace.exceptions,
+      logs: trace.logs,
+      eventTimestamp,
+      event: { request: { url: request.url, method: request.method, headers: Object.fromEntries(request.headers), cf: request.cf ?? {} } },
+      wallTime: Date.now() - eventTimestamp,
+      diagnosticsChannelEvents: [],
+      truncated: false,
+      executionModel: 'stateless',
+    };
+    if (status !== undefined) event.event.response = { status };
+    write(\`\${HEAD}e \${id} \${JSON.stringify(event)}\`);
   }
 }
 async function fetchSlow(fetch, self, request, env, ctx) {
@@ -112,11 +128,13 @@ export function __ledgeTrace(main) {
   }
   if (main === null || typeof main !== 'object') return main;
   const wrapped = Object.create(Object.getPrototypeOf(main));
-  for (const key of Object.keys(main)) {
+  // Own properties, and handlers a class instance has on its prototype.
+  const handlers = ['fetch', 'scheduled', 'queue', 'email', 'tail', 'trace', 'tailStream', 'test'].filter((h) => typeof main[h] === 'function');
+  for (const key of new Set([...Object.keys(main), ...handlers])) {
     const value = main[key];
     if (typeof value !== 'function') wrapped[key] = value;
-    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return tracedFetch(value, this, request, env, ctx); };
-    else wrapped[key] = function (event, env, ...rest) { return value.call(this, event, userEnv(env), ...rest); };
+    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return tracedFetch(value, main, request, env, ctx); };
+    else wrapped[key] = function (event, env, ...rest) { return value.call(main, event, userEnv(env), ...rest); };
   }
   return wrapped;
 }

@@ -68,3 +68,8 @@ export function matchesFilters(event: TailEvent, filters: TailFilter[], random: 
   }
   return true;
 }
+
+/** The sampling filters alone (the others need the event). */
+export function passesSampling(filters: TailFilter[], random: () => number = Math.random): boolean {
+  return filters.every((f) => !('sampling_rate' in f) || random() < f.sampling_rate);
+}

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { TailTraces } from '../runtime/tail-traces.ts';
 import { TAIL_FLAG_TTL_MS } from '../runtime/trace-shim.ts';
 import { maskClientFrames } from './client-frames.ts';
-import { matchesFilters, type TailFilter } from './filters.ts';
+import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
 export const TAIL_PROTOCOL = 'trace-v1';
@@ -158,9 +158,12 @@ export class TailSessions {
     ws.on('message', () => undefined);
     ws.on('close', () => this.#end(session));
     ws.on('error', () => this.#end(session));
-    session.unsubscribe = this.#traces.subscribe(session.accountId, session.script, (event) => {
+    // Without filters that look inside an event, it is sent as workerd wrote it, never parsed here.
+    const inspects = session.filters.some((f) => !('sampling_rate' in f) && !('scriptVersion' in f));
+    session.unsubscribe = this.#traces.subscribe(session.accountId, session.script, (traced) => {
       if (ws.readyState !== ws.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
-      if (matchesFilters(event, session.filters)) ws.send(JSON.stringify(event));
+      if (inspects ? matchesFilters(traced.event, session.filters) : passesSampling(session.filters))
+        ws.send(traced.json);
     });
   }
 
