@@ -81,3 +81,9 @@ export {
   type LoadBalancerSummary,
   type PoolReference,
 } from './load-balancers.ts';
+export {
+  openTailSession,
+  type TailEventMessage,
+  type TailSessionFilter,
+  type TailSessionHandle,
+} from './tail-session.ts';

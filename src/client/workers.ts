@@ -105,15 +105,19 @@ export interface FunctionLogLine {
   message: string[];
 }
 
-/** Follows a script's console output (Ledge extension: an NDJSON stream); stop by leaving the loop. */
+/**
+ * Follows a script's console output (Ledge extension: an NDJSON stream); stop by leaving the loop. With
+ * `follow: false`, only the last `history` kept lines, then the stream ends.
+ */
 export async function* tailScript(
   api: ApiClient,
   accountId: string,
   script: string,
-  options: { history?: number } = {},
+  options: { history?: number; follow?: boolean } = {},
 ): AsyncGenerator<FunctionLogLine> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/tail`;
-  const response = await api.raw('GET', path, { query: { history: options.history ?? 0 } });
+  const query = { history: options.history ?? 0, ...(options.follow === false ? { follow: 'false' } : {}) };
+  const response = await api.raw('GET', path, { query });
   if (!response.ok || !response.body) {
     await readEnvelope(response);
     return;

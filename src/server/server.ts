@@ -34,6 +34,10 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   );
   applyIdleTimeout(server, timeouts);
   answerProtocolErrors(server);
+  // WebSocket upgrades: only tail sessions (`wrangler tail`) use them.
+  server.on('upgrade', (request, socket, head) => {
+    if (!platform.functions.tails.handleUpgrade(request, socket, head)) socket.destroy();
+  });
   try {
     await listen(server, config);
   } catch (error) {
@@ -63,6 +67,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      platform.functions.tails.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -55,13 +55,8 @@ export const WorkerErrors = {
     new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),
   subdomainTaken: (name: string) => new LedgeError(409, 10036, `The subdomain "${clip(name)}" is already taken.`),
   invalidDeployment: (message: string) => new LedgeError(400, 10021, message),
-  /** `wrangler tail` asks for a WebSocket tail session; Ledge streams console output over plain HTTP instead. */
-  liveTailUnsupported: (script: string) =>
-    new LedgeError(
-      501,
-      10501,
-      `Ledge does not offer WebSocket tail sessions (wrangler tail). Stream this Worker's console output with \`ledge tail ${script}\`, or GET /accounts/{account_id}/workers/scripts/${script}/tail.`,
-    ),
+  tailNotFound: () =>
+    new LedgeError(404, 10007, 'This tail session does not exist (it ended, expired or belongs to another Worker).'),
   /** `wrangler dev --remote` asks for a preview session on the edge; Ledge runs deployed functions only. */
   remotePreviewUnsupported: () =>
     new LedgeError(

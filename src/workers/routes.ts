@@ -17,7 +17,8 @@ import { parseSettingsPatch } from './settings-patch.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
-import { mountTailRoute } from './tail-route.ts';
+import { mountTailRoute, mountTailSessionRoutes } from './tail-route.ts';
+import type { TailSessions } from './tail/sessions.ts';
 import { mountCronRoutes } from './crons/cron-routes.ts';
 import type { CronService } from './crons/cron-service.ts';
 import { parseScriptUpload } from './upload.ts';
@@ -28,10 +29,11 @@ const CODE = 10021;
 export function workerRoutes(
   workers: WorkersService,
   logs: FunctionLogHub,
-  options: { uploadLimit?: number; crons?: CronService } = {},
+  options: { uploadLimit?: number; crons?: CronService; tails: TailSessions },
 ): Hono<AppEnv> {
   const uploadLimit = options.uploadLimit ?? WORKER_LIMITS.defaultUploadBytes;
   const app = new Hono<AppEnv>();
+  mountTailSessionRoutes(app, workers, options.tails);
   mountTailRoute(app, workers, logs);
   mountPreviewRoutes(app);
   if (options.crons) mountCronRoutes(app, options.crons);

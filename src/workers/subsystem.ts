@@ -20,6 +20,13 @@ export function createWorkersSubsystem(
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
     background: [functions.runtime, functions.crons],
     mountRoutes: (api) =>
-      api.route('/', workerRoutes(functions.workers, functions.logs, { uploadLimit, crons: functions.crons })),
+      api.route(
+        '/',
+        workerRoutes(functions.workers, functions.logs, {
+          uploadLimit,
+          crons: functions.crons,
+          tails: functions.tails,
+        }),
+      ),
   };
 }

@@ -1,28 +1,63 @@
+import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
+import { readJson } from '../api/body.ts';
 import type { AppEnv } from '../api/context.ts';
+import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
+import { resolveSelf, tailCreateBodySchema } from './tail/filters.ts';
+import type { TailSessions } from './tail/sessions.ts';
 
 /**
- * `GET .../scripts/{script}/tail?history=N`: a Ledge extension that streams a function's console output
- * as NDJSON (the last N kept lines first, then live lines) until the client disconnects.
- * Cloudflare's own tail is a WebSocket session; `ledge tail` uses this simpler stream.
+ * Tail sessions as `wrangler tail` uses them: POST .../tails `{filters}` -> `{id, url, expires_at}` (url: the
+ * session's WebSocket, see tail/sessions.ts), GET .../tails (this script's sessions), DELETE .../tails/{id}.
+ * A deleted script's sessions end.
+ */
+export function mountTailSessionRoutes(app: Hono<AppEnv>, workers: WorkersService, tails: TailSessions): void {
+  const base = '/accounts/:account_id/workers/scripts/:script';
+  app.post(`${base}/tails`, async (c) => {
+    const accountId = c.req.param('account_id');
+    const script = c.req.param('script');
+    await workers.requireScript(accountId, script);
+    const body = await readJson(c, tailCreateBodySchema, { code: 10021, emptyAs: {} });
+    const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress;
+    const filters = resolveSelf(body.filters, peer?.replace(/^::ffff:/, ''));
+    return ok(c, tails.create(accountId, script, filters, new URL(c.req.url).origin));
+  });
+  app.get(`${base}/tails`, async (c) => {
+    const accountId = c.req.param('account_id');
+    const script = c.req.param('script');
+    await workers.requireScript(accountId, script);
+    return ok(c, tails.list(accountId, script));
+  });
+  app.delete(`${base}/tails/:tail_id`, async (c) => {
+    const accountId = c.req.param('account_id');
+    const script = c.req.param('script');
+    await workers.requireScript(accountId, script);
+    if (!tails.delete(accountId, script, c.req.param('tail_id'))) throw WorkerErrors.tailNotFound();
+    return ok(c, null);
+  });
+  app.use(base, async (c, next) => {
+    await next();
+    if (c.req.method === 'DELETE' && c.res.ok) tails.closeScript(c.req.param('account_id')!, c.req.param('script')!);
+  });
+}
+
+/**
+ * `GET .../scripts/{script}/tail?history=N[&follow=false]`: a Ledge extension that streams a function's
+ * console output as NDJSON (the last N kept lines first, then live lines until the client disconnects;
+ * with follow=false only the kept lines). `ledge tail --history` reads the kept lines here.
  */
 export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs: FunctionLogHub): void {
-  // What `wrangler tail` creates first: refused with a pointer to the stream below, not a bare "no route".
-  app.post('/accounts/:account_id/workers/scripts/:script/tails', async (c) => {
-    const script = c.req.param('script');
-    await workers.requireScript(c.req.param('account_id'), script);
-    throw WorkerErrors.liveTailUnsupported(script);
-  });
   app.get('/accounts/:account_id/workers/scripts/:script/tail', async (c) => {
     const accountId = c.req.param('account_id');
     const script = c.req.param('script');
     await workers.requireScript(accountId, script);
     const raw = c.req.query('history') ?? '0';
     if (!/^\d{1,5}$/.test(raw)) throw new LedgeError(400, 10021, 'history must be a number of lines from 0 to 99999');
+    const follow = c.req.query('follow') !== 'false';
     const encoder = new TextEncoder();
     let unsubscribe: (() => void) | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
@@ -30,6 +65,10 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
       start(controller) {
         for (const line of logs.recent(accountId, script, Number(raw)))
           controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
+        if (!follow) {
+          controller.close();
+          return;
+        }
         unsubscribe = logs.subscribe(accountId, script, (line) =>
           controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
         );

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { AccountService } from '../accounts/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -9,6 +10,8 @@ import { CronStore } from './crons/cron-store.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
+import { TailTraces } from './runtime/tail-traces.ts';
+import { TailSessions } from './tail/sessions.ts';
 import { WorkersService, type BucketLookup } from './service.ts';
 import { SqlWorkerStore } from './store.ts';
 
@@ -18,11 +21,16 @@ export interface FunctionsPlatform {
   logs: FunctionLogHub;
   /** Cron Triggers: schedules, their runs and the scheduler (a BackgroundService). */
   crons: CronService;
+  traces: TailTraces;
+  /** `wrangler tail` / `ledge tail` sessions; their WebSockets arrive as upgrades on the API listener. */
+  tails: TailSessions;
 }
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
 export function createFunctions(deps: {
   config: FunctionsConfig;
+  /** The server's environment (tunables such as LEDGE_TAIL_SESSION_SECONDS). */
+  env: NodeJS.ProcessEnv;
   db: SqlDatabase;
   secretBox: SecretBox;
   accounts: AccountService;
@@ -33,11 +41,14 @@ export function createFunctions(deps: {
   metrics?: LedgeMetrics | undefined;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
+  const traces = new TailTraces(resolve(deps.paths.runtime));
+  const tails = new TailSessions({ traces, ttlMs: tailSessionSeconds(deps.env) * 1000 });
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
     logger: deps.logger.child({ subsystem: 'functions' }),
     logs,
+    traces,
     r2: deps.r2,
     deployed: () => workers.deployedScripts(),
     metrics: deps.metrics,
@@ -60,5 +71,15 @@ export function createFunctions(deps: {
     logger: deps.logger.child({ subsystem: 'crons' }),
     metrics: deps.metrics,
   });
-  return { workers, runtime, logs, crons };
+  return { workers, runtime, logs, crons, traces, tails };
+}
+
+/** How long a tail session lives: 6 hours, as Cloudflare's do, or LEDGE_TAIL_SESSION_SECONDS (tests). */
+function tailSessionSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = env['LEDGE_TAIL_SESSION_SECONDS'];
+  if (raw === undefined || raw === '') return 6 * 3600;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 7 * 86_400)
+    throw new Error(`invalid LEDGE_TAIL_SESSION_SECONDS: ${raw} (use a whole number of seconds from 1 to 604800)`);
+  return value;
 }

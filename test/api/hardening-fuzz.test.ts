@@ -268,10 +268,10 @@ describe('fuzzing every route', () => {
         const answer = await send(method, target.path, sent, withBody?.body);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         const label = `${method} ${target.path.slice(0, 200)} -> ${answer.status} ${answer.text.slice(0, 300)}`;
-        // 501 is the documented answer to `wrangler tail` (POST .../tails) and to `wrangler dev --remote`'s
-        // preview upload (POST .../edge-preview): a missing feature, not a fault.
+        // 501 is the documented answer to `wrangler dev --remote`'s preview upload (POST .../edge-preview):
+        // a missing feature, not a fault.
         const notImplemented =
-          answer.status === 501 && method === 'POST' && /\/(tails|edge-preview)$/.test(target.path.split('?')[0]!);
+          answer.status === 501 && method === 'POST' && /\/edge-preview$/.test(target.path.split('?')[0]!);
         expect(answer.status < 500 || notImplemented, label).toBe(true);
         if (answer.status >= 400 && method !== 'HEAD') {
           expect(answer.contentType, label).toContain('application/json');

@@ -104,15 +104,6 @@ describe('wrangler against Ledge', () => {
     expect((await callFunction(functionsPort(ledge), host, '/k')).text).toBe('v / no secret / hi');
   });
 
-  it('wrangler tail is refused with a pointer to ledge tail, not a bare "no route"', async () => {
-    const result = await wrangler(['tail', 'fresh-worker', '--format', 'json']);
-    expect(result.code).not.toBe(0);
-    const output = result.stdout + result.stderr;
-    expect(output).toContain('Ledge does not offer WebSocket tail sessions (wrangler tail)');
-    expect(output).toContain('ledge tail fresh-worker');
-    expect(output).toContain('10501');
-  });
-
   it('wrangler dev --remote fails fast with a message that names ledge deploy', async () => {
     const started = Date.now();
     // Ports 0: a developer's 8787/9229 or another test's server must not matter.

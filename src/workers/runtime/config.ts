@@ -7,6 +7,7 @@ import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
+import { ALS_FLAG, TAIL_FLAG_BINDING } from './trace-shim.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
@@ -25,6 +26,8 @@ export interface ConfigInput {
    * `single` (upload check): the only script owns it, unguarded.
    */
   mode: 'router' | 'single';
+  /** Absolute path of the directory of per-script tail flags (tail-flags.ts), served to isolates read-only. */
+  tailFlagsDir: string;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
 }
@@ -130,6 +133,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
         bindings.push(`(name = ${capnpString(binding.name)}, json = ${capnpString(JSON.stringify(binding.json))})`);
       }
     }
+    bindings.push(`(name = ${capnpString(TAIL_FLAG_BINDING)}, service = "ledge-tail-flags")`);
     const bound = new Set(version.bindings.map((b) => b.name));
     for (const secret of secrets) {
       if (!bound.has(secret.name))
@@ -139,7 +143,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     if (date > input.maxCompatibilityDate) date = input.maxCompatibilityDate;
     services.push(
       `(name = ${capnpString(serviceName)}, worker = (modules = ${capnpList(modules)}, compatibilityDate = ${capnpString(date)}, ` +
-        `compatibilityFlags = ${capnpList(version.compatibility_flags.map(capnpString))}, bindings = ${capnpList(bindings)}))`,
+        `compatibilityFlags = ${capnpList(withAsyncLocalStorage(version.compatibility_flags).map(capnpString))}, bindings = ${capnpList(bindings)}))`,
     );
     if (script.workers_dev) {
       const binding = `S${index}`;
@@ -169,6 +173,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     entry = `${only.script.account_id}/${only.script.name}`;
   }
   services.push(...r2Services.values());
+  services.push(`(name = "ledge-tail-flags", disk = (path = ${capnpString(input.tailFlagsDir)}, writable = false))`);
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {
     writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));
@@ -228,6 +233,11 @@ const config :Workerd.Config = (
   const path = join(dir, 'config.capnp');
   writeFileSync(path, config, { mode: 0o600 });
   return path;
+}
+
+/** The trace shim imports node:async_hooks: available with nodejs_compat, else through nodejs_als. */
+function withAsyncLocalStorage(flags: string[]): string[] {
+  return flags.some((f) => f === ALS_FLAG || f.startsWith('nodejs_compat')) ? flags : [...flags, ALS_FLAG];
 }
 
 function externalService(name: string, target: WorkerdR2Service): string {

@@ -1,3 +1,5 @@
+import { traceShimSource } from './trace-shim.ts';
+
 /** Marks the stdout lines of workerd that carry a function's console output (see log-hub.ts). */
 export const LOG_MARKER = '\u0001ledge-log ';
 
@@ -14,10 +16,14 @@ const format = (value) => {
   if (value instanceof Error) return value.stack ?? String(value);
   try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
 };
+let traceLog;
 for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-  console[level] = (...args) => write(${JSON.stringify(LOG_MARKER)} + JSON.stringify({ ...tag, level, time: Date.now(), message: args.map(format) }));
+  console[level] = (...args) => {
+    write(${JSON.stringify(LOG_MARKER)} + JSON.stringify({ ...tag, level, time: Date.now(), message: args.map(format) }));
+    traceLog(level, args);
+  };
 }
-`;
+${traceShimSource(accountId, script)}`;
 }
 
 /** The module workerd starts: loads the shim first (imports run in order), then re-exports the user's main. */
@@ -28,19 +34,16 @@ export function wrapperSource(
   metricsModule?: string,
 ): string {
   const main = JSON.stringify(`./${mainModule}`);
-  // With a metrics module (metrics-shim.ts) the default export is wrapped to count its requests.
+  // The shim's __ledgeTrace wraps the default export for tail sessions (trace-shim.ts); with a metrics module
+  // (metrics-shim.ts) that is wrapped again to count its requests.
   const instrumentImport = metricsModule ? `import { instrument } from ${JSON.stringify(`./${metricsModule}`)};\n` : '';
-  const exportDefault = (name: string) => `export default ${metricsModule ? `instrument(${name})` : name};\n`;
-  const head = `import ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\n`;
-  if (!hostGuard) {
-    return metricsModule
-      ? `${head}import main from ${main};\n${exportDefault('main')}`
-      : `${head}export { default } from ${main};\n`;
-  }
+  const exportDefault = (name: string) =>
+    `export default ${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`};\n`;
+  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
+  if (!hostGuard) return `${head}${exportDefault('main')}`;
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.
-  return `${head}import main from ${main};
-const HOST = ${JSON.stringify(hostGuard.host)};
+  return `${head}const HOST = ${JSON.stringify(hostGuard.host)};
 const hostOf = (request) => (request.headers.get('host') ?? '').toLowerCase().replace(/:\\d+$/, '').replace(/\\.$/, '');
 const notFound = (host) => new Response(\`No function is deployed at \${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${hostGuard.domain}.\\n\`, {
   status: 404,

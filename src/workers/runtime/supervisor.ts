@@ -13,6 +13,7 @@ import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
+import type { TailTraces } from './tail-traces.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
@@ -35,6 +36,8 @@ export interface RuntimeDeps {
   runtimeDir: string;
   logger: Logger;
   logs: FunctionLogHub;
+  /** Per-request traces for tail sessions (tail-traces.ts). */
+  traces: TailTraces;
   r2: R2ServiceResolver;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<DeployedScript[]>;
@@ -404,7 +407,8 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   #processOutput(generation: number) {
     return {
-      onStdoutLine: (line: string) => {
+      onStdoutLine: (line: string, process: WorkerdProcess) => {
+        if (this.#deps.traces.ingestLine(line, process)) return;
         if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
       },
       onStderrLine: (line: string) =>
@@ -438,6 +442,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       r2: this.#deps.r2,
       domain: this.#deps.config.functionsDomain,
       maxCompatibilityDate: this.#maxDate,
+      tailFlagsDir: this.#deps.traces.flagsDir,
       mode,
     };
   }

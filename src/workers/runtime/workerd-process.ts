@@ -49,7 +49,8 @@ export interface WorkerdOptions {
   socket?: { fd: number } | undefined;
   /** The unix socket path of the config's "ping" socket (configs with a watchdog, see config.ts). */
   pingSocket?: string | undefined;
-  onStdoutLine: (line: string) => void;
+  /** Gets the process that wrote the line too (tail-traces.ts reports requests of a process that died). */
+  onStdoutLine: (line: string, process: WorkerdProcess) => void;
   onStderrLine: (line: string) => void;
   readyTimeoutMs: number;
 }
@@ -80,7 +81,7 @@ export class WorkerdProcess {
     // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.
     this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never, detached: true });
-    lines(this.child.stdout!, options.onStdoutLine);
+    lines(this.child.stdout!, (line) => options.onStdoutLine(line, this));
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > 20) this.#stderrTail.shift();

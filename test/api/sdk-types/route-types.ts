@@ -167,10 +167,14 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${AL}/history`]: { sdk: 'History' },
   [`GET ${AL}/legacy_migration`]: { notInSdk: 'Ledge extension: the notification_email migration status' },
 
-  [`POST ${W}/scripts/:script/tails`]: {
-    unsupported: 'WebSocket live tail: Ledge answers 501 and points to `ledge tail`',
+  [`POST ${W}/scripts/:script/tails`]: { sdk: 'TailCreate' },
+  [`GET ${W}/scripts/:script/tails`]: {
+    notInSdk: "the script's tail sessions as a list (the SDK's tail.get types one session; a script may have several)",
   },
-  [`GET ${W}/scripts/:script/tail`]: { notInSdk: 'Ledge extension: the log stream `ledge tail` reads (SSE)' },
+  [`DELETE ${W}/scripts/:script/tails/:tail_id`]: { sdk: 'unknown' },
+  [`GET ${W}/scripts/:script/tail`]: {
+    notInSdk: 'Ledge extension: the console lines `ledge tail --history` reads (NDJSON)',
+  },
   [`PUT ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleUpdate' },
   [`GET ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleGet' },
   [`GET ${W}/scripts/:script/schedules/runs`]: { notInSdk: 'Ledge extension: the recorded Cron Trigger runs' },

@@ -1,0 +1,190 @@
+// Benchmark: what tail tracing costs GET 1 KiB of the tutorial function (bench/functions/run.ts's get_1k,
+// wrk -t1 -c32). Three targets, measured in alternating rounds in one run so a drift of the shared
+// machine hits them alike: a build without tracing (`--base <dir>`: a checkout of the commit before it,
+// with node_modules), this build with no tail session, and this build with one session connected (its
+// events counted). Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--seconds 10 --rounds 3]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+import { runWrk } from './wrk.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SCRIPT = join(ROOT, 'test/workers/fixtures/tutorial/stage-2-with-authorization.js');
+const SECRET = 'bench-secret';
+const CREDS = { email: 'bench@example.com', key: '0123456789abcdef0123456789abcdef01234' };
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const argument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const SECONDS = Number(argument('--seconds') ?? 10);
+const ROUNDS = Number(argument('--rounds') ?? 3);
+const BASE = argument('--base');
+
+interface Server {
+  child: ChildProcess;
+  apiPort: number;
+  fnPort: number;
+  host: string;
+}
+
+async function main() {
+  if (!BASE) throw new Error('--base <dir>: a checkout of the build to compare with');
+  const work = mkdtempSync(join(tmpdir(), 'ledge-tail-bench-'));
+  const servers: Server[] = [];
+  try {
+    const base = await startServer(BASE, join(work, 'base'));
+    servers.push(base);
+    const head = await startServer(ROOT, join(work, 'head'));
+    servers.push(head);
+    const samples: Record<string, number[]> = { base: [], head: [], head_tailed: [] };
+    let events = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      samples['base']!.push(await rps(base, work));
+      samples['head']!.push(await rps(head, work));
+      const tail = await openTail(head, () => events++);
+      samples['head_tailed']!.push(await rps(head, work));
+      tail.close();
+      await new Promise((r) => setTimeout(r, 1_500)); // the isolates notice the flag is gone
+      process.stderr.write(`round ${round + 1}: ${JSON.stringify(samples)}\n`);
+    }
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+    const [b, h, t] = [median(samples['base']!), median(samples['head']!), median(samples['head_tailed']!)];
+    process.stdout.write(
+      `GET 1 KiB req/s (medians of ${ROUNDS}): base ${b.toFixed(0)}, no session ${h.toFixed(0)} (${((h / b - 1) * 100).toFixed(1)}%), ` +
+        `one session ${t.toFixed(0)} (${((t / b - 1) * 100).toFixed(1)}% vs base, ${((t / h - 1) * 100).toFixed(1)}% vs no session); ` +
+        `events received ${events}\n${JSON.stringify(samples)}\n`,
+    );
+  } finally {
+    for (const s of servers) await stop(s.child);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function rps(server: Server, work: string): Promise<number> {
+  const result = await runWrk(
+    `http://127.0.0.1:${server.fnPort}`,
+    { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
+    work,
+    SECONDS,
+  );
+  return result.requestsPerSec;
+}
+
+async function openTail(server: Server, onEvent: () => void): Promise<WebSocket> {
+  const created = (await api(server, 'POST', '/workers/scripts/r2-worker/tails', { filters: [] })) as { url: string };
+  const socket = new WebSocket(created.url, 'trace-v1');
+  socket.on('message', onEvent);
+  await new Promise((r) => socket.once('open', r));
+  return socket;
+}
+
+async function api(server: Server, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`http://127.0.0.1:${server.apiPort}/client/v4/accounts/${ACCOUNT}${path}`, {
+    method,
+    headers: { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { success: boolean; result: unknown; errors: unknown[] };
+  if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json.errors)}`);
+  return json.result;
+}
+
+async function startServer(root: string, dataDir: string): Promise<Server> {
+  const [apiPort, fnPort] = [await freePort(), await freePort()];
+  const child = spawn(
+    join(root, 'bin/ledge'),
+    ['server', '--json', '--data-dir', dataDir, '--port', String(apiPort), '--functions-port', String(fnPort)],
+    {
+      env: {
+        ...process.env,
+        LEDGE_LOG_LEVEL: 'warn',
+        LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
+        LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
+        LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
+  const server: Server = { child, apiPort, fnPort, host: '' };
+  await api(server, 'POST', '/r2/buckets', { name: 'my-bucket' });
+  const form = new FormData();
+  form.set(
+    'metadata',
+    JSON.stringify({
+      main_module: 'index.js',
+      compatibility_date: '2025-01-01',
+      bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
+    }),
+  );
+  form.set('index.js', new File([readFileSync(SCRIPT)], 'index.js', { type: 'application/javascript+module' }));
+  const upload = await fetch(`http://127.0.0.1:${apiPort}/client/v4/accounts/${ACCOUNT}/workers/scripts/r2-worker`, {
+    method: 'PUT',
+    headers: { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key },
+    body: form,
+  });
+  if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
+  await api(server, 'PUT', '/workers/scripts/r2-worker/secrets', {
+    name: 'AUTH_KEY_SECRET',
+    text: SECRET,
+    type: 'secret_text',
+  });
+  await api(server, 'POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
+  const { subdomain } = (await api(server, 'GET', '/workers/subdomain')) as { subdomain: string };
+  server.host = `r2-worker.${subdomain}.localhost:${fnPort}`;
+  await put(server, 'k'.repeat(1024));
+  return server;
+}
+
+function put(server: Server, body: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const deadline = Date.now() + 60_000;
+    const attempt = () => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.fnPort,
+          method: 'PUT',
+          path: '/cat-pic.jpg',
+          headers: { host: server.host, 'X-Custom-Auth-Key': SECRET },
+          agent: false,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 || res.statusCode === 201 ? resolvePromise() : retry()));
+        },
+      );
+      req.on('error', retry);
+      req.end(body);
+    };
+    const retry = () => (Date.now() > deadline ? reject(new Error('PUT failed')) : setTimeout(attempt, 100));
+    attempt();
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((r, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => r(port));
+    });
+  });
+}
+
+await main();

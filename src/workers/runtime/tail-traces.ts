@@ -1,0 +1,176 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TRACE_MARKER } from './trace-shim.ts';
+
+/** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
+export interface TailLog {
+  message: unknown[];
+  level: string;
+  timestamp: number;
+}
+
+/** One uncaught exception (Cloudflare's TailEventMessage `exceptions[]`). */
+export interface TailException {
+  name: string;
+  message: string;
+  stack?: string | undefined;
+  timestamp: number;
+}
+
+export type TailOutcome = 'ok' | 'exception' | 'exceededCpu' | 'exceededMemory' | 'canceled' | 'unknown';
+
+/** One request of a function as `wrangler tail` receives it (its TailEventMessage). */
+export interface TailEvent {
+  outcome: TailOutcome;
+  scriptName: string;
+  exceptions: TailException[];
+  logs: TailLog[];
+  eventTimestamp: number;
+  event: {
+    request: { url: string; method: string; headers: Record<string, string>; cf: Record<string, unknown> };
+    response?: { status: number };
+  };
+  /** Milliseconds from the request's start to its end, as the isolate's clock saw them (it advances on I/O). */
+  wallTime: number;
+  diagnosticsChannelEvents: [];
+  truncated: boolean;
+  executionModel: 'stateless';
+}
+
+/** A process as far as traces need it: it may exit, killed by the watchdog for a limit. */
+export interface TraceSource {
+  readonly exited: Promise<unknown>;
+  readonly limitExceeded: 'cpu' | 'memory' | undefined;
+}
+
+interface Pending {
+  accountId: string;
+  script: string;
+  method: string;
+  url: string;
+  eventTimestamp: number;
+  source: TraceSource | undefined;
+}
+
+/**
+ * One traced request as its listeners get it: the JSON text as workerd wrote it (sent on as it is) and,
+ * parsed only when a listener needs to look inside (filters), the event.
+ */
+export class TracedRequest {
+  readonly json: string;
+  #event: TailEvent | undefined;
+
+  constructor(json: string, event?: TailEvent) {
+    this.json = json;
+    this.#event = event;
+  }
+
+  get event(): TailEvent {
+    return (this.#event ??= JSON.parse(this.json) as TailEvent);
+  }
+}
+
+/**
+ * The requests traced for tail sessions. It sets the per-script flags that turn tracing on in the isolates
+ * (files under `flagsDir`, read by the trace shim through a disk service: no workerd restart), pairs the
+ * start and end lines workerd writes for each request into one TailEvent, and publishes it to the
+ * script's listeners. A request whose process dies before its end line (the watchdog's CPU or memory kill)
+ * is published when the process exits, with the limit as its outcome.
+ */
+export class TailTraces {
+  readonly flagsDir: string;
+  readonly #events = new EventEmitter();
+  readonly #pending = new Map<string, Pending>();
+  readonly #watched = new WeakSet<TraceSource>();
+
+  constructor(runtimeDir: string) {
+    this.flagsDir = join(runtimeDir, 'tail-flags');
+    // Flags of a previous run are stale: nobody tails anything yet.
+    rmSync(this.flagsDir, { recursive: true, force: true });
+    mkdirSync(this.flagsDir, { recursive: true, mode: 0o700 });
+    this.#events.setMaxListeners(0);
+  }
+
+  /** Turns tracing of a script on or off (isolates notice within TAIL_FLAG_TTL_MS). */
+  setTraced(accountId: string, script: string, on: boolean): void {
+    const dir = join(this.flagsDir, accountId);
+    if (on) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, script), '1', { mode: 0o600 });
+    } else {
+      rmSync(join(dir, script), { force: true });
+      // A request whose client went away never writes its end line: nobody waits for those any more.
+      for (const [id, pending] of this.#pending)
+        if (pending.accountId === accountId && pending.script === script) this.#pending.delete(id);
+    }
+  }
+
+  /**
+   * Takes one line of workerd stdout; returns false when it is not a trace line. Lines (trace-shim.ts):
+   * `<marker><account> <script> s <id> <method> <url>` and `<marker><account> <script> e <id> <json>`.
+   */
+  ingestLine(line: string, source?: TraceSource): boolean {
+    const at = line.indexOf(TRACE_MARKER);
+    if (at < 0) return false;
+    const fields = line.slice(at + TRACE_MARKER.length);
+    const [accountId, script, kind, id] = fields.split(' ', 4);
+    if (!accountId || !script || !id) return true;
+    const rest = fields.slice(accountId.length + script.length + kind!.length + id.length + 4);
+    if (kind === 's') {
+      const space = rest.indexOf(' ');
+      this.#pending.set(id, {
+        accountId,
+        script,
+        method: rest.slice(0, space),
+        url: rest.slice(space + 1),
+        eventTimestamp: Date.now(),
+        source,
+      });
+      if (source && !this.#watched.has(source)) {
+        this.#watched.add(source);
+        void source.exited.then(() => this.#sourceExited(source));
+      }
+    } else if (kind === 'e' && this.#pending.delete(id)) {
+      this.#events.emit(`${accountId}/${script}`, new TracedRequest(rest));
+    }
+    return true;
+  }
+
+  subscribe(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
+    const key = `${accountId}/${script}`;
+    this.#events.on(key, listener);
+    return () => this.#events.off(key, listener);
+  }
+
+  /** Requests started but not ended (tests check nothing leaks). */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  #sourceExited(source: TraceSource): void {
+    const outcome: TailOutcome =
+      source.limitExceeded === 'cpu'
+        ? 'exceededCpu'
+        : source.limitExceeded === 'memory'
+          ? 'exceededMemory'
+          : 'canceled';
+    for (const [id, pending] of this.#pending) {
+      if (pending.source !== source) continue;
+      this.#pending.delete(id);
+      const event: TailEvent = {
+        outcome,
+        scriptName: pending.script,
+        exceptions: [],
+        logs: [],
+        eventTimestamp: pending.eventTimestamp,
+        event: { request: { url: pending.url, method: pending.method, headers: {}, cf: {} } },
+        wallTime: Date.now() - pending.eventTimestamp,
+        diagnosticsChannelEvents: [],
+        truncated: false,
+        executionModel: 'stateless',
+      };
+      this.#events.emit(`${pending.accountId}/${pending.script}`, new TracedRequest(JSON.stringify(event), event));
+    }
+  }
+}

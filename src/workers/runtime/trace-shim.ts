@@ -1,0 +1,142 @@
+/** Marks the stdout lines of workerd that carry a traced request (see trace-collector.ts). */
+export const TRACE_MARKER = '\u0001ledge-trace ';
+/** The binding (hidden from the user's `env`) that reads the per-script tail flags (see tail-flags.ts). */
+export const TAIL_FLAG_BINDING = '__LEDGE_TAIL_FLAGS';
+/** How long an isolate trusts what it last read about its script's tail flag. */
+export const TAIL_FLAG_TTL_MS = 1_000;
+/** workerd's compatibility flag that makes `node:async_hooks` (AsyncLocalStorage) importable. */
+export const ALS_FLAG = 'nodejs_als';
+
+/**
+ * The part of the console shim module that traces requests for `wrangler tail` / `ledge tail`.
+ *
+ * Why here and not in workerd's own tail workers: those are set in the config, so turning them on for one
+ * script would restart workerd, and left on they cost every request a second isolate call. Here, a request
+ * costs one comparison while nobody tails its script: the isolate reads its script's flag file (a disk
+ * service, in process) at most once per TAIL_FLAG_TTL_MS. While the flag is set, each request writes a
+ * short start line `<marker><account> <script> s <id> <method> <url>` (so a request whose process the
+ * watchdog kills is still reported) and an end line `<marker><account> <script> e <id> <TailEventMessage
+ * JSON>` with its outcome, status, console calls and uncaught exception. Console calls are matched to their request with
+ * AsyncLocalStorage, which stays right when an isolate serves several requests at once.
+ *
+ * `env` reaches the user's code without the flag binding (handlers get a copy; class entrypoints get it in
+ * their constructor), so the platform's plumbing does not show in `Object.keys(env)`.
+ */
+export function traceShimSource(accountId: string, script: string): string {
+  return `import { AsyncLocalStorage } from 'node:async_hooks';
+const traceStore = new AsyncLocalStorage();
+const TRACE = ${JSON.stringify(TRACE_MARKER)};
+const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
+const FLAG_URL = ${JSON.stringify(`http://tail-flags/${encodeURIComponent(accountId)}/${encodeURIComponent(script)}`)};
+const HEAD = TRACE + ${JSON.stringify(`${accountId} ${script} `)};
+const logValue = (value) => {
+  if (value === undefined || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (value instanceof Error) return value.stack ?? String(value);
+  try { const json = JSON.stringify(value); return json === undefined ? String(value) : JSON.parse(json); } catch { return String(value); }
+};
+traceLog = (level, args) => {
+  const trace = traceStore.getStore();
+  if (trace) trace.logs.push({ message: args.map(logValue), level, timestamp: Date.now() });
+};
+let tailing = false;
+let checkedAt = -Infinity;
+async function readFlag(env) {
+  checkedAt = Date.now();
+  try {
+    const answer = await env[FLAG].fetch(FLAG_URL);
+    tailing = answer.ok;
+    await answer.body?.cancel();
+  } catch {
+    tailing = false;
+  }
+}
+let envIn;
+let envOut;
+function userEnv(env) {
+  if (env === envIn || env === null || typeof env !== 'object' || !(FLAG in env)) return env === envIn ? envOut : env;
+  const copy = { ...env };
+  delete copy[FLAG];
+  envIn = env;
+  envOut = copy;
+  return copy;
+}
+let sequence = 0;
+async function traced(request, run) {
+  const id = \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\${++sequence}\`;
+  const eventTimestamp = Date.now();
+  // The start line is short (no JSON): it only lets the server report a request whose process is killed.
+  write(\`\${HEAD}s \${id} \${request.method} \${request.url}\`);
+  const trace = { logs: [], exceptions: [] };
+  let outcome = 'ok';
+  let status;
+  try {
+    const response = await traceStore.run(trace, run);
+    status = response?.status;
+    return response;
+  } catch (error) {
+    outcome = 'exception';
+    const isError = error !== null && typeof error === 'object';
+    trace.exceptions.push({
+      name: isError && typeof error.name === 'string' ? error.name : 'Error',
+      message: isError && 'message' in error ? String(error.message) : String(error),
+      // Without the frames of Ledge's own wrapper modules: the stack is the user's.
+      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main)\\.js/.test(line)).join('\\n') : undefined,
+      timestamp: Date.now(),
+    });
+    throw error;
+  } finally {
+    // The end line is the whole TailEventMessage, so the server can pass it on without re-encoding it.
+    const event = {
+      outcome,
+      scriptName: tag.s,
+      exceptions: trace.exceptions,
+      logs: trace.logs,
+      eventTimestamp,
+      event: { request: { url: request.url, method: request.method, headers: Object.fromEntries(request.headers), cf: request.cf ?? {} } },
+      wallTime: Date.now() - eventTimestamp,
+      diagnosticsChannelEvents: [],
+      truncated: false,
+      executionModel: 'stateless',
+    };
+    if (status !== undefined) event.event.response = { status };
+    write(\`\${HEAD}e \${id} \${JSON.stringify(event)}\`);
+  }
+}
+async function fetchSlow(fetch, self, request, env, ctx) {
+  await readFlag(env);
+  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx)) : fetch.call(self, request, userEnv(env), ctx);
+}
+function tracedFetch(fetch, self, request, env, ctx) {
+  if (Date.now() - checkedAt < ${TAIL_FLAG_TTL_MS} && !tailing) return fetch.call(self, request, userEnv(env), ctx);
+  return fetchSlow(fetch, self, request, env, ctx);
+}
+const rawEnv = new WeakMap();
+export function __ledgeTrace(main) {
+  if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
+    return class extends main {
+      constructor(ctx, env, ...rest) { super(ctx, userEnv(env), ...rest); rawEnv.set(this, env); }
+      fetch(request, ...rest) {
+        const fetch = super.fetch;
+        return tracedFetch((req) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined);
+      }
+    };
+  }
+  if (typeof main === 'function') {
+    return class extends main {
+      constructor(ctx, env, ...rest) { super(ctx, userEnv(env), ...rest); }
+    };
+  }
+  if (main === null || typeof main !== 'object') return main;
+  const wrapped = Object.create(Object.getPrototypeOf(main));
+  // Own properties, and handlers a class instance has on its prototype.
+  const handlers = ['fetch', 'scheduled', 'queue', 'email', 'tail', 'trace', 'tailStream', 'test'].filter((h) => typeof main[h] === 'function');
+  for (const key of new Set([...Object.keys(main), ...handlers])) {
+    const value = main[key];
+    if (typeof value !== 'function') wrapped[key] = value;
+    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return tracedFetch(value, main, request, env, ctx); };
+    else wrapped[key] = function (event, env, ...rest) { return value.call(main, event, userEnv(env), ...rest); };
+  }
+  return wrapped;
+}
+`;
+}

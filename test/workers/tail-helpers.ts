@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { cleanEnv, CLI_ENTRY, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { WRANGLER_ENTRY } from '../helpers/wrangler.ts';
+
+/** A long-running tail client (real wrangler or `ledge tail`) whose output lines are collected. */
+export interface RunningTail {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  /** Waits until a stdout line satisfies `match`; fails with everything printed so far. */
+  waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** JSON stdout lines parsed (wrangler --format json prints one event per line). */
+  events(): Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+function collect(child: ChildProcess): RunningTail {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    stdout.push(line);
+    for (const wake of waiters) wake();
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    stdout,
+    stderr,
+    waitFor(match, timeoutMs = 45_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = stdout.find(match);
+          if (found === undefined) return false;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching line in time; stdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`));
+        }, timeoutMs);
+        if (!check()) waiters.add(check);
+      });
+    },
+    events() {
+      return wranglerJsonEvents(stdout.join('\n'));
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** wrangler's --format json prints each event pretty-printed over several lines: split the objects. */
+export function wranglerJsonEvents(text: string): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{') {
+      if (depth++ === 0) start = i;
+    } else if (ch === '}' && --depth === 0)
+      events.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
+  }
+  return events;
+}
+
+/** Starts the real `wrangler tail` against Ledge. */
+export function startWranglerTail(ledge: TestLedge, args: string[]): RunningTail {
+  const home = tempDir('wrangler-home-');
+  const child = spawn(process.execPath, [WRANGLER_ENTRY, 'tail', ...args], {
+    cwd: tempDir('wrangler-cwd-'),
+    env: {
+      ...cleanEnv(),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      CLOUDFLARE_API_BASE_URL: ledge.apiUrl,
+      CLOUDFLARE_API_TOKEN: ledge.apiToken,
+      CLOUDFLARE_ACCOUNT_ID: ledge.accountId,
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+      NO_COLOR: '1',
+      CI: 'true',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+/** Starts `ledge tail` (the real CLI) against Ledge. */
+export function startLedgeTail(ledge: TestLedge, args: string[]): RunningTail {
+  const child = spawn(process.execPath, [CLI_ENTRY, 'tail', ...args], {
+    cwd: tempDir('ledge-tail-cwd-'),
+    env: {
+      ...cleanEnv(),
+      HOME: tempDir('ledge-tail-home-'),
+      LEDGE_API_URL: ledge.apiUrl,
+      LEDGE_API_TOKEN: ledge.apiToken,
+      LEDGE_ACCOUNT_ID: ledge.accountId,
+      NO_COLOR: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+/** Waits until the server has `count` connected tail sessions for the script (wrangler --format json says nothing). */
+export async function waitForSessions(
+  ledge: TestLedge,
+  count: number,
+  timeoutMs = 45_000,
+  clients?: RunningTail[],
+): Promise<void> {
+  const tails = ledge.server.platform.functions.tails;
+  const deadline = Date.now() + timeoutMs;
+  while (tails.connectedCount < count) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
+      );
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
