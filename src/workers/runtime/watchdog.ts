@@ -1,11 +1,21 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { Logger } from '../../shared/logger.ts';
 import type { ProcessLimits } from './limits.ts';
 import type { LimitExceeded, WorkerdProcess } from './workerd-process.ts';
 
-/** How often each watched process is pinged and its CPU time and resident size read. */
+/** How often each watched process's CPU time and resident size are read. */
 const TICK_MS = 50;
+/**
+ * The most often a process is pinged: a ping only has to prove that the JavaScript thread came free
+ * once in a while, and each one costs an HTTP exchange in Node and a request through workerd's thread.
+ * Pinging every tick cost Node more CPU than serving R2 reads under bench/functions' GET 1 MiB load
+ * (22% of the server's busy samples were in the ping client; docs/benchmarks.md, 2026-11-23). A ping is
+ * sent once the previous one was answered and this much time has passed since it was sent, or an
+ * eighth of the CPU limit if that is shorter, so a spin that starts right after an answer runs at most
+ * that much beyond its limit.
+ */
+const MAX_PING_INTERVAL_MS = 1_000;
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ; Node cannot ask sysconf). */
 const MS_PER_CLOCK_TICK = 10;
 const PAGE_BYTES = 4096;
@@ -19,6 +29,12 @@ interface Watched {
   pingSocket: string;
   /** CPU time (ms) when the unanswered ping was sent; undefined while none is outstanding. */
   pingCpuMs: number | undefined;
+  /** When (ms, monotonic) the last ping was sent. */
+  pingSentAt: number;
+  pingIntervalMs: number;
+  /** /proc/<pid>/stat and statm, opened once and re-read in place (no open and close per tick). */
+  stat: ProcFile;
+  statm: ProcFile;
   baselineBytes: number;
 }
 
@@ -54,6 +70,7 @@ export class Watchdog {
   ): void {
     const pid = process.child.pid;
     if (pid === undefined || !process.running) return;
+    const statm = new ProcFile(`/proc/${pid}/statm`);
     const watched: Watched = {
       process,
       pid,
@@ -62,12 +79,15 @@ export class Watchdog {
       agent: new Agent({ keepAlive: true, maxSockets: 1 }),
       pingSocket: options.pingSocket,
       pingCpuMs: undefined,
-      baselineBytes: residentBytes(pid) ?? 0,
+      pingSentAt: -Infinity,
+      pingIntervalMs: Math.min(MAX_PING_INTERVAL_MS, Math.max(TICK_MS, options.limits.cpuMs / 8)),
+      stat: new ProcFile(`/proc/${pid}/stat`),
+      statm,
+      baselineBytes: residentBytes(statm) ?? 0,
     };
     this.#watched.add(watched);
     void process.exited.then(() => {
-      this.#watched.delete(watched);
-      watched.agent.destroy();
+      this.#forget(watched);
       rmSync(watched.pingSocket, { force: true });
       if (this.#watched.size === 0) this.#stopTimer();
     });
@@ -76,8 +96,14 @@ export class Watchdog {
 
   stop(): void {
     this.#stopTimer();
-    for (const watched of this.#watched) watched.agent.destroy();
-    this.#watched.clear();
+    for (const watched of this.#watched) this.#forget(watched);
+  }
+
+  #forget(watched: Watched): void {
+    this.#watched.delete(watched);
+    watched.agent.destroy();
+    watched.stat.close();
+    watched.statm.close();
   }
 
   #stopTimer(): void {
@@ -88,15 +114,16 @@ export class Watchdog {
   #tick(): void {
     for (const watched of this.#watched) {
       if (!watched.process.running) continue;
-      const cpuMs = cpuTimeMs(watched.pid);
+      const cpuMs = cpuTimeMs(watched.stat);
       if (cpuMs === undefined) continue;
-      const resident = residentBytes(watched.pid) ?? 0;
+      const resident = residentBytes(watched.statm) ?? 0;
       if (resident - watched.baselineBytes > watched.limits.memoryBytes) {
         this.#kill(watched, 'memory', { resident_mib: Math.round(resident / 2 ** 20) });
       } else if (watched.pingCpuMs === undefined) {
         // A retiring process (SIGTERMed) closes its sockets: no new ping, but one sent before still counts,
         // so a runaway does not outlive its limit by the stop's grace period.
-        if (!watched.process.stopping) this.#ping(watched, cpuMs);
+        if (!watched.process.stopping && performance.now() - watched.pingSentAt >= watched.pingIntervalMs)
+          this.#ping(watched, cpuMs);
       } else if (cpuMs - watched.pingCpuMs >= watched.limits.cpuMs) {
         this.#kill(watched, 'cpu', { cpu_ms: cpuMs - watched.pingCpuMs });
       }
@@ -105,6 +132,7 @@ export class Watchdog {
 
   #ping(watched: Watched, cpuMs: number): void {
     watched.pingCpuMs = cpuMs;
+    watched.pingSentAt = performance.now();
     const done = () => {
       watched.pingCpuMs = undefined;
     };
@@ -126,26 +154,48 @@ export class Watchdog {
     );
     watched.process.limitExceeded = reason;
     watched.process.child.kill('SIGKILL');
-    this.#watched.delete(watched);
-    watched.agent.destroy();
+    this.#forget(watched);
+  }
+}
+
+/** A /proc file kept open and read again from its start on every call (procfs regenerates it per read). */
+class ProcFile {
+  readonly #buffer = Buffer.allocUnsafe(1024);
+  #fd: number | undefined;
+
+  constructor(path: string) {
+    try {
+      this.#fd = openSync(path, 'r');
+    } catch {
+      this.#fd = undefined;
+    }
+  }
+
+  /** The file's text, or undefined once the process is gone. */
+  read(): string | undefined {
+    if (this.#fd === undefined) return undefined;
+    try {
+      return this.#buffer.toString('latin1', 0, readSync(this.#fd, this.#buffer, 0, this.#buffer.length, 0));
+    } catch {
+      return undefined;
+    }
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
   }
 }
 
 /** utime + stime of a process, from /proc/<pid>/stat (fields 14 and 15; the name before may hold spaces). */
-function cpuTimeMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK;
-  } catch {
-    return undefined;
-  }
+function cpuTimeMs(stat: ProcFile): number | undefined {
+  const text = stat.read();
+  if (!text) return undefined;
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK;
 }
 
-function residentBytes(pid: number): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE_BYTES;
-  } catch {
-    return undefined;
-  }
+function residentBytes(statm: ProcFile): number | undefined {
+  const text = statm.read();
+  return text ? Number(text.split(' ')[1]) * PAGE_BYTES : undefined;
 }
