@@ -14,6 +14,6 @@ export {
 export { SqliteDatabase } from './sqlite-database.ts';
 export { PostgresDatabase } from './postgres-database.ts';
 export { applyMigrations, type SchemaMigration } from './schema-migrations.ts';
-export { isUniqueViolation } from './constraint-errors.ts';
+export { isForeignKeyViolation, isUniqueViolation } from './constraint-errors.ts';
 export { openDatabase, isPostgresUrl, redactUrl } from './open.ts';
 export { inTransactionScope, type TransactionScope } from './transaction-scope.ts';

@@ -1,5 +1,4 @@
-import { dialects, type SqlDatabase } from '../db/index.ts';
-import { isForeignKeyViolation } from './constraint-errors.ts';
+import { dialects, isForeignKeyViolation, type SqlDatabase } from '../db/index.ts';
 import { LbErrors } from './errors.ts';
 import type { Monitor } from './monitor-schemas.ts';
 

@@ -1,11 +1,12 @@
 import {
   dialects,
   inTransactionScope,
+  isForeignKeyViolation,
+  isUniqueViolation,
   type SqlDatabase,
   type SqlExecutor,
   type TransactionScope,
 } from '../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from './constraint-errors.ts';
 import { LbErrors } from './errors.ts';
 import type { Pool } from './pool-schemas.ts';
 
@@ -204,7 +205,12 @@ async function constraintsAsErrors(pool: Pool, write: () => Promise<unknown>): P
   try {
     await write();
   } catch (error) {
-    if (isUniqueViolation(error, 'lb_pools.account_id, lb_pools.name', 'lb_pools_account_id_name_key'))
+    if (
+      isUniqueViolation(error, {
+        sqliteColumns: 'lb_pools.account_id, lb_pools.name',
+        postgresConstraint: 'lb_pools_account_id_name_key',
+      })
+    )
       throw LbErrors.duplicatePoolName(pool.name);
     if (isForeignKeyViolation(error))
       throw LbErrors.validation(`monitor: no monitor with id "${pool.monitor}" in this account`);

@@ -48,7 +48,7 @@ export class SqlZoneStore implements ZoneStore {
       ]);
     } catch (error) {
       // Two creations of one name that both passed the service's check: the loser still gets a 1061.
-      if (isUniqueViolation(error) && /zones\.name|zones_name_key/.test(describe(error)))
+      if (isUniqueViolation(error, { sqliteColumns: 'zones.name', postgresConstraint: 'zones_name_key' }))
         throw ZoneErrors.duplicateName(zone.name);
       throw error;
     }
@@ -102,10 +102,4 @@ export class SqlZoneStore implements ZoneStore {
   async delete(id: string): Promise<boolean> {
     return (await this.#db.run('DELETE FROM zones WHERE id = ?', [id])).changes > 0;
   }
-}
-
-/** The constraint a violation names: in the message on SQLite, in `constraint_name` on PostgreSQL. */
-function describe(error: unknown): string {
-  const { message, constraint_name: constraint } = error as { message?: string; constraint_name?: string };
-  return `${message ?? ''} ${constraint ?? ''}`;
 }

@@ -1,5 +1,10 @@
-import { dialects, type SqlDatabase, type SqlExecutor } from '../../db/index.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../constraint-errors.ts';
+import {
+  dialects,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  type SqlDatabase,
+  type SqlExecutor,
+} from '../../db/index.ts';
 import { LbErrors } from '../errors.ts';
 import { referencedPoolIds, type LoadBalancer } from './schemas.ts';
 
@@ -142,7 +147,12 @@ async function constraintsAsErrors(lb: LoadBalancer, write: () => Promise<unknow
   try {
     await write();
   } catch (error) {
-    if (isUniqueViolation(error, 'lb_load_balancers.name', 'lb_load_balancers_name_key'))
+    if (
+      isUniqueViolation(error, {
+        sqliteColumns: 'lb_load_balancers.name',
+        postgresConstraint: 'lb_load_balancers_name_key',
+      })
+    )
       throw LbErrors.duplicateLoadBalancerName(lb.name);
     if (isForeignKeyViolation(error))
       throw LbErrors.validation('pools: a pool named by this load balancer was deleted meanwhile');

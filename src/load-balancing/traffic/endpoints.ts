@@ -31,6 +31,32 @@ export class Endpoint {
   /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
   egressCheckedAt = -Infinity;
 
+  /**
+   * Counts one request sent to this endpoint (outstanding, and a connection in use). `release` ends both
+   * once, whichever path gets there first; `keepConnection` (an upgraded WebSocket) ends only the request
+   * and returns what ends the connection when the socket closes.
+   */
+  occupy(): { release(): void; keepConnection(): () => void } {
+    this.outstanding++;
+    this.connections++;
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.outstanding--;
+        this.connections--;
+      },
+      keepConnection: () => {
+        if (held) {
+          held = false;
+          this.outstanding--;
+        }
+        return () => this.connections--;
+      },
+    };
+  }
+
   constructor(address: string, port: number, idleMs: number, egress: EgressPolicy) {
     this.address = address;
     this.port = port;

@@ -48,16 +48,8 @@ function attempt(
   mayRetry: boolean,
 ): void {
   const { endpoint } = target;
-  endpoint.outstanding++;
-  endpoint.connections++;
-  let counted = true;
-  const done = () => {
-    if (counted) {
-      endpoint.outstanding--;
-      endpoint.connections--;
-    }
-    counted = false;
-  };
+  const occupied = endpoint.occupy();
+  const done = occupied.release;
   const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', false);
   const upstream = sendUpstream(
     target,

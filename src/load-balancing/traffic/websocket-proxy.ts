@@ -36,16 +36,8 @@ function attemptUpgrade(
   mayRetry: boolean,
 ): void {
   const { endpoint } = target;
-  endpoint.outstanding++;
-  endpoint.connections++;
-  let counted = true;
-  const done = () => {
-    if (counted) {
-      endpoint.outstanding--;
-      endpoint.connections--;
-    }
-    counted = false;
-  };
+  const occupied = endpoint.occupy();
+  const done = occupied.release;
   const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', true);
   const upstream = sendUpstream(
     target,
@@ -55,9 +47,7 @@ function attemptUpgrade(
     {
       onUpgrade: (response, socket, upstreamHead) => {
         // Answered: no longer an outstanding request, but a connection in use until either side closes.
-        endpoint.outstanding--;
-        counted = false;
-        socket.once('close', () => endpoint.connections--);
+        socket.once('close', occupied.keepConnection());
         if (client.destroyed) return void socket.destroy();
         client.write(responseHead(response, route.setCookie));
         if (upstreamHead.length > 0) client.write(upstreamHead);
