@@ -1,31 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** RSS (bytes) of a process and all its descendants, from /proc (Linux). */
 export function treeRss(rootPid: number): number {
-  const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? '0');
-      rss.set(Number(entry), kb * 1024);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  let total = 0;
-  const stack = [rootPid];
-  while (stack.length > 0) {
-    const pid = stack.pop()!;
-    total += rss.get(pid) ?? 0;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
+  return sumOverTree(rootPid, (pid) => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? '0') * 1024;
+  });
 }
 
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ). */
@@ -37,16 +18,25 @@ const MS_PER_CLOCK_TICK = 10;
  * other work on a shared machine takes cores away, so it compares builds measured minutes apart.
  */
 export function treeCpuMs(rootPid: number): number {
+  return sumOverTree(rootPid, (_pid, fields) => (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK);
+}
+
+/**
+ * Sums `valueOf` over a process and all its live descendants. `fields` are those of /proc/<pid>/stat after
+ * the command name (fields[1] is the parent pid).
+ */
+function sumOverTree(rootPid: number, valueOf: (pid: number, fields: string[]) => number): number {
   const children = new Map<number, number[]>();
-  const cpu = new Map<number, number>();
+  const values = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      values.set(pid, valueOf(pid, fields));
       const ppid = Number(fields[1]);
-      cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
     } catch {
       // the process ended while we looked
     }
@@ -55,8 +45,19 @@ export function treeCpuMs(rootPid: number): number {
   const stack = [rootPid];
   while (stack.length > 0) {
     const pid = stack.pop()!;
-    total += cpu.get(pid) ?? 0;
+    total += values.get(pid) ?? 0;
     stack.push(...(children.get(pid) ?? []));
   }
   return total;
 }
+
+/** Sends SIGTERM to a child and resolves once it has exited. */
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) return r();
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
+export { freePort } from '../../test/helpers/free-port.ts';

@@ -7,12 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { workerdBinary } from '../../src/workers/runtime/workerd-process.ts';
-import { treeCpuMs, treeRss } from './processes.ts';
+import { freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -437,25 +436,6 @@ async function firstResponse(target: Target, also: number[] = []): Promise<void>
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`${target.name} did not answer within 60 s`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((r, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => r(port));
-    });
-  });
 }
 
 await main();

@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
+import { freePort, stop } from './processes.ts';
 import { runWrk } from './wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -165,25 +165,6 @@ function put(server: Server, body: string): Promise<void> {
     };
     const retry = () => (Date.now() > deadline ? reject(new Error('PUT failed')) : setTimeout(attempt, 100));
     attempt();
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((r, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => r(port));
-    });
   });
 }
 
