@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
@@ -29,11 +28,6 @@ export interface ServerConfig {
   bootstrap: BootstrapValues;
   /** 32-byte key (base64) for secrets at rest; otherwise `<data-dir>/secret.key` is used or created. */
   secretKey?: string | undefined;
-  /**
-   * This node's name among the nodes that share one database (LEDGE_NODE_ID); default: host name, pid and a
-   * random suffix, new on every start.
-   */
-  nodeId: string;
   /** SMTP server for outgoing mail (smtp://user:pass@host:port); without it mail goes to the local outbox. */
   smtpUrl?: string | undefined;
   /** Where deployed functions are served: http://<script>.<subdomain>.<functionsDomain>:<functionsPort>. */
@@ -111,7 +105,6 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
       accountId: nonEmpty(env['LEDGE_BOOTSTRAP_ACCOUNT_ID']),
     },
     secretKey: env['LEDGE_SECRET_KEY'],
-    nodeId: nonEmpty(env['LEDGE_NODE_ID']) ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     smtpUrl: flags.smtpUrl ?? env['LEDGE_SMTP_URL'],
     functionsHost: env['LEDGE_FUNCTIONS_HOST'] ?? '127.0.0.1',
     functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),

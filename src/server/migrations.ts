@@ -1,5 +1,4 @@
 import { accountMigrations } from '../accounts/index.ts';
-import { clusterMigrations } from '../cluster/index.ts';
 import type { SchemaMigration } from '../db/index.ts';
 import { secretKeyCheckMigrations } from './secret-key-check.ts';
 import { loadBalancingMigrations } from '../load-balancing/index.ts';
@@ -10,7 +9,6 @@ import { storageMigrations } from '../storage/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
-  ...clusterMigrations,
   ...secretKeyCheckMigrations,
   ...accountMigrations,
   // Before load balancing: load balancers belong to zones.

@@ -1,6 +1,5 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api/subsystem.ts';
-import { ChangeFeed, ClusterMembership, SqlNodeStore } from '../cluster/index.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
@@ -67,10 +66,6 @@ export interface Platform {
   storage: StorageService;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
-  /** This node among the nodes sharing the database (heartbeats; live nodes for sharded work). */
-  membership: ClusterMembership;
-  /** Changes announced to every node sharing the database (cache invalidation across nodes). */
-  changes: ChangeFeed;
   /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
@@ -167,8 +162,6 @@ export async function createPlatform(
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
-  const membership = new ClusterMembership({ nodeId: config.nodeId, nodes: new SqlNodeStore(db), logger });
-  const changes = new ChangeFeed(db, config.nodeId, logger);
   return {
     config,
     paths,
@@ -178,8 +171,6 @@ export async function createPlatform(
     secretBox,
     egress,
     subsystems,
-    membership,
-    changes,
     accounts: accounts.service,
     healthEvents,
     poolEnablement,
@@ -190,10 +181,9 @@ export async function createPlatform(
     functions: workers.functions,
     storage,
     r2Backend: r2.wire,
-    // Membership and the change feed first: subsystems' services may ask for live nodes or publish changes.
     // The traffic listener last to start and first to stop: traffic flows only while everything it
     // steers by is running.
-    background: [membership, changes, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    background: [...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }
 
