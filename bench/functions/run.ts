@@ -3,7 +3,8 @@
 // ceilings in the same run: a plain node:http server streaming the same 1 MiB file (for GET 1 MiB) and a
 // workerd hello-world answering 1 KiB from memory (for GET 1 KiB). Prints the figures, the ratios against
 // the targets of issue 18 and the CPU each platform spent per request.
-// Usage: npm run bench:functions [-- --seconds 10 --rounds 3 --only get_1k,put_1k,get_1m,put_1m --cpu-prof <dir>]
+// Usage: npm run bench:functions [-- --seconds 10 --rounds 3 --only get_1k,put_1k,get_1m,put_1m --cpu-prof <dir>
+//        --database postgres]   (Ledge's state on a throwaway PostgreSQL 15 instead of the embedded SQLite)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { workerdBinary } from '../../src/workers/runtime/workerd-process.ts';
+import { benchDatabase, stopBenchDatabases, type BenchDatabase } from '../database.ts';
 import { freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
 
@@ -58,13 +60,16 @@ async function main() {
     [WORKERD_HELLO]: {},
   };
   const children: ChildProcess[] = [];
+  let database: BenchDatabase | undefined;
   try {
     // Both platforms run side by side (the idle one costs no CPU); every scenario alternates between
     // them for ROUNDS rounds and keeps the median, so a drift in the machine's speed (this is a shared VM:
     // the same run measured 2.4k and 3.3k req/s minutes apart) hits both sides alike.
     const dataDir = join(work, 'ledge');
     const [apiPort, fnPort] = [await freePort(), await freePort()];
-    let ledge = await startLedge(dataDir, apiPort, fnPort);
+    database = await benchDatabase();
+    console.log(`ledge's database: ${database.backend}`);
+    let ledge = await startLedge(dataDir, apiPort, fnPort, database);
     children.push(ledge);
     const host = await deployTutorial(apiPort, fnPort);
     const ledgeTarget = { name: 'ledge', host, port: fnPort, pid: ledge.pid! };
@@ -94,13 +99,15 @@ async function main() {
     // Start-up: the same data dir, Miniflare stopped (as Ledge idled while Miniflare's start was measured).
     await stop(ledge);
     const ledgeStart = Date.now();
-    ledge = await startLedge(dataDir, apiPort, fnPort, false);
+    ledge = await startLedge(dataDir, apiPort, fnPort, database, false);
     children.push(ledge);
     await firstResponse(ledgeTarget);
     results.ledge!['start_to_first_response_ms'] = Date.now() - ledgeStart;
     await stop(ledge);
   } finally {
     await Promise.all(children.map(stop));
+    await database?.stop();
+    await stopBenchDatabases();
     rmSync(work, { recursive: true, force: true });
   }
   report(results);
@@ -330,7 +337,13 @@ async function startCeilings(
   return { nodeFile, workerdHello, children: [fileServer, hello] };
 }
 
-async function startLedge(dataDir: string, apiPort: number, fnPort: number, firstBoot = true): Promise<ChildProcess> {
+async function startLedge(
+  dataDir: string,
+  apiPort: number,
+  fnPort: number,
+  database: BenchDatabase,
+  firstBoot = true,
+): Promise<ChildProcess> {
   // Through bin/ledge, the launcher `npm start` and `ledge` use (it sets what Node must see at start-up).
   const child = spawn(
     join(ROOT, 'bin/ledge'),
@@ -354,6 +367,7 @@ async function startLedge(dataDir: string, apiPort: number, fnPort: number, firs
         LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
         LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
         LEDGE_BOOTSTRAP_ACCOUNT_ID: CREDS.account,
+        ...(database.databaseUrl ? { LEDGE_DATABASE_URL: database.databaseUrl } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
