@@ -121,6 +121,7 @@ export class WorkersService {
       version: { ...version, number: 0 },
       secrets,
       subdomain: 'check',
+      scheduled: false,
     });
     const deployment: DeploymentRecord | undefined = deploy
       ? {
@@ -370,8 +371,11 @@ export class WorkersService {
     return this.#runtime.functionUrl(script, subdomain);
   }
 
-  /** Everything deployed, with decrypted secrets: for the runtime configuration only. */
-  async deployedScripts(): Promise<DeployedScript[]> {
+  /**
+   * Everything deployed, with decrypted secrets: for the runtime configuration only. `scheduled` names the
+   * scripts with Cron Triggers (`account/script`), which the runtime loads even when they are not routed.
+   */
+  async deployedScripts(scheduled: ReadonlySet<string> = new Set()): Promise<DeployedScript[]> {
     const deployed = await this.store.listDeployed();
     const out: DeployedScript[] = [];
     for (const { script, version } of deployed) {
@@ -382,6 +386,7 @@ export class WorkersService {
         version,
         secrets: await this.store.getSecrets(script.account_id, script.name),
         subdomain: subdomain ?? 'released',
+        scheduled: scheduled.has(`${script.account_id}/${script.name}`),
       });
     }
     return out;

@@ -63,4 +63,9 @@ export interface DeployedScript {
   version: VersionRecord;
   secrets: SecretRecord[];
   subdomain: string;
+  /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
+  scheduled: boolean;
 }
+
+/** A deployed script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */
+export const isLoaded = (d: DeployedScript): boolean => d.script.workers_dev || d.scheduled;

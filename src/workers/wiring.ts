@@ -41,6 +41,7 @@ export function createFunctions(deps: {
   metrics?: LedgeMetrics | undefined;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
+  const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime));
   const tails = new TailSessions({ traces, ttlMs: tailSessionSeconds(deps.env) * 1000 });
   const runtime = new FunctionsRuntime({
@@ -50,7 +51,7 @@ export function createFunctions(deps: {
     logs,
     traces,
     r2: deps.r2,
-    deployed: () => workers.deployedScripts(),
+    deployed: async () => workers.deployedScripts(await cronStore.scheduledScripts()),
     metrics: deps.metrics,
   });
   if (deps.metrics) {
@@ -64,8 +65,13 @@ export function createFunctions(deps: {
     accounts: deps.accounts,
   });
   const crons = new CronService({
-    store: new CronStore(deps.db),
+    store: cronStore,
     requireScript: (accountId, name) => workers.requireScript(accountId, name),
+    // A script that is not routed runs only while it has Cron Triggers: gaining or losing them reloads it.
+    onScheduledChanged: async (accountId, name) => {
+      const script = await workers.requireScript(accountId, name);
+      if (script.current_deployment_id && !script.workers_dev) await runtime.reload();
+    },
     runtime,
     logs,
     logger: deps.logger.child({ subsystem: 'crons' }),

@@ -212,4 +212,47 @@ describe('Cron Triggers', () => {
       await scheduler.stop();
     }
   });
+
+  it('runs scheduled() of a Worker that is not routed on workers.dev (workers_dev = false), as Cloudflare does', async () => {
+    const quiet = tempDir('ledge-crons-unrouted-');
+    mkdirSync(join(quiet, 'src'));
+    writeFileSync(join(quiet, 'src/index.js'), WORKER);
+    writeFileSync(
+      join(quiet, 'wrangler.toml'),
+      `name = "unrouted"
+main = "src/index.js"
+compatibility_date = "2025-01-01"
+workers_dev = false
+
+[[r2_buckets]]
+binding = "SEEN"
+bucket_name = "cron-seen"
+
+[triggers]
+crons = ["*/5 * * * *"]
+`,
+    );
+    const env = cliEnv(ledge);
+    const deployed = await runCli(['deploy', '--config', join(quiet, 'wrangler.toml')], { env });
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const subdomain = await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/scripts/unrouted/subdomain`);
+    expect(subdomain.body.result.enabled).toBe(false);
+    // Not reachable by Host...
+    const host = `unrouted.${await accountSubdomain(ledge)}.localhost`;
+    expect((await callFunction(functionsPort(ledge), host, '/')).status).toBe(404);
+    // ...but its Cron Trigger runs it, and what it wrote is there.
+    const triggered = await runCli(['crons', 'trigger', 'unrouted', '--json'], { env });
+    expect(triggered.code, triggered.stderr).toBe(0);
+    const run = JSON.parse(triggered.stdout);
+    expect(run).toMatchObject({ cron: '*/5 * * * *', status: 'ok', error: null });
+    const ticker = `ticker.${await accountSubdomain(ledge)}.localhost`;
+    expect((await callFunction(functionsPort(ledge), ticker, '/')).text).toBe(`*/5 * * * * @ ${run.scheduled_time}`);
+
+    // Without Cron Triggers it is no longer loaded: a manual run has nothing to run.
+    expect(
+      (await api(ledge, 'PUT', `/accounts/${ledge.accountId}/workers/scripts/unrouted/schedules`, [])).status,
+    ).toBe(200);
+    const target = { accountId: ledge.accountId, script: 'unrouted', cron: '*/5 * * * *', scheduledTime: Date.now() };
+    expect(await ledge.server.platform.functions.runtime.runScheduled(target)).toEqual({ outcome: 'not_loaded' });
+  });
 });

@@ -26,6 +26,8 @@ export interface CronDeps {
   /** Throws the v4 404 when the script does not exist. */
   requireScript: (accountId: string, script: string) => Promise<unknown>;
   runtime: { runScheduled(target: RunTarget): Promise<ScheduledOutcome> };
+  /** A script gained its first or lost its last Cron Trigger (the runtime loads scripts with crons). */
+  onScheduledChanged?: (accountId: string, script: string) => Promise<void>;
   logs: FunctionLogHub;
   logger: Logger;
   metrics?: LedgeMetrics | undefined;
@@ -78,7 +80,9 @@ export class CronService {
     await this.#deps.requireScript(accountId, script);
     const crons = parseSchedulesBody(body);
     const now = new Date(this.#now()).toISOString();
+    const before = await this.#deps.store.listSchedules(accountId, script);
     const saved = await this.#deps.store.replaceSchedules(accountId, script, crons, now);
+    if (before.length > 0 !== saved.length > 0) await this.#deps.onScheduledChanged?.(accountId, script);
     await this.reschedule();
     return { schedules: saved.map(renderSchedule) };
   }
@@ -215,7 +219,7 @@ export class CronService {
       run.status === 'ok'
         ? null
         : result.outcome === 'not_loaded'
-          ? 'the Worker is not running: enable its workers.dev route (wrangler deploy does) to run its Cron Triggers'
+          ? 'the Worker is not running: it has no deployment'
           : (result.error ?? `scheduled() ended with outcome ${result.outcome}`);
     await this.#deps.store.finishRun(run.id, run.status, run.duration_ms, run.error);
     this.#deps.metrics?.scheduledRuns.inc({ account: accountId, script, outcome: run.status });

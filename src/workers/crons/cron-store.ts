@@ -43,6 +43,14 @@ export class CronStore {
     );
   }
 
+  /** The scripts that have Cron Triggers, as `account/script`. */
+  async scheduledScripts(): Promise<Set<string>> {
+    const rows = await this.#db.all<{ account_id: string; script_name: string }>(
+      'SELECT DISTINCT account_id, script_name FROM worker_schedules',
+    );
+    return new Set(rows.map((row) => `${row.account_id}/${row.script_name}`));
+  }
+
   async allSchedules(): Promise<ScheduleRecord[]> {
     return this.#db.all<ScheduleRecord>('SELECT * FROM worker_schedules ORDER BY account_id, script_name, cron');
   }

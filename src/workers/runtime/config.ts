@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { WorkerdR2Service } from '../../r2/index.ts';
-import type { DeployedScript } from '../types.ts';
+import { isLoaded, type DeployedScript } from '../types.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
@@ -93,9 +93,11 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const metricsScripts: Record<string, { a: string; s: string }> = {};
   const pingBindings: string[] = [];
 
-  // Only scripts reachable by Host are served; when exactly one is, the socket goes to it directly.
-  const scripts = input.mode === 'router' ? input.scripts.filter((d) => d.script.workers_dev) : input.scripts;
-  const direct = input.mode === 'router' && scripts.length === 1;
+  // Scripts reachable by Host are served, and scripts with Cron Triggers are loaded for their scheduled()
+  // handler (as on Cloudflare, workers_dev = false does not stop crons); when exactly one script is loaded
+  // and it is routed, the socket goes to it directly.
+  const scripts = input.mode === 'router' ? input.scripts.filter(isLoaded) : input.scripts;
+  const direct = input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev;
   const domain = input.domain.toLowerCase();
 
   scripts.forEach((deployed, index) => {
@@ -145,13 +147,14 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(serviceName)}, worker = (modules = ${capnpList(modules)}, compatibilityDate = ${capnpString(date)}, ` +
         `compatibilityFlags = ${capnpList(withAsyncLocalStorage(version.compatibility_flags).map(capnpString))}, bindings = ${capnpList(bindings)}))`,
     );
+    const binding = `S${index}`;
     if (script.workers_dev) {
-      const binding = `S${index}`;
       routes[`${script.name}.${deployed.subdomain}`] = binding;
       routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
-      metricsScripts[binding] = { a: script.account_id, s: script.name };
-      pingBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
     }
+    // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
+    metricsScripts[binding] = { a: script.account_id, s: script.name };
+    pingBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
   });
 
   let entry: string;

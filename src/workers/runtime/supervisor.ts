@@ -7,7 +7,7 @@ import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
-import type { DeployedScript } from '../types.ts';
+import { isLoaded, type DeployedScript } from '../types.ts';
 import { AccountBackend } from './account-backend.ts';
 import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
@@ -108,7 +108,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   /**
    * Runs a script's scheduled() handler (a Cron Trigger) in a process that serves the account, through
-   * its ping service. Only scripts the runtime loads (those routed on workers.dev) can run.
+   * its ping service. Only scripts the runtime loads (routed on workers.dev, or with Cron Triggers) can run.
    */
   async runScheduled(target: {
     accountId: string;
@@ -251,7 +251,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     let backends: AccountBackend[] = [];
     try {
       const deployed = await this.#deps.deployed();
-      const accounts = routedByAccount(deployed);
+      const accounts = loadedByAccount(deployed);
       let configPath: string;
       let pingSockets: string[] | undefined;
       if (accounts.size > 1) {
@@ -261,7 +261,10 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           domain: this.#deps.config.functionsDomain,
           backends: backends.map((backend) => ({
             address: `unix:${backend.socketPath}`,
-            hosts: accounts.get(backend.accountId)!.map((d) => `${d.script.name}.${d.subdomain}`),
+            hosts: accounts
+              .get(backend.accountId)!
+              .filter((d) => d.script.workers_dev)
+              .map((d) => `${d.script.name}.${d.subdomain}`),
           })),
         });
       } else {
@@ -448,11 +451,11 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 }
 
-/** The scripts reachable by Host (workers_dev), by account. */
-function routedByAccount(deployed: DeployedScript[]): Map<string, DeployedScript[]> {
+/** The scripts the runtime runs (routed on workers.dev, or with Cron Triggers), by account. */
+function loadedByAccount(deployed: DeployedScript[]): Map<string, DeployedScript[]> {
   const accounts = new Map<string, DeployedScript[]>();
   for (const d of deployed) {
-    if (!d.script.workers_dev) continue;
+    if (!isLoaded(d)) continue;
     accounts.set(d.script.account_id, [...(accounts.get(d.script.account_id) ?? []), d]);
   }
   return accounts;
