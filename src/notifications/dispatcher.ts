@@ -1,7 +1,7 @@
 import type { SqlDatabase, SqlExecutor, SqlTransaction } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { DeliveryHistory, HistoryItem } from './history.ts';
+import type { DeliveryHistory, HistoryAttempt, HistoryItem } from './history.ts';
 import type { MailContent, Mailer } from './mail.ts';
 import type { Outbox, OutboxRow } from './outbox.ts';
 import { deprecationNotice } from './payload.ts';
@@ -91,6 +91,8 @@ export class Dispatcher {
   #tableDueMs = Infinity;
   #outcomes: Outcome[] = [];
   #flushQueued = false;
+  /** The last outcome-recording transaction: the next one starts after it (see #flush). */
+  #recording: Promise<unknown> = Promise.resolve();
   #idle: (() => void)[] = [];
 
   constructor(options: {
@@ -329,11 +331,17 @@ export class Dispatcher {
     let next: OutboxRow[];
     try {
       let recorded: Recorded;
-      [next, recorded] = await this.#db.transaction(async (tx) => {
-        const written = await this.#record(tx, batch, now);
-        const claimed = this.#running && this.#tableDueMs <= now ? await this.#claim(tx, now) : [];
-        return [claimed, written] as const;
-      });
+      // One recording transaction at a time per node: two would lock the same destination rows and wait
+      // for each other (on PostgreSQL), and batches that wait grow instead of multiplying commits.
+      const recording = this.#recording.then(() =>
+        this.#db.transaction(async (tx) => {
+          const written = await this.#record(tx, batch, now);
+          const claimed = this.#running && this.#tableDueMs <= now ? await this.#claim(tx, now) : [];
+          return [claimed, written] as const;
+        }),
+      );
+      this.#recording = recording.catch(() => undefined);
+      [next, recorded] = await recording;
       this.#scheduleTimer(now);
       this.#dueAt(recorded.retryAtMs);
       // Counted once the outcomes are committed (a rolled-back batch is sent again).
@@ -361,6 +369,7 @@ export class Dispatcher {
     const tally: Record<DeliveryResult, number> = { sent: 0, failed: 0, retried: 0 };
     const at = new Date(now).toISOString();
     const done: number[] = [];
+    const attempts: { row: OutboxRow; attempt: HistoryAttempt }[] = [];
     const webhookStatus = new Map<string, boolean>();
     for (const outcome of batch) {
       const { row } = outcome;
@@ -375,13 +384,7 @@ export class Dispatcher {
             : 'retrying';
       const messageId =
         outcome.sentBody === null ? row.message_id : await this.#outbox.saveMessage(tx, outcome.sentBody);
-      await this.#history.record(tx, row, {
-        status,
-        error: outcome.error,
-        mechanism: outcome.mechanism,
-        messageId,
-        at,
-      });
+      attempts.push({ row, attempt: { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at } });
       // Deliveries an API call set off are rare (health checks set off the bulk): each gets a line with its id.
       if (row.request_id !== null) {
         this.#logger.info('notification delivery', {
@@ -410,6 +413,7 @@ export class Dispatcher {
         retryAtMs = Math.min(retryAtMs, nextAttemptMs);
       }
     }
+    await this.#history.recordAll(tx, attempts);
     await this.#outbox.removeAll(tx, done);
     // One write per destination per batch: the outcome of its latest attempt in the batch.
     await this.#store.markWebhookOutcomes(tx, webhookStatus, at);

@@ -212,7 +212,9 @@ export class SqlNotificationStore implements NotificationStore {
   }
 
   async markWebhookOutcomes(tx: SqlExecutor, outcomes: ReadonlyMap<string, boolean>, at: string): Promise<void> {
-    for (const [id, ok] of outcomes) {
+    // In id order: two transactions (two flushes, two nodes) then lock the same rows in the same order
+    // and wait for each other instead of deadlocking.
+    for (const [id, ok] of [...outcomes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       await tx.run(`UPDATE notification_webhooks SET ${ok ? 'last_success' : 'last_failure'} = ? WHERE id = ?`, [
         at,
         id,
