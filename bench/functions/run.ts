@@ -236,42 +236,49 @@ function report(results: Record<string, Record<string, number>>) {
   const rows: string[][] = [];
   const x = (value: number) => `${value.toFixed(2)}x`;
   // Targets of issue 18 (same run, this machine). Ratios are medians of the per-round ratios.
-  const throughput = (label: string, scenario: string, unit: 'rps' | 'mb_s', min: number) =>
+  // `--only` leaves the other scenarios unmeasured: their rows say n/a instead of failing the report.
+  const fixed = (value: number | undefined, digits = 0) =>
+    value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
+  const met = (value: number | undefined, ok: (v: number) => boolean) =>
+    value === undefined || Number.isNaN(value) ? '' : ok(value) ? 'yes' : 'NO';
+  const throughput = (label: string, scenario: string, unit: 'rps' | 'mb_s', min: number) => {
+    const ratio = l[`${scenario}_ratio`];
     rows.push([
       label,
-      l[`${scenario}_${unit}`]!.toFixed(0),
-      m[`${scenario}_${unit}`]!.toFixed(0),
-      x(l[`${scenario}_ratio`]!),
+      fixed(l[`${scenario}_${unit}`]),
+      fixed(m[`${scenario}_${unit}`]),
+      ratio === undefined ? 'n/a' : x(ratio),
       `>= ${min}x`,
-      l[`${scenario}_ratio`]! >= min ? 'yes' : 'NO',
+      met(ratio, (r) => r >= min),
     ]);
+  };
   throughput('GET 1 KiB req/s', 'get_1k', 'rps', 5);
   rows.push([
     'GET 1 KiB p99 ms',
-    l['get_1k_p99_ms']!.toFixed(1),
-    m['get_1k_p99_ms']!.toFixed(1),
+    fixed(l['get_1k_p99_ms'], 1),
+    fixed(m['get_1k_p99_ms'], 1),
     '',
     '<= 25 ms',
-    l['get_1k_p99_ms']! <= 25 ? 'yes' : 'NO',
+    met(l['get_1k_p99_ms'], (v) => v <= 25),
   ]);
   throughput('PUT 1 KiB req/s', 'put_1k', 'rps', 5);
   throughput('GET 1 MiB MB/s', 'get_1m', 'mb_s', 1.5);
   throughput('PUT 1 MiB MB/s', 'put_1m', 'mb_s', 5);
   rows.push([
     'idle RSS MiB',
-    l['idle_rss_mib']!.toFixed(0),
-    m['idle_rss_mib']!.toFixed(0),
+    fixed(l['idle_rss_mib']),
+    fixed(m['idle_rss_mib']),
     x(l['idle_rss_mib']! / m['idle_rss_mib']!),
     "<= Miniflare's",
     l['idle_rss_mib']! <= m['idle_rss_mib']! ? 'yes' : 'NO',
   ]);
   rows.push([
     'start -> first response ms',
-    l['start_to_first_response_ms']!.toFixed(0),
-    m['start_to_first_response_ms']!.toFixed(0),
+    fixed(l['start_to_first_response_ms']),
+    fixed(m['start_to_first_response_ms']),
     '',
     '<= 1000 ms',
-    l['start_to_first_response_ms']! <= 1000 ? 'yes' : 'NO',
+    met(l['start_to_first_response_ms'], (v) => v <= 1000),
   ]);
   const file = results[NODE_FILE]!;
   const hello = results[WORKERD_HELLO]!;

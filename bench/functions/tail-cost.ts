@@ -99,7 +99,19 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
   const [apiPort, fnPort] = [await freePort(), await freePort()];
   const child = spawn(
     join(root, 'bin/ledge'),
-    ['server', '--json', '--data-dir', dataDir, '--port', String(apiPort), '--functions-port', String(fnPort)],
+    // --traffic-port 0: two servers run side by side, and the default traffic port is one fixed number.
+    [
+      'server',
+      '--json',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(apiPort),
+      '--functions-port',
+      String(fnPort),
+      '--traffic-port',
+      '0',
+    ],
     {
       env: {
         ...process.env,
