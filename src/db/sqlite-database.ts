@@ -9,8 +9,9 @@ import { WalSync } from './wal-sync.ts';
  *
  * SQLite runs one writer at a time, and node:sqlite is synchronous: a transaction whose callback awaits
  * would otherwise let any other statement of the process run inside it. So every write (a transaction or
- * a lone statement) takes one FIFO lock, and lone reads go to a second, read-only connection, which sees
- * what is committed and never waits for a writer.
+ * a lone statement) takes one FIFO lock, and lone reads run at once: on the writer connection when no
+ * transaction holds it, else on a second, read-only connection, which sees what is committed and never
+ * waits for a writer.
  *
  * Durability: `synchronous=NORMAL` keeps every commit across a process crash (kill -9); `durable()` adds
  * power-loss safety for the writes that promise it (object uploads) with one shared WAL fsync.
@@ -45,13 +46,24 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   get<T>(sql: string, params: SqlParams = []): Promise<T | undefined> {
-    if (this.#reader) return settle(() => this.#reader!.get<T>(sql, params));
+    const reader = this.#readConnection();
+    if (reader) return settle(() => reader.get<T>(sql, params));
     return this.#write(() => this.#writer.get<T>(sql, params));
   }
 
   all<T>(sql: string, params: SqlParams = []): Promise<T[]> {
-    if (this.#reader) return settle(() => this.#reader!.all<T>(sql, params));
+    const reader = this.#readConnection();
+    if (reader) return settle(() => reader.all<T>(sql, params));
     return this.#write(() => this.#writer.all<T>(sql, params));
+  }
+
+  /**
+   * Where a lone read runs at once: on the writer while no transaction holds it (its page cache is the
+   * warm one: a second connection must drop its cached pages after every commit of the first, which made
+   * reads between writes ~25% slower), else on the read-only connection. Undefined: queue with the writes.
+   */
+  #readConnection(): Connection | undefined {
+    return this.#lock.held ? this.#reader : this.#writer;
   }
 
   run(sql: string, params: SqlParams = []): Promise<RunResult> {
