@@ -21,6 +21,19 @@ export function treeCpuMs(rootPid: number): number {
   return sumOverTree(rootPid, (_pid, fields) => (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK);
 }
 
+/** CPU time (ms) of the workerd processes under `rootPid` (the rest of treeCpuMs is Node's). */
+export function workerdCpuMs(rootPid: number): number {
+  return sumOverTree(rootPid, (pid, fields) => {
+    let name = '';
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return 0; // exited meanwhile
+    }
+    return name === 'workerd' ? (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK : 0;
+  });
+}
+
 /**
  * Sums `valueOf` over a process and all its live descendants. `fields` are those of /proc/<pid>/stat after
  * the command name (fields[1] is the parent pid).

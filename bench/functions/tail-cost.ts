@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
-import { freePort, stop } from './processes.ts';
+import { freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -43,12 +43,26 @@ async function main() {
     const head = await startServer(ROOT, join(work, 'head'));
     servers.push(head);
     const samples: Record<string, number[]> = { base: [], head: [], head_tailed: [] };
+    /** CPU per request (ms) of each target, Node and workerd apart: where a session's cost goes. */
+    const cpu: Record<string, { node: number[]; workerd: number[] }> = {
+      base: { node: [], workerd: [] },
+      head: { node: [], workerd: [] },
+      head_tailed: { node: [], workerd: [] },
+    };
+    const measure = async (name: string, server: Server) => {
+      const [tree0, workerd0] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
+      const { requestsPerSec, requests } = await rps(server, work);
+      const [tree1, workerd1] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
+      samples[name]!.push(requestsPerSec);
+      cpu[name]!.workerd.push((workerd1 - workerd0) / requests);
+      cpu[name]!.node.push((tree1 - tree0 - (workerd1 - workerd0)) / requests);
+    };
     let events = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      samples['base']!.push(await rps(base, work));
-      samples['head']!.push(await rps(head, work));
+      await measure('base', base);
+      await measure('head', head);
       const tail = await openTail(head, () => events++);
-      samples['head_tailed']!.push(await rps(head, work));
+      await measure('head_tailed', head);
       tail.close();
       await new Promise((r) => setTimeout(r, 1_500)); // the isolates notice the flag is gone
       process.stderr.write(`round ${round + 1}: ${JSON.stringify(samples)}\n`);
@@ -60,20 +74,24 @@ async function main() {
         `one session ${t.toFixed(0)} (${((t / b - 1) * 100).toFixed(1)}% vs base, ${((t / h - 1) * 100).toFixed(1)}% vs no session); ` +
         `events received ${events}\n${JSON.stringify(samples)}\n`,
     );
+    for (const [name, { node, workerd }] of Object.entries(cpu))
+      process.stdout.write(
+        `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms\n`,
+      );
   } finally {
     for (const s of servers) await stop(s.child);
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-async function rps(server: Server, work: string): Promise<number> {
+async function rps(server: Server, work: string): Promise<{ requestsPerSec: number; requests: number }> {
   const result = await runWrk(
     `http://127.0.0.1:${server.fnPort}`,
     { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
     work,
     SECONDS,
   );
-  return result.requestsPerSec;
+  return { requestsPerSec: result.requestsPerSec, requests: Math.max(1, Math.round(result.requestsPerSec * SECONDS)) };
 }
 
 async function openTail(server: Server, onEvent: () => void): Promise<WebSocket> {

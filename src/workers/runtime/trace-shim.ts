@@ -107,8 +107,10 @@ async function fetchSlow(fetch, self, request, env, ctx) {
   return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx)) : fetch.call(self, request, userEnv(env), ctx);
 }
 function tracedFetch(fetch, self, request, env, ctx) {
-  if (Date.now() - checkedAt < ${TAIL_FLAG_TTL_MS} && !tailing) return fetch.call(self, request, userEnv(env), ctx);
-  return fetchSlow(fetch, self, request, env, ctx);
+  // The flag read is trusted for TAIL_FLAG_TTL_MS either way: while a session is open, re-reading it per
+  // request cost each traced request a disk-service call.
+  if (Date.now() - checkedAt >= ${TAIL_FLAG_TTL_MS}) return fetchSlow(fetch, self, request, env, ctx);
+  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx)) : fetch.call(self, request, userEnv(env), ctx);
 }
 const rawEnv = new WeakMap();
 export function __ledgeTrace(main) {
