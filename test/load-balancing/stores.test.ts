@@ -3,6 +3,7 @@ import { BACKENDS, type TestDatabase } from '../helpers/backends.ts';
 import { openStoreDatabase } from '../helpers/store-database.ts';
 import type { StoreContext } from './conformance/fixtures.ts';
 import { healthStoreCases } from './conformance/health-store.ts';
+import { loadBalancerStoreCases } from './conformance/load-balancer-store.ts';
 import { monitorStoreCases } from './conformance/monitor-store.ts';
 import { poolStoreCases } from './conformance/pool-store.ts';
 
@@ -18,4 +19,5 @@ describe.each(BACKENDS)('load-balancing stores on %s', (backend) => {
   describe('PoolStore', () => poolStoreCases(backend, context));
   describe('MonitorStore', () => monitorStoreCases(backend, context));
   describe('HealthStore', () => healthStoreCases(backend, context));
+  describe('LoadBalancerStore', () => loadBalancerStoreCases(backend, context));
 });

@@ -14,7 +14,7 @@ export interface WorkerStoreFixture {
 
 const iso = () => new Date().toISOString();
 
-function upload(accountId: string, name: string, createdOn = iso()) {
+export function upload(accountId: string, name: string, createdOn = iso()) {
   const version: Omit<VersionRecord, 'number'> = {
     id: newId(),
     account_id: accountId,
