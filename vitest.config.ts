@@ -16,6 +16,13 @@ const POSTGRES_SUITES = [
   'test/accounts/{auth,user-memberships}.test.ts',
   'test/workers/{api,bad-input,cli,endpoints,isolation,large-objects,routing,runtime,tutorial,wrangler}.test.ts',
   'test/r2/{buckets-api,cli,lifecycle,objects-api,wire-backend,workerd-binding,wrangler-objects}.test.ts',
+  // The API's shared behaviour (envelopes, paging, bad input), egress checks, tail sessions, orphan
+  // collection, and servers started as processes (restart, signals, the first hour).
+  'test/api/{core,pagination,hardening-bad-input,hardening-bodies}.test.ts',
+  'test/egress/api.test.ts',
+  'test/workers/{tail,orphans}.test.ts',
+  'test/server/{lifecycle,stopping}.test.ts',
+  'test/cli/{first-hour,foundation}.test.ts',
 ];
 
 export default defineConfig({

@@ -14,7 +14,11 @@ export function registerAdmin(program: Command): void {
   const admin = program
     .command('admin')
     .description('Administer accounts, users and tokens directly in a data dir')
-    .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)');
+    .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)')
+    .option(
+      '--database-url <url>',
+      "the data dir's PostgreSQL (env LEDGE_DATABASE_URL; default: the one its server last ran on, else SQLite)",
+    );
 
   admin
     .command('account')
@@ -98,10 +102,17 @@ async function withPlatform(
   fn: (platform: Platform) => Promise<void>,
 ): Promise<void> {
   // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
-  const { createPlatform, resolveServerConfig } = await import('../server/index.ts');
+  const { createPlatform, rememberedDatabaseUrl, resolveServerConfig } = await import('../server/index.ts');
   const { createLogger } = await import('../shared/logger.ts');
   // The running server's data dir when one runs (SQLite in WAL mode lets both write), else ./.ledge.
-  const config = resolveServerConfig({ dataDir: localDataDir(options['dataDir'] as string | undefined) });
+  const dataDir = localDataDir(options['dataDir'] as string | undefined);
+  const config = resolveServerConfig({
+    dataDir,
+    databaseUrl:
+      (options['databaseUrl'] as string | undefined) ??
+      (process.env['LEDGE_DATABASE_URL'] || undefined) ??
+      rememberedDatabaseUrl(dataDir),
+  });
   const platform = await createPlatform(config, createLogger('warn'));
   try {
     await fn(platform);

@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ export function dataPaths(dataDir: string) {
     database: join(dataDir, 'ledge.db'),
     credentials: join(dataDir, 'credentials.json'),
     secretKey: join(dataDir, 'secret.key'),
+    /** The PostgreSQL URL of a data dir whose records are there (see rememberDatabaseUrl). */
+    databaseUrl: join(dataDir, 'database-url'),
     blobs: join(dataDir, 'blobs'),
     runtime: join(dataDir, 'runtime'),
     mail: join(dataDir, 'mail'),
@@ -86,4 +89,23 @@ export function loadSecretBox(dataDir: string, configuredKey?: string): SecretBo
   if (!existsSync(path)) writeFileSync(path, SecretBox.generateKey().toString('base64'), { mode: 0o600, flag: 'wx' });
   chmodSync(path, 0o600);
   return new SecretBox(Buffer.from(readFileSync(path, 'utf8').trim(), 'base64'));
+}
+
+/**
+ * A data dir whose records live in PostgreSQL remembers the database URL (0600, like the keys next to it),
+ * so that `ledge admin` pointed at the data dir reaches the same records as its server without being told
+ * again. A server on SQLite forgets it.
+ */
+export function rememberDatabaseUrl(dataDir: string, url: string | undefined): void {
+  const path = dataPaths(dataDir).databaseUrl;
+  if (url === undefined) rmSync(path, { force: true });
+  else writeFileSync(path, `${url}\n`, { mode: FILE_MODE });
+}
+
+export function rememberedDatabaseUrl(dataDir: string): string | undefined {
+  try {
+    return readFileSync(dataPaths(dataDir).databaseUrl, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

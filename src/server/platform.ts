@@ -24,7 +24,7 @@ import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.
 import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
-import { dataPaths, ensureDataDir, loadSecretBox } from './data-dir.ts';
+import { dataPaths, ensureDataDir, loadSecretBox, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
@@ -84,6 +84,7 @@ export async function createPlatform(
     await applyMigrations(db, allMigrations);
     secretBox = loadSecretBox(config.dataDir, config.secretKey);
     await checkSecretKey(db, secretBox, config.secretKey ? 'LEDGE_SECRET_KEY' : paths.secretKey);
+    rememberDatabaseUrl(config.dataDir, config.databaseUrl);
   } catch (error) {
     await db.close();
     throw error;

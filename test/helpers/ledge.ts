@@ -166,6 +166,8 @@ export async function spawnLedge(
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<SpawnedLedge> {
+  // In the postgres project a spawned server gets its data dir's database too (a restart finds its records).
+  const databaseUrl = await databaseUrlFor(dataDir);
   const child = spawn(
     process.execPath,
     [
@@ -193,6 +195,7 @@ export async function spawnLedge(
         LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
         // The server registers itself for `ledge` (server-registry.ts): in a throwaway dir, not the user's.
         LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'),
+        ...(databaseUrl ? { LEDGE_DATABASE_URL: databaseUrl } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../src/db/index.ts';
+import { dataPaths, rememberedDatabaseUrl } from '../../src/server/index.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call, type LedgeTarget } from './api-helpers.ts';
@@ -69,10 +70,10 @@ describe('at-least-once delivery across a kill -9', () => {
     expect(await server.stop('SIGKILL')).toBeNull();
     server = undefined;
 
-    // Read with a plain connection: the server is gone, the file is all there is.
-    const db = new DatabaseSync(`${dataDir}/ledge.db`, { readOnly: true });
-    const pending = (db.prepare('SELECT COUNT(*) AS n FROM notification_outbox').get() as { n: number }).n;
-    db.close();
+    // Read directly: the server is gone, the data dir's database is all there is.
+    const db = openDatabase(rememberedDatabaseUrl(dataDir), dataPaths(dataDir).database);
+    const pending = (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox'))!.n;
+    await db.close();
     expect(pending).toBe(1);
 
     hooks.status = 200;
