@@ -6,6 +6,7 @@ import { healthStoreCases } from './conformance/health-store.ts';
 import { loadBalancerStoreCases } from './conformance/load-balancer-store.ts';
 import { monitorStoreCases } from './conformance/monitor-store.ts';
 import { poolStoreCases } from './conformance/pool-store.ts';
+import { previewStoreCases } from './conformance/preview-store.ts';
 
 /** The load-balancing stores' conformance suites, on every backend of the persistence contract. */
 describe.each(BACKENDS)('load-balancing stores on %s', (backend) => {
@@ -20,4 +21,5 @@ describe.each(BACKENDS)('load-balancing stores on %s', (backend) => {
   describe('MonitorStore', () => monitorStoreCases(backend, context));
   describe('HealthStore', () => healthStoreCases(backend, context));
   describe('LoadBalancerStore', () => loadBalancerStoreCases(backend, context));
+  describe('PreviewStore', () => previewStoreCases(backend, context));
 });
