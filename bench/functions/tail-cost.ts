@@ -1,10 +1,13 @@
-// Benchmark: what tail tracing costs GET 1 KiB of the tutorial function (bench/functions/run.ts's get_1k,
-// wrk -t1 -c32). Three targets, measured in alternating rounds in one run so a drift of the shared
-// machine hits them alike: a build without tracing (`--base <dir>`: a checkout of the commit before it,
-// with node_modules), this build with no tail session, and this build with one session connected (its
-// events counted). Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--seconds 10 --rounds 3]
+// Benchmark: two builds of the tutorial function (bench/functions/run.ts's scenarios, wrk -t1 -c32) in
+// alternating 10 s rounds in one run, so a drift of the machine's speed hits both alike (whole-run A/Bs on
+// this VM swung by 10-30% between runs). Targets: `--base <dir>` (a checkout of another commit, with
+// node_modules), this build with no tail session, and this build with one `wrangler tail` session
+// connected (its events counted; `--no-tail` skips it). Prints req/s medians and the CPU per request of
+// Node and of workerd apart.
+// Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
+//        [--seconds 10 --rounds 3 --no-tail]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +28,13 @@ const argument = (name: string) => {
 const SECONDS = Number(argument('--seconds') ?? 10);
 const ROUNDS = Number(argument('--rounds') ?? 3);
 const BASE = argument('--base');
+/**
+ * `--scenario put_1k` / `get_1m`: measure that instead of GET 1 KiB (the builds still alternate round by
+ * round, so this is also the same-run A/B of any two builds for one scenario; `--no-tail` skips the session).
+ */
+const SCENARIO = argument('--scenario') ?? 'get_1k';
+const WITH_TAIL = !process.argv.includes('--no-tail');
+const OBJECT_BYTES = SCENARIO === 'get_1m' ? 1024 * 1024 : 1024;
 
 interface Server {
   child: ChildProcess;
@@ -61,20 +71,23 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       await measure('base', base);
       await measure('head', head);
-      const tail = await openTail(head, () => events++);
-      await measure('head_tailed', head);
-      tail.close();
-      await new Promise((r) => setTimeout(r, 1_500)); // the isolates notice the flag is gone
+      if (WITH_TAIL) {
+        const tail = await openTail(head, () => events++);
+        await measure('head_tailed', head);
+        tail.close();
+        await new Promise((r) => setTimeout(r, 1_500)); // the isolates notice the flag is gone
+      }
       process.stderr.write(`round ${round + 1}: ${JSON.stringify(samples)}\n`);
     }
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+    if (!WITH_TAIL) samples['head_tailed']!.push(NaN);
     const [b, h, t] = [median(samples['base']!), median(samples['head']!), median(samples['head_tailed']!)];
     process.stdout.write(
-      `GET 1 KiB req/s (medians of ${ROUNDS}): base ${b.toFixed(0)}, no session ${h.toFixed(0)} (${((h / b - 1) * 100).toFixed(1)}%), ` +
+      `${SCENARIO} req/s (medians of ${ROUNDS}): base ${b.toFixed(0)}, no session ${h.toFixed(0)} (${((h / b - 1) * 100).toFixed(1)}%), ` +
         `one session ${t.toFixed(0)} (${((t / b - 1) * 100).toFixed(1)}% vs base, ${((t / h - 1) * 100).toFixed(1)}% vs no session); ` +
         `events received ${events}\n${JSON.stringify(samples)}\n`,
     );
-    for (const [name, { node, workerd }] of Object.entries(cpu))
+    for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
         `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms\n`,
       );
@@ -87,7 +100,15 @@ async function main() {
 async function rps(server: Server, work: string): Promise<{ requestsPerSec: number; requests: number }> {
   const result = await runWrk(
     `http://127.0.0.1:${server.fnPort}`,
-    { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
+    SCENARIO === 'put_1k'
+      ? {
+          method: 'PUT',
+          path: '/',
+          headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
+          bodyBytes: 1024,
+          keys: 1000,
+        }
+      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
     work,
     SECONDS,
   );
@@ -127,8 +148,8 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
       String(apiPort),
       '--functions-port',
       String(fnPort),
-      '--traffic-port',
-      '0',
+      // (builds from before the load balancer data plane have no traffic port)
+      ...(existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : []),
     ],
     {
       env: {
@@ -168,7 +189,7 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
   await api(server, 'POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
   const { subdomain } = (await api(server, 'GET', '/workers/subdomain')) as { subdomain: string };
   server.host = `r2-worker.${subdomain}.localhost:${fnPort}`;
-  await put(server, 'k'.repeat(1024));
+  await put(server, 'k'.repeat(OBJECT_BYTES));
   return server;
 }
 
