@@ -94,14 +94,9 @@ export class LoadBalancing {
       changes,
     });
     this.pools.addReferenceSource((accountId, poolId) => this.loadBalancers.referencesTo(accountId, poolId));
-    this.pools.onChange(async (accountId, poolId) =>
-      changes.publish({
-        kind: 'pool',
-        accountId,
-        id: poolId,
-        hostnames: await this.loadBalancers.hostnamesUsing(accountId, poolId),
-      }),
-    );
+    // Routes are cached by the bus's version, not by hostname: a pool change needs no lookup of the load
+    // balancers using it (a bulk PATCH of 25 pools made 25 queries for nothing).
+    this.pools.onChange((accountId, poolId) => changes.publish({ kind: 'pool', accountId, id: poolId, hostnames: [] }));
     this.monitors.onChange((accountId, monitorId) =>
       changes.publish({ kind: 'monitor', accountId, id: monitorId, hostnames: [] }),
     );

@@ -120,11 +120,6 @@ export class LoadBalancerService {
     }));
   }
 
-  /** Hostnames of the load balancers that use a pool (for change notices). */
-  async hostnamesUsing(accountId: string, poolId: string): Promise<string[]> {
-    return (await this.#store.listByPool(accountId, poolId)).map((lb) => lb.name);
-  }
-
   async #save(zone: LoadBalancerZone, existing: LoadBalancer, input: LoadBalancerInput): Promise<LoadBalancerAnswer> {
     const lb = await this.#build(zone, input, {
       id: existing.id,
