@@ -68,6 +68,7 @@ try {
   clearInterval(sampler);
   const wallMs = performance.now() - started;
   const report = JSON.parse(stdout);
+  if (!Array.isArray(report.policies_created)) throw new Error(`the migration tool failed (exit ${code}): ${stdout}`);
   const result = {
     date: new Date().toISOString(),
     pools: poolCount,

@@ -21,6 +21,10 @@ const MechanismSchema = z.strictObject({
     .optional(),
 });
 
+/** Values of one filter: at most 1,000, except pool ids (the request body's 10 MiB cap bounds them). */
+const MAX_FILTER_VALUES = 1000;
+const MAX_POOL_IDS = 100_000;
+
 export const PolicyInputSchema = z.object({
   name: z.string().trim().min(1, 'name is required').max(256),
   description: z.string().max(1024).optional(),
@@ -30,8 +34,19 @@ export const PolicyInputSchema = z.object({
   filters: z
     .record(
       z.string().max(128),
-      z.array(Id).min(1, 'must list at least one value (leave the filter out to match everything)').max(1000),
+      z.array(Id).min(1, 'must list at least one value (leave the filter out to match everything)').max(MAX_POOL_IDS),
     )
+    .superRefine((filters, ctx) => {
+      // A pool_id filter may name every pool of a large account (`ledge notifications migrate` makes one
+      // policy per address list, over all its pools); every other filter is a short list.
+      for (const [key, values] of Object.entries(filters))
+        if (key !== 'pool_id' && values.length > MAX_FILTER_VALUES)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `Too big: expected array to have <=${MAX_FILTER_VALUES} items`,
+          });
+    })
     .optional(),
   alert_interval: z
     .string()

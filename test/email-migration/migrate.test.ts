@@ -83,6 +83,19 @@ describe('notifications migrate: pool counts and pages', () => {
     expect((await allPools(ledge)).every((p) => p.notification_email === '')).toBe(true);
   });
 
+  // Regression: a policy's filters were capped at 1,000 values each, so an account with more pools on one
+  // address could not be migrated (the 10,000-pool benchmark failed with 17001).
+  it('migrates 1,100 pools of one address into one policy (a pool_id filter above 1,000 values)', async () => {
+    await createPools(ledge, 1100, () => 'ops@example.com');
+    const before = await allPools(ledge);
+    const report = await migrate(apiOf(), options({ perPage: 100 }));
+    expect(report.complete).toBe(true);
+    expect(report.policies_created).toHaveLength(1);
+    const [policy] = await allPolicies(ledge);
+    expect(policy!.filters?.['pool_id']).toHaveLength(1100);
+    await expectCovered(before);
+  });
+
   it('honours custom page sizes', async () => {
     await createPools(ledge, 23, () => 'ops@example.com');
     const report = await migrate(apiOf(), options({ perPage: 5 }));

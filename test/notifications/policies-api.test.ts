@@ -152,6 +152,15 @@ describe('notification policies API', () => {
     await refused({ ...valid(), filters: { pool_id: [] } }, 17001, /filters.pool_id: must list at least one value/);
   });
 
+  it('refuses more than 1,000 values in a filter other than pool_id, naming it', async () => {
+    const many = Array.from({ length: 1001 }, () => 'Unhealthy');
+    await refused(
+      { ...valid(), filters: { ...valid().filters, new_health: many } },
+      17001,
+      /filters.new_health: Too big/,
+    );
+  });
+
   it('refuses a policy without any delivery target', async () => {
     await refused({ ...valid(), mechanisms: {} }, 17001, /at least one email address or webhook/);
   });
