@@ -24,7 +24,7 @@ export function treeCpuMs(rootPid: number): number {
 /** CPU time (ms) of the workerd processes under `rootPid` (the rest of treeCpuMs is Node's). */
 export function workerdCpuMs(rootPid: number): number {
   return sumOverTree(rootPid, (pid, fields) => {
-    let name = '';
+    let name: string;
     try {
       name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
