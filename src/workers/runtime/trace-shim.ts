@@ -61,7 +61,28 @@ function userEnv(env) {
   return copy;
 }
 let sequence = 0;
-async function traced(request, run) {
+// End lines leave in batches: one console.log (one write to workerd's stdout, one wake-up of the server)
+// per END_BATCH events or END_FLUSH_MS, instead of one per request, which was most of a traced request's
+// cost. Start lines stay immediate: they must be out before a request that spins is killed.
+const END_BATCH = 64;
+const END_FLUSH_MS = 10;
+let ends = [];
+let flushing = false;
+function flushEnds() {
+  flushing = false;
+  if (ends.length === 0) return;
+  const lines = ends;
+  ends = [];
+  write(lines.join('\\n'));
+}
+function queueEnd(line, ctx) {
+  ends.push(line);
+  if (ends.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flushEnds();
+  if (flushing) return;
+  flushing = true;
+  ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, END_FLUSH_MS)).then(flushEnds));
+}
+async function traced(request, run, ctx) {
   const id = \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\${++sequence}\`;
   const eventTimestamp = Date.now();
   // The start line is short (no JSON): it only lets the server report a request whose process is killed.
@@ -99,18 +120,18 @@ async function traced(request, run) {
       executionModel: 'stateless',
     };
     if (status !== undefined) event.event.response = { status };
-    write(\`\${HEAD}e \${id} \${JSON.stringify(event)}\`);
+    queueEnd(\`\${HEAD}e \${id} \${JSON.stringify(event)}\`, ctx);
   }
 }
 async function fetchSlow(fetch, self, request, env, ctx) {
   await readFlag(env);
-  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx)) : fetch.call(self, request, userEnv(env), ctx);
+  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx), ctx) : fetch.call(self, request, userEnv(env), ctx);
 }
 function tracedFetch(fetch, self, request, env, ctx) {
   // The flag read is trusted for TAIL_FLAG_TTL_MS either way: while a session is open, re-reading it per
   // request cost each traced request a disk-service call.
   if (Date.now() - checkedAt >= ${TAIL_FLAG_TTL_MS}) return fetchSlow(fetch, self, request, env, ctx);
-  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx)) : fetch.call(self, request, userEnv(env), ctx);
+  return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx), ctx) : fetch.call(self, request, userEnv(env), ctx);
 }
 const rawEnv = new WeakMap();
 export function __ledgeTrace(main) {
