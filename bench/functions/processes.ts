@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** RSS (bytes) of a process and all its descendants, from /proc (Linux). */
 export function treeRss(rootPid: number): number {
@@ -74,3 +75,23 @@ export function stop(child: ChildProcess): Promise<void> {
 }
 
 export { freePort } from '../../test/helpers/free-port.ts';
+
+/**
+ * `ledge server` arguments for a benchmark server of the checkout at `root` on the given ports. The traffic
+ * port is 0 (servers run side by side; the default is one fixed number), except for builds from before the
+ * load balancer data plane, which have no such flag.
+ */
+export function benchServerArgs(root: string, dataDir: string, apiPort: number, fnPort: number): string[] {
+  const traffic = existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : [];
+  return [
+    'server',
+    '--json',
+    '--data-dir',
+    dataDir,
+    '--port',
+    String(apiPort),
+    '--functions-port',
+    String(fnPort),
+    ...traffic,
+  ];
+}

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { workerdBinary } from '../../src/workers/runtime/workerd-process.ts';
 import { benchDatabase, stopBenchDatabases, type BenchDatabase } from '../database.ts';
-import { freePort, stop, treeCpuMs, treeRss } from './processes.ts';
+import { benchServerArgs, freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -352,33 +352,18 @@ async function startLedge(
   firstBoot = true,
 ): Promise<ChildProcess> {
   // Through bin/ledge, the launcher `npm start` and `ledge` use (it sets what Node must see at start-up).
-  const child = spawn(
-    join(ROOT, 'bin/ledge'),
-    [
-      'server',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(apiPort),
-      '--functions-port',
-      String(fnPort),
-      '--traffic-port',
-      '0',
-    ],
-    {
-      env: {
-        ...process.env,
-        LEDGE_LOG_LEVEL: 'warn',
-        ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {}),
-        LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
-        LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: CREDS.account,
-        ...(database.databaseUrl ? { LEDGE_DATABASE_URL: database.databaseUrl } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(join(ROOT, 'bin/ledge'), benchServerArgs(ROOT, dataDir, apiPort, fnPort), {
+    env: {
+      ...process.env,
+      LEDGE_LOG_LEVEL: 'warn',
+      ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {}),
+      LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
+      LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: CREDS.account,
+      ...(database.databaseUrl ? { LEDGE_DATABASE_URL: database.databaseUrl } : {}),
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (firstBoot) await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
   else child.stdout!.resume();
   return child;

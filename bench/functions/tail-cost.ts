@@ -7,13 +7,13 @@
 // Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
 //        [--seconds 10 --rounds 3 --no-tail]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
-import { freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
+import { benchServerArgs, freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -136,32 +136,16 @@ async function api(server: Server, method: string, path: string, body?: unknown)
 
 async function startServer(root: string, dataDir: string): Promise<Server> {
   const [apiPort, fnPort] = [await freePort(), await freePort()];
-  const child = spawn(
-    join(root, 'bin/ledge'),
-    // --traffic-port 0: two servers run side by side, and the default traffic port is one fixed number.
-    [
-      'server',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(apiPort),
-      '--functions-port',
-      String(fnPort),
-      // (builds from before the load balancer data plane have no traffic port)
-      ...(existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : []),
-    ],
-    {
-      env: {
-        ...process.env,
-        LEDGE_LOG_LEVEL: 'warn',
-        LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
-        LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(join(root, 'bin/ledge'), benchServerArgs(root, dataDir, apiPort, fnPort), {
+    env: {
+      ...process.env,
+      LEDGE_LOG_LEVEL: 'warn',
+      LEDGE_BOOTSTRAP_EMAIL: CREDS.email,
+      LEDGE_BOOTSTRAP_API_KEY: CREDS.key,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
   const server: Server = { child, apiPort, fnPort, host: '' };
   await api(server, 'POST', '/r2/buckets', { name: 'my-bucket' });
