@@ -148,6 +148,18 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
   });
   await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
   const server: Server = { child, apiPort, fnPort, host: '' };
+  try {
+    await deployTutorial(server);
+  } catch (error) {
+    await stop(child); // a build that fails to deploy leaves no server behind
+    throw error;
+  }
+  return server;
+}
+
+/** The tutorial function with its bucket, secret and workers.dev route, and the object it serves. */
+async function deployTutorial(server: Server): Promise<void> {
+  const { apiPort, fnPort } = server;
   await api(server, 'POST', '/r2/buckets', { name: 'my-bucket' });
   const form = new FormData();
   form.set(
@@ -174,7 +186,6 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
   const { subdomain } = (await api(server, 'GET', '/workers/subdomain')) as { subdomain: string };
   server.host = `r2-worker.${subdomain}.localhost:${fnPort}`;
   await put(server, 'k'.repeat(OBJECT_BYTES));
-  return server;
 }
 
 function put(server: Server, body: string): Promise<void> {
