@@ -25,27 +25,24 @@ const WORKER = `export default {
 
 let ledge: TestLedge;
 let project: string;
+
+/** A wrangler project of WORKER with the SEEN bucket and these Cron Triggers; answers its directory. */
+function cronProject(name: string, extraToml: string, crons: string[]): string {
+  const dir = tempDir(`ledge-crons-${name}-`);
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src/index.js'), WORKER);
+  writeFileSync(
+    join(dir, 'wrangler.toml'),
+    `name = "${name}"\nmain = "src/index.js"\ncompatibility_date = "2025-01-01"\n${extraToml}\n` +
+      `[[r2_buckets]]\nbinding = "SEEN"\nbucket_name = "cron-seen"\n\n[triggers]\ncrons = ${JSON.stringify(crons)}\n`,
+  );
+  return dir;
+}
 const runs = () => api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/scripts/ticker/schedules/runs?limit=100`);
 
 beforeAll(async () => {
   ledge = await startLedge();
-  project = tempDir('ledge-crons-project-');
-  mkdirSync(join(project, 'src'));
-  writeFileSync(join(project, 'src/index.js'), WORKER);
-  writeFileSync(
-    join(project, 'wrangler.toml'),
-    `name = "ticker"
-main = "src/index.js"
-compatibility_date = "2025-01-01"
-
-[[r2_buckets]]
-binding = "SEEN"
-bucket_name = "cron-seen"
-
-[triggers]
-crons = ["* * * * *", "0 12 * * MON"]
-`,
-  );
+  project = cronProject('ticker', '', ['* * * * *', '0 12 * * MON']);
   expect((await api(ledge, 'POST', `/accounts/${ledge.accountId}/r2/buckets`, { name: 'cron-seen' })).status).toBe(200);
 });
 afterAll(async () => {
@@ -214,24 +211,7 @@ describe('Cron Triggers', () => {
   });
 
   it('runs scheduled() of a Worker that is not routed on workers.dev (workers_dev = false), as Cloudflare does', async () => {
-    const quiet = tempDir('ledge-crons-unrouted-');
-    mkdirSync(join(quiet, 'src'));
-    writeFileSync(join(quiet, 'src/index.js'), WORKER);
-    writeFileSync(
-      join(quiet, 'wrangler.toml'),
-      `name = "unrouted"
-main = "src/index.js"
-compatibility_date = "2025-01-01"
-workers_dev = false
-
-[[r2_buckets]]
-binding = "SEEN"
-bucket_name = "cron-seen"
-
-[triggers]
-crons = ["*/5 * * * *"]
-`,
-    );
+    const quiet = cronProject('unrouted', 'workers_dev = false\n', ['*/5 * * * *']);
     const env = cliEnv(ledge);
     const deployed = await runCli(['deploy', '--config', join(quiet, 'wrangler.toml')], { env });
     expect(deployed.code, deployed.stderr).toBe(0);
