@@ -18,6 +18,8 @@ export interface ServerConfig {
    * unset: the embedded SQLite file in the data dir.
    */
   databaseUrl?: string | undefined;
+  /** This node's name among nodes sharing the database (LEDGE_NODE_ID); by default made once per data dir. */
+  nodeId?: string | undefined;
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
@@ -94,6 +96,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
   return {
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
     databaseUrl: nonEmpty(flags.databaseUrl ?? env['LEDGE_DATABASE_URL']),
+    nodeId: nonEmpty(env['LEDGE_NODE_ID']),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),

@@ -9,7 +9,8 @@ import {
   PoolEnablementBus,
   type LoadBalancing,
 } from '../load-balancing/index.ts';
-import type { BackgroundService } from '../shared/background-service.ts';
+import type { BackgroundService, JobGate } from '../shared/background-service.ts';
+import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import {
   createMailer,
@@ -24,7 +25,7 @@ import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.
 import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
-import { dataPaths, ensureDataDir, loadSecretBox, rememberDatabaseUrl } from './data-dir.ts';
+import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
@@ -66,6 +67,8 @@ export interface Platform {
   storage: StorageService;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
+  cluster: Cluster;
   /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
@@ -89,6 +92,13 @@ export async function createPlatform(
     await db.close();
     throw error;
   }
+  const cluster = new Cluster({
+    db,
+    nodeId: nodeIdOf(config.dataDir, config.nodeId),
+    logger: logger.child({ component: 'cluster' }),
+    heartbeatMs: positiveInteger(config.env['LEDGE_CLUSTER_HEARTBEAT_MS']),
+  });
+  const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
   const metrics = new LedgeMetrics();
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
@@ -98,7 +108,9 @@ export async function createPlatform(
   const storage = new StorageService(new SqlMetadataStore(db), new FsBlobStore(paths.blobs), {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
+    gate,
   });
+  shareBucketChanges(storage, cluster);
 
   // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
@@ -118,6 +130,7 @@ export async function createPlatform(
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
+    cluster,
   });
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
@@ -131,6 +144,9 @@ export async function createPlatform(
     egress,
     metrics,
     ...notificationSettings(config.env),
+    // One owner per node for the outbox's claims; a lone node keeps the owner it always had.
+    nodeId: cluster.shared ? cluster.nodeId : undefined,
+    gate,
     healthEvents,
     poolEnablement,
   });
@@ -145,6 +161,7 @@ export async function createPlatform(
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2.wire.workerdService(accountId, name) },
     metrics,
+    cluster: cluster.shared ? cluster : undefined,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
@@ -182,10 +199,23 @@ export async function createPlatform(
     functions: workers.functions,
     storage,
     r2Backend: r2.wire,
-    // The traffic listener last to start and first to stop: traffic flows only while everything it
-    // steers by is running.
-    background: [...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    cluster,
+    // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
+    // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
+}
+
+/** Bucket changes reach every node's bucket cache (a deleted bucket is forgotten everywhere at once). */
+function shareBucketChanges(storage: StorageService, cluster: Cluster): void {
+  if (!cluster.shared) return;
+  storage.buckets.onChanged((accountId, name) => cluster.announce('r2_buckets', JSON.stringify([accountId, name])));
+  cluster.onRemote('r2_buckets', (key) => {
+    const parsed: unknown = JSON.parse(key);
+    if (Array.isArray(parsed) && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
+      storage.buckets.forget(parsed[0], parsed[1]);
+    }
+  });
 }
 
 /** An operator-set interval in ms, or undefined (the default) when unset or not a positive integer. */

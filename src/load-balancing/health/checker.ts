@@ -54,6 +54,7 @@ export class HealthChecker implements BackgroundService {
   readonly #logger: Logger;
   readonly #egress: EgressPolicy;
   readonly #metrics: LedgeMetrics | undefined;
+  readonly #owns: (originKey: string) => boolean;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -74,8 +75,15 @@ export class HealthChecker implements BackgroundService {
     egress: EgressPolicy;
     logger: Logger;
     metrics?: LedgeMetrics | undefined;
+    /**
+     * Whether this node probes an origin (`<pool id>/<origin name>`): with several nodes on one database each
+     * origin is probed by one of them (src/cluster). Every node keeps every job scheduled, so a dead node's
+     * origins are probed by their new owner at their next due time. Default: this node probes all.
+     */
+    owns?: ((originKey: string) => boolean) | undefined;
   }) {
     this.#metrics = deps.metrics;
+    this.#owns = deps.owns ?? (() => true);
     this.#egress = deps.egress;
     this.#pools = deps.pools;
     this.#monitors = deps.monitors;
@@ -210,7 +218,7 @@ export class HealthChecker implements BackgroundService {
       if (job.cancelled) continue;
       if (job.inFlight) {
         this.#stats.skipped++;
-      } else {
+      } else if (this.#owns(`${job.poolId}/${job.origin.name}`)) {
         this.#launch(job, now);
       }
       job.due += job.intervalMs;
