@@ -32,6 +32,7 @@ export class Cluster {
   readonly #membership: ClusterMembership | undefined;
   readonly #logger: Logger;
   #live: readonly string[];
+  readonly #liveListeners: Array<() => void> = [];
   #liveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ClusterOptions) {
@@ -92,6 +93,11 @@ export class Cluster {
     return shardOwner(key, this.#live) === this.nodeId;
   }
 
+  /** Called when the live set changed (a node joined, left or died): owners of sharded work moved. */
+  onLiveChange(listener: () => void): void {
+    this.#liveListeners.push(listener);
+  }
+
   /** The live nodes as last read (sorted); this node alone on SQLite. */
   get liveNodes(): readonly string[] {
     return this.#live;
@@ -134,7 +140,10 @@ export class Cluster {
     try {
       const live = await this.#membership.liveNodes();
       // This node counts itself live while it runs, whatever a slow heartbeat says.
-      this.#live = live.includes(this.nodeId) ? live : [...live, this.nodeId].sort();
+      const next = live.includes(this.nodeId) ? live : [...live, this.nodeId].sort();
+      const changed = next.join('\n') !== this.#live.join('\n');
+      this.#live = next;
+      if (changed) for (const listener of this.#liveListeners) listener();
     } catch (error) {
       this.#logger.warn('could not read the live nodes', { err: error });
     }

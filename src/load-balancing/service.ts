@@ -106,6 +106,7 @@ export class LoadBalancing {
       changes.publish({ kind: 'monitor', accountId, id: monitorId, hostnames: [] }),
     );
     if (deps.cluster) {
+      deps.cluster.onLiveChange(() => this.checker.ownersChanged());
       shareConfigChanges(deps.cluster, changes, this.checker, (error) =>
         deps.logger.warn('could not re-plan health checks after a change on another node', { err: error }),
       );

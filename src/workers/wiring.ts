@@ -12,6 +12,7 @@ import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
+import { TailRelay } from './tail/cluster-relay.ts';
 import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -91,6 +92,7 @@ export function createFunctions(deps: {
       void crons.reschedule().catch(() => undefined);
     });
     cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
+    new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
   }
   return { workers, runtime, logs, crons, traces, tails };
 }

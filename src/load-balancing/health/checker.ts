@@ -30,6 +30,8 @@ interface Job {
   inFlight: boolean;
   /** Until the first probe ran: the round after it gets a random phase (see #tick). */
   fresh: boolean;
+  /** Whether this node owned the origin when last asked (see ownersChanged). */
+  mine: boolean;
 }
 
 export interface CheckerStats {
@@ -133,6 +135,29 @@ export class HealthChecker implements BackgroundService {
       await this.refreshPool(accountId, pool.id);
   }
 
+  /**
+   * The live nodes changed: origins this node has just taken over (their owner died or left) are probed at
+   * once, so one is never unprobed for longer than its interval plus the time to notice the owner is gone.
+   */
+  ownersChanged(): void {
+    if (!this.#running) return;
+    const now = performance.now();
+    for (const jobs of this.#jobs.values()) {
+      for (const [name, job] of jobs) {
+        const mine = this.#owns(`${job.poolId}/${job.origin.name}`);
+        const takenOver = mine && !job.mine;
+        job.mine = mine;
+        if (!takenOver || job.inFlight || job.due <= now) continue;
+        // The heap cannot move an entry: a copy due now replaces the job.
+        const replacement = { ...job, due: now };
+        job.cancelled = true;
+        jobs.set(name, replacement);
+        this.#heap.push(replacement);
+      }
+    }
+    this.#arm();
+  }
+
   stats(): CheckerStats {
     return { ...this.#stats, origins: [...this.#jobs.values()].reduce((n, jobs) => n + jobs.size, 0) };
   }
@@ -188,6 +213,7 @@ export class HealthChecker implements BackgroundService {
         cancelled: false,
         inFlight: false,
         fresh,
+        mine: true,
       };
       jobs.set(origin.name, job);
       this.#heap.push(job);
@@ -218,8 +244,9 @@ export class HealthChecker implements BackgroundService {
       if (job.cancelled) continue;
       if (job.inFlight) {
         this.#stats.skipped++;
-      } else if (this.#owns(`${job.poolId}/${job.origin.name}`)) {
-        this.#launch(job, now);
+      } else {
+        job.mine = this.#owns(`${job.poolId}/${job.origin.name}`);
+        if (job.mine) this.#launch(job, now);
       }
       job.due += job.intervalMs;
       if (job.fresh) {
