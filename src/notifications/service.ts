@@ -44,6 +44,8 @@ export interface NotificationOptions {
   historyRetentionMs?: number;
   /** How long a claimed delivery stays its node's (default 120 s). */
   leaseMs?: number;
+  /** With several nodes: how often the dispatcher looks at the table for rows it was not told of. */
+  pollMs?: number | undefined;
   /** This node's name: its claims are its own, so a restart re-sends only what this node had claimed. */
   nodeId?: string | undefined;
   /** With several nodes, one at a time prunes history. */
@@ -99,6 +101,7 @@ export class NotificationService {
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      pollMs: options.pollMs,
       metrics: options.metrics,
     });
     const outbox = this.outbox;

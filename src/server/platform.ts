@@ -146,6 +146,7 @@ export async function createPlatform(
     ...notificationSettings(config.env),
     // One owner per node for the outbox's claims; a lone node keeps the owner it always had.
     nodeId: cluster.shared ? cluster.nodeId : undefined,
+    pollMs: cluster.shared ? notificationSettings(config.env).pollMs : undefined,
     gate,
     healthEvents,
     poolEnablement,
