@@ -67,6 +67,8 @@ export interface Platform {
   storage: StorageService;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** Resolves while this node can serve (its database answers): `GET /healthz`. */
+  ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
   cluster: Cluster;
   /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
@@ -201,6 +203,9 @@ export async function createPlatform(
     storage,
     r2Backend: r2.wire,
     cluster,
+    ready: async () => {
+      await db.get('SELECT 1 AS ok');
+    },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
     background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],

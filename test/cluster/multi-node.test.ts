@@ -84,7 +84,11 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
   it('bootstraps one account although all three nodes started at once', async () => {
     const [{ count }] = await sql<[{ count: number }]>`SELECT count(*)::int AS count FROM accounts`;
     expect(count).toBe(1);
-    for (const node of nodes) expect((await call(node, 'GET', '/user/tokens/verify')).status).toBe(200);
+    for (const node of nodes) {
+      expect((await call(node, 'GET', '/user/tokens/verify')).status).toBe(200);
+      // What a load balancer in front of the nodes checks.
+      expect((await fetch(new URL('/healthz', node.apiUrl))).status).toBe(200);
+    }
   });
 
   it('sees buckets, objects, pools and policies written on any node at once, and forgets deleted buckets', async () => {
