@@ -13,6 +13,19 @@ export function registerServer(program: Command): void {
       'keep records in PostgreSQL, postgres://user:password@host:port/db (env LEDGE_DATABASE_URL; default: SQLite in the data dir)',
       undefined,
     )
+    .option(
+      '--s3-endpoint <url>',
+      'keep blobs on an S3-compatible service at this URL (env LEDGE_S3_ENDPOINT; keys: LEDGE_S3_ACCESS_KEY_ID, LEDGE_S3_SECRET_ACCESS_KEY; default: files in the data dir)',
+      undefined,
+    )
+    .option('--s3-bucket <name>', 'bucket for blobs, created if missing (env LEDGE_S3_BUCKET)', undefined)
+    .option('--s3-region <region>', 'region of the S3 service (env LEDGE_S3_REGION; default us-east-1)', undefined)
+    .option(
+      '--s3-force-path-style',
+      'address the bucket as <endpoint>/<bucket>, for MinIO, Ceph and Swift (env LEDGE_S3_FORCE_PATH_STYLE=true)',
+      undefined,
+    )
+    .option('--s3-prefix <prefix>', 'prefix of every blob key in the bucket (env LEDGE_S3_PREFIX)', undefined)
     .option('--host <host>', 'address the API listens on (env LEDGE_HOST)', undefined)
     .option('--port <port>', 'API port, 0 for any free port (env LEDGE_PORT)', undefined)
     .option('--functions-port <port>', 'port that serves deployed functions (env LEDGE_FUNCTIONS_PORT)', undefined)
@@ -62,6 +75,12 @@ export function registerServer(program: Command): void {
         const o = ctx.options as Record<string, string | undefined>;
         const config = resolveServerConfig({
           dataDir: o['dataDir'],
+          databaseUrl: o['databaseUrl'],
+          s3Endpoint: o['s3Endpoint'],
+          s3Bucket: o['s3Bucket'],
+          s3Region: o['s3Region'],
+          s3ForcePathStyle: o['s3ForcePathStyle'],
+          s3Prefix: o['s3Prefix'],
           host: o['host'],
           port: o['port'],
           functionsPort: o['functionsPort'],

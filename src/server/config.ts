@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
+import type { S3Settings } from '../storage/index.ts';
+import { resolveS3Settings, type S3Flags } from './s3-config.ts';
 
 export interface BootstrapValues {
   email?: string | undefined;
@@ -20,6 +22,11 @@ export interface ServerConfig {
   databaseUrl?: string | undefined;
   /** This node's name among nodes sharing the database (LEDGE_NODE_ID); by default made once per data dir. */
   nodeId?: string | undefined;
+  /**
+   * Blobs (object bodies over 64 KiB, multipart parts) on an S3-compatible service (--s3-endpoint,
+   * --s3-bucket, ...; see s3-config.ts); unset: files in `<data-dir>/blobs`.
+   */
+  s3?: S3Settings | undefined;
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
@@ -52,7 +59,7 @@ export interface ServerConfig {
   env: NodeJS.ProcessEnv;
 }
 
-export interface ServerFlags {
+export interface ServerFlags extends S3Flags {
   dataDir?: string | undefined;
   databaseUrl?: string | undefined;
   host?: string | undefined;
@@ -97,6 +104,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
     databaseUrl: nonEmpty(flags.databaseUrl ?? env['LEDGE_DATABASE_URL']),
     nodeId: nonEmpty(env['LEDGE_NODE_ID']),
+    s3: resolveS3Settings(flags, env),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
     logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),

@@ -21,7 +21,7 @@ import {
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
-import { FsBlobStore, SqlMetadataStore, StorageService } from '../storage/index.ts';
+import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
@@ -65,6 +65,8 @@ export interface Platform {
   functions: FunctionsPlatform;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
+  /** Where the engine keeps blobs: files in the data dir, or an S3-compatible bucket (--s3-*). */
+  blobStore: BlobStore;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
   /** Resolves while this node can serve (its database answers): `GET /healthz`. */
@@ -85,11 +87,13 @@ export async function createPlatform(
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
   let secretBox: SecretBox;
+  let blobStore: BlobStore;
   try {
     await applyMigrations(db, allMigrations);
     secretBox = loadSecretBox(config.dataDir, config.secretKey);
     await checkSecretKey(db, secretBox, config.secretKey ? 'LEDGE_SECRET_KEY' : paths.secretKey);
     rememberDatabaseUrl(config.dataDir, config.databaseUrl);
+    blobStore = await openBlobStore(config, paths.blobs, logger);
   } catch (error) {
     await db.close();
     throw error;
@@ -107,10 +111,12 @@ export async function createPlatform(
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
-  const storage = new StorageService(new SqlMetadataStore(db), new FsBlobStore(paths.blobs), {
+  const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
     gate,
+    // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
+    sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
   });
   shareBucketChanges(storage, cluster);
 
@@ -201,6 +207,7 @@ export async function createPlatform(
     notifications: notifications.service,
     functions: workers.functions,
     storage,
+    blobStore,
     r2Backend: r2.wire,
     cluster,
     ready: async () => {
@@ -222,6 +229,36 @@ function shareBucketChanges(storage: StorageService, cluster: Cluster): void {
       storage.buckets.forget(parsed[0], parsed[1]);
     }
   });
+}
+
+/**
+ * The start-up collection removes unreferenced blobs and interrupted uploads older than the boot. On S3
+ * "older" is by the service's clock, and other nodes may share the bucket with writes under way (a
+ * multipart upload's object may even carry its initiation time): only what is older than this before
+ * the start is taken. A crash's leftovers wait for a later start; nothing live is ever taken.
+ */
+const SHARED_STORE_MARGIN_MS = 24 * 3600_000;
+
+/**
+ * The blob store the configuration names: S3 (its bucket checked, and created when missing, so a wrong
+ * endpoint or key fails the start with a message) or files under `<data-dir>/blobs`.
+ */
+async function openBlobStore(config: ServerConfig, blobsDir: string, logger: Logger): Promise<BlobStore> {
+  if (!config.s3) return new FsBlobStore(blobsDir);
+  const store = new S3BlobStore(config.s3);
+  try {
+    await store.ensureBucket();
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  // Where, never with which key.
+  logger.info('blobs on S3', {
+    endpoint: config.s3.endpoint ?? `aws:${config.s3.region}`,
+    bucket: config.s3.bucket,
+    prefix: config.s3.prefix,
+  });
+  return store;
 }
 
 /** An operator-set interval in ms, or undefined (the default) when unset or not a positive integer. */

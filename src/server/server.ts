@@ -104,5 +104,6 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
 }
 
 async function closeDatabases(platform: Platform): Promise<void> {
+  platform.blobStore.close?.();
   await platform.db.close();
 }

@@ -30,7 +30,7 @@ export class BlobNotFoundError extends Error {
 /**
  * Immutable byte blobs addressed by id. A write is all-or-nothing: bytes become readable under their
  * id only once complete and durable (temp file, fsync, rename), and a failed source leaves nothing.
- * The filesystem implementation is the embedded default; an S3-compatible one can pass the same suite.
+ * The filesystem implementation is the embedded default; `S3BlobStore` keeps them on an S3-compatible service.
  */
 export interface BlobStore {
   /** Streams `source` into a new blob. Rejects (and stores nothing) if the source fails. */
@@ -53,4 +53,6 @@ export interface BlobStore {
   list(): AsyncIterable<BlobInfo>;
   /** Removes leftovers of interrupted writes started before `time`; returns how many. */
   removeTemporaryBefore(time: number): Promise<number>;
+  /** Releases what the store holds open (an S3 client's sockets); called once, at shutdown. */
+  close?(): void;
 }

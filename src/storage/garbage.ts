@@ -11,6 +11,8 @@ export class BlobGarbage {
   readonly #graceMs: number;
   readonly #logger: Logger | undefined;
   readonly #pending = new Map<NodeJS.Timeout, string[]>();
+  /** Deletions under way: a flush waits for them too (an S3 DeleteObjects takes a round trip or more). */
+  readonly #deleting = new Set<Promise<void>>();
 
   constructor(blobs: BlobStore, options: { graceMs: number; logger?: Logger | undefined }) {
     this.#blobs = blobs;
@@ -23,18 +25,23 @@ export class BlobGarbage {
     const ids = [...blobIds];
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
-      void this.#delete(ids);
+      void this.#track(this.#delete(ids));
     }, this.#graceMs);
     timer.unref();
     this.#pending.set(timer, ids);
   }
 
-  /** Deletes everything still waiting (on shutdown). */
+  /** Deletes everything still waiting and waits for deletions already under way (on shutdown). */
   async flush(): Promise<void> {
     const batches = [...this.#pending.entries()];
     this.#pending.clear();
     for (const [timer] of batches) clearTimeout(timer);
-    await Promise.all(batches.map(([, ids]) => this.#delete(ids)));
+    await Promise.all([...batches.map(([, ids]) => this.#delete(ids)), ...this.#deleting]);
+  }
+
+  #track(deletion: Promise<void>): Promise<void> {
+    this.#deleting.add(deletion);
+    return deletion.finally(() => this.#deleting.delete(deletion));
   }
 
   async #delete(ids: string[]): Promise<void> {

@@ -5,7 +5,7 @@
  *   (`storage.multipart`), `storage.list(bucket, ...)`, and `storage.getBucket(accountId, name)` which the
  *   workers deploy uses to refuse a binding to a bucket that does not exist.
  * - `MetadataStore` / `BlobStore`: the two persistence interfaces, with the SQL (SQLite or PostgreSQL) and filesystem
- *   implementations; test/storage/conformance/ holds the suite any other implementation must pass.
+ *   implementations (and `S3BlobStore` for an S3-compatible service); test/storage/conformance/ holds the suite any other implementation must pass.
  */
 export { StorageService, type StorageOptions } from './storage-service.ts';
 export { LifecycleService } from './lifecycle-service.ts';
@@ -15,6 +15,8 @@ export type { MetadataStore } from './metadata-store.ts';
 export { SqlMetadataStore } from './sql-metadata-store.ts';
 export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
+export { S3BlobStore } from './s3-blob-store.ts';
+export type { S3Settings } from './s3-client.ts';
 export { R2Errors } from './errors.ts';
 export { R2_LIMITS } from './limits.ts';
 export { conditionalFromHeaders, conditionHolds } from './conditionals.ts';

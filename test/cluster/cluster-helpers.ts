@@ -25,7 +25,11 @@ export interface TestCluster {
  * Starts `count` real `ledge server` processes on one PostgreSQL database and one S3 bucket, all at once (so
  * the first start's bootstrap races across nodes), sharing the secrets key as an operator would configure it.
  */
-export async function startCluster(s3: S3Server, count: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<TestCluster> {
+export async function startCluster(
+  s3: S3Server,
+  count: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<TestCluster> {
   const database = await freshPostgresDatabase();
   const bucket = `ledge-${randomBytes(4).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
@@ -66,11 +70,7 @@ export async function startCluster(s3: S3Server, count: number, extraEnv: NodeJS
 }
 
 /** GET (or another method) on a node's functions port with the function's Host; never throws. */
-export function callFunctionOn(
-  port: number,
-  host: string,
-  path = '/',
-): Promise<{ status: number; body: string }> {
+export function callFunctionOn(port: number, host: string, path = '/'): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -91,10 +91,7 @@ export async function uploadWorker(
   bindings: unknown[] = [],
 ): Promise<number> {
   const form = new FormData();
-  form.set(
-    'metadata',
-    JSON.stringify({ main_module: 'index.js', bindings, compatibility_date: '2025-01-01' }),
-  );
+  form.set('metadata', JSON.stringify({ main_module: 'index.js', bindings, compatibility_date: '2025-01-01' }));
   form.set('index.js', new File([source], 'index.js', { type: 'application/javascript+module' }));
   const response = await fetch(`${node.apiUrl}/accounts/${node.accountId}/workers/scripts/${name}`, {
     method: 'PUT',

@@ -103,7 +103,9 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
 
     // Node 2 has the bucket cached; node 1 deletes it: node 2 knows at once.
     expect((await getObject(two, 'shared', 'photo.jpg')).status).toBe(200);
-    expect((await fetch(objectPath(one, 'shared', 'photo.jpg'), { method: 'DELETE', headers: one.tokenHeaders })).status).toBe(200);
+    expect(
+      (await fetch(objectPath(one, 'shared', 'photo.jpg'), { method: 'DELETE', headers: one.tokenHeaders })).status,
+    ).toBe(200);
     expect((await call(one, 'DELETE', `/accounts/${one.accountId}/r2/buckets/shared`)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await call(two, 'GET', `/accounts/${two.accountId}/r2/buckets/shared`)).status).toBe(404);
@@ -179,7 +181,10 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
         expect(pool.status).toBe(200);
         pools.push((pool.body.result as { id: string }).id);
       }
-      const webhook = await call(two, 'POST', `${alerting(two)}/destinations/webhooks`, { name: 'ops', url: hooks.url });
+      const webhook = await call(two, 'POST', `${alerting(two)}/destinations/webhooks`, {
+        name: 'ops',
+        url: hooks.url,
+      });
       const policy = await call(three, 'POST', `${alerting(three)}/policies`, {
         name: 'pool health',
         enabled: true,
@@ -202,10 +207,10 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       // 100 concurrent uploads spread over the nodes; node 2 is killed while they run, and pool 0's origins
       // go down at the same time, so health alerts are being recorded and delivered as it dies.
       expect((await call(one, 'POST', `/accounts/${one.accountId}/r2/buckets`, { name: 'uploads' })).status).toBe(200);
-      const bodies = Array.from({ length: 100 }, (_, i) => randomBytes(i % 10 === 0 ? 9 * 2 ** 20 : 20_000 + i * 5_000));
-      const uploads = bodies.map((body, i) =>
-        putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body).catch(() => 0),
+      const bodies = Array.from({ length: 100 }, (_, i) =>
+        randomBytes(i % 10 === 0 ? 9 * 2 ** 20 : 20_000 + i * 5_000),
       );
+      const uploads = bodies.map((body, i) => putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body).catch(() => 0));
       for (const origin of origins.slice(0, 3)) origin.healthy = false;
       await new Promise((resolve) => setTimeout(resolve, 300));
       const killedAt = Date.now();
@@ -230,7 +235,9 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
       for (const origin of origins.slice(0, 3)) origin.healthy = true;
       await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
-      const events = await sql<{ id: number }[]>`SELECT id::int AS id FROM lb_health_events WHERE pool_id = ${pools[0]!}`;
+      const events = await sql<
+        { id: number }[]
+      >`SELECT id::int AS id FROM lb_health_events WHERE pool_id = ${pools[0]!}`;
       expect(events.length).toBeGreaterThanOrEqual(8); // 3 origins + the pool, down and up
       const delivered = (id: number) =>
         hooks.received.some((hook) => (hook.body['data'] as Record<string, unknown> | undefined)?.['event_id'] === id);
