@@ -139,11 +139,14 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       );
       return Date.now() - started;
     };
-    expect(await servedWithin(three, 'v1 -')).toBeLessThan(1_000);
+    const first = await servedWithin(three, 'v1 -');
+    expect(first).toBeLessThan(1_000);
 
     // A new version, deployed on node 1: node 3 serves it within 1 s of the deploy's answer.
     expect(await uploadWorker(one, 'greeter', source('v2'))).toBe(200);
-    expect(await servedWithin(three, 'v2 -')).toBeLessThan(1_000);
+    const second = await servedWithin(three, 'v2 -');
+    expect(second).toBeLessThan(1_000);
+    console.info(`deploy on node 1 served by node 3 after ${first} ms (new script), ${second} ms (new version)`);
 
     const secret = await call(two, 'PUT', `/accounts/${two.accountId}/workers/scripts/greeter/secrets`, {
       name: 'GREETING',
@@ -218,6 +221,7 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       const statuses = await Promise.all(uploads);
 
       const acknowledged = statuses.filter((status) => status === 200).length;
+      console.info(`uploads: ${acknowledged} acknowledged of 100 with node 2 killed mid-way`);
       expect(acknowledged).toBeGreaterThanOrEqual(60); // node 3 and node 1's share at least
       for (const [i, body] of bodies.entries()) {
         const read = await getObject(i % 2 === 0 ? one : three, 'uploads', `object-${i}`);
@@ -248,11 +252,13 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       );
 
       // No origin went unprobed for more than two intervals, across the kill.
-      for (const origin of origins) {
+      const longest = origins.map((origin) => {
         const around = origin.probes.filter((at) => at >= killedAt - INTERVAL_S * 1000);
         const gaps = around.slice(1).map((at, i) => at - around[i]!);
-        expect(Math.max(...gaps, Date.now() - around[around.length - 1]!)).toBeLessThanOrEqual(2 * INTERVAL_S * 1000);
-      }
+        return Math.max(...gaps, Date.now() - around[around.length - 1]!);
+      });
+      console.info(`longest gap between probes of each origin across the kill (ms): ${longest.join(', ')}`);
+      for (const gap of longest) expect(gap).toBeLessThanOrEqual(2 * INTERVAL_S * 1000);
     } finally {
       await hooks.close();
       await Promise.all(origins.map((origin) => origin.close()));
