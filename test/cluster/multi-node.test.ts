@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { alerting, call } from '../notifications/api-helpers.ts';
@@ -143,10 +144,15 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
     expect(first).toBeLessThan(1_000);
 
     // A new version, deployed on node 1: node 3 serves it within 1 s of the deploy's answer.
+    const deployStarted = Date.now();
     expect(await uploadWorker(one, 'greeter', source('v2'))).toBe(200);
+    const deployTook = Date.now() - deployStarted;
     const second = await servedWithin(three, 'v2 -');
     expect(second).toBeLessThan(1_000);
-    console.info(`deploy on node 1 served by node 3 after ${first} ms (new script), ${second} ms (new version)`);
+    console.info(
+      `node 3 served the deploy made on node 1 ${first} ms (new script) and ${second} ms (new version) after ` +
+        `node 1 answered; the new version's upload took ${deployTook} ms on node 1, its own workerd swap included`,
+    );
 
     const secret = await call(two, 'PUT', `/accounts/${two.accountId}/workers/scripts/greeter/secrets`, {
       name: 'GREETING',
@@ -156,6 +162,40 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
     expect(secret.status).toBe(200);
     expect(await servedWithin(three, 'v2 hello')).toBeLessThan(1_000);
     expect(await servedWithin(one, 'v2 hello')).toBeLessThan(1_000);
+  });
+
+  it('shows a tail session opened on node 1 the requests node 3 serves, console output included', async () => {
+    const [one, , three] = nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const host = `talker.${subdomain}.localhost`;
+    const source = `export default { fetch(request) { console.log("seen " + new URL(request.url).pathname); return new Response("ok"); } };`;
+    expect(await uploadWorker(one, 'talker', source)).toBe(200);
+    await call(one, 'POST', `/accounts/${one.accountId}/workers/scripts/talker/subdomain`, { enabled: true });
+    await waitUntil(
+      async () => ((await callFunctionOn(three.functionsPort, host)).status === 200 ? true : undefined),
+      5_000,
+      'talker on node 3',
+    );
+
+    const created = await call(one, 'POST', `/accounts/${one.accountId}/workers/scripts/talker/tails`, {});
+    expect(created.status).toBe(200);
+    const socket = new WebSocket((created.body.result as { url: string }).url, 'trace-v1');
+    const events: Array<{ event: { request: { url: string } }; logs: Array<{ message: unknown[] }> }> = [];
+    socket.on('message', (data) => events.push(JSON.parse(data.toString()) as (typeof events)[number]));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    try {
+      expect((await callFunctionOn(three.functionsPort, host, '/from-node-3')).status).toBe(200);
+      const event = await waitUntil(
+        () => events.find((e) => e.event.request.url.endsWith('/from-node-3')),
+        5_000,
+        'the event of a request served by node 3',
+      );
+      expect(event.logs.map((log) => log.message.join(' '))).toEqual(['seen /from-node-3']);
+    } finally {
+      socket.close();
+    }
   });
 
   it('probes each origin from one node; a node killed with SIGKILL mid-uploads and mid-alerts loses nothing', async () => {

@@ -89,6 +89,8 @@ export class TailTraces {
   /** Why each traced script is traced (`sessions` here, `remote` for another node's sessions). */
   readonly #tracedFor = new Map<string, Set<string>>();
   readonly #watchers = new Map<string, number>();
+  /** Scripts watched here: a watcher subscribed, or a session created whose client has not connected yet. */
+  readonly #watchedNow = new Set<string>();
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
 
   constructor(runtimeDir: string) {
@@ -110,6 +112,7 @@ export class TailTraces {
     else reasons.delete(reason);
     if (reasons.size > 0) this.#tracedFor.set(key, reasons);
     else this.#tracedFor.delete(key);
+    this.#updateWatch(accountId, script);
     const dir = join(this.flagsDir, accountId);
     if (reasons.size > 0) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -157,9 +160,8 @@ export class TailTraces {
   subscribe(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
     const key = `${accountId}/${script}`;
     this.#events.on(key, listener);
-    const count = (this.#watchers.get(key) ?? 0) + 1;
-    this.#watchers.set(key, count);
-    if (count === 1) this.#onWatch?.(accountId, script, true);
+    this.#watchers.set(key, (this.#watchers.get(key) ?? 0) + 1);
+    this.#updateWatch(accountId, script);
     let done = false;
     return () => {
       if (done) return;
@@ -167,11 +169,19 @@ export class TailTraces {
       this.#events.off(key, listener);
       const left = (this.#watchers.get(key) ?? 1) - 1;
       if (left > 0) this.#watchers.set(key, left);
-      else {
-        this.#watchers.delete(key);
-        this.#onWatch?.(accountId, script, false);
-      }
+      else this.#watchers.delete(key);
+      this.#updateWatch(accountId, script);
     };
+  }
+
+  /** Tells onWatch when a script starts or stops being watched here (sessions count from their creation). */
+  #updateWatch(accountId: string, script: string): void {
+    const key = `${accountId}/${script}`;
+    const watched = this.#watchers.has(key) || this.#tracedFor.get(key)?.has('sessions') === true;
+    if (watched === this.#watchedNow.has(key)) return;
+    if (watched) this.#watchedNow.add(key);
+    else this.#watchedNow.delete(key);
+    this.#onWatch?.(accountId, script, watched);
   }
 
   /** Like subscribe, for the relay to other nodes: not a watcher here (no onWatch), relayed requests included. */
@@ -188,7 +198,7 @@ export class TailTraces {
 
   /** Scripts watched here now, as `[accountId, script]`. */
   watchedScripts(): Array<[string, string]> {
-    return [...this.#watchers.keys()].map((key) => key.split('/', 2) as [string, string]);
+    return [...this.#watchedNow].map((key) => key.split('/', 2) as [string, string]);
   }
 
   /** A traced request another node's workerd served, for this node's watchers. */
