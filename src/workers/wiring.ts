@@ -13,6 +13,8 @@ import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts'
 import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
+import { SharedLogHistory } from './log-history.ts';
+import { SqlLogHistoryStore } from './log-history-store.ts';
 import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -93,6 +95,13 @@ export function createFunctions(deps: {
     });
     cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
     new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
+    logs.shareHistory(
+      new SharedLogHistory({
+        store: new SqlLogHistoryStore(deps.db),
+        logger: deps.logger.child({ component: 'function-logs' }),
+        gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
+      }),
+    );
   }
   return { workers, runtime, logs, crons, traces, tails };
 }

@@ -196,6 +196,19 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
     } finally {
       socket.close();
     }
+    // The kept history (`ledge tail --history`) on node 1 has node 3's lines too (nodes write theirs in
+    // batches of up to 200 ms).
+    await waitUntil(
+      async () => {
+        const history = await fetch(
+          `${one.apiUrl}/accounts/${one.accountId}/workers/scripts/talker/tail?history=10&follow=false`,
+          { headers: one.tokenHeaders },
+        );
+        return (await history.text()).includes('seen /from-node-3') ? true : undefined;
+      },
+      2_000,
+      "node 3's line in node 1's history",
+    );
   });
 
   it('probes each origin from one node; a node killed with SIGKILL mid-uploads and mid-alerts loses nothing', async () => {

@@ -10,6 +10,12 @@ export interface FunctionLogLine {
   message: string[];
 }
 
+/** Where the history lives when nodes share a database (see workers/log-history.ts). */
+export interface SharedHistory {
+  add(accountId: string, script: string, line: FunctionLogLine): void;
+  recent(accountId: string, script: string, count: number): Promise<FunctionLogLine[]>;
+}
+
 /**
  * Keeps the console output of functions: appended to `<logs>/workers/<account>/<script>.log` (JSON
  * lines) and pushed to live subscribers (`ledge tail`). Lines come from workerd's stdout.
@@ -19,6 +25,7 @@ export class FunctionLogHub {
   readonly #events = new EventEmitter();
   readonly #watchers = new Map<string, number>();
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
+  #shared: SharedHistory | undefined;
 
   constructor(logsDir: string) {
     this.#dir = join(logsDir, 'workers');
@@ -52,7 +59,19 @@ export class FunctionLogHub {
     const dir = join(this.#dir, accountId);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     appendFileSync(join(dir, `${script}.log`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    this.#shared?.add(accountId, script, line);
     this.#events.emit(`${accountId}/${script}`, line, false);
+  }
+
+  /** With several nodes on one database, lines are also kept there, and the history is read from there. */
+  shareHistory(shared: SharedHistory): void {
+    this.#shared = shared;
+  }
+
+  /** The last `count` lines of a script: of every node when the history is shared, else this node's. */
+  async history(accountId: string, script: string, count: number): Promise<FunctionLogLine[]> {
+    if (count <= 0) return [];
+    return this.#shared ? this.#shared.recent(accountId, script, count) : this.recent(accountId, script, count);
   }
 
   /** A line another node's workerd wrote, for this node's followers (kept by that node, not here). */
