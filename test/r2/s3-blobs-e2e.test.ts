@@ -1,10 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { HeadBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  HeadBucketCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../src/storage/index.ts';
 import { createS3Client } from '../../src/storage/s3-client.ts';
+import { newId } from '../../src/shared/ids.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { spawnLedge, startLedge, tempDir, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
@@ -186,6 +194,22 @@ describe('ledge server with blobs on S3 (Swift s3api)', () => {
       expect(md5(Buffer.from(await got.arrayBuffer()))).toBe(md5(body));
     } finally {
       await server.stop();
+    }
+  });
+
+  it('leaves what another node is writing alone when it starts: an unfinished upload, a blob not yet committed', async () => {
+    const inFlight = `${PREFIX}${newId()}`;
+    const uncommitted = `${PREFIX}${newId()}`;
+    await inspect.send(new CreateMultipartUploadCommand({ Bucket: BLOB_BUCKET, Key: inFlight }));
+    await inspect.send(new PutObjectCommand({ Bucket: BLOB_BUCKET, Key: uncommitted, Body: 'bytes' }));
+    // A second node on the same bucket and prefix; its records know neither (they are not committed yet).
+    const second = await startLedge(s3Options());
+    try {
+      const uploads = await inspect.send(new ListMultipartUploadsCommand({ Bucket: BLOB_BUCKET, Prefix: PREFIX }));
+      expect((uploads.Uploads ?? []).map((upload) => upload.Key)).toEqual([inFlight]);
+      expect((await swiftObjects()).has(uncommitted)).toBe(true);
+    } finally {
+      await second.close();
     }
   });
 
