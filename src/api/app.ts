@@ -21,6 +21,11 @@ export interface ApiDependencies {
   /** What /metrics exposes, behind `config.metricsToken`. */
   metrics: LedgeMetrics;
   config: { metricsToken?: string | undefined };
+  /**
+   * For `GET /healthz` (what a load balancer in front of several nodes checks): resolves when this node can
+   * serve, i.e. its database answers. Without it /healthz answers 200 while the process runs.
+   */
+  ready?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -41,6 +46,14 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   root.route(API_PREFIX, api);
   // Prometheus scrapes here, with the metrics token (see metrics-route.ts).
   root.get('/metrics', metricsHandler(platform.metrics, platform.config.metricsToken, platform.logger));
+  root.get('/healthz', async (c) => {
+    try {
+      await platform.ready?.();
+      return c.json({ status: 'ok' });
+    } catch {
+      return c.json({ status: 'unavailable' }, 503);
+    }
+  });
   root.notFound(throwRouteNotFound);
   root.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
   return root;

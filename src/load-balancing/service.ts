@@ -1,3 +1,5 @@
+import { shareConfigChanges } from './cluster-sync.ts';
+import type { Cluster } from '../cluster/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -59,6 +61,8 @@ export class LoadBalancing {
     zoneOfHostname?: HostnameZoneLookup;
     /** Probe results and latency per pool and origin. */
     metrics?: LedgeMetrics | undefined;
+    /** The other nodes on this database: origins are probed by their owner, changes reach every node. */
+    cluster?: Cluster | undefined;
   }) {
     const poolStore = new SqlPoolStore(deps.db);
     const monitorStore = new SqlMonitorStore(deps.db);
@@ -73,6 +77,7 @@ export class LoadBalancing {
       egress: deps.egress,
       logger: deps.logger.child({ component: 'lb-health' }),
       metrics: deps.metrics,
+      owns: deps.cluster ? (key) => deps.cluster!.owns(key) : undefined,
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));
@@ -100,6 +105,12 @@ export class LoadBalancing {
     this.monitors.onChange((accountId, monitorId) =>
       changes.publish({ kind: 'monitor', accountId, id: monitorId, hostnames: [] }),
     );
+    if (deps.cluster) {
+      deps.cluster.onLiveChange(() => this.checker.ownersChanged());
+      shareConfigChanges(deps.cluster, changes, this.checker, (error) =>
+        deps.logger.warn('could not re-plan health checks after a change on another node', { err: error }),
+      );
+    }
   }
 
   /** For notifications: does this account own this pool? */

@@ -89,6 +89,7 @@ export class Dispatcher {
   #timer: NodeJS.Timeout | undefined;
   /** When the earliest row in the table comes due, as far as this process knows (Infinity: none). */
   #tableDueMs = Infinity;
+  readonly #pollMs: number | undefined;
   #outcomes: Outcome[] = [];
   #flushQueued = false;
   /** The last outcome-recording transaction: the next one starts after it (see #flush). */
@@ -108,9 +109,15 @@ export class Dispatcher {
     retry?: RetryPolicy;
     concurrency?: number;
     leaseMs?: number;
+    /**
+     * With several nodes: look at the table at least this often. Rows another node wrote (and leased to
+     * itself) are not announced here; if that node dies, their leases run out and a survivor sends them.
+     */
+    pollMs?: number | undefined;
     metrics?: LedgeMetrics | undefined;
   }) {
     this.#metrics = options.metrics;
+    this.#pollMs = options.pollMs;
     this.#db = options.db;
     this.#store = options.store;
     this.#outbox = options.outbox;
@@ -242,10 +249,10 @@ export class Dispatcher {
   /** Sleeps until the next table row is due (retries, expired leases); wake() cuts the sleep short. */
   #scheduleTimer(now: number): void {
     clearTimeout(this.#timer);
-    if (!this.#running || this.#tableDueMs === Infinity) return;
-    this.#timer = outsideRequest(() =>
-      setTimeout(this.#onTimer, Math.max(10, Math.min(this.#tableDueMs - now, 60_000))),
-    );
+    if (!this.#running) return;
+    const wait = Math.min(this.#tableDueMs - now, 60_000, this.#pollMs ?? Infinity);
+    if (wait === Infinity) return;
+    this.#timer = outsideRequest(() => setTimeout(this.#onTimer, Math.max(10, wait)));
     this.#timer.unref();
   }
 

@@ -1,3 +1,4 @@
+import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory } from './history.ts';
 
@@ -15,13 +16,16 @@ export class HistoryRetention {
   readonly name = 'notifications-history-retention';
   readonly #history: DeliveryHistory;
   readonly #logger: Logger;
+  /** With several nodes, one at a time prunes. */
+  readonly #gate: JobGate;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = false;
 
-  constructor(options: { history: DeliveryHistory; logger: Logger }) {
+  constructor(options: { history: DeliveryHistory; logger: Logger; gate?: JobGate | undefined }) {
     this.#history = options.history;
     this.#logger = options.logger;
+    this.#gate = options.gate ?? alwaysRun;
   }
 
   start(): void {
@@ -50,9 +54,10 @@ export class HistoryRetention {
 
   #schedule(delayMs: number): void {
     this.#timer = setTimeout(() => {
-      this.#running = this.prune()
+      this.#running = this.#gate('notifications-retention', EVERY_MS * 1.5)
+        .then((mine) => (mine ? this.prune() : undefined))
         .then((pruned) => {
-          if (pruned.attempts > 0) this.#logger.info('notification history pruned', { ...pruned });
+          if (pruned && pruned.attempts > 0) this.#logger.info('notification history pruned', { ...pruned });
         })
         .catch((error: unknown) => this.#logger.error('notification history prune failed', { err: error }))
         .finally(() => {

@@ -20,6 +20,7 @@ import type { PoolDirectory } from './types.ts';
 import { WebhookDestinations } from './webhooks.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import type { JobGate } from '../shared/background-service.ts';
 
 export interface NotificationOptions {
   db: SqlDatabase;
@@ -41,6 +42,14 @@ export interface NotificationOptions {
   metrics?: LedgeMetrics | undefined;
   /** How long delivery history is kept and shown (default 30 days). */
   historyRetentionMs?: number;
+  /** How long a claimed delivery stays its node's (default 120 s). */
+  leaseMs?: number;
+  /** With several nodes: how often the dispatcher looks at the table for rows it was not told of. */
+  pollMs?: number | undefined;
+  /** This node's name: its claims are its own, so a restart re-sends only what this node had claimed. */
+  nodeId?: string | undefined;
+  /** With several nodes, one at a time prunes history. */
+  gate?: JobGate | undefined;
 }
 
 /**
@@ -76,8 +85,9 @@ export class NotificationService {
     this.retention = new HistoryRetention({
       history: this.history,
       logger: options.logger.child({ component: 'notifications' }),
+      gate: options.gate,
     });
-    this.outbox = new Outbox(options.db);
+    this.outbox = new Outbox(options.db, { owner: options.nodeId });
     this.dispatcher = new Dispatcher({
       db: options.db,
       store,
@@ -90,6 +100,8 @@ export class NotificationService {
       logger: options.logger.child({ component: 'notifications' }),
       retry: options.retry ?? DEFAULT_RETRY,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      pollMs: options.pollMs,
       metrics: options.metrics,
     });
     const outbox = this.outbox;

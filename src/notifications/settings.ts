@@ -8,6 +8,8 @@ export interface NotificationSettings {
   webhookTimeoutMs: number;
   webhookDeadlineMs: number;
   historyRetentionMs: number;
+  leaseMs: number;
+  pollMs: number;
 }
 
 /**
@@ -17,7 +19,11 @@ export interface NotificationSettings {
  * LEDGE_NOTIFY_GIVE_UP_AFTER (seconds a delivery is retried, default 86400),
  * LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS (per phase: connect, headers, each body chunk; default 5000),
  * LEDGE_NOTIFY_WEBHOOK_DEADLINE_MS (total per send, test messages included; default 10000),
- * LEDGE_NOTIFY_HISTORY_DAYS (days of delivery history kept and shown, default 30 as on Cloudflare).
+ * LEDGE_NOTIFY_HISTORY_DAYS (days of delivery history kept and shown, default 30 as on Cloudflare),
+ * LEDGE_NOTIFY_LEASE_MS (how long a claimed delivery is its node's: a node that dies mid-send has its deliveries
+ * sent by another node this long after the claim; default 120000, longer than any send's deadline),
+ * LEDGE_NOTIFY_POLL_MS (with several nodes, how often each looks for deliveries it was not told of: other nodes'
+ * rows whose lease ran out; default 5000).
  */
 export function notificationSettings(env: NodeJS.ProcessEnv = process.env): NotificationSettings {
   const number = (name: string, fallback: number, min: number) => {
@@ -38,5 +44,7 @@ export function notificationSettings(env: NodeJS.ProcessEnv = process.env): Noti
     webhookTimeoutMs: number('LEDGE_NOTIFY_WEBHOOK_TIMEOUT_MS', 5_000, 1),
     webhookDeadlineMs: number('LEDGE_NOTIFY_WEBHOOK_DEADLINE_MS', 10_000, 1),
     historyRetentionMs: number('LEDGE_NOTIFY_HISTORY_DAYS', DEFAULT_HISTORY_RETENTION_MS / 86_400_000, 1) * 86_400_000,
+    leaseMs: number('LEDGE_NOTIFY_LEASE_MS', 120_000, 1_000),
+    pollMs: number('LEDGE_NOTIFY_POLL_MS', 5_000, 100),
   };
 }

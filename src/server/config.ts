@@ -20,6 +20,8 @@ export interface ServerConfig {
    * unset: the embedded SQLite file in the data dir.
    */
   databaseUrl?: string | undefined;
+  /** This node's name among nodes sharing the database (LEDGE_NODE_ID); by default made once per data dir. */
+  nodeId?: string | undefined;
   /**
    * Blobs (object bodies over 64 KiB, multipart parts) on an S3-compatible service (--s3-endpoint,
    * --s3-bucket, ...; see s3-config.ts); unset: files in `<data-dir>/blobs`.
@@ -101,6 +103,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
   return {
     dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
     databaseUrl: nonEmpty(flags.databaseUrl ?? env['LEDGE_DATABASE_URL']),
+    nodeId: nonEmpty(env['LEDGE_NODE_ID']),
     s3: resolveS3Settings(flags, env),
     host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
     port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),

@@ -10,6 +10,8 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox } from '../shared/crypto.ts';
 
@@ -26,6 +28,8 @@ export function dataPaths(dataDir: string) {
     runtime: join(dataDir, 'runtime'),
     mail: join(dataDir, 'mail'),
     logs: join(dataDir, 'logs'),
+    /** This node's name among the nodes sharing one PostgreSQL (see nodeIdOf). */
+    nodeId: join(dataDir, 'node-id'),
   };
 }
 
@@ -108,4 +112,30 @@ export function rememberedDatabaseUrl(dataDir: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * This node's name among the nodes that share a database: LEDGE_NODE_ID, or one made once and kept in the data
+ * dir, so a restarted node is the same node (it releases its own outbox leases at start, and keeps its share of
+ * the health checks) while two nodes, each with its own data dir, never share a name.
+ */
+export function nodeIdOf(dataDir: string, configured: string | undefined): string {
+  if (configured !== undefined) {
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(configured)) {
+      throw new Error('LEDGE_NODE_ID must be 1 to 64 letters, digits, dots, dashes or underscores');
+    }
+    return configured;
+  }
+  const path = dataPaths(dataDir).nodeId;
+  try {
+    const kept = readFileSync(path, 'utf8').trim();
+    if (kept !== '') return kept;
+  } catch {
+    // First start of this data dir.
+  }
+  const made = `${hostname()
+    .replace(/[^A-Za-z0-9.-]/g, '-')
+    .slice(0, 40)}-${randomBytes(4).toString('hex')}`;
+  writeFileSync(path, `${made}\n`, { mode: FILE_MODE });
+  return made;
 }

@@ -6,6 +6,7 @@ import { notificationMigrations } from '../notifications/index.ts';
 import { workerMigrations } from '../workers/index.ts';
 import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
+import { clusterMigrations } from '../cluster/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -17,4 +18,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...notificationMigrations,
   ...workerMigrations,
   ...storageMigrations,
+  // Nodes and job leases of several nodes sharing the database.
+  ...clusterMigrations,
 ];

@@ -9,7 +9,8 @@ import {
   PoolEnablementBus,
   type LoadBalancing,
 } from '../load-balancing/index.ts';
-import type { BackgroundService } from '../shared/background-service.ts';
+import type { BackgroundService, JobGate } from '../shared/background-service.ts';
+import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import {
   createMailer,
@@ -24,7 +25,7 @@ import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobSt
 import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
-import { dataPaths, ensureDataDir, loadSecretBox, rememberDatabaseUrl } from './data-dir.ts';
+import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
@@ -68,6 +69,10 @@ export interface Platform {
   blobStore: BlobStore;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** Resolves while this node can serve (its database answers): `GET /healthz`. */
+  ready(): Promise<void>;
+  /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
+  cluster: Cluster;
   /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
@@ -93,6 +98,13 @@ export async function createPlatform(
     await db.close();
     throw error;
   }
+  const cluster = new Cluster({
+    db,
+    nodeId: nodeIdOf(config.dataDir, config.nodeId),
+    logger: logger.child({ component: 'cluster' }),
+    heartbeatMs: positiveInteger(config.env['LEDGE_CLUSTER_HEARTBEAT_MS']),
+  });
+  const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
   const metrics = new LedgeMetrics();
   const egress = new EgressPolicy(config.egress);
   egress.addOwnListener(config.port, 'API');
@@ -102,9 +114,11 @@ export async function createPlatform(
   const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
     logger,
     lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
-    // See SHARED_STORE_MARGIN_MS: on S3 only leftovers from well before this start count as orphans.
-    bootTime: config.s3 ? Date.now() - SHARED_STORE_MARGIN_MS : undefined,
+    gate,
+    // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
+    sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
   });
+  shareBucketChanges(storage, cluster);
 
   // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
@@ -124,6 +138,7 @@ export async function createPlatform(
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
+    cluster,
   });
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
@@ -137,6 +152,10 @@ export async function createPlatform(
     egress,
     metrics,
     ...notificationSettings(config.env),
+    // One owner per node for the outbox's claims; a lone node keeps the owner it always had.
+    nodeId: cluster.shared ? cluster.nodeId : undefined,
+    pollMs: cluster.shared ? notificationSettings(config.env).pollMs : undefined,
+    gate,
     healthEvents,
     poolEnablement,
   });
@@ -151,6 +170,7 @@ export async function createPlatform(
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: { workerdService: (accountId, name) => r2.wire.workerdService(accountId, name) },
     metrics,
+    cluster: cluster.shared ? cluster : undefined,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
@@ -189,10 +209,26 @@ export async function createPlatform(
     storage,
     blobStore,
     r2Backend: r2.wire,
-    // The traffic listener last to start and first to stop: traffic flows only while everything it
-    // steers by is running.
-    background: [...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    cluster,
+    ready: async () => {
+      await db.get('SELECT 1 AS ok');
+    },
+    // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
+    // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
+}
+
+/** Bucket changes reach every node's bucket cache (a deleted bucket is forgotten everywhere at once). */
+function shareBucketChanges(storage: StorageService, cluster: Cluster): void {
+  if (!cluster.shared) return;
+  storage.buckets.onChanged((accountId, name) => cluster.announce('r2_buckets', JSON.stringify([accountId, name])));
+  cluster.onRemote('r2_buckets', (key) => {
+    const parsed: unknown = JSON.parse(key);
+    if (Array.isArray(parsed) && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
+      storage.buckets.forget(parsed[0], parsed[1]);
+    }
+  });
 }
 
 /**

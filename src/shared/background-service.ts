@@ -7,3 +7,12 @@ export interface BackgroundService {
   start(): Promise<void> | void;
   stop(): Promise<void> | void;
 }
+
+/**
+ * Asks whether this node may run `job` now, for `ttlMs` (a lease among the nodes sharing a database; see
+ * src/cluster). Periodic jobs that must run on one node at a time (retention, lifecycle, orphan collection)
+ * ask before each run, with a ttl longer than their period. A single node may always run.
+ */
+export type JobGate = (job: string, ttlMs: number) => Promise<boolean>;
+
+export const alwaysRun: JobGate = () => Promise.resolve(true);

@@ -31,14 +31,16 @@ const CACHED_BUCKETS = 10_000;
  *
  * Lookups by name are cached: every binding call resolves its bucket first, and the query was ~10% of
  * the wire backend's CPU per small GET. Sound because every bucket change goes through this service
- * in this process (the cache is updated around each one); a store shared by several processes would
- * need its own invalidation. A stale entry could only name a bucket that was just deleted, and object
- * commits check that the bucket still exists in their transaction.
+ * in this process (the cache is updated around each one); with several nodes on one database, each node
+ * announces its changes (`onChanged`) and forgets the buckets others changed (`forget`). A stale entry could
+ * only name a bucket that was just deleted, and object commits check that the bucket still exists in their
+ * transaction.
  */
 export class BucketService {
   readonly #store: MetadataStore;
   readonly #garbage: BlobGarbage;
   readonly #cache = new Map<string, BucketRecord>();
+  readonly #changed: Array<(accountId: string, name: string) => void> = [];
 
   constructor(store: MetadataStore, garbage: BlobGarbage) {
     this.#store = store;
@@ -108,6 +110,7 @@ export class BucketService {
     const bucket = await this.#store.updateBucket(accountId, name, patch);
     if (!bucket) throw R2Errors.noSuchBucket(name);
     this.#remember(bucket);
+    this.#announce(accountId, name);
     return bucket;
   }
 
@@ -117,9 +120,24 @@ export class BucketService {
     const result = await this.#store.deleteBucket(accountId, name);
     // Again after the store: a lookup between the two may have cached the record being deleted.
     this.#cache.delete(cacheKey(accountId, name));
+    if (result.status === 'deleted') this.#announce(accountId, name);
     if (result.status === 'missing') throw R2Errors.noSuchBucket(name);
     if (result.status === 'not-empty') throw R2Errors.bucketNotEmpty(name);
     this.#garbage.discard(result.discardedParts.map((p) => p.blobId));
+  }
+
+  /** Called after a bucket was changed or deleted here (so other nodes can forget it). */
+  onChanged(listener: (accountId: string, name: string) => void): void {
+    this.#changed.push(listener);
+  }
+
+  /** Drops a cached bucket (another node changed or deleted it). */
+  forget(accountId: string, name: string): void {
+    this.#cache.delete(cacheKey(accountId, name));
+  }
+
+  #announce(accountId: string, name: string): void {
+    for (const listener of this.#changed) listener(accountId, name);
   }
 
   #remember(bucket: BucketRecord): void {

@@ -1,3 +1,4 @@
+import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BucketService } from './bucket-service.ts';
 import { R2Errors } from './errors.ts';
@@ -18,6 +19,7 @@ export class LifecycleService {
   readonly #garbage: BlobGarbage;
   readonly #intervalMs: number;
   readonly #logger: Logger | undefined;
+  readonly #gate: JobGate;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<LifecycleResult> | undefined;
 
@@ -27,7 +29,10 @@ export class LifecycleService {
     garbage: BlobGarbage;
     intervalMs: number;
     logger?: Logger | undefined;
+    /** With several nodes, one at a time applies the rules. */
+    gate?: JobGate | undefined;
   }) {
+    this.#gate = options.gate ?? alwaysRun;
     this.#store = options.store;
     this.#buckets = options.buckets;
     this.#garbage = options.garbage;
@@ -75,8 +80,10 @@ export class LifecycleService {
   /** A timer pass; skipped while one is still running (a slow pass never queues up behind itself). */
   #tick(): void {
     if (this.#running) return;
-    this.run()
+    this.#gate('r2-lifecycle', this.#intervalMs * 1.5)
+      .then((mine) => (mine ? this.run() : undefined))
       .then((result) => {
+        if (!result) return;
         if (result.deleted + result.aborted + result.transitioned > 0)
           this.#logger?.info('lifecycle applied', { ...result });
       })

@@ -1,3 +1,4 @@
+import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
@@ -21,6 +22,14 @@ export interface StorageOptions {
   lifecycleIntervalMs?: number | undefined;
   /** Blobs older than this and unreferenced are orphans of a previous process (default: construction time). */
   bootTime?: number | undefined;
+  /**
+   * Set when other nodes share the blob store: an unreferenced blob is an orphan only once it is this old (a
+   * blob another node just wrote is unreferenced until its upload commits), and orphans are also collected
+   * by the hourly sweep, since no node's start is a moment when no upload is in flight.
+   */
+  sharedOrphanAgeMs?: number | undefined;
+  /** One node at a time runs the sweeps and the lifecycle job (default: this node always). */
+  gate?: JobGate | undefined;
 }
 
 /**
@@ -39,7 +48,10 @@ export class StorageService {
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
-  readonly #options: Required<Omit<StorageOptions, 'logger'>> & { logger: Logger | undefined };
+  readonly #options: Required<Omit<StorageOptions, 'logger' | 'sharedOrphanAgeMs'>> & {
+    logger: Logger | undefined;
+    sharedOrphanAgeMs: number | undefined;
+  };
   #sweep: NodeJS.Timeout | undefined;
 
   constructor(store: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
@@ -52,6 +64,8 @@ export class StorageService {
       sweepIntervalMs: options.sweepIntervalMs ?? 3600_000,
       lifecycleIntervalMs: options.lifecycleIntervalMs ?? 3600_000,
       bootTime: options.bootTime ?? Date.now(),
+      sharedOrphanAgeMs: options.sharedOrphanAgeMs,
+      gate: options.gate ?? alwaysRun,
     };
     this.#garbage = new BlobGarbage(blobs, { graceMs: this.#options.garbageGraceMs, logger: options.logger });
     this.buckets = new BucketService(store, this.#garbage);
@@ -63,6 +77,7 @@ export class StorageService {
       garbage: this.#garbage,
       intervalMs: this.#options.lifecycleIntervalMs,
       logger: options.logger,
+      gate: this.#options.gate,
     });
   }
 
@@ -75,17 +90,29 @@ export class StorageService {
     return listObjects(this.#store, bucket, options);
   }
 
-  /** Start-up work (orphans of a crashed process, expired uploads) and the periodic expiry sweep. */
+  /**
+   * Start-up work (orphans of a crashed process, expired uploads) and the periodic sweep (expiry; orphans too
+   * when the blob store is shared). With several nodes, one of them at a time sweeps.
+   */
   async start(): Promise<void> {
-    const collected = await collectOrphans(this.#store, this.#blobs, this.#options.bootTime);
-    if (collected.orphans + collected.temporary > 0) this.#options.logger?.info('collected orphaned blobs', collected);
-    await this.expireUploads();
+    await this.#sweepOnce(true);
     this.#sweep = setInterval(() => {
-      this.expireUploads().catch((error: unknown) =>
-        this.#options.logger?.error('upload expiry failed', { err: error }),
+      this.#sweepOnce(false).catch((error: unknown) =>
+        this.#options.logger?.error('storage sweep failed', { err: error }),
       );
     }, this.#options.sweepIntervalMs);
     this.#sweep.unref();
+  }
+
+  async #sweepOnce(starting: boolean): Promise<void> {
+    const { sharedOrphanAgeMs, sweepIntervalMs, gate, logger } = this.#options;
+    if (!(await gate('r2-sweep', sweepIntervalMs * 1.5))) return;
+    if (starting || sharedOrphanAgeMs !== undefined) {
+      const cutoff = sharedOrphanAgeMs === undefined ? this.#options.bootTime : Date.now() - sharedOrphanAgeMs;
+      const collected = await collectOrphans(this.#store, this.#blobs, cutoff);
+      if (collected.orphans + collected.temporary > 0) logger?.info('collected orphaned blobs', collected);
+    }
+    await this.expireUploads();
   }
 
   async stop(): Promise<void> {

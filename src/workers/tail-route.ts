@@ -62,10 +62,11 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
     let unsubscribe: (() => void) | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const line of logs.recent(accountId, script, Number(raw)))
+      async start(controller) {
+        for (const line of await logs.history(accountId, script, Number(raw)))
           controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
-        if (!follow) {
+        // The history may come from the database: the client can have gone meanwhile.
+        if (!follow || c.req.raw.signal.aborted) {
           controller.close();
           return;
         }

@@ -12,7 +12,11 @@ import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
-import { WorkersService, type BucketLookup } from './service.ts';
+import { TailRelay } from './tail/cluster-relay.ts';
+import { SharedLogHistory } from './log-history.ts';
+import { SqlLogHistoryStore } from './log-history-store.ts';
+import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+import type { Cluster } from '../cluster/index.ts';
 import { SqlWorkerStore } from './store.ts';
 
 export interface FunctionsPlatform {
@@ -39,6 +43,8 @@ export function createFunctions(deps: {
   buckets: BucketLookup;
   r2: R2ServiceResolver;
   metrics?: LedgeMetrics | undefined;
+  /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
+  cluster?: Cluster | undefined;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs);
   const cronStore = new CronStore(deps.db);
@@ -58,9 +64,11 @@ export function createFunctions(deps: {
     const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
     deps.metrics.registry.onCollect(() => collector.collect());
   }
+  const cluster = deps.cluster;
+  const sharedRuntime = cluster ? announcingReloads(runtime, cluster) : runtime;
   const workers: WorkersService = new WorkersService({
     store: new SqlWorkerStore(deps.db, deps.secretBox),
-    runtime,
+    runtime: sharedRuntime,
     buckets: deps.buckets,
     accounts: deps.accounts,
   });
@@ -70,14 +78,75 @@ export function createFunctions(deps: {
     // A script that is not routed runs only while it has Cron Triggers: gaining or losing them reloads it.
     onScheduledChanged: async (accountId, name) => {
       const script = await workers.requireScript(accountId, name);
-      if (script.current_deployment_id && !script.workers_dev) await runtime.reload();
+      if (script.current_deployment_id && !script.workers_dev) await sharedRuntime.reload();
     },
     runtime,
     logs,
     logger: deps.logger.child({ subsystem: 'crons' }),
     metrics: deps.metrics,
+    onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
   });
+  if (cluster) {
+    const reload = coalescedReload(runtime, deps.logger);
+    cluster.onRemote(RUNTIME_TOPIC, () => {
+      reload();
+      // A deleted script takes its schedules with it.
+      void crons.reschedule().catch(() => undefined);
+    });
+    cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
+    new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
+    logs.shareHistory(
+      new SharedLogHistory({
+        store: new SqlLogHistoryStore(deps.db),
+        logger: deps.logger.child({ component: 'function-logs' }),
+        gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
+      }),
+    );
+  }
   return { workers, runtime, logs, crons, traces, tails };
+}
+
+const RUNTIME_TOPIC = 'workers_runtime';
+const CRONS_TOPIC = 'workers_crons';
+
+/**
+ * The runtime as the service sees it, telling the other nodes to reload too whenever it reloads here: every
+ * reload follows a committed change of what workerd serves (a deployment, a secret, a route, a deleted script).
+ */
+function announcingReloads(runtime: FunctionsRuntime, cluster: Cluster): FunctionRuntime {
+  return {
+    check: (candidate) => runtime.check(candidate),
+    functionUrl: (script, subdomain) => runtime.functionUrl(script, subdomain),
+    reload: () => {
+      cluster.announce(RUNTIME_TOPIC, '*');
+      return runtime.reload();
+    },
+  };
+}
+
+/**
+ * Reloads for other nodes' changes, a burst of them costing at most two swaps: a change that arrives while a
+ * reload is queued or running asks for one more after it (the running one may have read the database before
+ * that change committed).
+ */
+function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void {
+  let busy = false;
+  let again = false;
+  const run = (): void => {
+    busy = true;
+    again = false;
+    runtime
+      .reload()
+      .catch((error: unknown) => logger.error("reload for another node's change failed", { err: error }))
+      .finally(() => {
+        busy = false;
+        if (again) run();
+      });
+  };
+  return () => {
+    if (busy) again = true;
+    else run();
+  };
 }
 
 /** How long a tail session lives: 6 hours, as Cloudflare's do, or LEDGE_TAIL_SESSION_SECONDS (tests). */

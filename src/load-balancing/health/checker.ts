@@ -30,6 +30,8 @@ interface Job {
   inFlight: boolean;
   /** Until the first probe ran: the round after it gets a random phase (see #tick). */
   fresh: boolean;
+  /** Whether this node owned the origin when last asked (see ownersChanged). */
+  mine: boolean;
 }
 
 export interface CheckerStats {
@@ -54,6 +56,7 @@ export class HealthChecker implements BackgroundService {
   readonly #logger: Logger;
   readonly #egress: EgressPolicy;
   readonly #metrics: LedgeMetrics | undefined;
+  readonly #owns: (originKey: string) => boolean;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -74,8 +77,15 @@ export class HealthChecker implements BackgroundService {
     egress: EgressPolicy;
     logger: Logger;
     metrics?: LedgeMetrics | undefined;
+    /**
+     * Whether this node probes an origin (`<pool id>/<origin name>`): with several nodes on one database each
+     * origin is probed by one of them (src/cluster). Every node keeps every job scheduled, so a dead node's
+     * origins are probed by their new owner at their next due time. Default: this node probes all.
+     */
+    owns?: ((originKey: string) => boolean) | undefined;
   }) {
     this.#metrics = deps.metrics;
+    this.#owns = deps.owns ?? (() => true);
     this.#egress = deps.egress;
     this.#pools = deps.pools;
     this.#monitors = deps.monitors;
@@ -123,6 +133,29 @@ export class HealthChecker implements BackgroundService {
     if (!this.#running) return;
     for (const pool of await this.#pools.listByMonitor(accountId, monitorId))
       await this.refreshPool(accountId, pool.id);
+  }
+
+  /**
+   * The live nodes changed: origins this node has just taken over (their owner died or left) are probed at
+   * once, so one is never unprobed for longer than its interval plus the time to notice the owner is gone.
+   */
+  ownersChanged(): void {
+    if (!this.#running) return;
+    const now = performance.now();
+    for (const jobs of this.#jobs.values()) {
+      for (const [name, job] of jobs) {
+        const mine = this.#owns(`${job.poolId}/${job.origin.name}`);
+        const takenOver = mine && !job.mine;
+        job.mine = mine;
+        if (!takenOver || job.inFlight || job.due <= now) continue;
+        // The heap cannot move an entry: a copy due now replaces the job.
+        const replacement = { ...job, due: now };
+        job.cancelled = true;
+        jobs.set(name, replacement);
+        this.#heap.push(replacement);
+      }
+    }
+    this.#arm();
   }
 
   stats(): CheckerStats {
@@ -180,6 +213,7 @@ export class HealthChecker implements BackgroundService {
         cancelled: false,
         inFlight: false,
         fresh,
+        mine: true,
       };
       jobs.set(origin.name, job);
       this.#heap.push(job);
@@ -211,7 +245,8 @@ export class HealthChecker implements BackgroundService {
       if (job.inFlight) {
         this.#stats.skipped++;
       } else {
-        this.#launch(job, now);
+        job.mine = this.#owns(`${job.poolId}/${job.origin.name}`);
+        if (job.mine) this.#launch(job, now);
       }
       job.due += job.intervalMs;
       if (job.fresh) {

@@ -28,6 +28,8 @@ export interface CronDeps {
   runtime: { runScheduled(target: RunTarget): Promise<ScheduledOutcome> };
   /** A script gained its first or lost its last Cron Trigger (the runtime loads scripts with crons). */
   onScheduledChanged?: (accountId: string, script: string) => Promise<void>;
+  /** Any schedule was replaced (other nodes plan their timers again). */
+  onSchedulesChanged?: () => void;
   logs: FunctionLogHub;
   logger: Logger;
   metrics?: LedgeMetrics | undefined;
@@ -83,6 +85,7 @@ export class CronService {
     const before = await this.#deps.store.listSchedules(accountId, script);
     const saved = await this.#deps.store.replaceSchedules(accountId, script, crons, now);
     if (before.length > 0 !== saved.length > 0) await this.#deps.onScheduledChanged?.(accountId, script);
+    this.#deps.onSchedulesChanged?.();
     await this.reschedule();
     return { schedules: saved.map(renderSchedule) };
   }

@@ -10,6 +10,12 @@ export interface FunctionLogLine {
   message: string[];
 }
 
+/** Where the history lives when nodes share a database (see workers/log-history.ts). */
+export interface SharedHistory {
+  add(accountId: string, script: string, line: FunctionLogLine): void;
+  recent(accountId: string, script: string, count: number): Promise<FunctionLogLine[]>;
+}
+
 /**
  * Keeps the console output of functions: appended to `<logs>/workers/<account>/<script>.log` (JSON
  * lines) and pushed to live subscribers (`ledge tail`). Lines come from workerd's stdout.
@@ -17,6 +23,9 @@ export interface FunctionLogLine {
 export class FunctionLogHub {
   readonly #dir: string;
   readonly #events = new EventEmitter();
+  readonly #watchers = new Map<string, number>();
+  #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
+  #shared: SharedHistory | undefined;
 
   constructor(logsDir: string) {
     this.#dir = join(logsDir, 'workers');
@@ -50,7 +59,24 @@ export class FunctionLogHub {
     const dir = join(this.#dir, accountId);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     appendFileSync(join(dir, `${script}.log`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
-    this.#events.emit(`${accountId}/${script}`, line);
+    this.#shared?.add(accountId, script, line);
+    this.#events.emit(`${accountId}/${script}`, line, false);
+  }
+
+  /** With several nodes on one database, lines are also kept there, and the history is read from there. */
+  shareHistory(shared: SharedHistory): void {
+    this.#shared = shared;
+  }
+
+  /** The last `count` lines of a script: of every node when the history is shared, else this node's. */
+  async history(accountId: string, script: string, count: number): Promise<FunctionLogLine[]> {
+    if (count <= 0) return [];
+    return this.#shared ? this.#shared.recent(accountId, script, count) : this.recent(accountId, script, count);
+  }
+
+  /** A line another node's workerd wrote, for this node's followers (kept by that node, not here). */
+  relay(accountId: string, script: string, line: FunctionLogLine): void {
+    this.#events.emit(`${accountId}/${script}`, line, true);
   }
 
   /** The last `count` kept lines of a script. */
@@ -61,9 +87,45 @@ export class FunctionLogHub {
     return lines.map((l) => JSON.parse(l) as FunctionLogLine);
   }
 
+  /** A follower (`ledge tail`): gets this node's lines of the script and those relayed from other nodes. */
   subscribe(accountId: string, script: string, listener: (line: FunctionLogLine) => void): () => void {
     const key = `${accountId}/${script}`;
-    this.#events.on(key, listener);
-    return () => this.#events.off(key, listener);
+    const wrapped = (line: FunctionLogLine) => listener(line);
+    this.#events.on(key, wrapped);
+    const count = (this.#watchers.get(key) ?? 0) + 1;
+    this.#watchers.set(key, count);
+    if (count === 1) this.#onWatch?.(accountId, script, true);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#events.off(key, wrapped);
+      const left = (this.#watchers.get(key) ?? 1) - 1;
+      if (left > 0) this.#watchers.set(key, left);
+      else {
+        this.#watchers.delete(key);
+        this.#onWatch?.(accountId, script, false);
+      }
+    };
+  }
+
+  /** This node's own lines of the script, for the relay to other nodes (not a follower here). */
+  listenLocal(accountId: string, script: string, listener: (line: FunctionLogLine) => void): () => void {
+    const key = `${accountId}/${script}`;
+    const local = (line: FunctionLogLine, relayed: boolean) => {
+      if (!relayed) listener(line);
+    };
+    this.#events.on(key, local);
+    return () => this.#events.off(key, local);
+  }
+
+  /** Told when a script gains its first or loses its last follower here. */
+  onWatch(listener: (accountId: string, script: string, watched: boolean) => void): void {
+    this.#onWatch = listener;
+  }
+
+  /** Scripts followed here now, as `[accountId, script]`. */
+  watchedScripts(): Array<[string, string]> {
+    return [...this.#watchers.keys()].map((key) => key.split('/', 2) as [string, string]);
   }
 }

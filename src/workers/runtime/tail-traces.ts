@@ -59,11 +59,14 @@ interface Pending {
  */
 export class TracedRequest {
   readonly json: string;
+  /** Served by another node's workerd and relayed here (never relayed on again). */
+  readonly relayed: boolean;
   #event: TailEvent | undefined;
 
-  constructor(json: string, event?: TailEvent) {
+  constructor(json: string, event?: TailEvent, relayed = false) {
     this.json = json;
     this.#event = event;
+    this.relayed = relayed;
   }
 
   get event(): TailEvent {
@@ -83,6 +86,12 @@ export class TailTraces {
   readonly #events = new EventEmitter();
   readonly #pending = new Map<string, Pending>();
   readonly #watched = new WeakSet<TraceSource>();
+  /** Why each traced script is traced (`sessions` here, `remote` for another node's sessions). */
+  readonly #tracedFor = new Map<string, Set<string>>();
+  readonly #watchers = new Map<string, number>();
+  /** Scripts watched here: a watcher subscribed, or a session created whose client has not connected yet. */
+  readonly #watchedNow = new Set<string>();
+  #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
 
   constructor(runtimeDir: string) {
     this.flagsDir = join(runtimeDir, 'tail-flags');
@@ -92,10 +101,20 @@ export class TailTraces {
     this.#events.setMaxListeners(0);
   }
 
-  /** Turns tracing of a script on or off (isolates notice within TAIL_FLAG_TTL_MS). */
-  setTraced(accountId: string, script: string, on: boolean): void {
+  /**
+   * Turns tracing of a script on or off for `reason` (isolates notice within TAIL_FLAG_TTL_MS): it stays on
+   * while any reason wants it (this node's sessions, another node's).
+   */
+  setTraced(accountId: string, script: string, on: boolean, reason = 'sessions'): void {
+    const key = `${accountId}/${script}`;
+    const reasons = this.#tracedFor.get(key) ?? new Set<string>();
+    if (on) reasons.add(reason);
+    else reasons.delete(reason);
+    if (reasons.size > 0) this.#tracedFor.set(key, reasons);
+    else this.#tracedFor.delete(key);
+    this.#updateWatch(accountId, script);
     const dir = join(this.flagsDir, accountId);
-    if (on) {
+    if (reasons.size > 0) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       writeFileSync(join(dir, script), '1', { mode: 0o600 });
     } else {
@@ -137,10 +156,54 @@ export class TailTraces {
     return true;
   }
 
+  /** A watcher (a tail session): gets this node's traced requests of the script and those relayed to it. */
   subscribe(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
     const key = `${accountId}/${script}`;
     this.#events.on(key, listener);
+    this.#watchers.set(key, (this.#watchers.get(key) ?? 0) + 1);
+    this.#updateWatch(accountId, script);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#events.off(key, listener);
+      const left = (this.#watchers.get(key) ?? 1) - 1;
+      if (left > 0) this.#watchers.set(key, left);
+      else this.#watchers.delete(key);
+      this.#updateWatch(accountId, script);
+    };
+  }
+
+  /** Tells onWatch when a script starts or stops being watched here (sessions count from their creation). */
+  #updateWatch(accountId: string, script: string): void {
+    const key = `${accountId}/${script}`;
+    const watched = this.#watchers.has(key) || this.#tracedFor.get(key)?.has('sessions') === true;
+    if (watched === this.#watchedNow.has(key)) return;
+    if (watched) this.#watchedNow.add(key);
+    else this.#watchedNow.delete(key);
+    this.#onWatch?.(accountId, script, watched);
+  }
+
+  /** Like subscribe, for the relay to other nodes: not a watcher here (no onWatch), relayed requests included. */
+  listen(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
+    const key = `${accountId}/${script}`;
+    this.#events.on(key, listener);
     return () => this.#events.off(key, listener);
+  }
+
+  /** Told when a script gains its first or loses its last watcher here (the cluster relay asks other nodes). */
+  onWatch(listener: (accountId: string, script: string, watched: boolean) => void): void {
+    this.#onWatch = listener;
+  }
+
+  /** Scripts watched here now, as `[accountId, script]`. */
+  watchedScripts(): Array<[string, string]> {
+    return [...this.#watchedNow].map((key) => key.split('/', 2) as [string, string]);
+  }
+
+  /** A traced request another node's workerd served, for this node's watchers. */
+  relay(accountId: string, script: string, json: string): void {
+    this.#events.emit(`${accountId}/${script}`, new TracedRequest(json, undefined, true));
   }
 
   /** Requests started but not ended (tests check nothing leaks). */
