@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test servers need (listed in .ci/apt-packages: PostgreSQL 15 for the
-# postgres test project, ...) when any is missing. Runs before `npm test`; a no-op once they are there.
+# postgres test project, OpenStack Swift for the S3 blob store tests, ...) when any is missing. Runs before `npm test`; a no-op once they are there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

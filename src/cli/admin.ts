@@ -120,6 +120,7 @@ async function withPlatform(
     if (isLedgeError(error)) throw new CliError(error.message);
     throw error;
   } finally {
+    platform.blobStore.close?.();
     await platform.db.close();
   }
 }

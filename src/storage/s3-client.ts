@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { CreateBucketCommand, HeadBucketCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  S3Client,
+  S3ServiceException,
+  type BucketLocationConstraint,
+} from '@aws-sdk/client-s3';
 
 /** Where blobs live on an S3-compatible service (see docs/scale-out.md for AWS, R2, MinIO, Ceph, Swift). */
 export interface S3Settings {
@@ -81,7 +87,17 @@ export async function ensureBucket(client: S3Client, settings: S3Settings): Prom
       throw new Error(`S3 blob store: cannot reach ${where}: ${describe(error)}`, { cause: error });
   }
   try {
-    await client.send(new CreateBucketCommand({ Bucket: settings.bucket }));
+    // AWS creates a bucket in us-east-1 unless told otherwise (and refuses a mismatch with the client's
+    // region); other services pick their own location and may not know AWS region names.
+    const elsewhere = settings.endpoint === undefined && settings.region !== 'us-east-1';
+    await client.send(
+      new CreateBucketCommand({
+        Bucket: settings.bucket,
+        ...(elsewhere
+          ? { CreateBucketConfiguration: { LocationConstraint: settings.region as BucketLocationConstraint } }
+          : {}),
+      }),
+    );
   } catch (error) {
     // Another node sharing the bucket may have created it in between.
     if (error instanceof S3ServiceException && error.name === 'BucketAlreadyOwnedByYou') return;

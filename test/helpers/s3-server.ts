@@ -253,7 +253,8 @@ async function stopProcesses(processes: ChildProcess[]): Promise<void> {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     process.kill(child.pid, 'SIGTERM');
     const timer = setTimeout(() => {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+      // Still ours: its exit was not reported, so the PID was not reused.
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }, 15_000);
     await exited;
     clearTimeout(timer);

@@ -1,11 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { HeadBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CreateMultipartUploadCommand,
+  HeadBucketCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../src/storage/index.ts';
 import { createS3Client } from '../../src/storage/s3-client.ts';
+import { newId } from '../../src/shared/ids.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { spawnLedge, startLedge, tempDir, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import {
   accountSubdomain,
@@ -59,8 +69,8 @@ function s3Options(flags: { s3Endpoint?: string } = {}, secret?: string) {
 }
 
 /** What Swift holds under Ledge's prefix: key -> size. */
-async function swiftObjects(): Promise<Map<string, number>> {
-  const listed = await inspect.send(new ListObjectsV2Command({ Bucket: BLOB_BUCKET, Prefix: PREFIX }));
+async function swiftObjects(bucket = BLOB_BUCKET, prefix = PREFIX): Promise<Map<string, number>> {
+  const listed = await inspect.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   return new Map((listed.Contents ?? []).map((object) => [object.Key!, object.Size!]));
 }
 
@@ -150,6 +160,57 @@ describe('ledge server with blobs on S3 (Swift s3api)', () => {
     expect((await call('/video.bin')).status).toBe(404);
     await ledge.server.platform.storage.flushGarbage();
     expect(await swiftObjects()).toEqual(new Map());
+  });
+
+  it('takes --s3-* flags and keys from the environment as a process, and finds its objects after a restart', async () => {
+    const dataDir = tempDir();
+    const args = [
+      '--s3-endpoint',
+      swift.endpoint,
+      '--s3-bucket',
+      'ledge-cli-blobs',
+      '--s3-force-path-style',
+      '--s3-prefix',
+      'cli/',
+    ];
+    const env = { LEDGE_S3_ACCESS_KEY_ID: swift.accessKeyId, LEDGE_S3_SECRET_ACCESS_KEY: swift.secretAccessKey };
+    const headers = { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` };
+    const body = randomBytes(300 * 1024);
+    let server = await spawnLedge(dataDir, args, env);
+    try {
+      const buckets = `${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets`;
+      expect((await fetch(buckets, { method: 'POST', headers, body: JSON.stringify({ name: 'kept' }) })).status).toBe(
+        200,
+      );
+      expect((await fetch(`${buckets}/kept/objects/a.bin`, { method: 'PUT', headers, body })).status).toBe(200);
+      expect([...(await swiftObjects('ledge-cli-blobs', 'cli/')).values()]).toEqual([body.length]);
+      expect(await server.stop()).toBe(0);
+      // Nothing of the object in the data dir: the restarted server reads it from Swift.
+      expect(existsSync(join(dataDir, 'blobs'))).toBe(false);
+      server = await spawnLedge(dataDir, args, env);
+      const got = await fetch(`${server.apiUrl}/accounts/${TEST_CREDENTIALS.accountId}/r2/buckets/kept/objects/a.bin`, {
+        headers,
+      });
+      expect(md5(Buffer.from(await got.arrayBuffer()))).toBe(md5(body));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('leaves what another node is writing alone when it starts: an unfinished upload, a blob not yet committed', async () => {
+    const inFlight = `${PREFIX}${newId()}`;
+    const uncommitted = `${PREFIX}${newId()}`;
+    await inspect.send(new CreateMultipartUploadCommand({ Bucket: BLOB_BUCKET, Key: inFlight }));
+    await inspect.send(new PutObjectCommand({ Bucket: BLOB_BUCKET, Key: uncommitted, Body: 'bytes' }));
+    // A second node on the same bucket and prefix; its records know neither (they are not committed yet).
+    const second = await startLedge(s3Options());
+    try {
+      const uploads = await inspect.send(new ListMultipartUploadsCommand({ Bucket: BLOB_BUCKET, Prefix: PREFIX }));
+      expect((uploads.Uploads ?? []).map((upload) => upload.Key)).toEqual([inFlight]);
+      expect((await swiftObjects()).has(uncommitted)).toBe(true);
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses to start when the S3 service is unreachable or refuses the key, saying so', async () => {
