@@ -232,10 +232,10 @@ function shareBucketChanges(storage: StorageService, cluster: Cluster): void {
 }
 
 /**
- * The start-up collection removes unreferenced blobs and interrupted uploads older than the boot. On S3
- * "older" is by the service's clock, and other nodes may share the bucket with writes under way (a
- * multipart upload's object may even carry its initiation time): only what is older than this before
- * the start is taken. A crash's leftovers wait for a later start; nothing live is ever taken.
+ * With blobs on S3, an unreferenced blob or unfinished upload is an orphan only once it is this old, by the
+ * service's clock (LastModified, Initiated), for the start-up collection and the hourly sweep alike (one node at a
+ * time): other nodes share the bucket with writes under way, unreferenced until they commit, and the service's
+ * clock is not ours. Only a single write lasting more than a day could be taken.
  */
 const SHARED_STORE_MARGIN_MS = 24 * 3600_000;
 
