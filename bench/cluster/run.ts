@@ -17,17 +17,14 @@ import { createTestDatabase, startPostgresServer } from '../../test/helpers/post
 import { startS3Server } from '../../test/helpers/s3-server.ts';
 import { treeCpuMs } from '../functions/processes.ts';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
+import { deployTutorial } from '../functions/tutorial.ts';
+import { listArgument, numberArgument } from '../arguments.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SCRIPT = join(ROOT, 'test/workers/fixtures/tutorial/stage-2-with-authorization.js');
 const SECRET = 'bench-secret';
-const argument = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) || fallback : fallback;
-};
-const SECONDS = argument('--seconds', 10);
-const ROUNDS = argument('--rounds', 2);
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
+const SECONDS = numberArgument('--seconds', 10);
+const ROUNDS = numberArgument('--rounds', 2);
+const ONLY = listArgument('--only');
 const CREDS = {
   email: 'bench@example.com',
   key: '0123456789abcdef0123456789abcdef01234',
@@ -80,7 +77,7 @@ async function main() {
   const rows: string[] = [];
   try {
     nodes.push(await startNode(work, 'node-1', env));
-    const host = await deployTutorial(nodes[0]!);
+    const host = await deployTutorial(nodes[0]!.apiPort, CREDS, SECRET);
     const ledgePids = () => nodes.map((n) => n.child.pid!);
     for (const scenario of SCENARIOS) {
       if (scenario.object) await send(nodes[0]!, host, 'PUT', '/cat-pic.jpg', scenario.object, true);
@@ -178,42 +175,6 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => done());
     child.kill('SIGTERM');
   });
-}
-
-async function deployTutorial(node: Node): Promise<string> {
-  const base = `http://127.0.0.1:${node.apiPort}/client/v4/accounts/${CREDS.account}`;
-  const headers = { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as { success: boolean; result: { subdomain?: string }; errors: unknown[] };
-    if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json.errors)}`);
-    return json.result;
-  };
-  await call('POST', '/r2/buckets', { name: 'my-bucket' });
-  const form = new FormData();
-  form.set(
-    'metadata',
-    JSON.stringify({
-      main_module: 'index.js',
-      compatibility_date: '2025-01-01',
-      bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
-    }),
-  );
-  form.set('index.js', new File([readFileSync(SCRIPT)], 'index.js', { type: 'application/javascript+module' }));
-  const upload = await fetch(`${base}/workers/scripts/r2-worker`, { method: 'PUT', headers, body: form });
-  if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
-  await call('PUT', '/workers/scripts/r2-worker/secrets', {
-    name: 'AUTH_KEY_SECRET',
-    text: SECRET,
-    type: 'secret_text',
-  });
-  await call('POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
-  const { subdomain } = await call('GET', '/workers/subdomain');
-  return `r2-worker.${subdomain}.localhost`;
 }
 
 function send(node: Node, host: string, method: string, path: string, body?: Buffer, auth = false): Promise<number> {

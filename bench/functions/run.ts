@@ -6,7 +6,7 @@
 // Usage: npm run bench:functions [-- --seconds 10 --rounds 3 --only get_1k,put_1k,get_1m,put_1m --cpu-prof <dir>
 //        --database postgres]   (Ledge's state on a throwaway PostgreSQL 15 instead of the embedded SQLite)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,19 +15,16 @@ import { workerdBinary } from '../../src/workers/runtime/workerd-process.ts';
 import { benchDatabase, stopBenchDatabases, type BenchDatabase } from '../database.ts';
 import { benchServerArgs, freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
+import { deployTutorial, TUTORIAL_SCRIPT } from './tutorial.ts';
+import { listArgument, numberArgument } from '../arguments.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SCRIPT = join(ROOT, 'test/workers/fixtures/tutorial/stage-2-with-authorization.js');
 const SECRET = 'bench-secret';
-const argument = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? Number(process.argv[at + 1]) || fallback : fallback;
-};
-const SECONDS = argument('--seconds', 10);
+const SECONDS = numberArgument('--seconds', 10);
 /** Each scenario runs this many times per platform, alternating; the tables show medians. */
-const ROUNDS = argument('--rounds', 3);
+const ROUNDS = numberArgument('--rounds', 3);
 /** `--only get_1m,put_1k`: run just these scenarios (the report then shows NaN for the others). */
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : undefined;
+const ONLY = listArgument('--only');
 /** `--cpu-prof <dir>`: Ledge's Node process writes a V8 CPU profile there when it stops (profiling costs CPU). */
 const CPU_PROFILE_DIR = process.argv.includes('--cpu-prof')
   ? resolve(process.argv[process.argv.indexOf('--cpu-prof') + 1] ?? '.')
@@ -71,7 +68,7 @@ async function main() {
     console.log(`ledge's database: ${database.backend}`);
     let ledge = await startLedge(dataDir, apiPort, fnPort, database);
     children.push(ledge);
-    const host = await deployTutorial(apiPort, fnPort);
+    const host = `${await deployTutorial(apiPort, CREDS, SECRET)}:${fnPort}`;
     const ledgeTarget = { name: 'ledge', host, port: fnPort, pid: ledge.pid! };
     await new Promise((r) => setTimeout(r, 2_000));
     results.ledge!['idle_rss_mib'] = treeRss(ledge.pid!) / MiB;
@@ -80,7 +77,7 @@ async function main() {
     const mfStart = Date.now();
     const miniflare = spawn(
       process.execPath,
-      [join(import.meta.dirname, 'miniflare-server.ts'), String(mfPort), join(work, 'mf'), SECRET, SCRIPT],
+      [join(import.meta.dirname, 'miniflare-server.ts'), String(mfPort), join(work, 'mf'), SECRET, TUTORIAL_SCRIPT],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(miniflare);
@@ -367,42 +364,6 @@ async function startLedge(
   if (firstBoot) await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
   else child.stdout!.resume();
   return child;
-}
-
-async function deployTutorial(apiPort: number, fnPort: number): Promise<string> {
-  const base = `http://127.0.0.1:${apiPort}/client/v4/accounts/${CREDS.account}`;
-  const headers = { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as { success: boolean; result: { subdomain?: string }; errors: unknown[] };
-    if (!json.success) throw new Error(`${method} ${path}: ${JSON.stringify(json.errors)}`);
-    return json.result;
-  };
-  await call('POST', '/r2/buckets', { name: 'my-bucket' });
-  const form = new FormData();
-  form.set(
-    'metadata',
-    JSON.stringify({
-      main_module: 'index.js',
-      compatibility_date: '2025-01-01',
-      bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
-    }),
-  );
-  form.set('index.js', new File([readFileSync(SCRIPT)], 'index.js', { type: 'application/javascript+module' }));
-  const upload = await fetch(`${base}/workers/scripts/r2-worker`, { method: 'PUT', headers, body: form });
-  if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
-  await call('PUT', '/workers/scripts/r2-worker/secrets', {
-    name: 'AUTH_KEY_SECRET',
-    text: SECRET,
-    type: 'secret_text',
-  });
-  await call('POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
-  const { subdomain } = await call('GET', '/workers/subdomain');
-  return `r2-worker.${subdomain}.localhost:${fnPort}`;
 }
 
 function put(target: Target, key: string, body: string): Promise<number> {

@@ -180,7 +180,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${W}/scripts/:script/schedules/runs`]: { notInSdk: 'Ledge extension: the recorded Cron Trigger runs' },
   [`POST ${W}/scripts/:script/schedules/trigger`]: { notInSdk: 'Ledge extension: run scheduled() now' },
   ['GET /metrics']: { notInSdk: 'Prometheus text exposition (outside /client/v4), not a v4 route' },
-  ['GET /healthz']: { notInSdk: 'readiness check for a load balancer in front of nodes (outside /client/v4), not a v4 route' },
+  ['GET /healthz']: {
+    notInSdk: 'readiness check for a load balancer in front of nodes (outside /client/v4), not a v4 route',
+  },
   [`GET ${W}/subdomain/edge-preview`]: { notInSdk: 'wrangler dev --remote internals, not in the SDK' },
   [`GET ${W}/scripts/:script/subdomain/edge-preview`]: { notInSdk: 'wrangler dev --remote internals' },
   ['GET /client/v4/zones/:zone_id/workers/edge-preview']: { notInSdk: 'wrangler dev --remote internals' },
