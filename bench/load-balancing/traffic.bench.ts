@@ -3,7 +3,9 @@
 // scenario alternates between the three for --rounds rounds (medians reported), each a
 // `wrk -t1 -c32 -d<seconds>s`. Every proxy gets one thread / worker (Ledge's proxy is one event loop).
 // Needs haproxy and nginx (`apt-get install -y haproxy nginx`) and wrk.
-// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2]
+// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2 --only 1k|1m --cpu-prof <dir>]
+// --only runs one answer size; --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for
+// finding where the proxy's CPU goes; it slows Ledge a little, so figures of record are taken without it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,10 +25,16 @@ const ROUNDS = argument('--rounds', 2);
 const HOST = 'www.bench.test';
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const textArgument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const ONLY = textArgument('--only');
+const CPU_PROFILE_DIR = textArgument('--cpu-prof');
 const SCENARIOS = [
-  { name: 'GET 1 KiB', path: '/1k.bin' },
-  { name: 'GET 1 MiB', path: '/1m.bin' },
-] as const;
+  { name: 'GET 1 KiB', path: '/1k.bin', size: '1k' },
+  { name: 'GET 1 MiB', path: '/1m.bin', size: '1m' },
+].filter((scenario) => ONLY === undefined || scenario.size === ONLY);
 const PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
 type Proxy = (typeof PROXIES)[number];
 
@@ -183,6 +191,7 @@ async function startLedge(dataDir: string): Promise<{ child: ChildProcess; apiUr
   const child = spawn(
     process.execPath,
     [
+      ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
       join(ROOT, 'src/cli/main.ts'),
       'server',
       '--json',
