@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const argument = (name: string, fallback: number) => {
@@ -59,32 +60,45 @@ async function main() {
     children.push(startNginx(work, 'proxy', nginxProxyConfig(work, nginxPort, [originA, originB])));
     const haproxyConfig = join(work, 'haproxy.cfg');
     writeFileSync(haproxyConfig, haproxyConfigText(haproxyPort, [originA, originB]));
-    children.push(spawn('haproxy', ['-f', haproxyConfig, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const nginxProxy = children.at(-1)!;
+    const haproxy = spawn('haproxy', ['-f', haproxyConfig, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(haproxy);
     const ledge = await startLedge(join(work, 'ledge'));
     children.push(ledge.child);
     await configureLoadBalancer(ledge.apiUrl, [originA, originB]);
     const ports: Record<Proxy, number> = { ledge: ledge.trafficPort, haproxy: haproxyPort, nginx: nginxPort };
+    const pids: Record<Proxy, number> = { ledge: ledge.child.pid!, haproxy: haproxy.pid!, nginx: nginxProxy.pid! };
     await new Promise((r) => setTimeout(r, 1_000));
     for (const proxy of PROXIES) await checkServes(ports[proxy], proxy);
 
-    const results: Record<string, Record<Proxy, WrkResult[]>> = {};
+    const results: Record<string, Record<Proxy, Measured[]>> = {};
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenario of SCENARIOS) {
         results[scenario.name] ??= { ledge: [], haproxy: [], nginx: [] };
         for (const proxy of PROXIES) {
-          const result = await runWrk(
+          const cpuBefore = processTreeCpuMs(pids[proxy]);
+          const wrk = await runWrk(
             `http://127.0.0.1:${ports[proxy]}`,
             { method: 'GET', path: scenario.path, headers: { Host: HOST } },
             work,
             SECONDS,
           );
+          const cpuAfter = processTreeCpuMs(pids[proxy]);
+          const requests = wrk.requestsPerSec * SECONDS;
+          const result: Measured = {
+            ...wrk,
+            cpuUsPerRequest:
+              ((cpuAfter.userMs + cpuAfter.systemMs - cpuBefore.userMs - cpuBefore.systemMs) * 1000) / requests,
+            systemUsPerRequest: ((cpuAfter.systemMs - cpuBefore.systemMs) * 1000) / requests,
+          };
           if (result.errors > 0 || result.non2xx > 0) {
             console.error(`${proxy} ${scenario.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx`);
           }
           results[scenario.name]![proxy].push(result);
           console.error(
             `round ${round} ${scenario.name} ${proxy}: ${result.requestsPerSec.toFixed(0)} req/s, ` +
-              `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`,
+              `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ` +
+              `proxy CPU ${result.cpuUsPerRequest.toFixed(0)} us/request (${result.systemUsPerRequest.toFixed(0)} in the kernel)`,
           );
         }
       }
@@ -98,13 +112,19 @@ async function main() {
   }
 }
 
-function report(results: Record<string, Record<Proxy, WrkResult[]>>) {
+/** A wrk run and the proxy's CPU time (its process tree's user + system) per request during it. */
+interface Measured extends WrkResult {
+  cpuUsPerRequest: number;
+  systemUsPerRequest: number;
+}
+
+function report(results: Record<string, Record<Proxy, Measured[]>>) {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(
     `\nLoad balancer data plane, wrk -t1 -c32 -d${SECONDS}s, median of ${ROUNDS} interleaved rounds (${new Date().toISOString()})\n`,
   );
-  console.log('| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | p99 vs HAProxy |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | p99 vs HAProxy | proxy CPU us/req |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const [scenario, byProxy] of Object.entries(results)) {
     const base = {
       rps: median(byProxy.haproxy.map((r) => r.requestsPerSec)),
@@ -114,9 +134,10 @@ function report(results: Record<string, Record<Proxy, WrkResult[]>>) {
       const rps = median(byProxy[proxy].map((r) => r.requestsPerSec));
       const p50 = median(byProxy[proxy].map((r) => r.p50Ms));
       const p99 = median(byProxy[proxy].map((r) => r.p99Ms));
+      const cpu = median(byProxy[proxy].map((r) => r.cpuUsPerRequest));
       console.log(
         `| ${scenario} | ${proxy} | ${rps.toFixed(0)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ` +
-          `${((rps / base.rps) * 100).toFixed(0)}% | ${(p99 / base.p99).toFixed(2)}x |`,
+          `${((rps / base.rps) * 100).toFixed(0)}% | ${(p99 / base.p99).toFixed(2)}x | ${cpu.toFixed(0)} |`,
       );
     }
   }

@@ -1,0 +1,122 @@
+import { connect, type Socket } from 'node:net';
+import type { Endpoint } from '../endpoints.ts';
+import type { TrafficSettings } from '../settings.ts';
+
+/** Idle kept-alive connections per origin endpoint; more are closed when their exchange ends. */
+const MAX_IDLE_PER_ENDPOINT = 128;
+
+/** The exchange currently using an origin connection: it gets the socket's events. */
+export interface OriginUser {
+  onOriginData(chunk: Buffer): void;
+  /** The origin ended its side (EOF). */
+  onOriginEnd(): void;
+  /** A socket error, a connect timeout (code ETIMEDOUT) or an idle timeout (code EIDLE). */
+  onOriginError(error: NodeJS.ErrnoException): void;
+  /** The origin can take more of a request body. */
+  onOriginDrain(): void;
+}
+
+/**
+ * One TCP connection to an origin, kept alive across exchanges. Its listeners are attached once, for the
+ * connection's life, and forward to the exchange using it (no listener churn per request). An idle one
+ * waits in its endpoint's pool (most recent first, so the warmest are reused and the others idle out);
+ * one that the origin closes, errors or stays silent for the idle timeout is dropped.
+ */
+export class OriginConnection {
+  readonly socket: Socket;
+  readonly endpoint: Endpoint;
+  user: OriginUser | undefined;
+  /** It carried an exchange before: a failure before any answer may just be the origin closing it meanwhile. */
+  reused = false;
+  #connectTimer: NodeJS.Timeout | undefined;
+
+  constructor(endpoint: Endpoint, settings: TrafficSettings) {
+    this.endpoint = endpoint;
+    const socket = connect({
+      host: endpoint.address,
+      port: endpoint.port,
+      // Names are resolved through the egress policy, so a name that points at a refused address is not reached.
+      lookup: endpoint.lookup,
+      // Heads go out at once: with Nagle's algorithm a request written in parts waits for a delayed ACK.
+      noDelay: true,
+    });
+    this.socket = socket;
+    this.#connectTimer = setTimeout(() => {
+      const error: NodeJS.ErrnoException = new Error('origin connect timeout');
+      error.code = 'ETIMEDOUT';
+      this.#fail(error);
+    }, settings.connectTimeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(this.#connectTimer);
+      this.#connectTimer = undefined;
+    });
+    socket.setTimeout(settings.idleTimeoutMs);
+    socket.on('data', (chunk: Buffer) => {
+      if (this.user) this.user.onOriginData(chunk);
+      // Bytes while idle: the origin broke the protocol; this connection cannot carry another request.
+      else this.destroy();
+    });
+    socket.on('end', () => {
+      if (this.user) this.user.onOriginEnd();
+      this.destroy();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => this.#fail(error));
+    socket.on('timeout', () => {
+      const error: NodeJS.ErrnoException = new Error('origin connection idle');
+      error.code = 'EIDLE';
+      this.#fail(error);
+    });
+    socket.on('drain', () => this.user?.onOriginDrain());
+    socket.on('close', () => {
+      clearTimeout(this.#connectTimer);
+      if (!this.user) return void dropIdle(this);
+      const error: NodeJS.ErrnoException = new Error('origin connection closed');
+      error.code = 'ECONNRESET';
+      this.#fail(error);
+    });
+  }
+
+  get connecting(): boolean {
+    return this.socket.connecting;
+  }
+
+  destroy(): void {
+    clearTimeout(this.#connectTimer);
+    if (!this.user) dropIdle(this);
+    this.socket.destroy();
+  }
+
+  #fail(error: NodeJS.ErrnoException): void {
+    const user = this.user;
+    this.user = undefined;
+    this.destroy();
+    user?.onOriginError(error);
+  }
+}
+
+/** An idle connection to the endpoint, if one is still open. */
+export function takeIdle(endpoint: Endpoint): OriginConnection | undefined {
+  const idle = endpoint.idle;
+  while (idle.length > 0) {
+    const connection = idle.pop()!;
+    if (!connection.socket.destroyed && connection.socket.readable) return connection;
+  }
+  return undefined;
+}
+
+/** Back to the pool after a complete exchange (or closed, when the pool is full). */
+export function returnIdle(connection: OriginConnection): void {
+  connection.user = undefined;
+  connection.reused = true;
+  const idle = connection.endpoint.idle;
+  if (idle.length >= MAX_IDLE_PER_ENDPOINT || connection.socket.destroyed) return void connection.socket.destroy();
+  // Nothing is expected from an idle origin; reading on lets its close (or stray bytes) be seen at once.
+  connection.socket.resume();
+  idle.push(connection);
+}
+
+function dropIdle(connection: OriginConnection): void {
+  const idle = connection.endpoint.idle;
+  const at = idle.lastIndexOf(connection);
+  if (at >= 0) idle.splice(at, 1);
+}
