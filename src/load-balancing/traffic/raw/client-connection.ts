@@ -3,7 +3,7 @@ import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, routeRequest, whenRouted, type RequestView, type RouteResult } from '../router.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
-import { HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
+import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
 import { ProxyExchange, type ExchangeClient } from './proxy-exchange.ts';
 
@@ -163,6 +163,10 @@ export class ClientConnection implements ExchangeClient, RequestView {
     if (end < 0 || end > MAX_REQUEST_HEAD_BYTES) {
       if (end > MAX_REQUEST_HEAD_BYTES || buffer.length > MAX_REQUEST_HEAD_BYTES) {
         this.#refuse('431 Request Header Fields Too Large');
+        return false;
+      }
+      if (hasBareLineFeed(buffer, this.#scanFrom)) {
+        this.#refuse('400 Bad Request');
         return false;
       }
       // Wait for the rest of the head; the next scan starts where this one could still match.

@@ -60,6 +60,18 @@ export function headEnd(buffer: Buffer, scanFrom: number): number {
   return at < 0 ? -1 : at + 4;
 }
 
+/**
+ * Whether an incomplete head has a line ended by LF alone: such a head would never end with CRLFCRLF,
+ * so it is refused at once instead of waiting for the headers timeout. Scans from `from` (what an
+ * earlier call has not seen), so a head that trickles in is not rescanned from its start each time.
+ */
+export function hasBareLineFeed(buffer: Buffer, from: number): boolean {
+  for (let at = buffer.indexOf(0x0a, from); at >= 0; at = buffer.indexOf(0x0a, at + 1)) {
+    if (at === 0 || buffer[at - 1] !== 0x0d) return true;
+  }
+  return false;
+}
+
 export function parseRequestHead(buffer: Buffer, start: number, end: number): RequestHead {
   const text = buffer.toString('latin1', start, end - 4);
   const lineEnd = text.indexOf('\r\n');

@@ -6,7 +6,14 @@ import type { Route } from '../router.ts';
 import { chooseTarget, type Target } from '../steering.ts';
 import { classify, egressRefuses, type UpstreamFailure } from '../upstream.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
-import { HeadError, headEnd, parseResponseHead, type RequestHead, type ResponseHead } from './head-parser.ts';
+import {
+  hasBareLineFeed,
+  HeadError,
+  headEnd,
+  parseResponseHead,
+  type RequestHead,
+  type ResponseHead,
+} from './head-parser.ts';
 import { downstreamHead, upstreamHead } from './heads.ts';
 import { OriginConnection, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
 
@@ -112,6 +119,12 @@ export class ProxyExchange implements OriginUser {
         if (end > limit || buffer.length > limit) {
           return this.#failed({
             answer: TrafficErrors.badGateway('the origin sent too large response headers'),
+            connectionFailed: false,
+          });
+        }
+        if (hasBareLineFeed(buffer, scanFrom)) {
+          return this.#failed({
+            answer: TrafficErrors.badGateway('the origin sent an invalid response'),
             connectionFailed: false,
           });
         }
