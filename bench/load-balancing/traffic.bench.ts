@@ -3,8 +3,8 @@
 // scenario alternates between the three for --rounds rounds (medians reported), each a
 // `wrk -t1 -c32 -d<seconds>s`. Every proxy gets one thread / worker (Ledge's proxy is one event loop).
 // Needs haproxy and nginx (`apt-get install -y haproxy nginx`) and wrk.
-// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2 --only 1k|1m --cpu-prof <dir>]
-// --only runs one answer size; --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for
+// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2 --only 1k|1m --proxies ledge,haproxy --cpu-prof <dir>]
+// --only runs one answer size; --proxies some of the proxies (HAProxy is the reference: keep it for ratios); --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for
 // finding where the proxy's CPU goes; it slows Ledge a little, so figures of record are taken without it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
@@ -36,8 +36,9 @@ const SCENARIOS = [
   { name: 'GET 1 KiB', path: '/1k.bin', size: '1k' },
   { name: 'GET 1 MiB', path: '/1m.bin', size: '1m' },
 ].filter((scenario) => ONLY === undefined || scenario.size === ONLY);
-const PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
-type Proxy = (typeof PROXIES)[number];
+const ALL_PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
+type Proxy = (typeof ALL_PROXIES)[number];
+const PROXIES = ALL_PROXIES.filter((proxy) => textArgument('--proxies')?.split(',').includes(proxy) ?? true);
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'ledge-lb-bench-'));
@@ -127,8 +128,8 @@ function report(results: Record<string, Record<Proxy, Measured[]>>) {
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const [scenario, byProxy] of Object.entries(results)) {
     const base = {
-      rps: median(byProxy.haproxy.map((r) => r.requestsPerSec)),
-      p99: median(byProxy.haproxy.map((r) => r.p99Ms)),
+      rps: byProxy.haproxy.length > 0 ? median(byProxy.haproxy.map((r) => r.requestsPerSec)) : NaN,
+      p99: byProxy.haproxy.length > 0 ? median(byProxy.haproxy.map((r) => r.p99Ms)) : NaN,
     };
     for (const proxy of PROXIES) {
       const rps = median(byProxy[proxy].map((r) => r.requestsPerSec));

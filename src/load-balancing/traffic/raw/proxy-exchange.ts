@@ -128,7 +128,8 @@ export class ProxyExchange implements OriginUser {
             connectionFailed: false,
           });
         }
-        this.#head = buffer;
+        // Kept across reads: a copy, as the origin connection reuses its read buffer.
+        this.#head = buffer === chunk ? Buffer.from(chunk) : buffer;
         return;
       }
       this.#head = undefined;
@@ -253,6 +254,7 @@ export class ProxyExchange implements OriginUser {
       client.socket.write(head, 'latin1');
       flowing = client.socket.write(buffer.subarray(end, end + taken));
       client.socket.uncork();
+      this.#noteRetained();
     }
     if (this.#framer.done) return this.#complete();
     if (!flowing) this.#origin?.socket.pause();
@@ -273,8 +275,14 @@ export class ProxyExchange implements OriginUser {
     const flowing = this.#client.socket.write(
       start === 0 && taken === chunk.length ? chunk : chunk.subarray(start, start + taken),
     );
+    this.#noteRetained();
     if (this.#framer.done) return this.#complete();
     if (!flowing) this.#origin?.socket.pause();
+  }
+
+  /** A write the kernel did not take at once still references the origin connection's read buffer. */
+  #noteRetained(): void {
+    if (this.#client.socket.writableLength > 0 && this.#origin) this.#origin.retained = true;
   }
 
   #complete(): void {
