@@ -99,6 +99,7 @@ export function originPort(origin: Origin): number {
 /** Endpoints by address and port, created on first use and kept while traffic runs. */
 export class EndpointRegistry {
   readonly #endpoints = new Map<string, Endpoint>();
+  #byOrigin = new WeakMap<Origin, Endpoint>();
   readonly #idleMs: number;
   readonly #egress: EgressPolicy;
 
@@ -108,6 +109,16 @@ export class EndpointRegistry {
   }
 
   for(origin: Origin): Endpoint {
+    // Steering asks several times per request for each origin: the origin object (kept by the route cache
+    // until the next configuration read) remembers its endpoint, so the hot path builds no key string.
+    const known = this.#byOrigin.get(origin);
+    if (known) return known;
+    const endpoint = this.#forAddress(origin);
+    this.#byOrigin.set(origin, endpoint);
+    return endpoint;
+  }
+
+  #forAddress(origin: Origin): Endpoint {
     const port = originPort(origin);
     const key = `${origin.address}|${port}`;
     let endpoint = this.#endpoints.get(key);
@@ -124,5 +135,6 @@ export class EndpointRegistry {
       for (const connection of endpoint.idle.splice(0)) connection.socket.destroy();
     }
     this.#endpoints.clear();
+    this.#byOrigin = new WeakMap();
   }
 }

@@ -63,7 +63,6 @@ export class ProxyExchange implements OriginUser {
   #head: Buffer | undefined;
   readonly #framer = new BodyFramer();
   #response: ResponseHead | undefined;
-  #responseTimer: NodeJS.Timeout | undefined;
   #held = false;
   #staleRetried = false;
   #closeClient = false;
@@ -101,6 +100,12 @@ export class ProxyExchange implements OriginUser {
     this.#state = DONE;
     this.#release();
     this.#dropOrigin();
+  }
+
+  onResponseTimeout(): void {
+    if (this.#state === AWAITING_HEAD) {
+      this.#failed({ answer: TrafficErrors.responseTimeout(), connectionFailed: false });
+    }
   }
 
   onOriginDrain(): void {
@@ -201,14 +206,10 @@ export class ProxyExchange implements OriginUser {
       upstreamHead(this.#request, target.origin.header?.Host[0], this.#client.clientAddress),
       'latin1',
     );
-    this.#responseTimer = setTimeout(
-      () => this.#failed({ answer: TrafficErrors.responseTimeout(), connectionFailed: false }),
-      this.#deps.settings.responseTimeoutMs,
-    );
+    origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
   }
 
   #respond(response: ResponseHead, buffer: Buffer, end: number): void {
-    clearTimeout(this.#responseTimer);
     this.#state = RELAYING_BODY;
     this.#response = response;
     const { endpoint } = this.#target;
@@ -328,7 +329,6 @@ export class ProxyExchange implements OriginUser {
 
   /** Ends this request's share of the endpoint's counters (once per attempt). */
   #release(): void {
-    clearTimeout(this.#responseTimer);
     if (!this.#held) return;
     this.#held = false;
     const { endpoint } = this.#target;
