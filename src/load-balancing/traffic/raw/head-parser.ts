@@ -53,6 +53,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * the whole head instead of one per field value (field values are then visible characters, spaces,
  * tabs and obs-text, as RFC 9110 5.5 allows).
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is this expression's job
 const FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
 const REQUEST_TARGET = /^[\x21-\x7e\x80-\xff]+$/;
 const DIGITS = /^\d{1,15}$/;
