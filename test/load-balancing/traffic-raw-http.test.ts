@@ -149,7 +149,7 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
   });
 
   beforeAll(async () => {
-    ledge = await startLedge();
+    ledge = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000' } });
     port = trafficPort(ledge);
     const originPort = await origin.start();
     const zone = await createZone(ledge, 'raw.test');
@@ -284,6 +284,20 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
     const { text, closed } = await rawClient(port, head);
     expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(closed).toBe(true);
+  });
+
+  it('a head that never completes gets 408 after the headers timeout, on the raw path and on node:http', async () => {
+    const started = Date.now();
+    const raw = await rawClient(port, `GET / HTTP/1.1\r\nhost: ${host}\r\n`);
+    expect(raw.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    // An HTTP/1.0 keep-alive connection is node:http's; its next head is bounded too.
+    const handedOff = await rawClient(
+      port,
+      `GET /ten HTTP/1.0\r\nhost: ${host}\r\nconnection: keep-alive\r\n\r\nGET /next HTTP/1.0\r\nhost: x`,
+    );
+    expect(handedOff.text).toContain('/ten');
+    expect(handedOff.text).toContain('HTTP/1.1 408 ');
   });
 
   it('answers 431 for a request head over 16 KiB', async () => {

@@ -78,9 +78,17 @@ export class TrafficListener {
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
     httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      const status =
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? '408 Request Timeout'
+            : '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
     });
+    // This node:http server never listens: its connections come from the raw listener. 'listening' starts
+    // its connection tracking, so its headers and request timeouts apply to the connections it is given.
+    httpServer.emit('listening');
     const handedOff = new Set<Socket>();
     const connections = this.#connections;
     const host: ClientHost = {
@@ -151,6 +159,8 @@ export class TrafficListener {
       }, 2_000).unref();
       server.once('close', () => clearInterval(poll));
     });
+    // Stops its connection checks (the callback's "not running" error only says it never listened).
+    httpServer?.close(() => {});
     deps.routes.close();
     deps.health.close();
     deps.endpoints.close();
