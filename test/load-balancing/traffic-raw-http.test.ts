@@ -149,7 +149,9 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
   });
 
   beforeAll(async () => {
-    ledge = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000' } });
+    ledge = await startLedge({
+      env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000', LEDGE_HTTP_IDLE_TIMEOUT_MS: '1500' },
+    });
     port = trafficPort(ledge);
     const originPort = await origin.start();
     const zone = await createZone(ledge, 'raw.test');
@@ -298,6 +300,16 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
     );
     expect(handedOff.text).toContain('/ten');
     expect(handedOff.text).toContain('HTTP/1.1 408 ');
+  });
+
+  it('a connection with no byte either way for the idle timeout is closed', async () => {
+    const started = Date.now();
+    // A silent client: the response came, then nothing more is sent.
+    const { text, closed } = await rawClient(port, get('/quiet'));
+    expect(text).toContain('/quiet');
+    expect(closed).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(Date.now() - started).toBeLessThan(4_500);
   });
 
   it('answers 431 for a request head over 16 KiB', async () => {

@@ -13,6 +13,7 @@ import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { RouteCache } from './route-cache.ts';
 import type { TrafficSettings } from './settings.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
+import { coarseClock } from './raw/coarse-clock.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
 
 export interface TrafficListenerOptions {
@@ -93,7 +94,6 @@ export class TrafficListener {
     const connections = this.#connections;
     const host: ClientHost = {
       deps,
-      idleTimeoutMs: options.httpTimeouts.idleMs,
       forget: (connection) => connections.delete(connection),
       handOff: (socket, unread) => {
         handedOff.add(socket);
@@ -171,8 +171,11 @@ export class TrafficListener {
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
 function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
   const now = Date.now();
+  coarseClock.now = now;
   for (const connection of connections) {
-    if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs) connection.timedOut();
+    if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
+    else if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs)
+      connection.timedOut();
     else if (connection.requestStartedAt !== 0 && now - connection.requestStartedAt > timeouts.requestMs) {
       connection.timedOut();
     } else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();

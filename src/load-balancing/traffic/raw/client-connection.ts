@@ -3,6 +3,7 @@ import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, routeRequest, whenRouted, type RequestView, type RouteResult } from '../router.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
+import { coarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
 import { ProxyExchange, type ExchangeClient } from './proxy-exchange.ts';
@@ -24,7 +25,6 @@ export interface ClientHost {
   /** Gives the connection to node:http (upgrades, HTTP/1.0, Expect), with the bytes not yet handled. */
   handOff(socket: Socket, unread: Buffer | undefined): void;
   forget(connection: ClientConnection): void;
-  idleTimeoutMs: number;
 }
 
 /**
@@ -45,6 +45,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
   requestStartedAt = 0;
   /** When the connection last became idle between requests (ms): the keep-alive timeout. */
   idleSince = Date.now();
+  /** When a byte last went either way (coarse ms): the idle timeout. */
+  lastActive = coarseClock.now;
   readonly #host: ClientHost;
   #state = READING_HEAD;
   #buffer: Buffer | undefined;
@@ -60,11 +62,9 @@ export class ClientConnection implements ExchangeClient, RequestView {
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
     socket.setNoDelay(true);
-    socket.setTimeout(host.idleTimeoutMs);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('end', () => this.#onEnd());
     socket.on('error', () => socket.destroy());
-    socket.on('timeout', () => socket.destroy());
     socket.on('drain', () => this.#exchange?.onClientDrain());
     socket.on('close', () => this.#onClose());
   }
@@ -121,6 +121,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   }
 
   #onData(chunk: Buffer): void {
+    this.lastActive = coarseClock.now;
     switch (this.#state) {
       case READING_BODY:
         return this.#forwardBody(chunk);
@@ -283,8 +284,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#buffer = undefined;
     this.#state = CLOSED;
     const socket = this.socket;
-    for (const event of ['data', 'end', 'error', 'timeout', 'drain', 'close']) socket.removeAllListeners(event);
-    socket.setTimeout(0);
+    for (const event of ['data', 'end', 'error', 'drain', 'close']) socket.removeAllListeners(event);
     this.#host.forget(this);
     this.#host.handOff(socket, unread);
   }
