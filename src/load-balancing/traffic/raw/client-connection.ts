@@ -41,7 +41,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   closeRequested = false;
   /** When the head being read started (ms; 0 = none): the headers timeout. */
   headStartedAt = 0;
-  /** When the request being received started (ms; 0 = none): the request timeout. */
+  /** When the request whose body is being received started (ms; 0 = none): the request timeout. */
   requestStartedAt = 0;
   /** When the connection last became idle between requests (ms): the keep-alive timeout. */
   idleSince = Date.now();
@@ -116,6 +116,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
     if (this.#exchange === undefined && this.#state !== CLOSED && this.socket.writable) {
       this.socket.end('HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
       this.#state = CLOSED;
+      this.headStartedAt = 0;
+      this.requestStartedAt = 0;
       setTimeout(() => this.socket.destroy(), 1_000).unref();
     } else this.socket.destroy();
   }
@@ -189,10 +191,11 @@ export class ClientConnection implements ExchangeClient, RequestView {
     }
     this.#buffer = end < buffer.length ? buffer.subarray(end) : undefined;
     this.headStartedAt = 0;
-    this.requestStartedAt = Date.now();
     this.#request = request;
     this.closeRequested = request.close;
     this.requestComplete = request.body === 'none';
+    // The request timeout bounds receiving the request (as node:http's), not a long answer to it.
+    this.requestStartedAt = this.requestComplete ? 0 : Date.now();
     if (request.body === 'length') this.#bodyFramer.length(request.contentLength);
     else if (request.body === 'chunked') this.#bodyFramer.chunked();
     this.#state = ROUTING;
