@@ -87,9 +87,6 @@ export class TrafficListener {
             : '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
     });
-    // This node:http server never listens: its connections come from the raw listener. 'listening' starts
-    // its connection tracking, so its headers and request timeouts apply to the connections it is given.
-    httpServer.emit('listening');
     const handedOff = new Set<Socket>();
     const connections = this.#connections;
     const host: ClientHost = {
@@ -119,6 +116,9 @@ export class TrafficListener {
       );
       server.listen(options.port, options.host, () => resolve());
     });
+    // This node:http server never listens: its connections come from the raw listener. 'listening' starts
+    // its connection tracking, so its headers and request timeouts apply to the connections it is given.
+    httpServer.emit('listening');
     this.#server = server;
     this.#httpServer = httpServer;
     this.#deps = deps;
