@@ -2,10 +2,13 @@
 // behind Ledge's traffic port, behind HAProxy and behind nginx as a reverse proxy, in one run: every
 // scenario alternates between the three for --rounds rounds (medians reported), each a
 // `wrk -t1 -c32 -d<seconds>s`. Every proxy gets one thread / worker (Ledge's proxy is one event loop).
+// Each run also reports the proxy's CPU per request (its process tree's user + system time over the run),
+// which other load on a shared machine moves much less than req/s.
 // Needs haproxy and nginx (`apt-get install -y haproxy nginx`) and wrk.
 // Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2 --only 1k|1m --proxies ledge,haproxy --cpu-prof <dir>]
-// --only runs one answer size; --proxies some of the proxies (HAProxy is the reference: keep it for ratios); --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for
-// finding where the proxy's CPU goes; it slows Ledge a little, so figures of record are taken without it).
+// --only runs one answer size; --proxies some of the proxies (HAProxy is the reference: keep it for ratios);
+// --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for finding where the proxy's CPU goes;
+// it slows Ledge a little, so figures of record are taken without it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
