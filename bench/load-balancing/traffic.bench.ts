@@ -2,8 +2,13 @@
 // behind Ledge's traffic port, behind HAProxy and behind nginx as a reverse proxy, in one run: every
 // scenario alternates between the three for --rounds rounds (medians reported), each a
 // `wrk -t1 -c32 -d<seconds>s`. Every proxy gets one thread / worker (Ledge's proxy is one event loop).
+// Each run also reports the proxy's CPU per request (its process tree's user + system time over the run),
+// which other load on a shared machine moves much less than req/s.
 // Needs haproxy and nginx (`apt-get install -y haproxy nginx`) and wrk.
-// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2]
+// Usage: npm run bench:lb-traffic [-- --seconds 10 --rounds 2 --only 1k|1m --proxies ledge,haproxy --cpu-prof <dir>]
+// --only runs one answer size; --proxies some of the proxies (HAProxy is the reference: keep it for ratios);
+// --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for finding where the proxy's CPU goes;
+// it slows Ledge a little, so figures of record are taken without it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
+import { processTreeCpuMs } from './process-cpu.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const argument = (name: string, fallback: number) => {
@@ -23,12 +29,19 @@ const ROUNDS = argument('--rounds', 2);
 const HOST = 'www.bench.test';
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const textArgument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const ONLY = textArgument('--only');
+const CPU_PROFILE_DIR = textArgument('--cpu-prof');
 const SCENARIOS = [
-  { name: 'GET 1 KiB', path: '/1k.bin' },
-  { name: 'GET 1 MiB', path: '/1m.bin' },
-] as const;
-const PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
-type Proxy = (typeof PROXIES)[number];
+  { name: 'GET 1 KiB', path: '/1k.bin', size: '1k' },
+  { name: 'GET 1 MiB', path: '/1m.bin', size: '1m' },
+].filter((scenario) => ONLY === undefined || scenario.size === ONLY);
+const ALL_PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
+type Proxy = (typeof ALL_PROXIES)[number];
+const PROXIES = ALL_PROXIES.filter((proxy) => textArgument('--proxies')?.split(',').includes(proxy) ?? true);
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'ledge-lb-bench-'));
@@ -51,32 +64,45 @@ async function main() {
     children.push(startNginx(work, 'proxy', nginxProxyConfig(work, nginxPort, [originA, originB])));
     const haproxyConfig = join(work, 'haproxy.cfg');
     writeFileSync(haproxyConfig, haproxyConfigText(haproxyPort, [originA, originB]));
-    children.push(spawn('haproxy', ['-f', haproxyConfig, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const nginxProxy = children.at(-1)!;
+    const haproxy = spawn('haproxy', ['-f', haproxyConfig, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(haproxy);
     const ledge = await startLedge(join(work, 'ledge'));
     children.push(ledge.child);
     await configureLoadBalancer(ledge.apiUrl, [originA, originB]);
     const ports: Record<Proxy, number> = { ledge: ledge.trafficPort, haproxy: haproxyPort, nginx: nginxPort };
+    const pids: Record<Proxy, number> = { ledge: ledge.child.pid!, haproxy: haproxy.pid!, nginx: nginxProxy.pid! };
     await new Promise((r) => setTimeout(r, 1_000));
     for (const proxy of PROXIES) await checkServes(ports[proxy], proxy);
 
-    const results: Record<string, Record<Proxy, WrkResult[]>> = {};
+    const results: Record<string, Record<Proxy, Measured[]>> = {};
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenario of SCENARIOS) {
         results[scenario.name] ??= { ledge: [], haproxy: [], nginx: [] };
         for (const proxy of PROXIES) {
-          const result = await runWrk(
+          const cpuBefore = processTreeCpuMs(pids[proxy]);
+          const wrk = await runWrk(
             `http://127.0.0.1:${ports[proxy]}`,
             { method: 'GET', path: scenario.path, headers: { Host: HOST } },
             work,
             SECONDS,
           );
+          const cpuAfter = processTreeCpuMs(pids[proxy]);
+          const requests = wrk.requestsPerSec * SECONDS;
+          const result: Measured = {
+            ...wrk,
+            cpuUsPerRequest:
+              ((cpuAfter.userMs + cpuAfter.systemMs - cpuBefore.userMs - cpuBefore.systemMs) * 1000) / requests,
+            systemUsPerRequest: ((cpuAfter.systemMs - cpuBefore.systemMs) * 1000) / requests,
+          };
           if (result.errors > 0 || result.non2xx > 0) {
             console.error(`${proxy} ${scenario.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx`);
           }
           results[scenario.name]![proxy].push(result);
           console.error(
             `round ${round} ${scenario.name} ${proxy}: ${result.requestsPerSec.toFixed(0)} req/s, ` +
-              `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`,
+              `p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, ` +
+              `proxy CPU ${result.cpuUsPerRequest.toFixed(0)} us/request (${result.systemUsPerRequest.toFixed(0)} in the kernel)`,
           );
         }
       }
@@ -90,25 +116,32 @@ async function main() {
   }
 }
 
-function report(results: Record<string, Record<Proxy, WrkResult[]>>) {
+/** A wrk run and the proxy's CPU time (its process tree's user + system) per request during it. */
+interface Measured extends WrkResult {
+  cpuUsPerRequest: number;
+  systemUsPerRequest: number;
+}
+
+function report(results: Record<string, Record<Proxy, Measured[]>>) {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(
     `\nLoad balancer data plane, wrk -t1 -c32 -d${SECONDS}s, median of ${ROUNDS} interleaved rounds (${new Date().toISOString()})\n`,
   );
-  console.log('| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | p99 vs HAProxy |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | p99 vs HAProxy | proxy CPU us/req |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const [scenario, byProxy] of Object.entries(results)) {
     const base = {
-      rps: median(byProxy.haproxy.map((r) => r.requestsPerSec)),
-      p99: median(byProxy.haproxy.map((r) => r.p99Ms)),
+      rps: byProxy.haproxy.length > 0 ? median(byProxy.haproxy.map((r) => r.requestsPerSec)) : NaN,
+      p99: byProxy.haproxy.length > 0 ? median(byProxy.haproxy.map((r) => r.p99Ms)) : NaN,
     };
     for (const proxy of PROXIES) {
       const rps = median(byProxy[proxy].map((r) => r.requestsPerSec));
       const p50 = median(byProxy[proxy].map((r) => r.p50Ms));
       const p99 = median(byProxy[proxy].map((r) => r.p99Ms));
+      const cpu = median(byProxy[proxy].map((r) => r.cpuUsPerRequest));
       console.log(
         `| ${scenario} | ${proxy} | ${rps.toFixed(0)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ` +
-          `${((rps / base.rps) * 100).toFixed(0)}% | ${(p99 / base.p99).toFixed(2)}x |`,
+          `${((rps / base.rps) * 100).toFixed(0)}% | ${(p99 / base.p99).toFixed(2)}x | ${cpu.toFixed(0)} |`,
       );
     }
   }
@@ -183,6 +216,7 @@ async function startLedge(dataDir: string): Promise<{ child: ChildProcess; apiUr
   const child = spawn(
     process.execPath,
     [
+      ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
       join(ROOT, 'src/cli/main.ts'),
       'server',
       '--json',

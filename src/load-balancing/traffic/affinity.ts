@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { TrafficLoadBalancer } from './directory.ts';
 import type { Target } from './steering.ts';
 
@@ -35,8 +34,7 @@ export function decodePin(value: string): Pin | undefined {
 }
 
 /** The __cflb value in a Cookie header, if any. */
-export function cookiePin(headers: IncomingHttpHeaders): Pin | undefined {
-  const cookie = headers.cookie;
+export function cookiePin(cookie: string | undefined): Pin | undefined {
   if (!cookie || !cookie.includes(AFFINITY_COOKIE)) return undefined;
   for (const part of cookie.split(';')) {
     const eq = part.indexOf('=');
@@ -69,14 +67,17 @@ export function affinityCookie(lb: TrafficLoadBalancer, target: Target, https: b
  * The session key of `header` affinity: the values of session_affinity_attributes.headers, in order.
  * Undefined (no affinity) when none is present, or when require_all_headers and one is missing.
  */
-export function headerSessionKey(lb: TrafficLoadBalancer, headers: IncomingHttpHeaders): string | undefined {
+export function headerSessionKey(
+  lb: TrafficLoadBalancer,
+  header: (lowercaseName: string) => string | undefined,
+): string | undefined {
   const names = lb.session_affinity_attributes?.headers ?? [];
   if (names.length === 0) return undefined;
   const values: string[] = [];
   let present = 0;
   for (const name of names) {
-    const raw = headers[name.toLowerCase()];
-    const value = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+    const raw = header(name.toLowerCase());
+    const value = raw ?? '';
     if (raw !== undefined) present++;
     else if (lb.session_affinity_attributes?.require_all_headers) return undefined;
     values.push(value);

@@ -2,6 +2,7 @@ import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Origin } from '../pool-schemas.ts';
+import type { OriginConnection } from './raw/origin-connection.ts';
 
 /** Origins without a port are reached on HTTP's. */
 const DEFAULT_ORIGIN_PORT = 80;
@@ -16,7 +17,10 @@ const MAX_IDLE_SOCKETS_PER_ORIGIN = 128;
 export class Endpoint {
   readonly address: string;
   readonly port: number;
+  /** For the connections handed to node:http (upgrades, HTTP/1.0 clients, Expect: 100-continue). */
   readonly agent: Agent;
+  /** The raw data plane's idle kept-alive connections, most recent last (see raw/origin-connection.ts). */
+  readonly idle: OriginConnection[] = [];
   /** Resolves a name through the egress policy (IP literals are checked apart, see upstream.ts). */
   readonly lookup: LookupFunction;
   /** Requests sent and not yet answered in full. */
@@ -95,6 +99,7 @@ export function originPort(origin: Origin): number {
 /** Endpoints by address and port, created on first use and kept while traffic runs. */
 export class EndpointRegistry {
   readonly #endpoints = new Map<string, Endpoint>();
+  #byOrigin = new WeakMap<Origin, Endpoint>();
   readonly #idleMs: number;
   readonly #egress: EgressPolicy;
 
@@ -104,6 +109,16 @@ export class EndpointRegistry {
   }
 
   for(origin: Origin): Endpoint {
+    // Steering asks several times per request for each origin: the origin object (kept by the route cache
+    // until the next configuration read) remembers its endpoint, so the hot path builds no key string.
+    const known = this.#byOrigin.get(origin);
+    if (known) return known;
+    const endpoint = this.#forAddress(origin);
+    this.#byOrigin.set(origin, endpoint);
+    return endpoint;
+  }
+
+  #forAddress(origin: Origin): Endpoint {
     const port = originPort(origin);
     const key = `${origin.address}|${port}`;
     let endpoint = this.#endpoints.get(key);
@@ -115,7 +130,11 @@ export class EndpointRegistry {
   }
 
   close(): void {
-    for (const endpoint of this.#endpoints.values()) endpoint.agent.destroy();
+    for (const endpoint of this.#endpoints.values()) {
+      endpoint.agent.destroy();
+      for (const connection of endpoint.idle.splice(0)) connection.socket.destroy();
+    }
     this.#endpoints.clear();
+    this.#byOrigin = new WeakMap();
   }
 }

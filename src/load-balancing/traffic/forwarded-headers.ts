@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { RequestView } from './router.ts';
 import type { Target } from './steering.ts';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 7.6.1); upgrades add theirs back. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -18,6 +19,19 @@ const HOP_BY_HOP = new Set([
 export function clientAddress(req: IncomingMessage): string {
   const address = req.socket.remoteAddress ?? '';
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** What routing reads of a node:http request (the connections handed to node:http: upgrades, HTTP/1.0). */
+export function incomingView(req: IncomingMessage): RequestView {
+  const address = clientAddress(req);
+  return {
+    host: req.headers.host,
+    clientAddress: address,
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
+    },
+  };
 }
 
 /**

@@ -3,8 +3,8 @@ import type { EgressPolicy } from '../../egress/index.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { affinityCookie, affinityMode, type HeaderSessions } from './affinity.ts';
 import { errorBody, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { downstreamResponseHeaders, upstreamRequestHeaders } from './forwarded-headers.ts';
-import { isErrorAnswer, routeRequest, type Route, type RouterDeps } from './router.ts';
+import { downstreamResponseHeaders, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
+import { isErrorAnswer, routeRequest, whenRouted, type Route, type RouterDeps } from './router.ts';
 import type { TrafficSettings } from './settings.ts';
 import { chooseTarget, type Target } from './steering.ts';
 import { sendUpstream, type UpstreamFailure } from './upstream.ts';
@@ -26,7 +26,8 @@ export function hasNoBody(req: IncomingMessage): boolean {
 
 /** The listener's request handler: route, proxy with one retry for a failed connection, answer errors. */
 export function proxyRequest(deps: ProxyDeps, req: IncomingMessage, res: ServerResponse): void {
-  routeRequest(deps, req, false).then(
+  whenRouted(
+    () => routeRequest(deps, incomingView(req), false),
     (route) => {
       if (isErrorAnswer(route)) return answerError(res, route);
       const retry = IDEMPOTENT.has(req.method ?? '') && hasNoBody(req);
@@ -105,7 +106,7 @@ function retryOrAnswer(
 }
 
 /** A cookie session whose first origin failed is pinned to the one that answered. */
-function retryCookie(route: Route, target: Target): string | undefined {
+export function retryCookie(route: Route, target: Target): string | undefined {
   const lb = route.ctx.resolved.loadBalancer;
   const mode = affinityMode(lb);
   return mode === 'cookie' || mode === 'ip_cookie' ? affinityCookie(lb, target, false) : undefined;

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import {
   affinityCookie,
   affinityMode,
@@ -9,8 +8,9 @@ import {
 } from './affinity.ts';
 import type { EndpointRegistry } from './endpoints.ts';
 import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { clientAddress, hostnameOf } from './forwarded-headers.ts';
+import { hostnameOf } from './forwarded-headers.ts';
 import type { HealthSource, PoolHealthSnapshot } from './health-source.ts';
+import type { ResolvedLoadBalancer } from './directory.ts';
 import type { RouteCache } from './route-cache.ts';
 import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext, type Target } from './steering.ts';
 import type { Random } from './weighted-pick.ts';
@@ -33,17 +33,36 @@ export interface RouterDeps {
   random: Random;
 }
 
+/** What routing reads of a request, from node:http's IncomingMessage or the raw data plane's parsed head. */
+export interface RequestView {
+  host: string | undefined;
+  clientAddress: string;
+  /** A header's value by lowercase name (repeated ones joined), for session affinity. */
+  header(lowercaseName: string): string | undefined;
+}
+
+export type RouteResult = Route | ErrorAnswer;
+
 /**
  * Host -> load balancer -> pool -> origin for one request: the steering policy over the health
  * checker's verdicts, with session affinity keeping a client on its origin while that origin serves.
+ * Answers synchronously when the route and health caches are warm (the hot path: no Promise per
+ * request), and with a Promise when one of them has to be read.
  */
-export async function routeRequest(
+export function routeRequest(deps: RouterDeps, req: RequestView, https: boolean): RouteResult | Promise<RouteResult> {
+  const host = hostnameOf(req.host);
+  const cached = deps.routes.peek(host);
+  if (cached) return routeResolved(deps, req, https, host, cached.value);
+  return deps.routes.resolve(host).then((resolved) => routeResolved(deps, req, https, host, resolved));
+}
+
+function routeResolved(
   deps: RouterDeps,
-  req: IncomingMessage,
+  req: RequestView,
   https: boolean,
-): Promise<Route | ErrorAnswer> {
-  const host = hostnameOf(req.headers.host);
-  const resolved = deps.routes.peek(host)?.value ?? (await deps.routes.resolve(host));
+  host: string,
+  resolved: ResolvedLoadBalancer | undefined,
+): RouteResult | Promise<RouteResult> {
   if (!resolved) return TrafficErrors.unknownHost(host);
   const lb = resolved.loadBalancer;
   if (!lb.enabled) return TrafficErrors.disabled(host);
@@ -51,11 +70,22 @@ export async function routeRequest(
   if (unimplemented !== undefined) return TrafficErrors.steeringNotImplemented(unimplemented);
   const pools = resolved.fallback ? [...resolved.pools, resolved.fallback] : resolved.pools;
   const snapshots = deps.health.snapshots(pools);
-  const health: ReadonlyMap<string, PoolHealthSnapshot> = snapshots instanceof Map ? snapshots : await snapshots;
+  if (snapshots instanceof Map) return steer(deps, req, https, resolved, snapshots);
+  return snapshots.then((health) => steer(deps, req, https, resolved, health));
+}
+
+function steer(
+  deps: RouterDeps,
+  req: RequestView,
+  https: boolean,
+  resolved: ResolvedLoadBalancer,
+  health: ReadonlyMap<string, PoolHealthSnapshot>,
+): RouteResult {
+  const lb = resolved.loadBalancer;
   const ctx: SteeringContext = {
     resolved,
     health,
-    clientAddress: clientAddress(req),
+    clientAddress: req.clientAddress,
     endpoints: deps.endpoints,
     random: deps.random,
   };
@@ -66,7 +96,7 @@ export async function routeRequest(
     return target ? { ctx, target } : TrafficErrors.noHealthyPool();
   }
   if (mode === 'header') {
-    const key = headerSessionKey(lb, req.headers);
+    const key = headerSessionKey(lb, (name) => req.header(name));
     const pin = key ? deps.sessions.get(key) : undefined;
     const pinned = pin && pinnedTarget(ctx, pin.poolId, pin.originName);
     if (pinned) return { ctx, target: pinned };
@@ -75,7 +105,7 @@ export async function routeRequest(
     return key ? { ctx, target, headerKey: key } : { ctx, target };
   }
   // cookie and ip_cookie: the __cflb cookie pins; ip_cookie's first pick hashes the client address.
-  const pin: Pin | undefined = cookiePin(req.headers);
+  const pin: Pin | undefined = cookiePin(req.header('cookie'));
   const pinned = pin && pinnedTarget(ctx, pin.poolId, pin.originName);
   if (pinned) return { ctx, target: pinned };
   const target = chooseTarget(ctx, undefined, mode === 'ip_cookie');
@@ -83,6 +113,25 @@ export async function routeRequest(
   return { ctx, target, setCookie: affinityCookie(lb, target, https) };
 }
 
-export function isErrorAnswer(value: Route | ErrorAnswer): value is ErrorAnswer {
+export function isErrorAnswer(value: RouteResult): value is ErrorAnswer {
   return (value as ErrorAnswer).status !== undefined;
+}
+
+/**
+ * Calls `then` with the route, at once when routing answered synchronously; `fail` gets a routing error
+ * (a thrown one or a rejected lookup) either way.
+ */
+export function whenRouted(
+  route: () => RouteResult | Promise<RouteResult>,
+  then: (result: RouteResult) => void,
+  fail: (error: unknown) => void,
+): void {
+  let result: RouteResult | Promise<RouteResult>;
+  try {
+    result = route();
+  } catch (error) {
+    return fail(error);
+  }
+  if (result instanceof Promise) result.then(then, fail);
+  else then(result);
 }

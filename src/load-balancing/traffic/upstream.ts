@@ -2,6 +2,7 @@ import { request, type ClientRequest, type IncomingMessage, type OutgoingHttpHea
 import type { Socket } from 'node:net';
 import { EgressRefusedError, type EgressPolicy } from '../../egress/index.ts';
 import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
+import type { Endpoint } from './endpoints.ts';
 import type { TrafficSettings } from './settings.ts';
 import type { Target } from './steering.ts';
 
@@ -34,13 +35,9 @@ export function sendUpstream(
   callbacks: UpstreamCallbacks,
 ): ClientRequest | undefined {
   const { endpoint } = target;
-  const now = Date.now();
-  if (now - endpoint.egressCheckedAt > EGRESS_RECHECK_MS) {
-    if (egress.check(endpoint.address, endpoint.port)) {
-      callbacks.onFailure({ answer: TrafficErrors.egressRefused(), connectionFailed: true });
-      return undefined;
-    }
-    endpoint.egressCheckedAt = now;
+  if (egressRefuses(endpoint, egress)) {
+    callbacks.onFailure({ answer: TrafficErrors.egressRefused(), connectionFailed: true });
+    return undefined;
   }
   let settled = false;
   let connectTimer: NodeJS.Timeout | undefined;
@@ -94,6 +91,18 @@ export function sendUpstream(
   });
   upstream.on('error', (error: NodeJS.ErrnoException) => fail(classify(error)));
   return upstream;
+}
+
+/**
+ * Whether the egress policy refuses an origin's IP literal (names are checked when resolved, through
+ * `endpoint.lookup`). Checked at most every few seconds per endpoint: Ledge's own listeners can change.
+ */
+export function egressRefuses(endpoint: Endpoint, egress: EgressPolicy): boolean {
+  const now = Date.now();
+  if (now - endpoint.egressCheckedAt <= EGRESS_RECHECK_MS) return false;
+  if (egress.check(endpoint.address, endpoint.port)) return true;
+  endpoint.egressCheckedAt = now;
+  return false;
 }
 
 /** Socket and parser errors -> Cloudflare's answers, and whether another origin may be tried. */

@@ -1,9 +1,9 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { rawErrorResponse, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { upstreamRequestHeaders } from './forwarded-headers.ts';
+import { incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
 import type { ProxyDeps } from './http-proxy.ts';
-import { isErrorAnswer, routeRequest, type Route } from './router.ts';
+import { isErrorAnswer, routeRequest, whenRouted, type Route } from './router.ts';
 import { chooseTarget, type Target } from './steering.ts';
 import { sendUpstream } from './upstream.ts';
 
@@ -14,7 +14,8 @@ import { sendUpstream } from './upstream.ts';
  */
 export function proxyUpgrade(deps: ProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
   client.on('error', () => client.destroy());
-  routeRequest(deps, req, false).then(
+  whenRouted(
+    () => routeRequest(deps, incomingView(req), false),
     (route) => {
       if (isErrorAnswer(route)) return answer(client, route);
       attemptUpgrade(deps, req, client, head, route, route.target, true);

@@ -1,0 +1,81 @@
+import { STATUS_CODES } from 'node:http';
+import { errorBody, type ErrorAnswer } from '../error-answers.ts';
+import { HOP_BY_HOP } from '../forwarded-headers.ts';
+import type { RequestHead, ResponseHead } from './head-parser.ts';
+
+/**
+ * The request head an origin receives, as one latin1 string (written with one socket write): the
+ * client's header lines in their order and spelling, minus hop-by-hop ones and those the client's
+ * Connection header names; Host replaced by the origin's `header.Host` override when set; the client's
+ * address appended to X-Forwarded-For and given in CF-Connecting-IP, with X-Forwarded-Proto. A chunked
+ * body is relayed as it came, so its Transfer-Encoding line is kept. The origin connection is kept alive
+ * (HTTP/1.1's default), whatever the client asked for its own.
+ */
+export function upstreamHead(request: RequestHead, hostOverride: string | undefined, client: string): string {
+  let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
+  let forwardedFor: string | undefined;
+  const { names, rawNames, values, connectionTokens } = request;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    switch (name) {
+      case 'x-forwarded-for':
+        forwardedFor = forwardedFor === undefined ? values[i] : `${forwardedFor}, ${values[i]}`;
+        continue;
+      case 'x-forwarded-proto':
+      case 'cf-connecting-ip':
+        continue;
+      case 'host':
+        if (hostOverride) continue;
+        break;
+      case 'transfer-encoding':
+        break;
+      default:
+        if (HOP_BY_HOP.has(name) || connectionTokens?.includes(name)) continue;
+    }
+    head += `${rawNames[i]}: ${values[i]}\r\n`;
+  }
+  if (hostOverride) head += `host: ${hostOverride}\r\n`;
+  head += `x-forwarded-for: ${forwardedFor ? `${forwardedFor}, ${client}` : client}\r\n`;
+  return `${head}x-forwarded-proto: http\r\ncf-connecting-ip: ${client}\r\n\r\n`;
+}
+
+/**
+ * The response head the client receives: the origin's status and header lines minus hop-by-hop ones,
+ * with the framing the relayed body actually has (Content-Length, or Transfer-Encoding: chunked, or
+ * neither and Connection: close for a body that runs to the end of the origin connection), an extra
+ * Set-Cookie for a new affinity session, and Connection: close when this client connection ends after it.
+ */
+export function downstreamHead(
+  response: ResponseHead,
+  hasBody: boolean,
+  setCookie: string | undefined,
+  close: boolean,
+): string {
+  const reason = response.reason || STATUS_CODES[response.status] || '';
+  let head = `HTTP/1.1 ${response.status} ${reason}\r\n`;
+  const { names, rawNames, values, connectionTokens } = response;
+  const chunked = response.framing === 'chunked';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (name === 'transfer-encoding') {
+      // Only a chunked body keeps its coding line; a body until close is relayed plain.
+      if (!chunked || !hasBody) continue;
+    } else if (name === 'content-length') {
+      // Chunked framing wins over a Content-Length sent with it (RFC 9112 6.3); HEAD and 304 keep theirs.
+      if (chunked) continue;
+    } else if (HOP_BY_HOP.has(name) || connectionTokens?.includes(name)) continue;
+    head += `${rawNames[i]}: ${values[i]}\r\n`;
+  }
+  if (setCookie) head += `set-cookie: ${setCookie}\r\n`;
+  if (close) head += 'connection: close\r\n';
+  return `${head}\r\n`;
+}
+
+/** One of the data plane's own answers (Cloudflare's shape) as HTTP/1.1 head and body, to write as latin1. */
+export function errorResponse(answer: ErrorAnswer, close: boolean): string {
+  const body = errorBody(answer);
+  return (
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body, 'latin1')}\r\ncache-control: no-store\r\n${close ? 'connection: close\r\n' : ''}\r\n${body}`
+  );
+}
