@@ -60,33 +60,46 @@ function userEnv(env) {
   envOut = copy;
   return copy;
 }
+// Ids are unique per isolate by their counter, and across isolates by a random prefix made once (in a
+// request: workerd refuses randomness at startup) instead of per request.
+let idPrefix;
 let sequence = 0;
-// End lines leave in batches: one console.log (one write to workerd's stdout, one wake-up of the server)
-// per END_BATCH events or END_FLUSH_MS, instead of one per request, which was most of a traced request's
-// cost. Start lines stay immediate: they must be out before a request that spins is killed.
+// Lines leave workerd in batches, each one console.log (one write to stdout, one wake-up of the server):
+// a start line takes along the end lines queued since the last write, and with no request starting they
+// leave END_FLUSH_MS later (or once END_BATCH are queued). A write per line was most of a traced request's
+// cost. Start lines leave at once: they must be out before a request that spins is killed. Taking the
+// queued end lines along also means a request that spins from its start loses none of them with its
+// process (one that spins after an await loses those queued since the last write: the server reports
+// those requests as killed too).
 const END_BATCH = 64;
 const END_FLUSH_MS = 10;
-let ends = [];
+let queued = [];
 let flushing = false;
-function flushEnds() {
-  flushing = false;
-  if (ends.length === 0) return;
-  const lines = ends;
-  ends = [];
+function flush() {
+  if (queued.length === 0) return;
+  const lines = queued;
+  queued = [];
   write(lines.join('\\n'));
 }
 function queueEnd(line, ctx) {
-  ends.push(line);
-  if (ends.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flushEnds();
+  queued.push(line);
+  if (queued.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flush();
   if (flushing) return;
   flushing = true;
-  ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, END_FLUSH_MS)).then(flushEnds));
+  ctx.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, END_FLUSH_MS)).then(() => {
+      flushing = false;
+      flush();
+    }),
+  );
 }
 async function traced(request, run, ctx) {
-  const id = \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\${++sequence}\`;
+  idPrefix ??= \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\`;
+  const id = idPrefix + (++sequence).toString(36);
   const eventTimestamp = Date.now();
   // The start line is short (no JSON): it only lets the server report a request whose process is killed.
-  write(\`\${HEAD}s \${id} \${request.method} \${request.url}\`);
+  queued.push(\`\${HEAD}s \${id} \${request.method} \${request.url}\`);
+  flush();
   const trace = { logs: [], exceptions: [] };
   let outcome = 'ok';
   let status;
