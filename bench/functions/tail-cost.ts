@@ -6,7 +6,7 @@
 // Node and of workerd apart. `--targets` picks the targets by name, in the order each round measures them;
 // `base_tailed` (the base with one session) compares the traced path of two builds directly.
 // Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
-//        [--seconds 10 --rounds 3 --no-tail] [--targets base,head,head_tailed,base_tailed]
+//        [--seconds 10 --rounds 3 --no-tail] [--targets base,head,head_tailed,base_tailed] [--pace <ms>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -49,6 +49,12 @@ const TARGETS = (argument('--targets')?.split(',') ?? ['base', 'head', ...(WITH_
     return name as TargetName;
   },
 );
+/**
+ * `--pace <ms>`: each of wrk's connections waits that long between requests, so every target runs at about
+ * the same req/s and the CPU per request compares without the drift that a busy machine's changing
+ * throughput gives it (the req/s figures then say nothing).
+ */
+const PACE_MS = argument('--pace') === undefined ? undefined : Number(argument('--pace'));
 const OBJECT_BYTES = SCENARIO === 'get_1m' ? 1024 * 1024 : 1024;
 
 interface Server {
@@ -125,8 +131,9 @@ async function rps(server: Server, work: string): Promise<{ requestsPerSec: numb
           headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
           bodyBytes: 1024,
           keys: 1000,
+          delayMs: PACE_MS,
         }
-      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
+      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host }, delayMs: PACE_MS },
     work,
     SECONDS,
   );
