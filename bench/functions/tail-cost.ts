@@ -113,7 +113,8 @@ async function main() {
     );
     for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
-        `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms\n`,
+        `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms ` +
+          `(rounds: Node ${node.map((v) => v.toFixed(3)).join(' ')}; workerd ${workerd.map((v) => v.toFixed(3)).join(' ')})\n`,
       );
   } finally {
     for (const s of servers) await stop(s.child);
