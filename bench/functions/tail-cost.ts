@@ -3,9 +3,10 @@
 // this VM swung by 10-30% between runs). Targets: `--base <dir>` (a checkout of another commit, with
 // node_modules), this build with no tail session, and this build with one `wrangler tail` session
 // connected (its events counted; `--no-tail` skips it). Prints req/s medians and the CPU per request of
-// Node and of workerd apart.
+// Node and of workerd apart. `--targets` picks the targets by name, in the order each round measures them;
+// `base_tailed` (the base with one session) compares the traced path of two builds directly.
 // Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
-//        [--seconds 10 --rounds 3 --no-tail]
+//        [--seconds 10 --rounds 3 --no-tail] [--targets base,head,head_tailed,base_tailed] [--pace <ms>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -34,6 +35,26 @@ const BASE = argument('--base');
  */
 const SCENARIO = argument('--scenario') ?? 'get_1k';
 const WITH_TAIL = !process.argv.includes('--no-tail');
+const TARGET_NAMES = ['base', 'head', 'head_tailed', 'base_tailed'] as const;
+type TargetName = (typeof TARGET_NAMES)[number];
+/** What each target's req/s is compared with in the summary (when that target was measured). */
+const COMPARED: Partial<Record<TargetName, TargetName[]>> = {
+  head: ['base'],
+  head_tailed: ['base', 'head', 'base_tailed'],
+  base_tailed: ['base'],
+};
+const TARGETS = (argument('--targets')?.split(',') ?? ['base', 'head', ...(WITH_TAIL ? ['head_tailed'] : [])]).map(
+  (name) => {
+    if (!(TARGET_NAMES as readonly string[]).includes(name)) throw new Error(`--targets: unknown target ${name}`);
+    return name as TargetName;
+  },
+);
+/**
+ * `--pace <ms>`: each of wrk's connections waits that long between requests, so every target runs at about
+ * the same req/s and the CPU per request compares without the drift that a busy machine's changing
+ * throughput gives it (the req/s figures then say nothing).
+ */
+const PACE_MS = argument('--pace') === undefined ? undefined : Number(argument('--pace'));
 const OBJECT_BYTES = SCENARIO === 'get_1m' ? 1024 * 1024 : 1024;
 
 interface Server {
@@ -52,13 +73,11 @@ async function main() {
     servers.push(base);
     const head = await startServer(ROOT, join(work, 'head'));
     servers.push(head);
-    const samples: Record<string, number[]> = { base: [], head: [], head_tailed: [] };
+    const samples: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
     /** CPU per request (ms) of each target, Node and workerd apart: where a session's cost goes. */
-    const cpu: Record<string, { node: number[]; workerd: number[] }> = {
-      base: { node: [], workerd: [] },
-      head: { node: [], workerd: [] },
-      head_tailed: { node: [], workerd: [] },
-    };
+    const cpu: Record<string, { node: number[]; workerd: number[] }> = Object.fromEntries(
+      TARGETS.map((t) => [t, { node: [], workerd: [] }]),
+    );
     const measure = async (name: string, server: Server) => {
       const [tree0, workerd0] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
       const { requestsPerSec, requests } = await rps(server, work);
@@ -69,27 +88,33 @@ async function main() {
     };
     let events = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      await measure('base', base);
-      await measure('head', head);
-      if (WITH_TAIL) {
-        const tail = await openTail(head, () => events++);
-        await measure('head_tailed', head);
+      for (const target of TARGETS) {
+        const server = target.startsWith('base') ? base : head;
+        if (!target.endsWith('_tailed')) {
+          await measure(target, server);
+          continue;
+        }
+        const tail = await openTail(server, () => events++);
+        await measure(target, server);
         tail.close();
         await new Promise((r) => setTimeout(r, 1_500)); // the isolates notice the flag is gone
       }
       process.stderr.write(`round ${round + 1}: ${JSON.stringify(samples)}\n`);
     }
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-    if (!WITH_TAIL) samples['head_tailed']!.push(NaN);
-    const [b, h, t] = [median(samples['base']!), median(samples['head']!), median(samples['head_tailed']!)];
+    const medians = Object.fromEntries(Object.entries(samples).map(([name, v]) => [name, median(v)]));
+    const change = (name: string, vs: string) =>
+      medians[vs] === undefined ? '' : ` (${((medians[name]! / medians[vs] - 1) * 100).toFixed(1)}% vs ${vs})`;
+    const described = TARGETS.map(
+      (name) => `${name} ${medians[name]!.toFixed(0)}${(COMPARED[name] ?? []).map((v) => change(name, v)).join('')}`,
+    );
     process.stdout.write(
-      `${SCENARIO} req/s (medians of ${ROUNDS}): base ${b.toFixed(0)}, no session ${h.toFixed(0)} (${((h / b - 1) * 100).toFixed(1)}%), ` +
-        `one session ${t.toFixed(0)} (${((t / b - 1) * 100).toFixed(1)}% vs base, ${((t / h - 1) * 100).toFixed(1)}% vs no session); ` +
-        `events received ${events}\n${JSON.stringify(samples)}\n`,
+      `${SCENARIO} req/s (medians of ${ROUNDS}): ${described.join(', ')}; events received ${events}\n${JSON.stringify(samples)}\n`,
     );
     for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
-        `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms\n`,
+        `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms ` +
+          `(rounds: Node ${node.map((v) => v.toFixed(3)).join(' ')}; workerd ${workerd.map((v) => v.toFixed(3)).join(' ')})\n`,
       );
   } finally {
     for (const s of servers) await stop(s.child);
@@ -107,8 +132,9 @@ async function rps(server: Server, work: string): Promise<{ requestsPerSec: numb
           headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
           bodyBytes: 1024,
           keys: 1000,
+          delayMs: PACE_MS,
         }
-      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host } },
+      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host }, delayMs: PACE_MS },
     work,
     SECONDS,
   );

@@ -20,6 +20,12 @@ export interface Scenario {
   headers: Record<string, string>;
   bodyBytes?: number;
   keys?: number;
+  /**
+   * Each connection waits this long before its next request (wrk's `delay` hook): the load is held at
+   * roughly connections x 1000 / (delay + latency) req/s instead of as fast as the server answers, so
+   * the CPU per request of two builds compares at the same pace.
+   */
+  delayMs?: number;
 }
 
 /** Runs `wrk -t1 -c32 -d<s>s --latency` with a Lua script for the scenario (as in baselines.md). */
@@ -34,12 +40,14 @@ export async function runWrk(
   const headers = Object.entries(scenario.headers)
     .map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join(', ');
+  const delay = scenario.delayMs === undefined ? '' : `delay = function() return ${scenario.delayMs} end\n`;
   writeFileSync(
     lua,
-    scenario.method === 'GET'
-      ? `local h = { ${headers} }\nrequest = function() return wrk.format("GET", ${JSON.stringify(scenario.path)}, h) end\n`
-      : `local h = { ${headers} }\nlocal body = string.rep("x", ${scenario.bodyBytes ?? 1024})\nlocal i = 0\n` +
-          `request = function() i = (i + 1) % ${scenario.keys ?? 1000}; return wrk.format("PUT", "/bench-" .. i, h, body) end\n`,
+    delay +
+      (scenario.method === 'GET'
+        ? `local h = { ${headers} }\nrequest = function() return wrk.format("GET", ${JSON.stringify(scenario.path)}, h) end\n`
+        : `local h = { ${headers} }\nlocal body = string.rep("x", ${scenario.bodyBytes ?? 1024})\nlocal i = 0\n` +
+          `request = function() i = (i + 1) % ${scenario.keys ?? 1000}; return wrk.format("PUT", "/bench-" .. i, h, body) end\n`),
   );
   const { stdout } = await promisify(execFile)(
     'wrk',

@@ -62,6 +62,7 @@ export class TracedRequest {
   /** Served by another node's workerd and relayed here (never relayed on again). */
   readonly relayed: boolean;
   #event: TailEvent | undefined;
+  #bytes: Buffer | undefined;
 
   constructor(json: string, event?: TailEvent, relayed = false) {
     this.json = json;
@@ -71,6 +72,11 @@ export class TracedRequest {
 
   get event(): TailEvent {
     return (this.#event ??= JSON.parse(this.json) as TailEvent);
+  }
+
+  /** The JSON as UTF-8, encoded once however many sessions send it. */
+  get bytes(): Buffer {
+    return (this.#bytes ??= Buffer.from(this.json));
   }
 }
 
@@ -132,10 +138,17 @@ export class TailTraces {
   ingestLine(line: string, source?: TraceSource): boolean {
     const at = line.indexOf(TRACE_MARKER);
     if (at < 0) return false;
-    const fields = line.slice(at + TRACE_MARKER.length);
-    const [accountId, script, kind, id] = fields.split(' ', 4);
-    if (!accountId || !script || !id) return true;
-    const rest = fields.slice(accountId.length + script.length + kind!.length + id.length + 4);
+    // The four head fields by indexOf: the rest of an end line is a whole event, which needs no cutting.
+    const head: string[] = [];
+    let from = at + TRACE_MARKER.length;
+    while (head.length < 4) {
+      const space = line.indexOf(' ', from);
+      if (space <= from) return true;
+      head.push(line.slice(from, space));
+      from = space + 1;
+    }
+    const [accountId, script, kind, id] = head as [string, string, string, string];
+    const rest = line.slice(from);
     if (kind === 's') {
       const space = rest.indexOf(' ');
       this.#pending.set(id, {

@@ -60,33 +60,49 @@ function userEnv(env) {
   envOut = copy;
   return copy;
 }
+// Ids are unique per isolate by their counter, and across isolates by a random prefix made once (in a
+// request: workerd refuses randomness at startup) instead of per request.
+let idPrefix;
 let sequence = 0;
-// End lines leave in batches: one console.log (one write to workerd's stdout, one wake-up of the server)
-// per END_BATCH events or END_FLUSH_MS, instead of one per request, which was most of a traced request's
-// cost. Start lines stay immediate: they must be out before a request that spins is killed.
+// Lines leave workerd in batches, each one console.log (one write to stdout, one wake-up of the server);
+// a write per line was most of a traced request's cost. A start line leaves at once (it must be out before
+// a request that spins is killed) and takes along the end lines queued since the last write. Without a
+// request starting, they leave END_FLUSH_MS later or once END_BATCH are queued: under load the next start
+// comes first, so the timer (an entry into a request's context each time it fires) is a fallback that can
+// be slow, and is 10 times rarer than at 10 ms. Taking the end lines along also means a request that spins
+// from its start loses none of them with its process (one that spins after an await loses those queued
+// since the last write: the server reports those requests as killed too).
 const END_BATCH = 64;
-const END_FLUSH_MS = 10;
-let ends = [];
+const END_FLUSH_MS = 100;
+let queued = [];
 let flushing = false;
-function flushEnds() {
-  flushing = false;
-  if (ends.length === 0) return;
-  const lines = ends;
-  ends = [];
+function flush() {
+  if (queued.length === 0) return;
+  const lines = queued;
+  queued = [];
   write(lines.join('\\n'));
 }
 function queueEnd(line, ctx) {
-  ends.push(line);
-  if (ends.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flushEnds();
+  queued.push(line);
+  if (queued.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flush();
   if (flushing) return;
   flushing = true;
-  ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, END_FLUSH_MS)).then(flushEnds));
+  ctx.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, END_FLUSH_MS)).then(() => {
+      flushing = false;
+      flush();
+    }),
+  );
 }
 async function traced(request, run, ctx) {
-  const id = \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\${++sequence}\`;
+  idPrefix ??= \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\`;
+  const id = idPrefix + (++sequence).toString(36);
   const eventTimestamp = Date.now();
+  // Read once: each read of a Request property is a call into workerd that copies the value.
+  const { url, method } = request;
   // The start line is short (no JSON): it only lets the server report a request whose process is killed.
-  write(\`\${HEAD}s \${id} \${request.method} \${request.url}\`);
+  queued.push(\`\${HEAD}s \${id} \${method} \${url}\`);
+  flush();
   const trace = { logs: [], exceptions: [] };
   let outcome = 'ok';
   let status;
@@ -106,6 +122,11 @@ async function traced(request, run, ctx) {
     });
     throw error;
   } finally {
+    // forEach is one call into workerd; Object.fromEntries walked an iterator, a call per header.
+    const headers = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     // The end line is the whole TailEventMessage, so the server can pass it on without re-encoding it.
     const event = {
       outcome,
@@ -113,7 +134,7 @@ async function traced(request, run, ctx) {
       exceptions: trace.exceptions,
       logs: trace.logs,
       eventTimestamp,
-      event: { request: { url: request.url, method: request.method, headers: Object.fromEntries(request.headers), cf: request.cf ?? {} } },
+      event: { request: { url, method, headers, cf: request.cf ?? {} } },
       wallTime: Date.now() - eventTimestamp,
       diagnosticsChannelEvents: [],
       truncated: false,

@@ -6,6 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { TailTraces } from '../runtime/tail-traces.ts';
 import { TAIL_FLAG_TTL_MS } from '../runtime/trace-shim.ts';
 import { maskClientFrames } from './client-frames.ts';
+import { corkedSender } from './corked-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
@@ -145,14 +146,14 @@ export class TailSessions {
       // The API listener's idle timeout (http-timeouts.ts) is for HTTP requests: a quiet tail is not idle.
       (socket as Socket).setTimeout?.(0);
       maskClientFrames(socket);
-      this.#server.handleUpgrade(request, socket, head, (ws) => this.#attach(session, ws));
+      this.#server.handleUpgrade(request, socket, head, (ws) => this.#attach(session, ws, socket as Socket));
     };
     if (wait > 0) setTimeout(accept, wait);
     else accept();
     return true;
   }
 
-  #attach(session: Session, ws: WebSocket): void {
+  #attach(session: Session, ws: WebSocket, socket: Socket): void {
     session.socket = ws;
     // wrangler's first message is `{"debug": false}`; nothing else is expected from a client.
     ws.on('message', () => undefined);
@@ -160,10 +161,11 @@ export class TailSessions {
     ws.on('error', () => this.#end(session));
     // Without filters that look inside an event, it is sent as workerd wrote it, never parsed here.
     const inspects = session.filters.some((f) => !('sampling_rate' in f) && !('scriptVersion' in f));
+    const send = corkedSender(ws, socket);
     session.unsubscribe = this.#traces.subscribe(session.accountId, session.script, (traced) => {
       if (ws.readyState !== ws.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
       if (inspects ? matchesFilters(traced.event, session.filters) : passesSampling(session.filters))
-        ws.send(traced.json);
+        send(traced.bytes);
     });
   }
 
