@@ -15,19 +15,29 @@ const PRUNE_EVERY_MS = 3_600_000;
  * lines its workerd prints, in batches, and `ledge tail --history` on any node reads them all.
  */
 export class SharedLogHistory {
+  readonly name = 'function-log-history';
   readonly #store: SqlLogHistoryStore;
   readonly #logger: Logger;
   readonly #gate: JobGate;
   #pending: Array<{ accountId: string; script: string; line: FunctionLogLine }> = [];
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
+  readonly #pruneTimer: NodeJS.Timeout;
 
   constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }) {
     this.#store = deps.store;
     this.#logger = deps.logger;
     this.#gate = deps.gate;
-    const prune = setInterval(() => void this.#prune(), PRUNE_EVERY_MS);
-    prune.unref();
+    this.#pruneTimer = setInterval(() => void this.#prune(), PRUNE_EVERY_MS);
+    this.#pruneTimer.unref();
+  }
+
+  start(): void {}
+
+  /** Writes the lines still pending (the runtime has stopped: nothing more comes). */
+  async stop(): Promise<void> {
+    clearInterval(this.#pruneTimer);
+    await this.flush();
   }
 
   add(accountId: string, script: string, line: FunctionLogLine): void {

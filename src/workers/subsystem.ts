@@ -18,7 +18,8 @@ export function createWorkersSubsystem(
     functions,
     // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
-    background: [functions.runtime, functions.crons],
+    // Kept log lines are written last, once the runtime that prints them has stopped.
+    background: [...(functions.logHistory ? [functions.logHistory] : []), functions.runtime, functions.crons],
     mountRoutes: (api) =>
       api.route(
         '/',

@@ -28,6 +28,8 @@ export interface FunctionsPlatform {
   traces: TailTraces;
   /** `wrangler tail` / `ledge tail` sessions; their WebSockets arrive as upgrades on the API listener. */
   tails: TailSessions;
+  /** With several nodes: console lines kept in the database (stopped after the runtime: its last lines kept). */
+  logHistory: SharedLogHistory | undefined;
 }
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
@@ -86,6 +88,7 @@ export function createFunctions(deps: {
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
   });
+  let logHistory: SharedLogHistory | undefined;
   if (cluster) {
     const reload = coalescedReload(runtime, deps.logger);
     cluster.onRemote(RUNTIME_TOPIC, () => {
@@ -95,15 +98,14 @@ export function createFunctions(deps: {
     });
     cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
     new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
-    logs.shareHistory(
-      new SharedLogHistory({
-        store: new SqlLogHistoryStore(deps.db),
-        logger: deps.logger.child({ component: 'function-logs' }),
-        gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
-      }),
-    );
+    logHistory = new SharedLogHistory({
+      store: new SqlLogHistoryStore(deps.db),
+      logger: deps.logger.child({ component: 'function-logs' }),
+      gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
+    });
+    logs.shareHistory(logHistory);
   }
-  return { workers, runtime, logs, crons, traces, tails };
+  return { workers, runtime, logs, crons, traces, tails, logHistory };
 }
 
 const RUNTIME_TOPIC = 'workers_runtime';
