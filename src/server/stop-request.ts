@@ -3,6 +3,7 @@ export type StopReason = NodeJS.Signals | 'parent exited';
 
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const PARENT_POLL_MS = 250;
+const PARENT_EXIT_GRACE_MS = 50;
 
 /**
  * Resolves on the first request to stop: SIGINT (Ctrl+C), SIGTERM, SIGHUP (the terminal closed) or,
@@ -21,7 +22,9 @@ export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<Sto
     const timer = setInterval(() => {
       if (process.ppid === parent) return;
       clearInterval(timer);
-      resolve('parent exited');
+      // A terminal's SIGHUP or Ctrl+C reaches npm and this process at once, and npm may be gone before this
+      // process has run its signal handler: the signal, if one is on its way, is the reason to report.
+      setTimeout(() => resolve('parent exited'), PARENT_EXIT_GRACE_MS).unref();
     }, PARENT_POLL_MS);
     timer.unref();
   });
