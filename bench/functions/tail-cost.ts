@@ -8,7 +8,7 @@
 // Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
 //        [--seconds 10 --rounds 3 --no-tail] [--targets base,head,head_tailed,base_tailed] [--pace <ms>]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,9 +16,9 @@ import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { benchServerArgs, freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
+import { deployTutorial } from './tutorial.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SCRIPT = join(ROOT, 'test/workers/fixtures/tutorial/stage-2-with-authorization.js');
 const SECRET = 'bench-secret';
 const CREDS = { email: 'bench@example.com', key: '0123456789abcdef0123456789abcdef01234' };
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -175,7 +175,7 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
   await new Promise((r) => createInterface({ input: child.stdout! }).once('line', r));
   const server: Server = { child, apiPort, fnPort, host: '' };
   try {
-    await deployTutorial(server);
+    await deployTutorialOn(server);
   } catch (error) {
     await stop(child); // a build that fails to deploy leaves no server behind
     throw error;
@@ -184,33 +184,9 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
 }
 
 /** The tutorial function with its bucket, secret and workers.dev route, and the object it serves. */
-async function deployTutorial(server: Server): Promise<void> {
-  const { apiPort, fnPort } = server;
-  await api(server, 'POST', '/r2/buckets', { name: 'my-bucket' });
-  const form = new FormData();
-  form.set(
-    'metadata',
-    JSON.stringify({
-      main_module: 'index.js',
-      compatibility_date: '2025-01-01',
-      bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
-    }),
-  );
-  form.set('index.js', new File([readFileSync(SCRIPT)], 'index.js', { type: 'application/javascript+module' }));
-  const upload = await fetch(`http://127.0.0.1:${apiPort}/client/v4/accounts/${ACCOUNT}/workers/scripts/r2-worker`, {
-    method: 'PUT',
-    headers: { 'x-auth-email': CREDS.email, 'x-auth-key': CREDS.key },
-    body: form,
-  });
-  if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
-  await api(server, 'PUT', '/workers/scripts/r2-worker/secrets', {
-    name: 'AUTH_KEY_SECRET',
-    text: SECRET,
-    type: 'secret_text',
-  });
-  await api(server, 'POST', '/workers/scripts/r2-worker/subdomain', { enabled: true });
-  const { subdomain } = (await api(server, 'GET', '/workers/subdomain')) as { subdomain: string };
-  server.host = `r2-worker.${subdomain}.localhost:${fnPort}`;
+async function deployTutorialOn(server: Server): Promise<void> {
+  const host = await deployTutorial(server.apiPort, { ...CREDS, account: ACCOUNT }, SECRET);
+  server.host = `${host}:${server.fnPort}`;
   await put(server, 'k'.repeat(OBJECT_BYTES));
 }
 
