@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_MARKER } from './console-shim.ts';
+import { WatchCounts } from './watch-counts.ts';
 
 /** One console call of a deployed function. */
 export interface FunctionLogLine {
@@ -23,7 +24,7 @@ export interface SharedHistory {
 export class FunctionLogHub {
   readonly #dir: string;
   readonly #events = new EventEmitter();
-  readonly #watchers = new Map<string, number>();
+  readonly #watchers = new WatchCounts();
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
   #shared: SharedHistory | undefined;
 
@@ -90,23 +91,12 @@ export class FunctionLogHub {
   /** A follower (`ledge tail`): gets this node's lines of the script and those relayed from other nodes. */
   subscribe(accountId: string, script: string, listener: (line: FunctionLogLine) => void): () => void {
     const key = `${accountId}/${script}`;
-    const wrapped = (line: FunctionLogLine) => listener(line);
-    this.#events.on(key, wrapped);
-    const count = (this.#watchers.get(key) ?? 0) + 1;
-    this.#watchers.set(key, count);
-    if (count === 1) this.#onWatch?.(accountId, script, true);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.#events.off(key, wrapped);
-      const left = (this.#watchers.get(key) ?? 1) - 1;
-      if (left > 0) this.#watchers.set(key, left);
-      else {
-        this.#watchers.delete(key);
-        this.#onWatch?.(accountId, script, false);
-      }
-    };
+    this.#events.on(key, listener);
+    return this.#watchers.watch(
+      key,
+      () => this.#events.off(key, listener),
+      (watched) => this.#onWatch?.(accountId, script, watched),
+    );
   }
 
   /** This node's own lines of the script, for the relay to other nodes (not a follower here). */

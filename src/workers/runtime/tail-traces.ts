@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRACE_MARKER } from './trace-shim.ts';
+import { WatchCounts } from './watch-counts.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
 export interface TailLog {
@@ -94,7 +95,7 @@ export class TailTraces {
   readonly #watched = new WeakSet<TraceSource>();
   /** Why each traced script is traced (`sessions` here, `remote` for another node's sessions). */
   readonly #tracedFor = new Map<string, Set<string>>();
-  readonly #watchers = new Map<string, number>();
+  readonly #watchers = new WatchCounts();
   /** Scripts watched here: a watcher subscribed, or a session created whose client has not connected yet. */
   readonly #watchedNow = new Set<string>();
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
@@ -173,18 +174,11 @@ export class TailTraces {
   subscribe(accountId: string, script: string, listener: (request: TracedRequest) => void): () => void {
     const key = `${accountId}/${script}`;
     this.#events.on(key, listener);
-    this.#watchers.set(key, (this.#watchers.get(key) ?? 0) + 1);
-    this.#updateWatch(accountId, script);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.#events.off(key, listener);
-      const left = (this.#watchers.get(key) ?? 1) - 1;
-      if (left > 0) this.#watchers.set(key, left);
-      else this.#watchers.delete(key);
-      this.#updateWatch(accountId, script);
-    };
+    return this.#watchers.watch(
+      key,
+      () => this.#events.off(key, listener),
+      () => this.#updateWatch(accountId, script),
+    );
   }
 
   /** Tells onWatch when a script starts or stops being watched here (sessions count from their creation). */
