@@ -143,6 +143,7 @@ export async function createPlatform(
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
+  const notify = notificationSettings(config.env);
   const notifications = createNotificationsSubsystem({
     db,
     secretBox,
@@ -151,10 +152,10 @@ export async function createPlatform(
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     egress,
     metrics,
-    ...notificationSettings(config.env),
+    ...notify,
     // One owner per node for the outbox's claims; a lone node keeps the owner it always had.
     nodeId: cluster.shared ? cluster.nodeId : undefined,
-    pollMs: cluster.shared ? notificationSettings(config.env).pollMs : undefined,
+    pollMs: cluster.shared ? notify.pollMs : undefined,
     gate,
     healthEvents,
     poolEnablement,
