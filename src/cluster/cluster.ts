@@ -33,6 +33,8 @@ export class Cluster {
   readonly #logger: Logger;
   #live: readonly string[];
   readonly #liveListeners: Array<() => void> = [];
+  /** Job leases this node has taken: given up when it stops, so another node takes the jobs at once. */
+  readonly #held = new Set<string>();
   #liveTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ClusterOptions) {
@@ -111,7 +113,10 @@ export class Cluster {
   async mayRun(job: string, ttlMs: number): Promise<boolean> {
     if (!this.shared) return true;
     try {
-      return await this.#leases.acquire(job, this.nodeId, ttlMs, Date.now());
+      const mine = await this.#leases.acquire(job, this.nodeId, ttlMs, Date.now());
+      if (mine) this.#held.add(job);
+      else this.#held.delete(job);
+      return mine;
     } catch (error) {
       this.#logger.warn('could not take a job lease', { job, err: error });
       return false;
@@ -131,6 +136,8 @@ export class Cluster {
   async #stop(): Promise<void> {
     clearInterval(this.#liveTimer);
     this.#liveTimer = undefined;
+    for (const job of this.#held) await this.#leases.release(job, this.nodeId).catch(() => undefined);
+    this.#held.clear();
     await this.#membership?.stop();
     await this.feed.stop();
   }

@@ -73,6 +73,11 @@ describe('Cluster: nodes on one PostgreSQL database', () => {
     a.announce('r2_buckets', 'account/bucket');
     await vi.waitFor(() => expect(heardByB).toHaveBeenCalledWith('account/bucket'), { timeout: 3_000 });
     expect(heardByA).not.toHaveBeenCalled();
+
+    // A node that stops gives its jobs up: the other takes them at once, not when the lease runs out.
+    await a.background.stop();
+    clusters.splice(clusters.indexOf(a), 1);
+    expect(await b.mayRun('r2-sweep', 60_000)).toBe(true);
   });
 
   it('is the only node on SQLite: owns everything, runs every job, costs no query', async () => {
