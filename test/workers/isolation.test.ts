@@ -172,7 +172,7 @@ describe('runtime isolation between accounts', () => {
       clearInterval(sampler);
       expect(res.status).toBe(503);
       expect(res.text).toBe('error code: 1102');
-      // One isolate's limit plus the process's headroom, plus what one watchdog tick (50 ms) can add.
+      // One isolate's limit plus the process's headroom, plus what one watchdog tick (20 ms) can add.
       expect((peak - baseline) / MIB).toBeLessThan(ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB + 64);
       // A's function was never affected, and C serves again.
       expect((await callFunction(port, hostA, '/')).text).toBe('a ok');
