@@ -7,5 +7,5 @@
  * `platform.storage.getBucket(accountId, name)` tells whether the bucket exists.
  */
 export { r2Routes } from './routes.ts';
-export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service } from './wire/backend.ts';
+export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
 export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';

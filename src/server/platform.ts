@@ -169,7 +169,10 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
-    r2: { workerdService: (accountId, name) => r2.wire.workerdService(accountId, name) },
+    r2: {
+      workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
+      localReads: (accountId) => r2.wire.localReads(accountId),
+    },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
   });

@@ -22,6 +22,14 @@ export interface OpenBlobFile {
   length: number;
 }
 
+export interface BlobWriteOptions {
+  /**
+   * Whose blob this is (an account id, 32 hex digits). A store that keeps files may group a namespace's
+   * blobs in one directory (see FsBlobStore.localFile); others ignore it.
+   */
+  namespace?: string | undefined;
+}
+
 /** A blob id that is not (or no longer) stored. */
 export class BlobNotFoundError extends Error {
   override name = 'BlobNotFoundError';
@@ -34,7 +42,7 @@ export class BlobNotFoundError extends Error {
  */
 export interface BlobStore {
   /** Streams `source` into a new blob. Rejects (and stores nothing) if the source fails. */
-  write(source: AsyncIterable<Uint8Array>): Promise<StoredBlob>;
+  write(source: AsyncIterable<Uint8Array>, options?: BlobWriteOptions): Promise<StoredBlob>;
   /** Opens a blob (or a byte range of it); rejects with BlobNotFoundError before streaming starts. */
   read(blobId: string, range?: { offset: number; length: number }): Promise<Readable>;
   /**
@@ -47,6 +55,13 @@ export interface BlobStore {
    * read. Rejects with BlobNotFoundError like `read`; the file stays readable if the blob is deleted.
    */
   openFile?(blobId: string, range: { offset: number; length: number }): Promise<OpenBlobFile>;
+  /**
+   * Optional: where a reader on this machine can open a blob itself, as a path under its namespace's
+   * directory (`namespaceRoot`); undefined for a blob that has no such place.
+   */
+  localFile?(blobId: string): { namespace: string; path: string } | undefined;
+  /** Optional: the directory that holds a namespace's blobs (made if missing). */
+  namespaceRoot?(namespace: string): string | undefined;
   /** Removes blobs; unknown ids are ignored. */
   delete(blobIds: readonly string[]): Promise<void>;
   /** Every stored blob (order unspecified). */

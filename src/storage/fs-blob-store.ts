@@ -1,11 +1,23 @@
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
 import { readFileRange, writeAll } from './blob-io.ts';
-import { BlobNotFoundError, type BlobInfo, type BlobStore, type OpenBlobFile, type StoredBlob } from './blob-store.ts';
+import {
+  BlobNotFoundError,
+  type BlobInfo,
+  type BlobStore,
+  type BlobWriteOptions,
+  type OpenBlobFile,
+  type StoredBlob,
+} from './blob-store.ts';
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
+/** A blob written for a namespace (an account): `<namespace>/<id>`, both 32 hex digits. */
+const NAMESPACED_BLOB_ID = /^([0-9a-f]{32})\/([0-9a-f]{32})$/;
+/** Namespaced blobs live under `<root>/accounts/<namespace>/`, laid out as the root is. */
+const NAMESPACES = 'accounts';
 /**
  * Large objects are read and written in chunks of this size: the 64 KiB default costs a thread-pool
  * round trip per chunk (bench/functions, GET 1 MiB: ~20% less backend CPU per request at 256 KiB;
@@ -16,6 +28,9 @@ const READ_CHUNK = 256 * 1024;
 /**
  * Blobs as files: `<root>/<first two hex chars>/<id>`, written through `<root>/tmp/`. The rename is
  * the commit point of the bytes; the directory is fsynced so the rename survives a crash too.
+ * A blob written for a namespace (an account's objects) goes to `<root>/accounts/<namespace>/<2 hex>/<id>`
+ * instead, so that directory can be handed read-only to that account's functions (workerd reads large
+ * bodies from it itself, see `localFile`) without showing them any other account's bytes.
  */
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
@@ -28,10 +43,12 @@ export class FsBlobStore implements BlobStore {
     this.#tmp = join(root, 'tmp');
   }
 
-  async write(source: AsyncIterable<Uint8Array>): Promise<StoredBlob> {
+  async write(source: AsyncIterable<Uint8Array>, options: BlobWriteOptions = {}): Promise<StoredBlob> {
     await this.#ensureDirs();
-    const blobId = newId();
-    const tmpPath = join(this.#tmp, `${blobId}.part`);
+    const id = newId();
+    const namespace = options.namespace !== undefined && BLOB_ID.test(options.namespace) ? options.namespace : undefined;
+    const blobId = namespace ? `${namespace}/${id}` : id;
+    const tmpPath = join(this.#tmp, `${id}.part`);
     let handle: FileHandle | undefined;
     try {
       // One handle for writing and fsync (no write stream, no reopen just to sync).
@@ -42,8 +59,8 @@ export class FsBlobStore implements BlobStore {
       await handle.datasync();
       await handle.close();
       handle = undefined;
-      const dir = join(this.#root, blobId.slice(0, 2));
-      await this.#renameInto(tmpPath, dir, blobId);
+      const dir = dirname(this.#path(blobId));
+      await this.#renameInto(tmpPath, dir, id);
       await syncDirectory(dir);
       return { blobId, size };
     } catch (error) {
@@ -89,15 +106,30 @@ export class FsBlobStore implements BlobStore {
   }
 
   async *list(): AsyncIterable<BlobInfo> {
-    const shards = await readdir(this.#root).catch(() => [] as string[]);
-    for (const shard of shards) {
-      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
-      for (const name of await readdir(join(this.#root, shard)).catch(() => [] as string[])) {
-        if (!BLOB_ID.test(name)) continue;
-        const info = await stat(join(this.#root, shard, name)).catch(() => undefined);
-        if (info) yield { blobId: name, modifiedAt: info.mtimeMs };
-      }
+    yield* listShards(this.#root, '');
+    const namespaces = await readdir(join(this.#root, NAMESPACES)).catch(() => [] as string[]);
+    for (const namespace of namespaces) {
+      if (BLOB_ID.test(namespace)) yield* listShards(join(this.#root, NAMESPACES, namespace), `${namespace}/`);
     }
+  }
+
+  /**
+   * Where a reader on this machine finds a namespaced blob by itself: the namespace's directory (see
+   * `namespaceRoot`) and the file's path under it. Undefined for blobs written without a namespace.
+   */
+  localFile(blobId: string): { namespace: string; path: string } | undefined {
+    const match = NAMESPACED_BLOB_ID.exec(blobId);
+    if (!match) return undefined;
+    const id = match[2]!;
+    return { namespace: match[1]!, path: `${id.slice(0, 2)}/${id}` };
+  }
+
+  /** The directory of a namespace's blobs (created if missing, so a reader can be pointed at it). */
+  namespaceRoot(namespace: string): string | undefined {
+    if (!BLOB_ID.test(namespace)) return undefined;
+    const dir = join(this.#root, NAMESPACES, namespace);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
   }
 
   async removeTemporaryBefore(time: number): Promise<number> {
@@ -113,16 +145,19 @@ export class FsBlobStore implements BlobStore {
     return removed;
   }
 
-  /** `<root>/<2 hex>/<id>`; an id that is not one of ours names no file. */
+  /** `<root>/<2 hex>/<id>` or `<root>/accounts/<namespace>/<2 hex>/<id>`; an id that is not one of ours names no file. */
   #path(blobId: string): string {
-    if (!BLOB_ID.test(blobId)) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
-    return join(this.#root, blobId.slice(0, 2), blobId);
+    if (BLOB_ID.test(blobId)) return join(this.#root, blobId.slice(0, 2), blobId);
+    const local = this.localFile(blobId);
+    if (!local) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
+    return join(this.#root, NAMESPACES, local.namespace, local.path);
   }
 
   /** Shard directories are created once per process; a shard removed behind our back is recreated. */
   async #renameInto(tmpPath: string, dir: string, blobId: string): Promise<void> {
     if (!this.#shards.has(dir)) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // A shard made now must survive a crash with the blob renamed into it: its parent is synced too.
+      if ((await mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined) await syncDirectory(dirname(dir));
       this.#shards.add(dir);
     }
     try {
@@ -151,5 +186,17 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** The blobs of one layout root (`<dir>/<2 hex>/<id>`), their ids prefixed with `prefix`. */
+async function* listShards(dir: string, prefix: string): AsyncIterable<BlobInfo> {
+  for (const shard of await readdir(dir).catch(() => [] as string[])) {
+    if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+    for (const name of await readdir(join(dir, shard)).catch(() => [] as string[])) {
+      if (!BLOB_ID.test(name)) continue;
+      const info = await stat(join(dir, shard, name)).catch(() => undefined);
+      if (info) yield { blobId: `${prefix}${name}`, modifiedAt: info.mtimeMs };
+    }
   }
 }

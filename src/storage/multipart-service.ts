@@ -76,7 +76,7 @@ export class MultipartService {
     await this.#requireUpload(bucket, key, uploadId);
     if (size !== undefined && size > R2_LIMITS.maxPartBytes) throw R2Errors.entityTooLarge();
     const measured = measure(body, { algorithms: [], maxBytes: R2_LIMITS.maxPartBytes, expectedBytes: size });
-    const blob = await this.#blobs.write(measured.source);
+    const blob = await this.#blobs.write(measured.source, { namespace: bucket.accountId });
     const { checksums } = measured.result();
     const part: PartRecord = {
       uploadId,

@@ -52,9 +52,14 @@ export type ReadResult =
       status: 'found';
       object: ObjectRecord;
       range: ResolvedRange | undefined;
-      body: Readable | Buffer | OpenBlobFile;
+      body: Readable | Buffer | OpenBlobFile | LocalBlobBody;
     }
   | { status: 'precondition-failed'; object: ObjectRecord };
+
+/** A body the reader opens itself: its blob's path under the owning namespace's directory (see `read`). */
+export interface LocalBlobBody {
+  localFile: { namespace: string; path: string };
+}
 
 /**
  * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
@@ -124,7 +129,7 @@ export class ObjectService {
     if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
       return publish({ segments: [], inlineBody: await collectBody(measured.source, options.size) });
     }
-    const blob = await this.#blobs.write(measured.source);
+    const blob = await this.#blobs.write(measured.source, { namespace: bucket.accountId });
     let committed = false;
     try {
       const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size }] });
@@ -158,13 +163,18 @@ export class ObjectService {
   async read(
     bucket: BucketRecord,
     key: string,
-    options: GetOptions & { bufferUpTo: number; files?: boolean },
+    options: GetOptions & { bufferUpTo: number; files?: boolean; local?: boolean },
   ): Promise<ReadResult | undefined> {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
     const small = span.length <= options.bufferUpTo;
+    // `local`: a whole object in one blob of the bucket's account is read by the caller from its file.
+    if (options.local && !small && range === undefined && object.segments.length === 1) {
+      const localFile = this.#blobs.localFile?.(object.segments[0]!.blobId);
+      if (localFile?.namespace === bucket.accountId) return { status: 'found', object, range, body: { localFile } };
+    }
     const body =
       (small ? await readSegments(this.#blobs, object.segments, span) : undefined) ??
       (options.files && !small ? await openSingleFile(this.#blobs, object.segments, span) : undefined) ??

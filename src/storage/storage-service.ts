@@ -126,6 +126,14 @@ export class StorageService {
     return expireUploads(this.#store, this.#garbage, now - this.#options.uploadTtlMs);
   }
 
+  /**
+   * The directory of an account's blobs when they are files on this machine (the embedded store), for
+   * a reader that opens them itself (the functions runtime: see R2WireBackend.localReads); undefined otherwise.
+   */
+  accountBlobDirectory(accountId: string): string | undefined {
+    return this.#blobs.namespaceRoot?.(accountId);
+  }
+
   /** Deletes discarded blobs now instead of after the grace period (shutdown, tests). */
   flushGarbage(): Promise<void> {
     return this.#garbage.flush();

@@ -29,6 +29,14 @@ const MAX_REQUEST_JSON_BYTES = 32 * 1024 * 1024;
  */
 const DRAIN_LIMIT = MAX_REQUEST_JSON_BYTES + R2_LIMITS.maxSinglePutBytes;
 
+/** How the functions runtime reads an account's large bodies itself (see R2WireBackend.localReads). */
+export interface LocalReads {
+  /** The account's blob directory, handed read-only to its isolates. */
+  directory: string;
+  /** The custom metadata key under which a get's answer names the file to read instead of carrying bytes. */
+  metadataKey: string;
+}
+
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
   address: string;
@@ -48,6 +56,10 @@ export class R2WireBackend {
   readonly #logger: Logger;
   readonly #secret = newSecret(32);
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
+  /** Per boot, so no object's own metadata can be taken for it (see localReads). */
+  readonly #localBodyKey = `ledge-local-body-${newSecret(16)}`;
+  #localReadsEnabled = false;
+  #localBodies = 0;
   #server: Server | undefined;
   readonly #files = new FileSender();
   readonly #metrics: LedgeMetrics | undefined;
@@ -64,6 +76,11 @@ export class R2WireBackend {
     return this.#files.started;
   }
 
+  /** Gets answered without their bytes, which the isolate read from the blob file itself (see localReads). */
+  get localBodies(): number {
+    return this.#localBodies;
+  }
+
   workerdService(accountId: string, bucketName: string): WorkerdR2Service {
     return {
       address: `unix:${this.socketPath}`,
@@ -72,6 +89,20 @@ export class R2WireBackend {
         { name: SECRET_HEADER, value: this.#secret },
       ],
     };
+  }
+
+  /**
+   * Large whole-object gets of an account whose blobs are files here are answered without their bytes:
+   * the isolate reads the blob file itself through a read-only `disk` service on the account's blob
+   * directory. That takes this process (and a copy through the unix socket) out of the body's path;
+   * bench/functions GET 1 MiB, see docs/benchmarks.md. Undefined when blobs are not local (S3); turned
+   * on by the runtime's first call, so only a runtime that set up the directory gets such answers.
+   */
+  localReads(accountId: string): LocalReads | undefined {
+    const directory = this.#storage.accountBlobDirectory(accountId);
+    if (directory === undefined) return undefined;
+    this.#localReadsEnabled = true;
+    return { directory, metadataKey: this.#localBodyKey };
   }
 
   async start(): Promise<void> {
@@ -173,7 +204,12 @@ export class R2WireBackend {
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
       // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
       const request = parseRequest(Buffer.from(header, 'latin1'));
-      return this.#counted(request, 0, await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0));
+      const options = { localBodyKey: this.#localReadsEnabled ? this.#localBodyKey : undefined };
+      return this.#counted(
+        request,
+        0,
+        await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0, options),
+      );
     }
     if (req.method === 'PUT') {
       const metadataSize = Number(req.headers['cf-r2-metadata-size']);
@@ -198,7 +234,8 @@ export class R2WireBackend {
 
   /** Counts a binding call that succeeded, with the value bytes it stored and the object bytes it answers. */
   #counted(request: WireRequest, bytesIn: number, reply: WireReply): WireReply {
-    this.#metrics?.r2(request.method, 'binding', bytesIn, reply.body?.length ?? 0);
+    if (reply.localBytes !== undefined) this.#localBodies++;
+    this.#metrics?.r2(request.method, 'binding', bytesIn, reply.body?.length ?? reply.localBytes ?? 0);
     return reply;
   }
 

@@ -21,6 +21,8 @@ export interface WireReply {
    * open file (sent through reused buffers, see send-file.ts), the rest as a stream.
    */
   body?: { data: Readable | Buffer | OpenBlobFile; length: number } | undefined;
+  /** The bytes the runtime reads from the blob file itself, when it does (counted as served). */
+  localBytes?: number;
 }
 
 /**
@@ -30,6 +32,14 @@ export interface WireReply {
  * nothing is sent before the last byte is read.
  */
 const BUFFERED_BODY_LIMIT = 64 * 1024;
+
+export interface WireOptions {
+  /**
+   * Set when the functions runtime reads large bodies from the account's blob directory itself: the
+   * custom metadata key that tells it which file (see R2WireBackend.localReads).
+   */
+  localBodyKey?: string | undefined;
+}
 
 const INCLUDE_HTTP = 0;
 const INCLUDE_CUSTOM = 1;
@@ -45,6 +55,7 @@ export async function handleWireRequest(
   request: WireRequest,
   value: AsyncIterable<Uint8Array>,
   valueSize: number,
+  options: WireOptions = {},
 ): Promise<WireReply> {
   switch (request.method) {
     case 'head': {
@@ -58,6 +69,7 @@ export async function handleWireRequest(
         onlyIf: toConditional(request.onlyIf),
         bufferUpTo: BUFFERED_BODY_LIMIT,
         files: true,
+        local: options.localBodyKey !== undefined,
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') {
@@ -65,6 +77,16 @@ export async function handleWireRequest(
       }
       // R2 reports the range served on every read, the whole object when none (or an unusable header) was asked.
       const range = result.range ?? wholeObject(result.object);
+      if ('localFile' in result.body) {
+        // No bytes: the isolate reads them from the file itself (see local-body-shim.ts), told where by
+        // one more custom metadata entry under a per-boot key, which it removes before the function sees it.
+        const json = wireObject(result.object, { range });
+        (json['customFields'] as { k: string; v: string }[]).push({
+          k: options.localBodyKey!,
+          v: result.body.localFile.path,
+        });
+        return { status: 200, json, localBytes: range.length };
+      }
       return {
         status: 200,
         json: wireObject(result.object, { range }),

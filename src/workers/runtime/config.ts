@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { WorkerdR2Service } from '../../r2/index.ts';
+import type { LocalReads, WorkerdR2Service } from '../../r2/index.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
-import { ALS_FLAG, TAIL_FLAG_BINDING } from './trace-shim.ts';
+import { ALS_FLAG, LOCAL_BODY_MODULE, TAIL_FLAG_BINDING } from './trace-shim.ts';
+import { LOCAL_BLOBS_BINDING, localBodyShimSource } from './local-body-shim.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
+  /** Set when an account's blobs are files here that its isolates may read themselves (local-body-shim.ts). */
+  localReads?(accountId: string): LocalReads | undefined;
 }
 
 export interface ConfigInput {
@@ -100,8 +103,13 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const direct = input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev;
   const domain = input.domain.toLowerCase();
 
+  // One read-only disk service per account whose functions read large bodies from its blob files.
+  const blobServices = new Map<string, string>();
+
   scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
+    const bucketBindings = version.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
+    const localReads = bucketBindings.length > 0 ? input.r2.localReads?.(script.account_id) : undefined;
     const serviceName = `${script.account_id}/${script.name}`;
     const folder = `s${index}`;
     const file = (name: string, content: Buffer | string) => {
@@ -114,6 +122,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
+      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(localReads?.metadataKey, bucketBindings))})`,
       ...version.modules.map(
         (m) =>
           `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
@@ -136,6 +145,14 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       }
     }
     bindings.push(`(name = ${capnpString(TAIL_FLAG_BINDING)}, service = "ledge-tail-flags")`);
+    if (localReads) {
+      const blobService = `ledge-blobs:${script.account_id}`;
+      blobServices.set(
+        blobService,
+        `(name = ${capnpString(blobService)}, disk = (path = ${capnpString(localReads.directory)}, writable = false))`,
+      );
+      bindings.push(`(name = ${capnpString(LOCAL_BLOBS_BINDING)}, service = ${capnpString(blobService)})`);
+    }
     const bound = new Set(version.bindings.map((b) => b.name));
     for (const secret of secrets) {
       if (!bound.has(secret.name))
@@ -175,7 +192,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     if (!only) throw new Error('single mode needs one script');
     entry = `${only.script.account_id}/${only.script.name}`;
   }
-  services.push(...r2Services.values());
+  services.push(...r2Services.values(), ...blobServices.values());
   services.push(`(name = "ledge-tail-flags", disk = (path = ${capnpString(input.tailFlagsDir)}, writable = false))`);
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {

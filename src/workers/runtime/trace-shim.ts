@@ -1,5 +1,7 @@
 /** Marks the stdout lines of workerd that carry a traced request (see trace-collector.ts). */
 export const TRACE_MARKER = '\u0001ledge-trace ';
+/** The module that patches bucket bindings to read large bodies from the blob files (local-body-shim.ts). */
+export const LOCAL_BODY_MODULE = '__ledge_r2.js';
 /** The binding (hidden from the user's `env`) that reads the per-script tail flags (see tail-flags.ts). */
 export const TAIL_FLAG_BINDING = '__LEDGE_TAIL_FLAGS';
 /** How long an isolate trusts what it last read about its script's tail flag. */
@@ -24,6 +26,7 @@ export const ALS_FLAG = 'nodejs_als';
  */
 export function traceShimSource(accountId: string, script: string): string {
   return `import { AsyncLocalStorage } from 'node:async_hooks';
+import { withLocalBodies } from ${JSON.stringify(`./${LOCAL_BODY_MODULE}`)};
 const traceStore = new AsyncLocalStorage();
 const TRACE = ${JSON.stringify(TRACE_MARKER)};
 const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
@@ -56,6 +59,7 @@ function userEnv(env) {
   if (env === envIn || env === null || typeof env !== 'object' || !(FLAG in env)) return env === envIn ? envOut : env;
   const copy = { ...env };
   delete copy[FLAG];
+  withLocalBodies(env, copy);
   envIn = env;
   envOut = copy;
   return copy;
