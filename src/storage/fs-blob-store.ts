@@ -46,7 +46,8 @@ export class FsBlobStore implements BlobStore {
   async write(source: AsyncIterable<Uint8Array>, options: BlobWriteOptions = {}): Promise<StoredBlob> {
     await this.#ensureDirs();
     const id = newId();
-    const namespace = options.namespace !== undefined && BLOB_ID.test(options.namespace) ? options.namespace : undefined;
+    const namespace =
+      options.namespace !== undefined && BLOB_ID.test(options.namespace) ? options.namespace : undefined;
     const blobId = namespace ? `${namespace}/${id}` : id;
     const tmpPath = join(this.#tmp, `${id}.part`);
     let handle: FileHandle | undefined;

@@ -54,13 +54,18 @@ async function expectAcknowledgedIntact(
   }
 }
 
+/** Blob file names anywhere under blobs/ (the flat layout and accounts/<id>/), and the temporary files. */
 function blobFiles(dataDir: string): { blobs: string[]; temporary: string[] } {
   const root = join(dataDir, 'blobs');
   const blobs: string[] = [];
-  for (const shard of existsSync(root) ? readdirSync(root) : []) {
-    if (shard === 'tmp') continue;
-    blobs.push(...readdirSync(join(root, shard)));
-  }
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) {
+        if (dir !== root || entry.name !== 'tmp') walk(join(dir, entry.name));
+      } else blobs.push(entry.name);
+    }
+  };
+  if (existsSync(root)) walk(root);
   const tmp = join(root, 'tmp');
   return { blobs, temporary: existsSync(tmp) ? readdirSync(tmp) : [] };
 }
@@ -119,10 +124,17 @@ describe('durability', () => {
     // The kill caught uploads mid-stream: their temp files are on disk until the restart collects them.
     expect(blobFiles(dataDir).temporary.length).toBeGreaterThan(0);
     // And a blob renamed into place whose commit never happened (a kill between rename and commit).
+    // In the flat layout of older data dirs and in the account's directory alike.
     const orphanId = 'ab'.padEnd(32, '0');
-    mkdirSync(join(dataDir, 'blobs', 'ab'), { recursive: true });
-    writeFileSync(join(dataDir, 'blobs', 'ab', orphanId), 'orphan');
-    utimesSync(join(dataDir, 'blobs', 'ab', orphanId), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const accountOrphanId = 'cd'.padEnd(32, '1');
+    for (const [dir, id] of [
+      [join(dataDir, 'blobs', 'ab'), orphanId],
+      [join(dataDir, 'blobs', 'accounts', TEST_CREDENTIALS.accountId, 'cd'), accountOrphanId],
+    ] as const) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, id), 'orphan');
+      utimesSync(join(dir, id), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    }
 
     server = await spawnLedge(dataDir);
     try {
@@ -141,6 +153,7 @@ describe('durability', () => {
       const files = blobFiles(dataDir);
       expect(files.temporary).toEqual([]);
       expect(files.blobs).not.toContain(orphanId);
+      expect(files.blobs).not.toContain(accountOrphanId);
       expect(files.blobs.length).toBe(listed.result.length);
     } finally {
       await server.stop();

@@ -72,6 +72,30 @@ export function blobStoreConformance(name: string, create: () => Promise<BlobSto
       expect((await text(stream)).length).toBe(100_000);
     });
 
+    it("keeps a namespace's blobs together (when offered) and treats them like any other blob", async () => {
+      const namespace = 'ab'.repeat(16);
+      const blob = await blobs.write(chunks('mine'), { namespace });
+      const plain = await blobs.write(chunks('plain'));
+      expect(await text(await blobs.read(blob.blobId))).toBe('mine');
+      expect(await ids()).toEqual([blob.blobId, plain.blobId].sort());
+      if (blobs.localFile && blobs.namespaceRoot) {
+        // The file is where localFile says, under the namespace's own directory.
+        const local = blobs.localFile(blob.blobId)!;
+        expect(local.namespace).toBe(namespace);
+        const { readFile } = await import('node:fs/promises');
+        const { join } = await import('node:path');
+        expect((await readFile(join(blobs.namespaceRoot(namespace)!, local.path))).toString()).toBe('mine');
+        expect(blobs.localFile(plain.blobId)).toBeUndefined();
+        // A namespace that is not an id is ignored rather than turned into a path.
+        const odd = await blobs.write(chunks('odd'), { namespace: '../x' });
+        expect(blobs.localFile(odd.blobId)).toBeUndefined();
+        expect(blobs.namespaceRoot('../x')).toBeUndefined();
+        await blobs.delete([odd.blobId]);
+      }
+      await blobs.delete([blob.blobId]);
+      expect(await ids()).toEqual([plain.blobId]);
+    });
+
     it('opens a span as a file (when offered): unknown blobs fail, and a deleted blob stays readable', async (context) => {
       if (!blobs.openFile) return context.skip();
       await expect(blobs.openFile('0'.repeat(32), { offset: 0, length: 1 })).rejects.toBeInstanceOf(BlobNotFoundError);
