@@ -157,8 +157,12 @@ export class FsBlobStore implements BlobStore {
   /** Shard directories are created once per process; a shard removed behind our back is recreated. */
   async #renameInto(tmpPath: string, dir: string, blobId: string): Promise<void> {
     if (!this.#shards.has(dir)) {
-      // A shard made now must survive a crash with the blob renamed into it: its parent is synced too.
-      if ((await mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined) await syncDirectory(dirname(dir));
+      // The blob's file must survive a power loss with every directory on its way (a shard, an account's
+      // directory made since the last boot): once per shard and process, each one up to the root is synced.
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      for (let at = dir; at !== this.#root && at.startsWith(this.#root); at = dirname(at)) {
+        await syncDirectory(dirname(at));
+      }
       this.#shards.add(dir);
     }
     try {
