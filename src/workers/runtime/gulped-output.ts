@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, unlinkSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
 /** How long the reader rests after a read: lines written meanwhile are read together by the next one. */
@@ -58,13 +59,12 @@ export class GulpedOutput {
    * After spawn: closes the server's copy of the write end (the pipe ends when the child's closes), or
    * with the fallback reads the child's own stdout pipe.
    */
-  attach(childStdout: Socket | null): void {
+  attach(childStdout: Readable | null): void {
     if (typeof this.stdio === 'number') {
       closeSync(this.stdio);
       return;
     }
     if (!childStdout) return this.#end();
-    this.#socket = childStdout;
     childStdout.on('data', (chunk: Buffer) => this.#text(this.#decoder.write(chunk)));
     this.#watchEnd(childStdout);
   }
@@ -96,7 +96,7 @@ export class GulpedOutput {
     for (const line of lines) this.#onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
   }
 
-  #watchEnd(socket: Socket): void {
+  #watchEnd(socket: Readable): void {
     socket.once('end', () => this.#end());
     // A read error ends the output too (the lines read so far were delivered).
     socket.once('close', () => this.#end());

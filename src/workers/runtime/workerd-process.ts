@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Socket } from 'node:net';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -91,7 +90,7 @@ export class WorkerdProcess {
     // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.
     this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never, detached: true });
-    stdout.attach(this.child.stdout as Socket | null);
+    stdout.attach(this.child.stdout);
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > 20) this.#stderrTail.shift();
