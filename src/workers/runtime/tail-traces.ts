@@ -41,7 +41,11 @@ export interface TailEvent {
 
 /** A process as far as traces need it: it may exit, killed by the watchdog for a limit. */
 export interface TraceSource {
-  readonly exited: Promise<unknown>;
+  /**
+   * Resolves once the process exited and all its lines were ingested: a start line still in the pipe
+   * when it exited must be read first, or the killed request would go unreported.
+   */
+  readonly outputEnded: Promise<unknown>;
   readonly limitExceeded: 'cpu' | 'memory' | undefined;
 }
 
@@ -162,7 +166,7 @@ export class TailTraces {
       });
       if (source && !this.#watched.has(source)) {
         this.#watched.add(source);
-        void source.exited.then(() => this.#sourceExited(source));
+        void source.outputEnded.then(() => this.#sourceExited(source));
       }
     } else if (kind === 'e' && this.#pending.delete(id)) {
       this.#events.emit(`${accountId}/${script}`, new TracedRequest(rest));

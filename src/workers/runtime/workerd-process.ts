@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { GulpedOutput } from './gulped-output.ts';
 
 /** The workerd binary from npm (the ELF itself, not a Node shim, so no extra Node process per generation). */
 export function workerdBinary(): string {
@@ -60,6 +61,11 @@ export class WorkerdProcess {
   readonly child: ChildProcess;
   readonly ready: Promise<number>;
   readonly exited: Promise<number | null>;
+  /**
+   * Resolves once the process exited and every line it wrote on stdout was given to onStdoutLine (stdout
+   * is read in gulps, see gulped-output.ts, so lines may still wait in the pipe when `exited` resolves).
+   */
+  readonly outputEnded: Promise<void>;
   /** The unix socket the watchdog pings, when the config has one. */
   readonly pingSocket: string | undefined;
   /** Set by the watchdog when it kills this process for exceeding a limit. */
@@ -69,8 +75,11 @@ export class WorkerdProcess {
 
   constructor(options: WorkerdOptions) {
     const args = ['serve', options.configPath, '--control-fd', '3'];
-    // stdio: 0 ignored, 1/2 piped, 3 = control pipe, 4 = the inherited listening socket.
-    const stdio: (string | object)[] = ['ignore', 'pipe', 'pipe', 'pipe'];
+    // stdio: 0 ignored, 1 the gulped output's pipe, 2 piped, 3 = control pipe, 4 = the inherited
+    // listening socket. The config's directory is private and lives until workerd is ready.
+    const stdout = new GulpedOutput(dirname(options.configPath), (line) => options.onStdoutLine(line, this));
+    this.outputEnded = stdout.ended;
+    const stdio: (string | number | object)[] = ['ignore', stdout.stdio, 'pipe', 'pipe'];
     if (options.socket) {
       stdio.push(options.socket);
       args.push('--socket-fd', 'http=4');
@@ -81,13 +90,14 @@ export class WorkerdProcess {
     // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.
     this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never, detached: true });
-    lines(this.child.stdout!, (line) => options.onStdoutLine(line, this));
+    stdout.attach(this.child.stdout);
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > 20) this.#stderrTail.shift();
       options.onStderrLine(line);
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    void this.exited.then(() => stdout.drain());
     this.ready = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`workerd did not report readiness within ${options.readyTimeoutMs} ms`));
