@@ -180,6 +180,30 @@ describe('large bodies read by the isolate from the account blob directory', () 
     expect((await get('/stream/theirs', otherHost)).body.equals(data)).toBe(true);
   });
 
+  it('works the same for a script on the oldest compatibility date', async () => {
+    const upload = await uploadScript(ledge, 'old-reader', {
+      modules: {
+        'index.js': `export default { async fetch(request, env) {
+          const object = await env.BUCKET.get('big');
+          const copy = await env.BUCKET.get('big');
+          return new Response(object.body, { headers: { 'x-text-length': String((await copy.text()).length) } });
+        } };`,
+      },
+      metadata: {
+        compatibility_date: '2021-11-03',
+        bindings: [{ type: 'r2_bucket', name: 'BUCKET', bucket_name: 'bodies' }],
+      },
+    });
+    expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
+    expect((await enableWorkersDev(ledge, 'old-reader')).status).toBe(200);
+    const backend = ledge.server.platform.r2Backend;
+    const local = backend.localBodies;
+    const got = await get('/', `old-reader.${await accountSubdomain(ledge)}.localhost`);
+    expect(got.status).toBe(200);
+    expect(got.body.equals(body)).toBe(true);
+    expect(backend.localBodies).toBe(local + 2);
+  });
+
   it('falls back to the server when the file is gone, and never answers an empty body', async () => {
     const data = randomBytes(100 * KiB);
     expect((await put('vanishing', data)).status).toBe(200);
