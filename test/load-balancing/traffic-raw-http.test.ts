@@ -141,6 +141,25 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
         return void setTimeout(() => send('XX0\r\n\r\n'), 30);
       case '/bad-chunks-at-once':
         return send('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n');
+      case '/hop-by-hop':
+        // Hop-by-hop lines (and one the Connection header names) among ordinary ones, odd spacing kept.
+        return send(
+          'HTTP/1.1 200 OK\r\nServer: scripted\r\nConnection: keep-alive, X-Private\r\nX-Private: secret\r\n' +
+            'Keep-Alive: timeout=5\r\nX-Spaced:   two words  \r\nTrailer: x-never\r\nContent-Length: 2\r\n' +
+            'Upgrade: h2c\r\nX-Last: end\r\n\r\nok',
+        );
+      case '/bad-header-space':
+        return send('HTTP/1.1 200 OK\r\nX-Bad : value\r\ncontent-length: 2\r\n\r\nok');
+      case '/bad-header-lf':
+        return send('HTTP/1.1 200 OK\r\nX-Bad: one\ntwo\r\ncontent-length: 2\r\n\r\nok');
+      case '/bad-header-cr':
+        return send('HTTP/1.1 200 OK\r\nX-Bad: one\rtwo\r\ncontent-length: 2\r\n\r\nok');
+      case '/bad-header-control':
+        return send('HTTP/1.1 200 OK\r\nX-Bad: one\x01two\r\ncontent-length: 2\r\n\r\nok');
+      case '/bad-header-folded':
+        return send('HTTP/1.1 200 OK\r\nX-Bad: one\r\n two\r\ncontent-length: 2\r\n\r\nok');
+      case '/bad-header-no-colon':
+        return send('HTTP/1.1 200 OK\r\nX-Bad\r\ncontent-length: 2\r\n\r\nok');
       case '/echo':
         return send(`HTTP/1.1 200 OK\r\ncontent-length: ${seen.body.length}\r\n\r\n${seen.body.toString('latin1')}`);
       default:
@@ -311,6 +330,21 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     expect(Date.now() - started).toBeLessThan(4_500);
   });
+
+  it('relays response header lines as sent, without hop-by-hop ones and those the Connection header names', async () => {
+    const { text } = await rawClient(port, get('/hop-by-hop'), (t) => t.endsWith('\r\n\r\nok'));
+    expect(text).toBe(
+      'HTTP/1.1 200 OK\r\nServer: scripted\r\nX-Spaced:   two words  \r\nContent-Length: 2\r\nX-Last: end\r\n\r\nok',
+    );
+  });
+
+  for (const kind of ['space', 'lf', 'cr', 'control', 'folded', 'no-colon']) {
+    it(`answers 502 for a response header line with ${kind === 'space' ? 'a space before the colon' : kind === 'lf' || kind === 'cr' ? `a bare ${kind.toUpperCase()}` : kind === 'control' ? 'a control character' : kind === 'folded' ? 'a folded value' : 'no colon'}`, async () => {
+      const { text } = await rawClient(port, get(`/bad-header-${kind}`), (t) => t.includes('\r\n\r\n'));
+      expect(text).toMatch(/^HTTP\/1\.1 502 /);
+      expect(text).not.toContain('X-Bad');
+    });
+  }
 
   it('answers 431 for a request head over 16 KiB', async () => {
     const { text } = await rawClient(port, get('/', `x-big: ${'b'.repeat(17 * 1024)}\r\n`));

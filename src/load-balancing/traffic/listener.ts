@@ -13,6 +13,7 @@ import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { RouteCache } from './route-cache.ts';
 import type { TrafficSettings } from './settings.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
+import { adoptClientSocket } from './raw/client-socket.ts';
 import { coarseClock } from './raw/coarse-clock.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
 
@@ -101,9 +102,14 @@ export class TrafficListener {
         socket.resume();
       },
     };
-    // allowHalfOpen: a client that ends its side after a request still gets the response.
-    const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
-      connections.add(new ClientConnection(socket, host));
+    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect:
+    // the accepted socket must not read before its handle is re-wrapped to read with `onread`.
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
+      // (Reads reach the callback from the event loop, after `connection` is set.)
+      const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
+      const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);
+      if (!adopted) accepted.resume();
+      connections.add(connection);
     });
     this.#handedOff = handedOff;
     await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, routeRequest, whenRouted, type RequestView, type RouteResult } from '../router.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
+import { isBorrowed, owned } from './client-socket.ts';
 import { coarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
@@ -55,18 +56,29 @@ export class ClientConnection implements ExchangeClient, RequestView {
   readonly #bodyFramer = new BodyFramer();
   #exchange: ProxyExchange | undefined;
   #readingHeads = false;
+  /** Given to node:http: reads (of a socket read with `onread`) become the socket's 'data' from now on. */
+  #handedOff = false;
+  /** This connection's socket listeners, removed at a hand-off (the socket's other listeners stay). */
+  readonly #listeners: [string, (arg: unknown) => void][];
 
-  constructor(socket: Socket, host: ClientHost) {
+  /**
+   * `adopted`: the socket reads with `onread` (raw/client-socket.ts) and calls `onRead` itself; otherwise
+   * its 'data' events are read.
+   */
+  constructor(socket: Socket, host: ClientHost, adopted: boolean) {
     this.socket = socket;
     this.#host = host;
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('end', () => this.#onEnd());
-    socket.on('error', () => socket.destroy());
-    socket.on('drain', () => this.#exchange?.onClientDrain());
-    socket.on('close', () => this.#onClose());
+    this.#listeners = [
+      ['end', () => this.#onEnd()],
+      ['error', () => socket.destroy()],
+      ['drain', () => this.#exchange?.onClientDrain()],
+      ['close', () => this.#onClose()],
+    ];
+    if (!adopted) this.#listeners.push(['data', (chunk) => this.onRead(chunk as Buffer)]);
+    for (const [event, listener] of this.#listeners) socket.on(event, listener);
   }
 
   get idle(): boolean {
@@ -120,6 +132,17 @@ export class ClientConnection implements ExchangeClient, RequestView {
       this.requestStartedAt = 0;
       setTimeout(() => this.socket.destroy(), 1_000).unref();
     } else this.socket.destroy();
+  }
+
+  /**
+   * Bytes from the client. They may lie in the shared read buffer (raw/client-socket.ts), valid until this
+   * returns: what is kept past it is copied. False (after a hand-off) stops reading until node:http reads on.
+   */
+  onRead(chunk: Buffer): boolean {
+    if (this.#handedOff) return this.socket.push(owned(chunk));
+    this.#onData(chunk);
+    if (this.#buffer !== undefined && isBorrowed(this.#buffer)) this.#buffer = Buffer.from(this.#buffer);
+    return true;
   }
 
   #onData(chunk: Buffer): void {
@@ -237,7 +260,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
     }
     const exchange = this.#exchange;
     if (taken > 0 && exchange) {
-      const flowing = exchange.sendBody(taken === chunk.length ? chunk : chunk.subarray(0, taken));
+      // A write the kernel does not take at once keeps its bytes: they must not be in the shared read buffer.
+      const flowing = exchange.sendBody(owned(taken === chunk.length ? chunk : chunk.subarray(0, taken)));
       if (!flowing) this.socket.pause();
     }
     if (!this.#bodyFramer.done) return;
@@ -283,11 +307,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
   }
 
   #handOff(): void {
-    const unread = this.#buffer;
+    const unread = this.#buffer && owned(this.#buffer);
     this.#buffer = undefined;
     this.#state = CLOSED;
+    this.#handedOff = true;
     const socket = this.socket;
-    for (const event of ['data', 'end', 'error', 'drain', 'close']) socket.removeAllListeners(event);
+    for (const [event, listener] of this.#listeners) socket.off(event, listener);
     this.#host.forget(this);
     this.#host.handOff(socket, unread);
   }

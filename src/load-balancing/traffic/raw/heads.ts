@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { errorBody, type ErrorAnswer } from '../error-answers.ts';
 import { HOP_BY_HOP } from '../forwarded-headers.ts';
-import type { RequestHead, ResponseHead } from './head-parser.ts';
+import { LENGTH_LINE, TE_LINE, type RequestHead, type ResponseHead } from './head-parser.ts';
 
 /**
  * The request head an origin receives, as one latin1 string (written with one socket write): the
@@ -44,6 +44,7 @@ export function upstreamHead(request: RequestHead, hostOverride: string | undefi
  * with the framing the relayed body actually has (Content-Length, or Transfer-Encoding: chunked, or
  * neither and Connection: close for a body that runs to the end of the origin connection), an extra
  * Set-Cookie for a new affinity session, and Connection: close when this client connection ends after it.
+ * The lines kept are relayed as the origin sent them: runs of the head's text between dropped lines.
  */
 export function downstreamHead(
   response: ResponseHead,
@@ -53,19 +54,20 @@ export function downstreamHead(
 ): string {
   const reason = response.reason || STATUS_CODES[response.status] || '';
   let head = `HTTP/1.1 ${response.status} ${reason}\r\n`;
-  const { names, rawNames, values, connectionTokens } = response;
+  const { text, lines } = response;
   const chunked = response.framing === 'chunked';
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    if (name === 'transfer-encoding') {
-      // Only a chunked body keeps its coding line; a body until close is relayed plain.
-      if (!chunked || !hasBody) continue;
-    } else if (name === 'content-length') {
-      // Chunked framing wins over a Content-Length sent with it (RFC 9112 6.3); HEAD and 304 keep theirs.
-      if (chunked) continue;
-    } else if (HOP_BY_HOP.has(name) || connectionTokens?.includes(name)) continue;
-    head += `${rawNames[i]}: ${values[i]}\r\n`;
+  let from = response.fieldsStart;
+  for (let i = 0; i < lines.length; i += 3) {
+    const kind = lines[i + 2];
+    // Only a chunked body keeps its coding line (a body until close is relayed plain); chunked framing
+    // wins over a Content-Length sent with it (RFC 9112 6.3), while HEAD and 304 answers keep theirs.
+    if (kind === TE_LINE ? chunked && hasBody : kind === LENGTH_LINE && !chunked) continue;
+    const start = lines[i]!;
+    if (start > from) head += text.slice(from, start);
+    from = lines[i + 1]!;
   }
+  // The head's last line has no CRLF in `text`.
+  if (from < text.length) head += `${text.slice(from)}\r\n`;
   if (setCookie) head += `set-cookie: ${setCookie}\r\n`;
   if (close) head += 'connection: close\r\n';
   return `${head}\r\n`;
