@@ -105,7 +105,9 @@ describe('data dir file modes', () => {
     ])
       expect(modes.has(path), path).toBe(true);
     expect(modes.get('runtime/r2.sock')?.kind).toBe('socket');
-    expect([...modes.keys()].filter((p) => /^blobs\/[0-9a-f]{2}\/[^/]+$/.test(p)).length).toBeGreaterThanOrEqual(1);
+    // Blobs live in the account's directory (blobs/accounts/<account>/<2 hex>/<id>).
+    const blobFile = new RegExp(`^blobs/accounts/${account}/[0-9a-f]{2}/[0-9a-f]{32}$`);
+    expect([...modes.keys()].filter((p) => blobFile.test(p)).length).toBeGreaterThanOrEqual(1);
     expect([...modes.keys()].some((p) => p.startsWith('mail/') && p.endsWith('.json'))).toBe(true);
     expect(looseModes(dataDir)).toEqual([]);
     expect(lstatSync(outside).mode & 0o777).toBe(0o644);
