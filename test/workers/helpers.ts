@@ -114,3 +114,13 @@ export function callFunction(
     req.end(init.body);
   });
 }
+
+/** Another tenant: an account with its own user and account-scoped token, acting through the API. */
+export async function tenant(ledge: TestLedge, name: string): Promise<TestLedge> {
+  const accounts = ledge.server.platform.accounts;
+  const account = await accounts.createAccount({ name });
+  const { user } = await accounts.createUser({ email: `${name.toLowerCase()}@example.com` });
+  await accounts.addMember(account.id, user.id);
+  const { value } = await accounts.createToken({ userId: user.id, name, accountId: account.id });
+  return { ...ledge, accountId: account.id, tokenHeaders: { authorization: `Bearer ${value}` } };
+}

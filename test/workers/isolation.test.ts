@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB, limitsFor } from '../../src/workers/runtime/limits.ts';
 import type { DeployedScript } from '../../src/workers/types.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
+import {
+  accountSubdomain,
+  api,
+  callFunction,
+  enableWorkersDev,
+  functionsPort,
+  tenant,
+  uploadScript,
+} from './helpers.ts';
 
 const PROCESSES = 2;
 const SPIN_CPU_MS = 300;
@@ -23,16 +31,6 @@ export default { fetch(request) {
   if (path === '/buffers') for (;;) kept.push(new Uint8Array(1 << 20).fill(1));
   return new Response('c ok ' + kept.length);
 } };`;
-
-/** Another tenant: an account with its own user and account-scoped token, acting through the API. */
-async function tenant(ledge: TestLedge, name: string): Promise<TestLedge> {
-  const accounts = ledge.server.platform.accounts;
-  const account = await accounts.createAccount({ name });
-  const { user } = await accounts.createUser({ email: `${name.toLowerCase()}@example.com` });
-  await accounts.addMember(account.id, user.id);
-  const { value } = await accounts.createToken({ userId: user.id, name, accountId: account.id });
-  return { ...ledge, accountId: account.id, tokenHeaders: { authorization: `Bearer ${value}` } };
-}
 
 async function deploy(as: TestLedge, name: string, source: string, metadata: Record<string, unknown> = {}) {
   const uploaded = await uploadScript(as, name, { modules: { 'index.js': source }, metadata });

@@ -3,7 +3,15 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
+import {
+  accountSubdomain,
+  api,
+  callFunction,
+  enableWorkersDev,
+  functionsPort,
+  tenant,
+  uploadScript,
+} from './helpers.ts';
 
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 const KiB = 1024;
@@ -61,15 +69,6 @@ export default {
     return new Response(body, { headers });
   },
 };`;
-
-async function tenant(ledge: TestLedge, name: string): Promise<TestLedge> {
-  const accounts = ledge.server.platform.accounts;
-  const account = await accounts.createAccount({ name });
-  const { user } = await accounts.createUser({ email: `${name.toLowerCase()}@example.com` });
-  await accounts.addMember(account.id, user.id);
-  const { value } = await accounts.createToken({ userId: user.id, name, accountId: account.id });
-  return { ...ledge, accountId: account.id, tokenHeaders: { authorization: `Bearer ${value}` } };
-}
 
 async function deploy(as: TestLedge, name: string, bucket: string): Promise<string> {
   expect((await api(as, 'POST', `/accounts/${as.accountId}/r2/buckets`, { name: bucket })).status).toBe(200);
