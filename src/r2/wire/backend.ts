@@ -9,7 +9,7 @@ import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
 import { R2_LIMITS, R2Errors } from '../../storage/index.ts';
-import { handleWireRequest, type WireReply } from './handlers.ts';
+import { handleWireRequest, type WireOptions, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
 import { FileSender } from './send-file.ts';
@@ -58,7 +58,8 @@ export class R2WireBackend {
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
   /** Per boot, so no object's own metadata can be taken for it (see localReads). */
   readonly #localBodyKey = `ledge-local-body-${newSecret(16)}`;
-  #localReadsEnabled = false;
+  /** What gets are answered with: `localBodyKey` once a runtime set up the blob directories (localReads). */
+  #getOptions: WireOptions = {};
   #localBodies = 0;
   #server: Server | undefined;
   readonly #files = new FileSender();
@@ -101,7 +102,7 @@ export class R2WireBackend {
   localReads(accountId: string): LocalReads | undefined {
     const directory = this.#storage.accountBlobDirectory(accountId);
     if (directory === undefined) return undefined;
-    this.#localReadsEnabled = true;
+    this.#getOptions = { localBodyKey: this.#localBodyKey };
     return { directory, metadataKey: this.#localBodyKey };
   }
 
@@ -204,11 +205,10 @@ export class R2WireBackend {
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
       // Node decodes header values as latin1; workerd sends raw UTF-8 (non-ASCII keys).
       const request = parseRequest(Buffer.from(header, 'latin1'));
-      const options = { localBodyKey: this.#localReadsEnabled ? this.#localBodyKey : undefined };
       return this.#counted(
         request,
         0,
-        await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0, options),
+        await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0, this.#getOptions),
       );
     }
     if (req.method === 'PUT') {
