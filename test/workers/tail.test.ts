@@ -212,14 +212,26 @@ describe('wrangler tail', () => {
     const t = startLedgeTail(ledge, ['spinner', '--json']);
     running.push(t);
     await waitForSessions(ledge, 1);
+    const spinnerHost = host.replace(/^tailed\./, 'spinner.');
+    // Requests that finish just before the spin: their end lines are still queued in the isolate when the
+    // spin starts (trace-shim.ts), so the spinner's start line names them as ended and they must not be
+    // reported as killed along with it.
+    for (const n of [1, 2, 3]) expect((await callFunction(port, spinnerHost, `/quick-${n}`)).status).toBe(200);
     // The process is killed under it: with one account there is no front process to answer 1102.
-    await callFunction(port, host.replace(/^tailed\./, 'spinner.'), '/spin').catch(() => undefined);
+    await callFunction(port, spinnerHost, '/spin').catch(() => undefined);
     const line = await t.waitFor((l) => l.includes('exceededCpu'));
     expect(JSON.parse(line)).toMatchObject({
       outcome: 'exceededCpu',
       scriptName: 'spinner',
-      event: { request: { method: 'GET', url: `http://${host.replace(/^tailed\./, 'spinner.')}:${port}/spin` } },
+      event: { request: { method: 'GET', url: `http://${spinnerHost}:${port}/spin` } },
     });
+    // Whatever of the quick requests' events was already out arrives by now; none may say it was killed.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const events = t.stdout.map((l) => JSON.parse(l) as { outcome: string; event: { request: { url: string } } });
+    expect(events.filter((e) => e.outcome === 'exceededCpu').map((e) => new URL(e.event.request.url).pathname)).toEqual([
+      '/spin',
+    ]);
+    expect(events.filter((e) => e.outcome !== 'exceededCpu').every((e) => e.outcome === 'ok')).toBe(true);
     await stopAll();
   }, 150_000);
 

@@ -56,6 +56,8 @@ interface Pending {
   url: string;
   eventTimestamp: number;
   source: TraceSource | undefined;
+  /** Its isolate said it ended (a later start line named it); its end line may still be on its way. */
+  ended: boolean;
 }
 
 /**
@@ -138,7 +140,8 @@ export class TailTraces {
 
   /**
    * Takes one line of workerd stdout; returns false when it is not a trace line. Lines (trace-shim.ts):
-   * `<marker><account> <script> s <id> <method> <url>` and `<marker><account> <script> e <id> <json>`.
+   * `<marker><account> <script> s <id> <ended ids|-> <method> <url>` and
+   * `<marker><account> <script> e <id> <json>`.
    */
   ingestLine(line: string, source?: TraceSource): boolean {
     const at = line.indexOf(TRACE_MARKER);
@@ -155,14 +158,18 @@ export class TailTraces {
     const [accountId, script, kind, id] = head as [string, string, string, string];
     const rest = line.slice(from);
     if (kind === 's') {
-      const space = rest.indexOf(' ');
+      const afterEnded = rest.indexOf(' ');
+      const afterMethod = rest.indexOf(' ', afterEnded + 1);
+      if (afterEnded < 0 || afterMethod < 0) return true;
+      if (afterEnded !== 1 || rest[0] !== '-') this.#markEnded(rest.slice(0, afterEnded));
       this.#pending.set(id, {
         accountId,
         script,
-        method: rest.slice(0, space),
-        url: rest.slice(space + 1),
+        method: rest.slice(afterEnded + 1, afterMethod),
+        url: rest.slice(afterMethod + 1),
         eventTimestamp: Date.now(),
         source,
+        ended: false,
       });
       if (source && !this.#watched.has(source)) {
         this.#watched.add(source);
@@ -172,6 +179,13 @@ export class TailTraces {
       this.#events.emit(`${accountId}/${script}`, new TracedRequest(rest));
     }
     return true;
+  }
+
+  #markEnded(ids: string): void {
+    for (const id of ids.split(',')) {
+      const pending = this.#pending.get(id);
+      if (pending) pending.ended = true;
+    }
   }
 
   /** A watcher (a tail session): gets this node's traced requests of the script and those relayed to it. */
@@ -232,6 +246,9 @@ export class TailTraces {
     for (const [id, pending] of this.#pending) {
       if (pending.source !== source) continue;
       this.#pending.delete(id);
+      // It finished before the kill, but its end line (its status, logs) was still queued in the process:
+      // not reported, rather than reported as killed.
+      if (pending.ended) continue;
       const event: TailEvent = {
         outcome,
         scriptName: pending.script,

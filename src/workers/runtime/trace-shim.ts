@@ -16,8 +16,9 @@ export const ALS_FLAG = 'nodejs_als';
  * script would restart workerd, and left on they cost every request a second isolate call. Here, a request
  * costs one comparison while nobody tails its script: the isolate reads its script's flag file (a disk
  * service, in process) at most once per TAIL_FLAG_TTL_MS. While the flag is set, each request writes a
- * short start line `<marker><account> <script> s <id> <method> <url>` (so a request whose process the
- * watchdog kills is still reported) and an end line `<marker><account> <script> e <id> <TailEventMessage
+ * short start line `<marker><account> <script> s <id> <ended> <method> <url>` (so a request whose process
+ * the watchdog kills is still reported; `<ended>` names the requests whose end lines are still queued) and
+ * an end line `<marker><account> <script> e <id> <TailEventMessage
  * JSON>` with its outcome, status, console calls and uncaught exception. Console calls are matched to their request with
  * AsyncLocalStorage, which stays right when an isolate serves several requests at once.
  *
@@ -68,26 +69,34 @@ function userEnv(env) {
 // request: workerd refuses randomness at startup) instead of per request.
 let idPrefix;
 let sequence = 0;
-// Lines leave workerd in batches, each one console.log (one write to stdout, one wake-up of the server);
-// a write per line was most of a traced request's cost. A start line leaves at once (it must be out before
-// a request that spins is killed) and takes along the end lines queued since the last write. Without a
-// request starting, they leave END_FLUSH_MS later or once END_BATCH are queued: under load the next start
-// comes first, so the timer (an entry into a request's context each time it fires) is a fallback that can
-// be slow, and is 10 times rarer than at 10 ms. Taking the end lines along also means a request that spins
-// from its start loses none of them with its process (one that spins after an await loses those queued
-// since the last write: the server reports those requests as killed too).
+// Lines leave workerd in batches, each one console.log (one write to stdout). A start line leaves at once,
+// alone: it must be out before the request's code runs, or a request that spins is killed unreported. End
+// lines wait: they leave together once the oldest has waited END_AGE_MS (taken along by the next start
+// line), once END_BATCH are queued, or after END_FLUSH_MS when no request comes (a timer: an entry into a
+// request's context, so only a fallback). Measured, a console.log that carries an end line cost workerd
+// ~15-25 µs more per traced request than a start line alone, whether the end line rode with the next
+// start line (the earlier design) or left alone; 64 end lines in one call cost a fraction of that each
+// (docs/benchmarks.md, session 10). A process killed at its limit loses its queued end lines, so each
+// start line also names the requests that ended since the last write: the server then knows they
+// finished, and does not report them as killed.
+const END_AGE_MS = 10;
 const END_BATCH = 64;
 const END_FLUSH_MS = 100;
 let queued = [];
+let queuedSince = 0;
+let endedIds = [];
 let flushing = false;
 function flush() {
   if (queued.length === 0) return;
   const lines = queued;
   queued = [];
+  endedIds = [];
   write(lines.join('\\n'));
 }
-function queueEnd(line, ctx) {
+function queueEnd(id, line, ctx) {
+  if (queued.length === 0) queuedSince = Date.now();
   queued.push(line);
+  endedIds.push(id);
   if (queued.length >= END_BATCH || typeof ctx?.waitUntil !== 'function') return flush();
   if (flushing) return;
   flushing = true;
@@ -98,6 +107,16 @@ function queueEnd(line, ctx) {
     }),
   );
 }
+// \`<marker><account> <script> s <id> <ids that ended, comma-separated, or -> <method> <url>\`
+function writeStart(id, method, url, now) {
+  if (queued.length > 0 && now - queuedSince >= END_AGE_MS) {
+    queued.push(\`\${HEAD}s \${id} - \${method} \${url}\`);
+    return flush();
+  }
+  const ended = endedIds.length === 0 ? '-' : endedIds.join(',');
+  endedIds = [];
+  write(\`\${HEAD}s \${id} \${ended} \${method} \${url}\`);
+}
 async function traced(request, run, ctx) {
   idPrefix ??= \`\${Date.now().toString(36)}-\${Math.random().toString(36).slice(2)}-\`;
   const id = idPrefix + (++sequence).toString(36);
@@ -105,8 +124,7 @@ async function traced(request, run, ctx) {
   // Read once: each read of a Request property is a call into workerd that copies the value.
   const { url, method } = request;
   // The start line is short (no JSON): it only lets the server report a request whose process is killed.
-  queued.push(\`\${HEAD}s \${id} \${method} \${url}\`);
-  flush();
+  writeStart(id, method, url, eventTimestamp);
   const trace = { logs: [], exceptions: [] };
   let outcome = 'ok';
   let status;
@@ -145,7 +163,7 @@ async function traced(request, run, ctx) {
       executionModel: 'stateless',
     };
     if (status !== undefined) event.event.response = { status };
-    queueEnd(\`\${HEAD}e \${id} \${JSON.stringify(event)}\`, ctx);
+    queueEnd(id, \`\${HEAD}e \${id} \${JSON.stringify(event)}\`, ctx);
   }
 }
 async function fetchSlow(fetch, self, request, env, ctx) {
