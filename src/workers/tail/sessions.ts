@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { TailTraces } from '../runtime/tail-traces.ts';
 import { TAIL_FLAG_TTL_MS } from '../runtime/trace-shim.ts';
 import { maskClientFrames } from './client-frames.ts';
-import { corkedSender } from './corked-sender.ts';
+import { gatheringSender } from './gathering-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
@@ -49,7 +49,7 @@ export class TailSessions {
   readonly #traces: TailTraces;
   readonly #ttlMs: number;
   readonly #sessions = new Map<string, Session>();
-  readonly #server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  readonly #server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
 
   constructor(deps: { traces: TailTraces; ttlMs: number }) {
     this.#traces = deps.traces;
@@ -161,7 +161,7 @@ export class TailSessions {
     ws.on('error', () => this.#end(session));
     // Without filters that look inside an event, it is sent as workerd wrote it, never parsed here.
     const inspects = session.filters.some((f) => !('sampling_rate' in f) && !('scriptVersion' in f));
-    const send = corkedSender(ws, socket);
+    const send = gatheringSender(ws, socket);
     session.unsubscribe = this.#traces.subscribe(session.accountId, session.script, (traced) => {
       if (ws.readyState !== ws.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
       if (inspects ? matchesFilters(traced.event, session.filters) : passesSampling(session.filters))
