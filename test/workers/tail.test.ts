@@ -228,9 +228,9 @@ describe('wrangler tail', () => {
     // Whatever of the quick requests' events was already out arrives by now; none may say it was killed.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const events = t.stdout.map((l) => JSON.parse(l) as { outcome: string; event: { request: { url: string } } });
-    expect(events.filter((e) => e.outcome === 'exceededCpu').map((e) => new URL(e.event.request.url).pathname)).toEqual([
-      '/spin',
-    ]);
+    expect(events.filter((e) => e.outcome === 'exceededCpu').map((e) => new URL(e.event.request.url).pathname)).toEqual(
+      ['/spin'],
+    );
     expect(events.filter((e) => e.outcome !== 'exceededCpu').every((e) => e.outcome === 'ok')).toBe(true);
     await stopAll();
   }, 150_000);
