@@ -135,6 +135,31 @@ describe('wrangler tail', () => {
     await stopAll();
   }, 150_000);
 
+  it('--ip selects by the client address a proxy in front reported, and self is the address that opened the session', async () => {
+    const listed = await tail(['--ip', '203.0.113.7']);
+    // wrangler opens the session from 127.0.0.1 here, so "self" is that address.
+    const self = await tail(['--ip', 'self']);
+    await call('/ip?cf', { headers: { 'cf-connecting-ip': '203.0.113.7' } });
+    await call('/ip?other', { headers: { 'cf-connecting-ip': '198.51.100.1' } });
+    await call('/ip?forwarded', { headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } });
+    await call('/ip?real', { headers: { 'x-real-ip': '127.0.0.1' } });
+    // No proxy header: the function's event carries no client address to match.
+    await call('/ip?direct');
+    await call('/boom?n=last', { headers: { 'cf-connecting-ip': '203.0.113.7' } });
+    await call('/boom?n=last-self', { headers: { 'x-forwarded-for': '127.0.0.1' } });
+    await listed.waitFor((l) => l.includes('kaboom last'));
+    await self.waitFor((l) => l.includes('kaboom last-self'));
+    await new Promise((r) => setTimeout(r, 300));
+    const paths = (t: RunningTail) =>
+      t.events().map((e) => {
+        const url = new URL((e as { event: { request: { url: string } } }).event.request.url);
+        return url.pathname + url.search;
+      });
+    expect(paths(listed)).toEqual(['/ip?cf', '/ip?forwarded', '/boom?n=last']);
+    expect(paths(self)).toEqual(['/ip?real', '/boom?n=last-self']);
+    await stopAll();
+  }, 150_000);
+
   it('--sampling-rate keeps about that share of the events', async () => {
     const t = await tail(['--sampling-rate', '0.3']);
     for (let i = 0; i < 100; i++) await call(`/ok?i=${i}`);

@@ -30,8 +30,9 @@ export function resolveSelf(filters: TailFilter[], selfIp: string | undefined): 
 }
 
 /**
- * The client's address as far as a function request shows it: workerd sees no peer address, so only
- * a proxy in front (CF-Connecting-IP, X-Real-IP or the first X-Forwarded-For hop) can tell.
+ * The client's address as far as a traced request shows it: the event carries no peer address (its `cf`
+ * is empty, trace-shim.ts), so only a proxy in front (CF-Connecting-IP, as Ledge's load balancer sets it,
+ * X-Real-IP or the first X-Forwarded-For hop) can tell.
  */
 function clientIp(headers: Record<string, string>): string | undefined {
   const forwarded = headers['x-forwarded-for']?.split(',')[0]?.trim();
