@@ -68,6 +68,8 @@ describe('wrangler tail', () => {
     });
     expect(typeof event!['eventTimestamp']).toBe('number');
     expect(Math.abs((event!['eventTimestamp'] as number) - Date.now())).toBeLessThan(60_000);
+    // No session filters by client address: the peer address is not read (see the --ip test).
+    expect((event as { event: { request: { cf: unknown } } }).event.request.cf).toEqual({});
     await stopAll();
   }, 150_000);
 
@@ -135,7 +137,7 @@ describe('wrangler tail', () => {
     await stopAll();
   }, 150_000);
 
-  it('--ip selects by the client address a proxy in front reported, and self is the address that opened the session', async () => {
+  it('--ip selects by the client address (a proxy in front reported, else the peer), and self is the address that opened the session', async () => {
     const listed = await tail(['--ip', '203.0.113.7']);
     // wrangler opens the session from 127.0.0.1 here, so "self" is that address.
     const self = await tail(['--ip', 'self']);
@@ -143,7 +145,8 @@ describe('wrangler tail', () => {
     await call('/ip?other', { headers: { 'cf-connecting-ip': '198.51.100.1' } });
     await call('/ip?forwarded', { headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } });
     await call('/ip?real', { headers: { 'x-real-ip': '127.0.0.1' } });
-    // No proxy header: the function's event carries no client address to match.
+    // No proxy header: the peer address, this test's own 127.0.0.1 (the events carry it while a session
+    // filters by address).
     await call('/ip?direct');
     await call('/boom?n=last', { headers: { 'cf-connecting-ip': '203.0.113.7' } });
     await call('/boom?n=last-self', { headers: { 'x-forwarded-for': '127.0.0.1' } });
@@ -156,7 +159,10 @@ describe('wrangler tail', () => {
         return url.pathname + url.search;
       });
     expect(paths(listed)).toEqual(['/ip?cf', '/ip?forwarded', '/boom?n=last']);
-    expect(paths(self)).toEqual(['/ip?real', '/boom?n=last-self']);
+    expect(paths(self)).toEqual(['/ip?real', '/ip?direct', '/boom?n=last-self']);
+    expect(self.events().find((e) => JSON.stringify(e).includes('/ip?direct'))).toMatchObject({
+      event: { request: { cf: { clientIp: expect.stringMatching(/^127\.0\.0\.1:\d+$/) } } },
+    });
     await stopAll();
   }, 150_000);
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TRACE_MARKER } from './trace-shim.ts';
+import { TAIL_FLAG_PEER, TRACE_MARKER } from './trace-shim.ts';
 import { WatchCounts } from './watch-counts.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
@@ -99,8 +99,11 @@ export class TailTraces {
   readonly #events = new EventEmitter();
   readonly #pending = new Map<string, Pending>();
   readonly #watched = new WeakSet<TraceSource>();
-  /** Why each traced script is traced (`sessions` here, `remote` for another node's sessions). */
-  readonly #tracedFor = new Map<string, Set<string>>();
+  /**
+   * Why each traced script is traced (`sessions` here, `remote` for another node's sessions), and whether
+   * that reason needs the client's peer address in the events (a `--ip` filter).
+   */
+  readonly #tracedFor = new Map<string, Map<string, boolean>>();
   readonly #watchers = new WatchCounts();
   /** Scripts watched here: a watcher subscribed, or a session created whose client has not connected yet. */
   readonly #watchedNow = new Set<string>();
@@ -116,12 +119,14 @@ export class TailTraces {
 
   /**
    * Turns tracing of a script on or off for `reason` (isolates notice within TAIL_FLAG_TTL_MS): it stays on
-   * while any reason wants it (this node's sessions, another node's).
+   * while any reason wants it (this node's sessions, another node's). With `peerAddress`, the events carry
+   * workerd's peer address in \`cf.clientIp\` (the flag file says \`peer\`), which costs each traced request
+   * workerd's parse of its cf blob: only while a session filters by client address.
    */
-  setTraced(accountId: string, script: string, on: boolean, reason = 'sessions'): void {
+  setTraced(accountId: string, script: string, on: boolean, reason = 'sessions', peerAddress = false): void {
     const key = `${accountId}/${script}`;
-    const reasons = this.#tracedFor.get(key) ?? new Set<string>();
-    if (on) reasons.add(reason);
+    const reasons = this.#tracedFor.get(key) ?? new Map<string, boolean>();
+    if (on) reasons.set(reason, peerAddress);
     else reasons.delete(reason);
     if (reasons.size > 0) this.#tracedFor.set(key, reasons);
     else this.#tracedFor.delete(key);
@@ -129,7 +134,8 @@ export class TailTraces {
     const dir = join(this.flagsDir, accountId);
     if (reasons.size > 0) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(join(dir, script), '1', { mode: 0o600 });
+      const flag = [...reasons.values()].some(Boolean) ? TAIL_FLAG_PEER : '1';
+      writeFileSync(join(dir, script), flag, { mode: 0o600 });
     } else {
       rmSync(join(dir, script), { force: true });
       // A request whose client went away never writes its end line: nobody waits for those any more.

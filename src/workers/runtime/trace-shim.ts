@@ -4,6 +4,8 @@ export const TRACE_MARKER = '\u0001ledge-trace ';
 export const LOCAL_BODY_MODULE = '__ledge_r2.js';
 /** The binding (hidden from the user's `env`) that reads the per-script tail flags (see tail-flags.ts). */
 export const TAIL_FLAG_BINDING = '__LEDGE_TAIL_FLAGS';
+/** The tail flag's text when the events must carry the client's peer address (a session filters by it). */
+export const TAIL_FLAG_PEER = 'peer';
 /** How long an isolate trusts what it last read about its script's tail flag. */
 export const TAIL_FLAG_TTL_MS = 1_000;
 /** workerd's compatibility flag that makes `node:async_hooks` (AsyncLocalStorage) importable. */
@@ -43,13 +45,15 @@ traceLog = (level, args) => {
   if (trace) trace.logs.push({ message: args.map(logValue), level, timestamp: Date.now() });
 };
 let tailing = false;
+let withPeer = false;
 let checkedAt = -Infinity;
 async function readFlag(env) {
   checkedAt = Date.now();
   try {
     const answer = await env[FLAG].fetch(FLAG_URL);
     tailing = answer.ok;
-    await answer.body?.cancel();
+    withPeer = tailing && (await answer.text()) === ${JSON.stringify(TAIL_FLAG_PEER)};
+    if (!tailing) await answer.body?.cancel();
   } catch {
     tailing = false;
   }
@@ -150,16 +154,17 @@ async function traced(request, run, ctx) {
       headers[name] = value;
     });
     // The end line is the whole TailEventMessage, so the server can pass it on without re-encoding it.
-    // \`cf\` stays empty: Ledge has no edge to fill Cloudflare's properties in, and workerd's own cf object
-    // here is only its peer address, which workerd parses and freezes on first read (~5-10 µs of a traced
-    // request; 3% of a tailed GET 1 KiB's throughput, docs/benchmarks.md session 10).
+    // \`cf\` is empty unless a session filters by client address: Ledge has no edge to fill Cloudflare's
+    // properties in, and workerd's own cf object here is only its peer address, which workerd parses and
+    // freezes on first read (~5-10 µs of a traced request; 3% of a tailed GET 1 KiB's throughput,
+    // docs/benchmarks.md session 10).
     const event = {
       outcome,
       scriptName: tag.s,
       exceptions: trace.exceptions,
       logs: trace.logs,
       eventTimestamp,
-      event: { request: { url, method, headers, cf: {} } },
+      event: { request: { url, method, headers, cf: withPeer ? (request.cf ?? {}) : {} } },
       wallTime: Date.now() - eventTimestamp,
       diagnosticsChannelEvents: [],
       truncated: false,

@@ -103,7 +103,9 @@ export class TailRelay {
       const stopLogs = this.#logs.listenLocal(accountId, script, (line) =>
         this.#send(accountId, script, 'l', JSON.stringify(line)),
       );
-      this.#traces.setTraced(accountId, script, true, 'remote');
+      // The asking node's sessions may filter by client address (--ip), which it cannot say here: the
+      // relayed events always carry the peer address.
+      this.#traces.setTraced(accountId, script, true, 'remote', true);
       want = {
         nodes: new Map(),
         stop: () => {

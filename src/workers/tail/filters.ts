@@ -30,13 +30,23 @@ export function resolveSelf(filters: TailFilter[], selfIp: string | undefined): 
 }
 
 /**
- * The client's address as far as a traced request shows it: the event carries no peer address (its `cf`
- * is empty, trace-shim.ts), so only a proxy in front (CF-Connecting-IP, as Ledge's load balancer sets it,
- * X-Real-IP or the first X-Forwarded-For hop) can tell.
+ * The client's address as far as a traced request shows it: one a proxy in front reported (CF-Connecting-IP,
+ * as Ledge's load balancer sets it, X-Real-IP or the first X-Forwarded-For hop), else workerd's peer address,
+ * which the events carry in `cf.clientIp` (`ip:port`) while a session filters by address (trace-shim.ts).
  */
-function clientIp(headers: Record<string, string>): string | undefined {
+function clientIp(request: TailEvent['event']['request']): string | undefined {
+  const headers = request.headers;
   const forwarded = headers['x-forwarded-for']?.split(',')[0]?.trim();
-  return headers['cf-connecting-ip'] ?? headers['x-real-ip'] ?? (forwarded || undefined);
+  return headers['cf-connecting-ip'] ?? headers['x-real-ip'] ?? (forwarded || peerIp(request.cf.clientIp));
+}
+
+/** `203.0.113.7:51234` -> `203.0.113.7`, `[::1]:51234` -> `::1`. */
+function peerIp(peer: unknown): string | undefined {
+  if (typeof peer !== 'string') return undefined;
+  const bracketed = /^\[([^\]]+)\]:\d+$/.exec(peer);
+  if (bracketed) return bracketed[1];
+  const colon = peer.lastIndexOf(':');
+  return colon > 0 && peer.indexOf(':') === colon ? peer.slice(0, colon) : peer || undefined;
 }
 
 /** What `--search` matches: console output and exceptions (Cloudflare: "a text match in console.log messages"). */
@@ -60,7 +70,7 @@ export function matchesFilters(event: TailEvent, filters: TailFilter[], random: 
       if (value === undefined) return false;
       if (filter.header.query !== undefined && value.trim() !== filter.header.query) return false;
     } else if ('client_ip' in filter) {
-      const ip = clientIp(request.headers);
+      const ip = clientIp(request);
       if (!ip || !filter.client_ip.includes(ip)) return false;
     } else if ('query' in filter) {
       if (!searchableText(event).includes(filter.query)) return false;

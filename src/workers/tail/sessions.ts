@@ -61,7 +61,6 @@ export class TailSessions {
     const wsOrigin = apiOrigin.replace(/^http/, 'ws');
     const now = Date.now();
     const firstForScript = this.list(accountId, script).length === 0;
-    if (firstForScript) this.#traces.setTraced(accountId, script, true);
     const session: Session = {
       id,
       accountId,
@@ -82,6 +81,7 @@ export class TailSessions {
       }, CONNECT_WITHIN_MS).unref(),
     );
     this.#sessions.set(id, session);
+    this.#trace(accountId, script);
     return this.#info(session);
   }
 
@@ -176,8 +176,17 @@ export class TailSessions {
     session.unsubscribe?.();
     const ws = session.socket;
     if (ws && ws.readyState === ws.OPEN) ws.close(code ?? 1000, reason);
-    if (this.list(session.accountId, session.script).length === 0)
-      this.#traces.setTraced(session.accountId, session.script, false);
+    this.#trace(session.accountId, session.script);
+  }
+
+  /**
+   * Tracing of a script follows its sessions: on while it has any, with the client's peer address in the
+   * events while one of them filters by client address (`wrangler tail --ip`).
+   */
+  #trace(accountId: string, script: string): void {
+    const sessions = [...this.#sessions.values()].filter((s) => s.accountId === accountId && s.script === script);
+    const peerAddress = sessions.some((s) => s.filters.some((f) => 'client_ip' in f));
+    this.#traces.setTraced(accountId, script, sessions.length > 0, 'sessions', peerAddress);
   }
 
   #tracedFrom(accountId: string, script: string, now: number): number {
