@@ -167,7 +167,8 @@ export class TailTraces {
       const afterEnded = rest.indexOf(' ');
       const afterMethod = rest.indexOf(' ', afterEnded + 1);
       if (afterEnded < 0 || afterMethod < 0) return true;
-      if (afterEnded !== 1 || rest[0] !== '-') this.#markEnded(rest.slice(0, afterEnded));
+      const ended = rest.slice(0, afterEnded);
+      if (ended !== '-') this.#markEnded(ended);
       this.#pending.set(id, {
         accountId,
         script,
