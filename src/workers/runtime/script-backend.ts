@@ -1,18 +1,27 @@
 import { rmSync } from 'node:fs';
 import type { Logger } from '../../shared/logger.ts';
+import type { DeployedScript } from '../types.ts';
 import type { ListeningSocket } from './listen-socket.ts';
 import type { WorkerdProcess } from './workerd-process.ts';
 
 /**
- * The workerd process that runs one account's functions when several accounts have some (see
- * FunctionsRuntime): it listens on a unix socket that this object holds for the whole generation, and
- * the front processes forward that account's requests to it. When the process dies (the watchdog killed
- * it for exceeding a limit, or it crashed) a successor starts at once on the same socket: connections
- * queued there meanwhile are served by it, only the requests the dead process had accepted fail (the
- * front answers them with 1102). Only a crash loop backs off, up to 1 s, so it cannot spin a core.
+ * The workerd process that runs one deployed script (one isolate, so Cloudflare's limits per isolate and
+ * per invocation are the process's limits, whatever else its account runs): it listens on a unix socket
+ * that this object holds for its whole life (a "slot" of the front processes, see FunctionsRuntime), and
+ * the front processes forward the script's requests to it. When the process dies (the watchdog killed it
+ * for exceeding a limit, or it crashed) a successor starts at once on the same socket: connections queued
+ * there meanwhile are served by it, only the requests the dead process had accepted fail (the front
+ * answers them with 1102). Only a crash loop backs off, up to 1 s, so it cannot spin a core.
  */
-export class AccountBackend {
+export class ScriptBackend {
   readonly accountId: string;
+  readonly scriptName: string;
+  /** Which version, secrets and settings it runs (see runtimeFingerprint): equal means nothing to reload. */
+  readonly fingerprint: string;
+  /** What it runs. */
+  readonly deployed: DeployedScript;
+  /** The front's binding index of its socket. */
+  readonly slot: number;
   readonly socketPath: string;
   readonly #socket: ListeningSocket;
   /** Writes the config, starts a process on the socket, waits until it is ready and watched. */
@@ -26,6 +35,10 @@ export class AccountBackend {
 
   constructor(options: {
     accountId: string;
+    scriptName: string;
+    fingerprint: string;
+    deployed: DeployedScript;
+    slot: number;
     socket: ListeningSocket;
     socketPath: string;
     launch: () => Promise<WorkerdProcess>;
@@ -35,6 +48,10 @@ export class AccountBackend {
   }) {
     this.#onRestart = options.onRestart;
     this.accountId = options.accountId;
+    this.scriptName = options.scriptName;
+    this.fingerprint = options.fingerprint;
+    this.slot = options.slot;
+    this.deployed = options.deployed;
     this.socketPath = options.socketPath;
     this.#socket = options.socket;
     this.#launch = options.launch;
@@ -79,10 +96,10 @@ export class AccountBackend {
     const now = Date.now();
     this.#recentExits = [...this.#recentExits.filter((t) => now - t < 10_000), now];
     const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
-    const fields = { account: this.accountId, pid: process.child.pid, code, delay_ms: delay };
+    const fields = { account: this.accountId, script: this.scriptName, pid: process.child.pid, code, delay_ms: delay };
     this.#onRestart?.(process.limitExceeded ? 'limit' : 'crash');
-    if (process.limitExceeded) this.#logger.info('restarting the account functions process', fields);
-    else this.#logger.error('an account functions process exited unexpectedly; restarting', fields);
+    if (process.limitExceeded) this.#logger.info('restarting a function process after a limit kill', fields);
+    else this.#logger.error('a function process exited unexpectedly; restarting', fields);
     const restart = new Promise<void>((resolve) => setTimeout(resolve, delay).unref()).then(() => this.#relaunch());
     this.#restarting = restart;
     void restart.finally(() => {
@@ -97,8 +114,9 @@ export class AccountBackend {
       next = await this.#launch();
     } catch (error) {
       // Same code as the process that served: a start failure is transient (e.g. no memory); retry.
-      this.#logger.error('account functions process restart failed; retrying', {
+      this.#logger.error('function process restart failed; retrying', {
         account: this.accountId,
+        script: this.scriptName,
         err: error,
       });
       const process = this.#process;
