@@ -4,7 +4,7 @@ import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { WorkerErrors } from './errors.ts';
-import { checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
+import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import type { WorkerStore } from './store.ts';
 import type {
@@ -48,6 +48,8 @@ export interface FunctionRuntime {
   reload(): Promise<ReloadReport>;
   /** http://<script>.<subdomain>.<domain>:<port>, once the functions socket is open. */
   functionUrl(script: string, subdomain: string): string | undefined;
+  /** The account's loaded scripts on this node, by name. */
+  status(accountId: string): Map<string, ScriptRuntimeStatus>;
 }
 
 /** Looks up R2 buckets so a binding to a missing bucket is refused at upload time. */
@@ -66,8 +68,17 @@ export class WorkersService {
   readonly #runtime: FunctionRuntime;
   readonly #buckets: BucketLookup;
   readonly #accounts: AccountService;
+  readonly #maxScripts: number;
 
-  constructor(deps: { store: WorkerStore; runtime: FunctionRuntime; buckets: BucketLookup; accounts: AccountService }) {
+  constructor(deps: {
+    store: WorkerStore;
+    runtime: FunctionRuntime;
+    buckets: BucketLookup;
+    accounts: AccountService;
+    /** Scripts one account may have (Cloudflare's "Number of Workers"). */
+    maxScriptsPerAccount?: number | undefined;
+  }) {
+    this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
@@ -93,6 +104,9 @@ export class WorkersService {
   async upload(accountId: string, name: string, upload: ScriptUpload, caller: Caller, deploy: boolean) {
     if (!SCRIPT_NAME.test(name)) throw WorkerErrors.invalidScriptName(name);
     const existing = await this.store.getScript(accountId, name);
+    if (!existing && (await this.store.listScripts(accountId)).length >= this.#maxScripts) {
+      throw WorkerErrors.tooManyScripts(this.#maxScripts);
+    }
     const previous = existing && (await this.currentVersion(existing));
     const bindings = mergeBindings(upload, previous);
     for (const binding of bindings) {
@@ -169,7 +183,8 @@ export class WorkersService {
     });
     if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) {
       await this.#reloadFor(accountId, name, async () => {
-        if (deployment) await this.store.revertDeployment(accountId, name, deployment.id, existing?.current_deployment_id ?? null);
+        if (deployment)
+          await this.store.revertDeployment(accountId, name, deployment.id, existing?.current_deployment_id ?? null);
         if (!existing) await this.store.deleteScript(accountId, name);
         else await this.#restoreSecrets(accountId, name, previousSecrets);
       });
@@ -418,6 +433,26 @@ export class WorkersService {
   }
 
   /**
+   * Every deployed script of the account and whether it runs on this node: `running`, `failed` (it could not
+   * start: quarantined), or `not_loaded` (deployed, but neither routed on workers.dev nor with Cron Triggers).
+   */
+  async runtimeStatus(accountId: string) {
+    const status = this.#runtime.status(accountId);
+    const scripts = await this.store.listScripts(accountId);
+    return scripts
+      .filter((s) => s.current_deployment_id)
+      .map((s) => {
+        const runtime = status.get(s.name);
+        return {
+          script: s.name,
+          state: runtime?.state ?? 'not_loaded',
+          ...(runtime ? { version_id: runtime.version_id } : {}),
+          ...(runtime?.failure ? { failure: runtime.failure } : {}),
+        };
+      });
+  }
+
+  /**
    * Reloads the runtime after a change to one script. When that script fails to start with it, `undo`
    * puts the records back as they were (the runtime keeps what it ran before, or nothing for a new script)
    * and the caller gets a 400 naming the script; other scripts' failures are their own deploys' business.
@@ -428,7 +463,8 @@ export class WorkersService {
     if (reason === undefined) return;
     await undo();
     const after = await this.#runtime.reload();
-    const serving = (await this.store.getScript(accountId, name))?.current_deployment_id && !after.failed.has(`${accountId}/${name}`);
+    const serving =
+      (await this.store.getScript(accountId, name))?.current_deployment_id && !after.failed.has(`${accountId}/${name}`);
     throw WorkerErrors.scriptFailedToStart(name, reason, Boolean(serving));
   }
 

@@ -214,7 +214,10 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
  * a redeploy points a host at a new slot without restarting the front. A forward that fails, because the
  * backend was killed for exceeding a limit, is answered with Cloudflare's 1102.
  */
-export function writeFrontConfig(dir: string, input: { domain: string; slots: FrontSlot[]; routesDir: string }): string {
+export function writeFrontConfig(
+  dir: string,
+  input: { domain: string; slots: FrontSlot[]; routesDir: string },
+): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
   const bindings: string[] = [];

@@ -9,9 +9,11 @@
 // killed it for exceeding its CPU or memory limit), so the front answers for it as Cloudflare does: 503,
 // error 1102. A host listed in `quarantined` is a script that could not start: 503, error 1101.
 const ROUTES_TTL_MS = 100;
+/** While another request reads the table, one this much past its TTL is still used (the read is on its way). */
+const READ_GRACE_MS = 50;
 let table;
 let readAt = -Infinity;
-let reading;
+let readStarted = -Infinity;
 
 export default {
   async fetch(request, env) {
@@ -40,21 +42,29 @@ export default {
   },
 };
 
-/** The routing table, re-read when older than ROUTES_TTL_MS (one read at a time; a failed read keeps the last). */
+/**
+ * The routing table, re-read when older than ROUTES_TTL_MS. workerd ties I/O to the request that started it,
+ * so requests cannot share one read: a request that finds the table stale reads it itself, unless another
+ * read started just now, in which case the table (at most ROUTES_TTL_MS + READ_GRACE_MS old) is used. The
+ * runtime retires a replaced script's process only after longer than that (ROUTE_SETTLE_MS).
+ */
 async function currentTable(env) {
-  if (table === undefined || Date.now() - readAt >= ROUTES_TTL_MS) {
-    reading ??= readTable(env).finally(() => (reading = undefined));
-    if (table === undefined) await reading;
-  }
+  const now = Date.now();
+  const fresh = now - readAt < ROUTES_TTL_MS;
+  const readingNow = now - readStarted < READ_GRACE_MS && now - readAt < ROUTES_TTL_MS + READ_GRACE_MS;
+  if (table === undefined || (!fresh && !readingNow)) await readTable(env);
   return table ?? { routes: env.ROUTES, quarantined: {} };
 }
 
 async function readTable(env) {
-  readAt = Date.now();
+  const started = Date.now();
+  readStarted = started;
   try {
     const answer = await env.ROUTES_FILE.fetch('http://routes/routes.json');
-    if (answer.ok) table = await answer.json();
-    else await answer.body?.cancel();
+    if (answer.ok) {
+      table = await answer.json();
+      readAt = Math.max(readAt, started);
+    } else await answer.body?.cancel();
   } catch {
     // Keep the last table: the file is replaced atomically, so a failed read is transient.
   }

@@ -15,13 +15,7 @@ export function runtimeFingerprint(deployed: DeployedScript): string {
   const { script, version, secrets, subdomain, scheduled } = deployed;
   return createHash('sha256')
     .update(
-      JSON.stringify([
-        version.id,
-        secrets.map((s) => [s.name, s.text]),
-        script.workers_dev,
-        subdomain,
-        scheduled,
-      ]),
+      JSON.stringify([version.id, secrets.map((s) => [s.name, s.text]), script.workers_dev, subdomain, scheduled]),
     )
     .digest('hex');
 }

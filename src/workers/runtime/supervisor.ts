@@ -8,7 +8,13 @@ import type { Logger } from '../../shared/logger.ts';
 import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
-import { writeFrontConfig, writeFrontRoutes, writeWorkerdConfig, type FrontRoutes, type R2ServiceResolver } from './config.ts';
+import {
+  writeFrontConfig,
+  writeFrontRoutes,
+  writeWorkerdConfig,
+  type FrontRoutes,
+  type R2ServiceResolver,
+} from './config.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
@@ -45,9 +51,10 @@ export interface RuntimeDeps {
   deployed: () => Promise<DeployedScript[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
   metrics?: LedgeMetrics | undefined;
+  /** How long a script's process may take to load it (LEDGE_FUNCTIONS_START_TIMEOUT_MS, default 15 s). */
+  startTimeoutMs?: number | undefined;
 }
 
-const READY_TIMEOUT_MS = 15_000;
 /** Time the old generation gets to read the requests of connections it accepted before the steering. */
 const SETTLE_MS = 100;
 /**
@@ -89,6 +96,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly name = 'functions-runtime';
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
+  readonly #startTimeoutMs: number;
   /** The running generation's sockets: one per workerd process, indices 0..n-1 of the port's group. */
   #sockets: ListeningSocket[] | undefined;
   /** Keeps other servers off the functions port while this one runs (see claimFunctionsPort). */
@@ -99,7 +107,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   #current: WorkerdGroup | undefined;
   /** What `#current` is: the fingerprint of the script it runs (direct), or the front's slots and table. */
   #direct: Wanted | undefined;
-  #front: { slots: Set<number>; routesDir: string } | undefined;
+  #front: { slots: Set<number>; routesDir: string; table: FrontRoutes } | undefined;
   /** The scripts' backend processes (front mode), by script key. */
   #backends = new Map<string, ScriptBackend>();
   #nextSlot = 0;
@@ -118,6 +126,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
+    this.#startTimeoutMs = deps.startTimeoutMs ?? 15_000;
     this.#watchdog = new Watchdog(deps.logger);
   }
 
@@ -133,7 +142,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   /** The ping sockets of every process that runs functions now (function-metrics.ts scrapes them). */
   pingSockets(): string[] {
-    const processes = this.#direct ? (this.#current?.processes ?? []) : [...this.#backends.values()].map((b) => b.process);
+    const processes = this.#direct
+      ? (this.#current?.processes ?? [])
+      : [...this.#backends.values()].map((b) => b.process);
     return processes.flatMap((p) => (p?.running && p.pingSocket ? [p.pingSocket] : []));
   }
 
@@ -266,16 +277,21 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return `http://${script}.${subdomain}.${this.#deps.config.functionsDomain}${port === 80 ? '' : `:${port}`}`;
   }
 
-  /** Loads one script in a throwaway workerd exactly as a script's own process runs it (same config and wrapper). */
+  /**
+   * Loads one script in a throwaway workerd exactly as a script's own process runs it (same config, wrapper
+   * and V8 flags), as it is served on workers.dev (the wrapper that guards its Host reads the default export
+   * the way serving does: wrangler enables the route right after an upload).
+   */
   async check(candidate: DeployedScript): Promise<void> {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
+      const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, candidate),
+        configPath: this.#scriptConfig(dir, served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
         onStderrLine: () => undefined,
-        readyTimeoutMs: READY_TIMEOUT_MS,
+        readyTimeoutMs: this.#startTimeoutMs,
       });
       try {
         await process.ready;
@@ -391,9 +407,12 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     const front = this.#front;
     const declared = front && [...next.values()].every((b) => front.slots.has(b.slot));
     if (front && declared && !restartFront) {
-      writeFrontRoutes(front.routesDir, table);
+      const changed = JSON.stringify(table) !== JSON.stringify(front.table);
+      if (changed) writeFrontRoutes(front.routesDir, table);
+      front.table = table;
       this.#backends = next;
-      if (retired.length > 0) await new Promise((r) => setTimeout(r, ROUTE_SETTLE_MS));
+      // Once the change answers, every router goes by the new table (and no request reaches a retired process).
+      if (changed || retired.length > 0) await new Promise((r) => setTimeout(r, ROUTE_SETTLE_MS));
       await Promise.all(retired.map((b) => b.stop()));
       return;
     }
@@ -411,7 +430,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       throw error;
     }
     const previousRoutes = front?.routesDir;
-    this.#front = { slots, routesDir };
+    this.#front = { slots, routesDir, table };
     this.#backends = next;
     // The previous front (or direct generation) has finished its requests by now (#swapGroup waited).
     await Promise.all(retired.map((b) => b.stop()));
@@ -462,7 +481,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
         ...this.#processOutput(wanted.key),
-        readyTimeoutMs: READY_TIMEOUT_MS,
+        readyTimeoutMs: this.#startTimeoutMs,
       });
       await process.ready;
       this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key });
@@ -518,11 +537,12 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           configPath,
           pingSockets,
           ...this.#processOutput(direct?.key ?? 'front'),
-          readyTimeoutMs: READY_TIMEOUT_MS,
+          readyTimeoutMs: this.#startTimeoutMs,
         },
       );
       await next.ready;
-      if (direct) for (const process of next.processes) this.#watch(process, limitsFor(direct.deployed), { generation });
+      if (direct)
+        for (const process of next.processes) this.#watch(process, limitsFor(direct.deployed), { generation });
     } catch (error) {
       if (sockets !== current) {
         // Back to the running generation; connections already queued on the new sockets are lost. They
@@ -662,5 +682,10 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
 /** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */
 function cleanWorkerdError(text: string): string {
-  return text.replace(/^service [^:]+: /gm, '').trim();
+  return text
+    .split('\n')
+    .filter((line) => !isWorkerdNoise(line))
+    .join('\n')
+    .replace(/^service [^:]+: /gm, '')
+    .trim();
 }
