@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
@@ -8,6 +7,7 @@ import {
   callFunction,
   enableWorkersDev,
   functionsPort,
+  storeBrokenVersion,
   tenant,
   uploadScript,
 } from './helpers.ts';
@@ -274,33 +274,3 @@ describe('failure domains: start-up never depends on tenant code', () => {
     expect((await callFunction(port, hostD, '/')).status).toBe(404);
   });
 });
-
-/** Deploys, through the store, a version of `script` whose top-level code throws. */
-async function storeBrokenVersion(ledge: TestLedge, accountId: string, script: string): Promise<void> {
-  const workers = ledge.server.platform.functions.workers;
-  const existing = (await workers.store.getScript(accountId, script))!;
-  const current = (await workers.currentVersion(existing))!;
-  const source = `throw new Error('stored broken version of ${script}');\nexport default {};`;
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  await workers.store.saveVersion({
-    script: existing,
-    version: {
-      ...current,
-      id,
-      modules: [{ ...current.modules[0]!, content: Buffer.from(source).toString('base64') }],
-      created_on: now,
-    },
-    secrets: [],
-    deployment: {
-      id: randomUUID(),
-      account_id: accountId,
-      script_name: script,
-      version_id: id,
-      source: 'api',
-      author_email: 'test@example.com',
-      annotations: {},
-      created_on: now,
-    },
-  });
-}
