@@ -9,6 +9,7 @@ import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './runtime/subrequest-limit.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
@@ -63,6 +64,12 @@ export function createFunctions(deps: {
     deployed: async () => workers.deployedScripts(await cronStore.scheduledScripts()),
     metrics: deps.metrics,
     startTimeoutMs: positiveInteger(deps.env, 'LEDGE_FUNCTIONS_START_TIMEOUT_MS', 15_000, 600_000),
+    subrequestsPerInvocation: positiveInteger(
+      deps.env,
+      'LEDGE_SUBREQUESTS_PER_INVOCATION',
+      DEFAULT_SUBREQUESTS_PER_INVOCATION,
+      10_000_000,
+    ),
   });
   if (deps.metrics) {
     const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());

@@ -1,4 +1,5 @@
-import { Agent } from 'node:http';
+import { Agent, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
@@ -18,6 +19,7 @@ import {
  */
 const START_TIMEOUT_MS = 3_000;
 const MAX_SCRIPTS = 9;
+const SUBREQUESTS = 5;
 
 const answering = (text: string) => `export default { fetch() { return new Response(${JSON.stringify(text)}); } };`;
 
@@ -85,6 +87,7 @@ describe('failure domains: one tenant cannot take the others down', () => {
       env: {
         LEDGE_FUNCTIONS_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
         LEDGE_MAX_SCRIPTS_PER_ACCOUNT: String(MAX_SCRIPTS),
+        LEDGE_SUBREQUESTS_PER_INVOCATION: String(SUBREQUESTS),
       },
     });
     tenantB = await tenant(ledge, 'Bravo');
@@ -209,6 +212,38 @@ export default { fetch() { return new Response('moody ' + (process.env.MODE ?? '
     }
     expect(res?.text).toBe('spin ok');
     expect(Date.now() - back).toBeLessThan(1_000);
+  });
+
+  it("limits the subrequests of each invocation, with Cloudflare's error, whatever other invocations do", async () => {
+    const origin = createServer((_, res) => res.end('origin'));
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`;
+    try {
+      const host = await deploy(
+        tenantC,
+        'fanout',
+        `export default { async fetch(request) {
+          const n = Number(new URL(request.url).searchParams.get('n'));
+          const outcomes = [];
+          for (let i = 0; i < n; i++) {
+            outcomes.push(await fetch(${JSON.stringify(url)}).then(() => 'fetched', (e) => e.message.includes('Too many subrequests.') ? 'limit' : 'other'));
+          }
+          return Response.json(outcomes);
+        } };`,
+      );
+      const port = functionsPort(ledge);
+      // Two invocations at once, each with its own count.
+      const [first, second] = await Promise.all([
+        callFunction(port, host, `/?n=${SUBREQUESTS + 2}`),
+        callFunction(port, host, `/?n=${SUBREQUESTS}`),
+      ]);
+      const firstOutcomes = JSON.parse(first.text) as string[];
+      expect(firstOutcomes.slice(SUBREQUESTS)).toEqual(['limit', 'limit']);
+      expect(firstOutcomes.slice(0, SUBREQUESTS)).not.toContain('limit');
+      expect(JSON.parse(second.text)).not.toContain('limit');
+    } finally {
+      origin.close();
+    }
   });
 
   it('limits the scripts of an account (Cloudflare 10037) and counts nothing of other accounts', async () => {

@@ -7,6 +7,7 @@ import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION, SUBREQUEST_MODULE, subrequestLimitSource } from './subrequest-limit.ts';
 import { ALS_FLAG, LOCAL_BODY_MODULE, TAIL_FLAG_BINDING } from './trace-shim.ts';
 import { LOCAL_BLOBS_BINDING, localBodyShimSource } from './local-body-shim.ts';
 
@@ -33,6 +34,8 @@ export interface ConfigInput {
   tailFlagsDir: string;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
+  /** fetch() calls one invocation may make (subrequest-limit.ts). */
+  subrequestsPerInvocation?: number | undefined;
 }
 
 /** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */
@@ -122,6 +125,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
+      `(name = ${capnpString(SUBREQUEST_MODULE)}, esModule = embed ${file(SUBREQUEST_MODULE, subrequestLimitSource(input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION))})`,
       `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(localReads?.metadataKey, bucketBindings))})`,
       ...version.modules.map(
         (m) =>

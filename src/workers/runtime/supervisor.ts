@@ -53,6 +53,8 @@ export interface RuntimeDeps {
   metrics?: LedgeMetrics | undefined;
   /** How long a script's process may take to load it (LEDGE_FUNCTIONS_START_TIMEOUT_MS, default 15 s). */
   startTimeoutMs?: number | undefined;
+  /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION, default Cloudflare's 10,000). */
+  subrequestsPerInvocation?: number | undefined;
 }
 
 /** Time the old generation gets to read the requests of connections it accepted before the steering. */
@@ -676,6 +678,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       tailFlagsDir: this.#deps.traces.flagsDir,
       mode: 'router',
       ping: true,
+      subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
     });
   }
 }
