@@ -1,7 +1,7 @@
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
   api,
@@ -296,6 +296,11 @@ describe('failure domains: start-up never depends on tenant code', () => {
     const byName = Object.fromEntries(status.body.result.map((s: { script: string }) => [s.script, s]));
     expect(byName.charlie.state).toBe('failed');
     expect(byName.charlie.failure.reason).toContain('stored broken version');
+    // `ledge scripts` shows the same, with the reason.
+    const tokenC = tenantC.tokenHeaders['authorization']!.replace('Bearer ', '');
+    const cli = await runCli(['scripts'], { env: { ...cliEnv(tenantC), LEDGE_API_TOKEN: tokenC } });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/charlie\s+failed\s+\S+\s+.*stored broken version of charlie/);
     // Account A sees only its own scripts.
     const statusA = await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/runtime/scripts`);
     expect(statusA.body.result).toEqual([expect.objectContaining({ script: 'alpha', state: 'running' })]);
