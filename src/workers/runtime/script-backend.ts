@@ -1,17 +1,23 @@
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import type { Logger } from '../../shared/logger.ts';
 import type { DeployedScript } from '../types.ts';
-import type { ListeningSocket } from './listen-socket.ts';
+import { openUnixSockets, type ListeningSocket } from './listen-socket.ts';
 import type { WorkerdProcess } from './workerd-process.ts';
 
 /**
  * The workerd process that runs one deployed script (one isolate, so Cloudflare's limits per isolate and
  * per invocation are the process's limits, whatever else its account runs): it listens on a unix socket
- * that this object holds for its whole life (a "slot" of the front processes, see FunctionsRuntime), and
- * the front processes forward the script's requests to it. When the process dies (the watchdog killed it
- * for exceeding a limit, or it crashed) a successor starts at once on the same socket: connections queued
- * there meanwhile are served by it, only the requests the dead process had accepted fail (the front
- * answers them with 1102). Only a crash loop backs off, up to 1 s, so it cannot spin a core.
+ * that this object holds (a "slot" of the front processes, see FunctionsRuntime), and the front processes
+ * forward the script's requests to it.
+ *
+ * When the process crashes, a successor starts at once on the same socket: connections queued there
+ * meanwhile are served by it. When the watchdog kills it at a limit, the socket goes with it (`beforeKill`
+ * lets go of this object's copy first): the requests it had accepted and those queued behind them fail, and
+ * the front answers each with 1102; a request the front retries on a new connection (workerd does, for a
+ * pooled connection that closed unanswered) finds no listener and gets 1102 too, instead of running the
+ * runaway code again in the successor. Once the process is gone, a spare socket opened beforehand is renamed
+ * to the path (atomic), so connections from then on wait for the successor there. Only a crash loop backs
+ * off, up to 1 s, so it cannot spin a core.
  */
 export class ScriptBackend {
   readonly accountId: string;
@@ -23,9 +29,11 @@ export class ScriptBackend {
   /** The front's binding index of its socket. */
   readonly slot: number;
   readonly socketPath: string;
-  readonly #socket: ListeningSocket;
+  #socket: ListeningSocket | undefined;
+  /** Listens at `<socketPath>.spare` until a limit kill makes it the socket (see the class comment). */
+  #spare: ListeningSocket | undefined;
   /** Writes the config, starts a process on the socket, waits until it is ready and watched. */
-  readonly #launch: () => Promise<WorkerdProcess>;
+  readonly #launch: (socket: ListeningSocket, beforeKill: () => void) => Promise<WorkerdProcess>;
   readonly #logger: Logger;
   readonly #onRestart: ((reason: 'crash' | 'limit') => void) | undefined;
   #process: WorkerdProcess | undefined;
@@ -41,7 +49,9 @@ export class ScriptBackend {
     slot: number;
     socket: ListeningSocket;
     socketPath: string;
-    launch: () => Promise<WorkerdProcess>;
+    /** A second listening socket at `<socketPath>.spare`. */
+    spare: ListeningSocket;
+    launch: (socket: ListeningSocket, beforeKill: () => void) => Promise<WorkerdProcess>;
     logger: Logger;
     /** Told of each restart after an unexpected exit or a limit kill (metrics). */
     onRestart?: (reason: 'crash' | 'limit') => void;
@@ -54,6 +64,7 @@ export class ScriptBackend {
     this.deployed = options.deployed;
     this.socketPath = options.socketPath;
     this.#socket = options.socket;
+    this.#spare = options.spare;
     this.#launch = options.launch;
     this.#logger = options.logger;
   }
@@ -68,13 +79,9 @@ export class ScriptBackend {
     return this.#process?.running ? this.#process : undefined;
   }
 
-  get handle(): ListeningSocket['handle'] {
-    return this.#socket.handle;
-  }
-
   /** Starts the first process; rejects with its load error. */
   async start(): Promise<void> {
-    this.#adopt(await this.#launch());
+    this.#adopt(await this.#launch(this.#socket!, () => this.#releaseSocket()));
   }
 
   /** Stops the process (SIGTERM: it finishes what it serves; SIGKILL after `graceMs`) and closes the socket. */
@@ -82,8 +89,17 @@ export class ScriptBackend {
     this.#stopped = true;
     await this.#restarting;
     await this.#process?.stop(graceMs);
-    this.#socket.handle.close();
+    this.#releaseSocket();
+    this.#spare?.handle.close();
+    this.#spare = undefined;
     rmSync(this.socketPath, { force: true });
+    rmSync(`${this.socketPath}.spare`, { force: true });
+  }
+
+  /** Closes this object's copy of the listening socket: it closes for good once the process has it no more. */
+  #releaseSocket(): void {
+    this.#socket?.handle.close();
+    this.#socket = undefined;
   }
 
   #adopt(process: WorkerdProcess): void {
@@ -98,6 +114,11 @@ export class ScriptBackend {
     const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
     const fields = { account: this.accountId, script: this.scriptName, pid: process.child.pid, code, delay_ms: delay };
     this.#onRestart?.(process.limitExceeded ? 'limit' : 'crash');
+    if (!this.#socket && this.#spare) {
+      renameSync(`${this.socketPath}.spare`, this.socketPath);
+      this.#socket = this.#spare;
+      this.#spare = undefined;
+    }
     if (process.limitExceeded) this.#logger.info('restarting a function process after a limit kill', fields);
     else this.#logger.error('a function process exited unexpectedly; restarting', fields);
     const restart = new Promise<void>((resolve) => setTimeout(resolve, delay).unref()).then(() => this.#relaunch());
@@ -111,7 +132,15 @@ export class ScriptBackend {
     if (this.#stopped) return;
     let next: WorkerdProcess;
     try {
-      next = await this.#launch();
+      if (!this.#socket) {
+        rmSync(this.socketPath, { force: true });
+        [this.#socket] = await openUnixSockets([this.socketPath]);
+      }
+      if (!this.#spare) {
+        rmSync(`${this.socketPath}.spare`, { force: true });
+        [this.#spare] = await openUnixSockets([`${this.socketPath}.spare`]);
+      }
+      next = await this.#launch(this.#socket!, () => this.#releaseSocket());
     } catch (error) {
       // Same code as the process that served: a start failure is transient (e.g. no memory); retry.
       this.#logger.error('function process restart failed; retrying', {

@@ -448,7 +448,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (wanted.length === 0) return [];
     const slots = wanted.map(() => this.#nextSlot++);
     const paths = slots.map((slot) => this.#slotPath(slot));
-    const sockets = await openUnixSockets(paths);
+    const sockets = await openUnixSockets([...paths, ...paths.map((path) => `${path}.spare`)]);
     return Promise.allSettled(
       wanted.map(async (w, index) => {
         const backend = new ScriptBackend({
@@ -459,7 +459,8 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
           slot: slots[index]!,
           socket: sockets[index]!,
           socketPath: paths[index]!,
-          launch: () => this.#launchBackend(w, sockets[index]!),
+          spare: sockets[paths.length + index]!,
+          launch: (socket, beforeKill) => this.#launchBackend(w, socket, beforeKill),
           logger: this.#deps.logger,
           onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
         });
@@ -475,7 +476,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 
   /** One process of a script's backend: written config, started on the socket, ready, watched. */
-  async #launchBackend(wanted: Wanted, socket: ListeningSocket): Promise<WorkerdProcess> {
+  async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
     const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
     try {
       const process = new WorkerdProcess({
@@ -486,7 +487,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         readyTimeoutMs: this.#startTimeoutMs,
       });
       await process.ready;
-      this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key });
+      this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key }, beforeKill);
       return process;
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -628,8 +629,14 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     }, delay).unref();
   }
 
-  #watch(process: WorkerdProcess, limits: ProcessLimits, label: Record<string, unknown>): void {
-    if (process.pingSocket) this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label });
+  #watch(
+    process: WorkerdProcess,
+    limits: ProcessLimits,
+    label: Record<string, unknown>,
+    beforeKill?: () => void,
+  ): void {
+    if (process.pingSocket)
+      this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label, beforeKill });
   }
 
   #processOutput(label: string) {
