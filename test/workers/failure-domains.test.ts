@@ -277,7 +277,8 @@ describe('failure domains: start-up never depends on tenant code', () => {
     const hostD = await deploy(tenantC, 'doomed', answering('doomed ok'));
     // What a workerd upgrade or an older Ledge could leave behind: deployed versions that no longer load
     // (written through the store, as an upload that passed an older check would have been).
-    for (const script of ['charlie', 'doomed']) await storeBrokenVersion(ledge, tenantC.accountId, script);
+    for (const script of ['charlie', 'doomed'])
+      await storeBrokenVersion(ledge.server.platform.functions.workers.store, tenantC.accountId, script);
     await ledge.close();
 
     ledge = await startLedge({ dataDir, env: { LEDGE_FUNCTIONS_START_TIMEOUT_MS: String(START_TIMEOUT_MS) } });
