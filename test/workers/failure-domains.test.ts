@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB } from '../../src/workers/runtime/limits.ts';
 import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
@@ -20,6 +22,16 @@ import {
 const START_TIMEOUT_MS = 3_000;
 const MAX_SCRIPTS = 9;
 const SUBREQUESTS = 5;
+
+const MIB = 1024 * 1024;
+
+function residentBytes(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
+  } catch {
+    return 0;
+  }
+}
 
 const answering = (text: string) => `export default { fetch() { return new Response(${JSON.stringify(text)}); } };`;
 
@@ -244,6 +256,29 @@ export default { fetch() { return new Response('moody ' + (process.env.MODE ?? '
     } finally {
       origin.close();
     }
+  });
+
+  it('holds each isolate to 128 MiB however many scripts its account has', async () => {
+    const hog = await deploy(
+      tenantC,
+      'hog',
+      `const kept = [];
+      export default { fetch(request) {
+        if (new URL(request.url).pathname === '/buffers') for (;;) kept.push(new Uint8Array(1 << 20).fill(1));
+        return new Response('hog ok ' + kept.length);
+      } };`,
+    );
+    const runtime = ledge.server.platform.functions.runtime;
+    expect(runtime.status(tenantC.accountId).size).toBeGreaterThanOrEqual(5);
+    const [pid] = runtime.scriptPids(tenantC.accountId, 'hog');
+    const baseline = residentBytes(pid!);
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(pid!))), 10);
+    const answer = await callFunction(functionsPort(ledge), hog, '/buffers');
+    clearInterval(sampler);
+    expect(`${answer.status} ${answer.text}`).toBe('503 error code: 1102');
+    // One isolate's heap plus the process headroom (and one 20 ms tick of allocation), not 128 MiB per script.
+    expect((peak - baseline) / MIB).toBeLessThan(ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB + 64);
   });
 
   it('limits the scripts of an account (Cloudflare 10037) and counts nothing of other accounts', async () => {
