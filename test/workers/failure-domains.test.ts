@@ -125,6 +125,8 @@ describe('failure domains: one tenant cannot take the others down', () => {
         expect(failed.status, how).toBe(400);
         const message = failed.body.errors[0]!.message;
         expect(failed.body.errors[0]!.code, how).toBe(10021);
+        expect(message, how).toContain('Worker "charlie" failed to start');
+        expect(message, how).toContain('its previous deployment keeps serving');
         expect(message, how).not.toMatch(/alpha|bravo/);
         expect(Date.now() - started, how).toBeLessThan(START_TIMEOUT_MS + 10_000);
         // C's previous version keeps serving.
@@ -164,6 +166,7 @@ describe('failure domains: one tenant cannot take the others down', () => {
     });
     expect(fresh.status).toBe(400);
     expect(fresh.body.errors[0]!.message).toContain('tenant C getter read');
+    expect(fresh.body.errors[0]!.message).toMatch(/^Worker "getter" failed to start: .*Nothing was deployed\.$/s);
     // Nothing was stored for it.
     expect((await api(tenantC, 'GET', `/accounts/${tenantC.accountId}/workers/scripts/getter`)).status).toBe(404);
   });

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../../shared/background-service.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
 import {
@@ -284,7 +283,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
    * and V8 flags), as it is served on workers.dev (the wrapper that guards its Host reads the default export
    * the way serving does: wrangler enables the route right after an upload).
    */
-  async check(candidate: DeployedScript): Promise<void> {
+  async check(candidate: DeployedScript): Promise<string | undefined> {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
@@ -297,8 +296,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       });
       try {
         await process.ready;
+        return undefined;
       } catch (error) {
-        throw WorkerErrors.scriptStartupFailed(cleanWorkerdError((error as Error).message));
+        return cleanWorkerdError((error as Error).message);
       } finally {
         await process.stop(1_000);
       }
