@@ -330,7 +330,10 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         this.#remember(only!, reason);
         failed.set(only!.key, reason);
         // The previous generation ran this script: it keeps serving its previous version.
-        if (this.#direct?.key === only!.key) return { failed };
+        if (this.#direct?.key === only!.key) {
+          this.#running(this.#direct);
+          return { failed };
+        }
       }
     }
     await this.#applyFront(wanted, failed, restartFront);
