@@ -21,6 +21,8 @@ import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 
+import type { FunctionsEgress } from './network-service.ts';
+
 export type { R2ServiceResolver } from './config.ts';
 
 /** Where and how functions are served (the server's --functions-* settings). */
@@ -29,6 +31,8 @@ export interface FunctionsConfig {
   functionsPort: number;
   functionsDomain: string;
   functionsProcesses: number;
+  /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
+  egress?: FunctionsEgress | undefined;
 }
 
 export interface RuntimeDeps {
@@ -446,6 +450,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       domain: this.#deps.config.functionsDomain,
       maxCompatibilityDate: this.#maxDate,
       tailFlagsDir: this.#deps.traces.flagsDir,
+      egress: this.#deps.config.egress,
       mode,
     };
   }
