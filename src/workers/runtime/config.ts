@@ -7,10 +7,10 @@ import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
-import { ALS_FLAG, LOCAL_BODY_MODULE } from './trace-shim.ts';
+import { ALS_FLAG, EGRESS_MODULE, LOCAL_BODY_MODULE } from './trace-shim.ts';
 import { localBodyShimSource } from './local-body-shim.ts';
 import { externalService, hiddenBindings } from './hidden-bindings.ts';
-import { networkService, type FunctionsEgress } from './network-service.ts';
+import { egressShimSource, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
@@ -109,6 +109,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   // The platform's own bindings of each script, least privilege (hidden-bindings.ts).
   const hiddenServices = new Map<string, string>();
+  const network = input.egress ? functionsNetwork(input.egress) : undefined;
 
   scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
@@ -127,6 +128,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
       `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(hidden.localBodyKey, hidden.localBuckets))})`,
+      `(name = ${capnpString(EGRESS_MODULE)}, esModule = embed ${file(EGRESS_MODULE, egressShimSource(network))})`,
       ...version.modules.map(
         (m) =>
           `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
@@ -189,7 +191,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     entry = `${only.script.account_id}/${only.script.name}`;
   }
   services.push(...r2Services.values(), ...hiddenServices.values());
-  if (input.egress) services.push(networkService(input.egress));
+  if (network) services.push(networkService(network));
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {
     writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));

@@ -9,6 +9,8 @@ export const LOCAL_BODY_MODULE = '__ledge_r2.js';
  */
 export const RESERVED_BINDING_PREFIX = '__LEDGE';
 const RESERVED_PREFIX = RESERVED_BINDING_PREFIX;
+/** The module that words a fetch() the egress policy refuses (network-service.ts egressShimSource). */
+export const EGRESS_MODULE = '__ledge_egress.js';
 /** The binding (hidden from the user's `env`) that reads the script's own tail flag (see tail-traces.ts). */
 export const TAIL_FLAG_BINDING = `${RESERVED_PREFIX}_TAIL_FLAGS`;
 /** The flag's file name in its script's own flag directory (tail-traces.ts scriptFlagDir). */
@@ -40,6 +42,7 @@ export function traceShimSource(accountId: string, script: string): string {
   return `import { AsyncLocalStorage } from 'node:async_hooks';
 import { env as platformEnv } from 'cloudflare:workers';
 import { withLocalBodies } from ${JSON.stringify(`./${LOCAL_BODY_MODULE}`)};
+import ${JSON.stringify(`./${EGRESS_MODULE}`)};
 const traceStore = new AsyncLocalStorage();
 const TRACE = ${JSON.stringify(TRACE_MARKER)};
 const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
