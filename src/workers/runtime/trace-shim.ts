@@ -46,7 +46,9 @@ import ${JSON.stringify(`./${EGRESS_MODULE}`)};
 const traceStore = new AsyncLocalStorage();
 const TRACE = ${JSON.stringify(TRACE_MARKER)};
 const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
-const HIDDEN = ${JSON.stringify(RESERVED_PREFIX)};
+// The platform's own binding names (hidden-bindings.ts); a legacy user binding that merely starts with the
+// reserved prefix (allowed before it was reserved) stays the user's.
+const platformBinding = (name) => name === FLAG || /^${RESERVED_PREFIX}_(?:R2|BLOBS)_\\d+$/.test(name);
 // Taken out of env before any user module runs (this module is imported first): user code reaches the
 // flag binding neither through a handler's env nor through cloudflare:workers (issue 26 point 3).
 let flagBinding;
@@ -87,9 +89,9 @@ function userEnv(env) {
   if (env === envIn) return envOut;
   if (env === null || typeof env !== 'object') return env;
   let out = env;
-  if (Object.keys(env).some((name) => name.toUpperCase().startsWith(HIDDEN))) {
+  if (Object.keys(env).some(platformBinding)) {
     out = {};
-    for (const name of Object.keys(env)) if (!name.toUpperCase().startsWith(HIDDEN)) out[name] = env[name];
+    for (const name of Object.keys(env)) if (!platformBinding(name)) out[name] = env[name];
   }
   withLocalBodies(out);
   envIn = env;
