@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +248,52 @@ describe('a hostile function and the platform it runs on', () => {
       const other = storage.bucketBlobDirectory(tenantC.accountId, 'c-other')!;
       expect(readdirSync(other).length).toBeGreaterThan(0);
       expect(text.includes(`path = "${other}"`)).toBe(false);
+    });
+
+    it("answers with a file name only the platform's binding, whose key is per account", async () => {
+      const backend = ledge.server.platform.r2Backend;
+      const headersOf = (service: { injectRequestHeaders: { name: string; value: string }[] }) =>
+        Object.fromEntries(service.injectRequestHeaders.map((h) => [h.name, h.value]));
+      const user = headersOf(backend.workerdService(tenantC.accountId, 'c-data'));
+      const local = headersOf(backend.localReads(tenantC.accountId, 'c-data')!.service);
+      const localOfA = headersOf(backend.localReads(ledge.accountId, 'a-data')!.service);
+      const keyHeader = Object.keys(local).find((name) => !(name in user))!;
+      expect(local[keyHeader]).not.toBe(localOfA[keyHeader]);
+      const get = JSON.stringify({ version: 1, method: 'get', object: 'big' });
+      const socketPath = backend.socketPath;
+      const wire = (headers: Record<string, string>) =>
+        new Promise<{ status: number; json: { customFields?: { k: string; v: string }[] }; bytes: number }>(
+          (resolve, reject) => {
+            const req = httpRequest({ socketPath, path: '/', headers: { ...headers, 'cf-r2-request': get } }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => {
+                const all = Buffer.concat(chunks);
+                const size = Number(res.headers['cf-r2-metadata-size'] ?? 0);
+                resolve({
+                  status: res.statusCode!,
+                  json: size > 0 ? JSON.parse(all.subarray(0, size).toString()) : {},
+                  bytes: all.length - size,
+                });
+              });
+            });
+            req.on('error', reject);
+            req.end();
+          },
+        );
+      const plain = await wire(user);
+      expect(plain.status).toBe(200);
+      expect(plain.bytes).toBe(big.length);
+      expect(plain.json.customFields).toEqual([]);
+      const named = await wire(local);
+      expect(named.status).toBe(200);
+      expect(named.bytes).toBe(0);
+      expect(named.json.customFields).toHaveLength(1);
+      expect(named.json.customFields![0]!.k).toBe('__ledge_local_body');
+      expect(named.json.customFields![0]!.v).toMatch(/^([0-9a-f]{2})\/\1[0-9a-f]{30}$/);
+      // Another account's key, or a forged one, on this account's bucket: refused outright.
+      expect((await wire({ ...user, [keyHeader]: localOfA[keyHeader]! })).status).toBe(403);
+      expect((await wire({ ...user, [keyHeader]: `${local[keyHeader]!.slice(1)}x` })).status).toBe(403);
     });
 
     it('refuses the reserved metadata key on every write door, in any case', async () => {
