@@ -31,7 +31,7 @@ export interface ConfigInput {
    * `single` (upload check): the only script owns it, unguarded.
    */
   mode: 'router' | 'single';
-  /** Absolute path of the directory of per-script tail flags (tail-flags.ts), served to isolates read-only. */
+  /** Absolute path of the tail flags; each script is served its own directory in it, read-only (tail-traces.ts). */
   tailFlagsDir: string;
   /** What functions' fetch() and connect() may reach (workerd's `internet` service); unrestricted without. */
   egress?: FunctionsEgress | undefined;

@@ -20,7 +20,6 @@ import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
-
 import type { FunctionsEgress } from './network-service.ts';
 
 export type { R2ServiceResolver } from './config.ts';
