@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
-import type { BlobStore, OpenBlobFile } from './blob-store.ts';
+import { blobNamespace, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 import { conditionHolds } from './conditionals.ts';
 import { assertDigestShapes, measure, verifyDigests } from './digest-stream.ts';
 import { R2Errors } from './errors.ts';
@@ -129,7 +129,7 @@ export class ObjectService {
     if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
       return publish({ segments: [], inlineBody: await collectBody(measured.source, options.size) });
     }
-    const blob = await this.#blobs.write(measured.source, { namespace: bucket.accountId });
+    const blob = await this.#blobs.write(measured.source, { namespace: blobNamespace(bucket) });
     let committed = false;
     try {
       const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size }] });
@@ -170,10 +170,12 @@ export class ObjectService {
     const { object, range, span } = found;
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
     const small = span.length <= options.bufferUpTo;
-    // `local`: a whole object in one blob of the bucket's account is read by the caller from its file.
+    // `local`: a whole object in one blob of this very bucket is read by the caller from its file (never a
+    // blob of another bucket: the reader is handed this bucket's directory only).
     if (options.local && !small && range === undefined && object.segments.length === 1) {
       const localFile = this.#blobs.localFile?.(object.segments[0]!.blobId);
-      if (localFile?.namespace === bucket.accountId) return { status: 'found', object, range, body: { localFile } };
+      if (localFile?.namespace === blobNamespace(bucket))
+        return { status: 'found', object, range, body: { localFile } };
     }
     const body =
       (small ? await readSegments(this.#blobs, object.segments, span) : undefined) ??

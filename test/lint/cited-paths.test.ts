@@ -15,7 +15,8 @@ const ROOTS = ['src', 'test', 'bench', 'scripts', 'eslint', 'docs', 'README.md']
 const NOT_OF_THE_PRESENT = new Set(['docs/benchmarks-history.md']);
 const SKIP = new Set(['node_modules', '.git', 'images']);
 const SOURCE = /\.(ts|js|mjs|md|sh)$/;
-const CITED_PATH = /(?<![\w./-])((?:src|test|bench|docs|scripts|eslint|templates)\/[\w./-]*[\w-]\.(?:ts|js|mjs|md|json|sh))\b/g;
+const CITED_PATH =
+  /(?<![\w./-])((?:src|test|bench|docs|scripts|eslint|templates)\/[\w./-]*[\w-]\.(?:ts|js|mjs|md|json|sh))\b/g;
 const CITED_NAME = /(?<![\w./-])([a-z][\w-]*\.(?:ts|mjs))\b/g;
 
 /** The comments of a source file (line and block comments, roughly: enough to find the files they cite). */

@@ -27,6 +27,7 @@ import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
+import type { FunctionsEgress } from './network-service.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
@@ -36,6 +37,8 @@ export interface FunctionsConfig {
   functionsPort: number;
   functionsDomain: string;
   functionsProcesses: number;
+  /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
+  egress?: FunctionsEgress | undefined;
 }
 
 export interface RuntimeDeps {
@@ -686,6 +689,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       domain: this.#deps.config.functionsDomain,
       maxCompatibilityDate: this.#maxDate,
       tailFlagsDir: this.#deps.traces.flagsDir,
+      egress: this.#deps.config.egress,
       mode: 'router',
       ping: true,
       subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
