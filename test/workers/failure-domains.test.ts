@@ -95,7 +95,8 @@ describe('failure domains: one tenant cannot take the others down', () => {
   let textsB = ['bravo v1'];
   beforeAll(async () => {
     ledge = await startLedge({
-      flags: { functionsProcesses: 2 },
+      // Loopback for the subrequest test's origin (functions reach only the public internet by default).
+      flags: { functionsProcesses: 2, egressAllow: '127.0.0.1/32' },
       env: {
         LEDGE_FUNCTIONS_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
         LEDGE_MAX_SCRIPTS_PER_ACCOUNT: String(MAX_SCRIPTS),
