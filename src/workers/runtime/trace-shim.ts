@@ -1,4 +1,4 @@
-/** Marks the stdout lines of workerd that carry a traced request (see trace-collector.ts). */
+/** Marks the stdout lines of workerd that carry a traced request (see tail-traces.ts). */
 export const TRACE_MARKER = '\u0001ledge-trace ';
 /** The module that patches bucket bindings to read large bodies from the blob files (local-body-shim.ts). */
 export const LOCAL_BODY_MODULE = '__ledge_r2.js';
