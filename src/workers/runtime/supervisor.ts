@@ -386,7 +386,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     // A script the direct generation runs now has already loaded in this very config: a failure to start it
     // again (going from one script to several) can only be one at random, so it gets one more try before it is
     // quarantined for another script's deploy.
-    const again = toStart.filter((w, index) => started[index]!.status === 'rejected' && this.#direct?.key === w.key);
+    const again = toStart.filter(
+      (w, index) => started[index]!.status === 'rejected' && this.#direct?.fingerprint === w.fingerprint,
+    );
     if (again.length > 0) {
       const retried = await this.#startBackends(again);
       again.forEach((w, index) => (started[toStart.indexOf(w)] = retried[index]!));
