@@ -64,9 +64,9 @@ export interface LocalBlobBody {
 /**
  * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
  * blob file: one transaction stores and publishes them, with no file to create, fsync, rename and
- * later delete. bench/functions, PUT 1 KiB: ~0.6k -> see docs/benchmarks.md. SQLite reads blobs of
- * this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html); larger ones stream
- * to files, so memory per upload stays bounded.
+ * later delete. bench/functions, PUT 1 KiB: ~0.6k -> ~1.2k req/s (docs/benchmarks-history.md, session 2).
+ * SQLite reads blobs of this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html);
+ * larger ones stream to files, so memory per upload stays bounded.
  */
 export const INLINE_BODY_LIMIT = 64 * 1024;
 

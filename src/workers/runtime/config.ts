@@ -62,7 +62,7 @@ const METRICS = '__ledge_metrics.js';
  * V8 flags for workerd. The stalls that set GET 1 KiB's p99 are full collections: the C++ objects behind
  * each request (requests, headers, R2 results, I/O contexts) are only freed by a full collection, whose
  * pause grows with the garbage it finalizes (~4-5 ms per MB of heap, --trace-gc-nvp; V8's own phases are
- * a tenth of it). Measured with bench/functions (docs/benchmarks.md, 2026-11-22):
+ * a tenth of it). Measured with bench/functions (docs/benchmarks-history.md, 2026-11-22):
  * - `--max-semi-space-size=2`: a 2 MiB young generation instead of 16+; each process settles at ~185
  *   MiB instead of ~310 MiB under load, at the same throughput.
  * - `--initial-heap-size=2`: the first full collection otherwise waits for the initial 32 MiB limit and

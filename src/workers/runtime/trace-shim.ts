@@ -109,7 +109,7 @@ let sequence = 0;
 // request's context, so only a fallback). Measured, a console.log that carries an end line cost workerd
 // ~15-25 µs more per traced request than a start line alone, whether the end line rode with the next
 // start line (the earlier design) or left alone; 64 end lines in one call cost a fraction of that each
-// (docs/benchmarks.md, session 10). A process killed at its limit loses its queued end lines, so each
+// (docs/benchmarks-history.md, session 10). A process killed at its limit loses its queued end lines, so each
 // start line also names the requests that ended since the last write: the server then knows they
 // finished, and does not report them as killed.
 const END_AGE_MS = 10;
@@ -186,7 +186,7 @@ async function traced(request, run, ctx) {
     // \`cf\` is empty unless a session filters by client address: Ledge has no edge to fill Cloudflare's
     // properties in, and workerd's own cf object here is only its peer address, which workerd parses and
     // freezes on first read (~5-10 µs of a traced request; 3% of a tailed GET 1 KiB's throughput,
-    // docs/benchmarks.md session 10).
+    // docs/benchmarks-history.md session 10).
     const event = {
       outcome,
       scriptName: tag.s,
