@@ -281,8 +281,9 @@ export default { fetch() { return new Response('moody ' + (process.env.MODE ?? '
     const answer = await callFunction(functionsPort(ledge), hog, '/buffers');
     clearInterval(sampler);
     expect(`${answer.status} ${answer.text}`).toBe('503 error code: 1102');
-    // One isolate's heap plus the process headroom (and one 20 ms tick of allocation), not 128 MiB per script.
-    expect((peak - baseline) / MIB).toBeLessThan(ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB + 64);
+    // One isolate's heap plus the process headroom (and what a loaded machine lets it allocate before the
+    // watchdog's tick), not 128 MiB per script of the account (9 here: over 1 GiB).
+    expect((peak - baseline) / MIB).toBeLessThan(ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB + 128);
   });
 
   it('limits the scripts of an account (Cloudflare 10037) and counts nothing of other accounts', async () => {
