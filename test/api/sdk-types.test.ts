@@ -285,6 +285,11 @@ describe('answers match the official SDK types', () => {
       ],
     });
     await call(`GET ${R2}/:bucket_name/lifecycle`, `${b}/lifecycle`);
+    await call(`PUT ${R2}/:bucket_name/cors`, `${b}/cors`, {
+      rules: [{ id: 'web', allowed: { origins: ['*'], methods: ['GET'], headers: ['*'] }, maxAgeSeconds: 60 }],
+    });
+    await call(`GET ${R2}/:bucket_name/cors`, `${b}/cors`);
+    await call(`DELETE ${R2}/:bucket_name/cors`, `${b}/cors`);
     await call(`DELETE ${R2}/:bucket_name`, b);
   }
 

@@ -86,6 +86,7 @@ export const SDK_TYPES = {
   ObjectUpload: { module: 'r2/buckets/objects', type: '$.ObjectUploadResponse' },
   ObjectDelete: { module: 'r2/buckets/objects', type: '$.ObjectDeleteResponse' },
   Lifecycle: { module: 'r2/buckets/lifecycle', type: '$.LifecycleGetResponse' },
+  Cors: { module: 'r2/buckets/cors', type: '$.CORSGetResponse' },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -227,4 +228,7 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${R2}/:bucket_name/objects`]: { sdk: 'ObjectList' },
   [`GET ${R2}/:bucket_name/lifecycle`]: { sdk: 'Lifecycle' },
   [`PUT ${R2}/:bucket_name/lifecycle`]: { sdk: 'unknown' },
+  [`GET ${R2}/:bucket_name/cors`]: { sdk: 'Cors' },
+  [`PUT ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
+  [`DELETE ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
 };
