@@ -22,7 +22,7 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
+import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
@@ -69,6 +69,8 @@ export interface Platform {
   blobStore: BlobStore;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** R2's temporary S3 credentials: `resolve(accessKeyId, sessionToken)` for the S3 endpoint. */
+  tempCredentials: TemporaryCredentialService;
   /** Resolves while this node can serve (its database answers): `GET /healthz`. */
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
@@ -124,7 +126,13 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
-  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger, metrics });
+  const r2 = createR2Subsystem({
+    storage,
+    accounts: accounts.service,
+    socketPath: join(paths.runtime, 'r2.sock'),
+    logger,
+    metrics,
+  });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
@@ -213,6 +221,7 @@ export async function createPlatform(
     storage,
     blobStore,
     r2Backend: r2.wire,
+    tempCredentials: r2.tempCredentials,
     cluster,
     ready: async () => {
       await db.get('SELECT 1 AS ok');

@@ -290,6 +290,16 @@ describe('answers match the official SDK types', () => {
     });
     await call(`GET ${R2}/:bucket_name/cors`, `${b}/cors`);
     await call(`DELETE ${R2}/:bucket_name/cors`, `${b}/cors`);
+    await call(`POST ${A}/r2/temp-access-credentials`, `${a}/r2/temp-access-credentials`, {
+      bucket: 'sdk-bucket',
+      parentAccessKeyId: (
+        await ledge.server.platform.accounts
+          .getUserByEmail(ledge.email)
+          .then((user) => ledge.server.platform.accounts.createToken({ userId: user!.id, name: 'sdk-parent' }))
+      ).token.id,
+      permission: 'object-read-only',
+      ttlSeconds: 60,
+    });
     await call(`DELETE ${R2}/:bucket_name`, b);
   }
 

@@ -87,6 +87,7 @@ export const SDK_TYPES = {
   ObjectDelete: { module: 'r2/buckets/objects', type: '$.ObjectDeleteResponse' },
   Lifecycle: { module: 'r2/buckets/lifecycle', type: '$.LifecycleGetResponse' },
   Cors: { module: 'r2/buckets/cors', type: '$.CORSGetResponse' },
+  TempCredentials: { module: 'r2/temporary-credentials', type: '$.TemporaryCredentialCreateResponse' },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -231,4 +232,5 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${R2}/:bucket_name/cors`]: { sdk: 'Cors' },
   [`PUT ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
   [`DELETE ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
+  [`POST ${A}/r2/temp-access-credentials`]: { sdk: 'TempCredentials' },
 };
