@@ -14,6 +14,8 @@
 export { r2Routes } from './routes.ts';
 export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
 export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';
+export { r2Migrations } from './migrations.ts';
+export type { PublicAccessService, PublicBucketHandler, PublicHostDirectory } from './public/index.ts';
 export {
   TemporaryCredentialService,
   grantAllowsAction,

@@ -126,14 +126,20 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
+  const zones = createZonesSubsystem({ db, accounts: accounts.service });
+  const publicDomain = config.env['LEDGE_R2_PUBLIC_DOMAIN'] || 'r2.localhost';
   const r2 = createR2Subsystem({
     storage,
     accounts: accounts.service,
     socketPath: join(paths.runtime, 'r2.sock'),
     logger,
     metrics,
+    db,
+    zones: zones.service,
+    publicDomain,
+    // Called per custom-domain request, after the load balancers exist.
+    hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
   });
-  const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
     logger,
@@ -142,7 +148,7 @@ export async function createPlatform(
     settings: loadBalancingSettings(config.env),
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
-    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
+    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host, publicDomain] },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
@@ -151,6 +157,7 @@ export async function createPlatform(
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
+  zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
   const notify = notificationSettings(config.env);
   const notifications = createNotificationsSubsystem({
     db,
@@ -196,9 +203,15 @@ export async function createPlatform(
     settings: trafficSettings(config.env),
     httpTimeouts: httpTimeouts(config.env),
     logger: logger.child({ component: 'lb-traffic' }),
+    // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
+    hostHandler: r2.publicHandler,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+
+  // Public bucket hostnames changed on one node are reloaded on the others.
+  r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
+  cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   return {

@@ -300,6 +300,23 @@ describe('answers match the official SDK types', () => {
       permission: 'object-read-only',
       ttlSeconds: 60,
     });
+    await call(`PUT ${R2}/:bucket_name/domains/managed`, `${b}/domains/managed`, { enabled: true });
+    await call(`GET ${R2}/:bucket_name/domains/managed`, `${b}/domains/managed`);
+    const r2Zone = await call('POST /client/v4/zones', '/zones', {
+      name: 'sdk-r2.example',
+      account: { id: ledge.accountId },
+    });
+    const d = `${b}/domains/custom`;
+    await call(`POST ${R2}/:bucket_name/domains/custom`, d, {
+      domain: 'cdn.sdk-r2.example',
+      zoneId: r2Zone?.['id'],
+      enabled: true,
+      minTLS: '1.2',
+    });
+    await call(`GET ${R2}/:bucket_name/domains/custom`, d);
+    await call(`GET ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
+    await call(`PUT ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`, { enabled: false });
+    await call(`DELETE ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
     await call(`DELETE ${R2}/:bucket_name`, b);
   }
 
