@@ -148,7 +148,10 @@ export async function createPlatform(
     settings: loadBalancingSettings(config.env),
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
-    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host, publicDomain] },
+    reservedHostnames: {
+      domains: ['localhost', config.functionsDomain, config.host, publicDomain],
+      servedElsewhere: (hostname) => r2.publicHosts.claims(hostname),
+    },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,

@@ -370,7 +370,7 @@ describe('custom domains', () => {
     expect(taken.body.errors[0]?.message).toMatch(/already connected/);
   });
 
-  it('refuses a hostname a load balancer serves', async () => {
+  it('keeps load balancer hostnames and custom domains apart', async () => {
     const origin = await NamedOrigin.start('origin-a');
     try {
       const pool = await createPool(ledge, 'pool-a', [origin]);
@@ -384,6 +384,20 @@ describe('custom domains', () => {
       expect(answer.body.errors[0]?.message).toMatch(/load balancer/);
       // The load balancer still answers on its host, next to the public bucket on another.
       expect((await get('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      // And the other way round: a load balancer may not take a custom domain's name.
+      await call(ledge, 'POST', `${bucketPath('site')}/domains/custom`, {
+        domain: 'files.example.test',
+        zoneId,
+        enabled: true,
+      });
+      const lb = await call(ledge, 'POST', `/zones/${zoneId}/load_balancers`, {
+        name: 'files.example.test',
+        default_pools: [pool],
+        fallback_pool: pool,
+      });
+      expect(lb.status).toBe(400);
+      expect(lb.body.errors[0]?.message).toMatch(/serves a public R2 bucket/);
+      expect((await get('files.example.test', '/index.html')).body.toString()).toBe('<h1>hello</h1>');
     } finally {
       await origin.stop();
     }
