@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -384,6 +385,43 @@ describe('custom domains', () => {
       expect(answer.body.errors[0]?.message).toMatch(/load balancer/);
       // The load balancer still answers on its host, next to the public bucket on another.
       expect((await get('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      // One keep-alive connection may ask for both: the raw data plane hands it over at the public host,
+      // and node:http then serves the bucket and proxies the load balancer's requests alike.
+      await call(ledge, 'PUT', `${bucketPath('site')}/domains/managed`, { enabled: true });
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const sockets = new Set<unknown>();
+      const onSocket = (host: string, path: string) =>
+        new Promise<Answer>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+            );
+          });
+          req.on('socket', (socket) => sockets.add(socket));
+          req.on('error', reject);
+          req.end();
+        });
+      expect((await onSocket('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      expect((await onSocket(managedHost, '/index.html')).body.toString()).toBe('<h1>hello</h1>');
+      expect((await onSocket('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      expect((await onSocket(managedHost, '/index.html')).status).toBe(200);
+      expect(sockets.size).toBe(1);
+      agent.destroy();
+      // HTTP/1.0 (served by node:http from the start) reaches the bucket too.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`GET /index.html HTTP/1.0\r\nHost: ${managedHost}\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 200/);
+      expect(raw.endsWith('<h1>hello</h1>')).toBe(true);
+
       // And the other way round: a load balancer may not take a custom domain's name.
       await call(ledge, 'POST', `${bucketPath('site')}/domains/custom`, {
         domain: 'files.example.test',
