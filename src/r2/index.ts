@@ -9,8 +9,11 @@
  * Contract with the S3 endpoint: `platform.tempCredentials.resolve(accessKeyId, sessionToken)` turns a
  * temporary credential into the secret to check SigV4 with and its grant (account, bucket, paths,
  * permission or actions, expiry; `grantAllowsAction` / `grantAllowsKey` / `grantAllowsListing` apply it).
- * An ordinary token's key is `platform.accounts.s3AccessKey(accessKeyId)`.
+ * An ordinary token's key pair is `platform.accounts.s3KeyPair(accessKeyId)`.
  */
+export { r2Routes } from './routes.ts';
+export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
+export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';
 export { r2Migrations } from './migrations.ts';
 export type { PublicAccessService, PublicBucketHandler, PublicHostDirectory } from './public/index.ts';
 export {
@@ -23,6 +26,3 @@ export {
   type TempPermission,
   type TemporaryGrant,
 } from './temp-credentials/index.ts';
-export { r2Routes } from './routes.ts';
-export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
-export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';

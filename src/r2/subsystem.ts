@@ -37,7 +37,7 @@ export interface R2Subsystem extends Subsystem {
  */
 export function createR2Subsystem(deps: {
   storage: StorageService;
-  accounts: Pick<AccountService, 's3AccessKey'>;
+  accounts: Pick<AccountService, 's3KeyPair'>;
   socketPath: string;
   logger: Logger;
   metrics?: LedgeMetrics | undefined;
@@ -51,7 +51,7 @@ export function createR2Subsystem(deps: {
   const { storage } = deps;
   const wire = new R2WireBackend(storage, deps.socketPath, deps.logger, deps.metrics);
   const tempCredentials = new TemporaryCredentialService({
-    s3AccessKey: (accessKeyId) => deps.accounts.s3AccessKey(accessKeyId),
+    s3KeyPair: (accessKeyId) => deps.accounts.s3KeyPair(accessKeyId),
     bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined,
   });
   const publicStore = new SqlPublicDomainStore(deps.db);

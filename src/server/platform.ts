@@ -161,9 +161,6 @@ export async function createPlatform(
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
   zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
-  // Public bucket hostnames changed on one node are reloaded on the others.
-  r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
-  cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
   const notify = notificationSettings(config.env);
   const notifications = createNotificationsSubsystem({
     db,
@@ -214,6 +211,10 @@ export async function createPlatform(
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+
+  // Public bucket hostnames changed on one node are reloaded on the others.
+  r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
+  cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   return {

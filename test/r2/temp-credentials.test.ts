@@ -281,10 +281,11 @@ describe('resolving a session token', () => {
   });
 
   it("gives an ordinary token's S3 key pair as R2 does (id, SHA-256 hex of the value)", async () => {
-    const pair = await ledge.server.platform.accounts.s3AccessKey(rw.id);
-    expect(pair?.secret).toBe(sha256(rw.value));
+    const pair = await ledge.server.platform.accounts.s3KeyPair(rw.id);
+    expect(pair?.accessKeyId).toBe(rw.id);
+    expect(pair?.secretAccessKey).toBe(sha256(rw.value));
     expect([...pair!.principal.accountIds]).toEqual([ledge.accountId]);
-    expect((await ledge.server.platform.accounts.s3AccessKey(ro.id))?.principal.readOnly).toBe(true);
-    expect(await ledge.server.platform.accounts.s3AccessKey('0'.repeat(32))).toBeUndefined();
+    expect((await ledge.server.platform.accounts.s3KeyPair(ro.id))?.principal.readOnly).toBe(true);
+    expect(await ledge.server.platform.accounts.s3KeyPair('0'.repeat(32))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '../../accounts/index.ts';
+import type { Principal, S3KeyPair } from '../../accounts/index.ts';
 import { LedgeError } from '../../shared/errors.ts';
 import { R2Errors } from '../../storage/index.ts';
 import { signJwt, unverifiedClaims, verifyJwt, type JwtClaims } from './jwt.ts';
@@ -7,14 +7,8 @@ import { MAX_TEMP_TTL_SECONDS, type TempCredentialsRequest } from './schemas.ts'
 import { TEMP_PERMISSIONS, VALID_ACTIONS, type TempPermission, type TemporaryGrant } from './scope.ts';
 
 /** What the service needs of the rest of the platform (accounts' token lookup, storage's buckets). */
-/** An API token's S3 access key (accounts' `s3AccessKey`): its secret and whom it acts as. */
-export interface ParentKey {
-  secret: string;
-  principal: Principal;
-}
-
 export interface TempCredentialDeps {
-  s3AccessKey(accessKeyId: string): Promise<ParentKey | undefined>;
+  s3KeyPair(accessKeyId: string): Promise<S3KeyPair | undefined>;
   bucketExists(accountId: string, bucket: string): Promise<boolean>;
   /** The `aud` claim: the S3 endpoint's host for an account (default `<account>.r2.localhost`). */
   audience?: ((accountId: string) => string) | undefined;
@@ -57,8 +51,7 @@ export class TemporaryCredentialService {
     request: TempCredentialsRequest,
     now = Date.now(),
   ): Promise<TempCredentials> {
-    const parentId = request.parentAccessKeyId;
-    const parent = await this.#deps.s3AccessKey(parentId);
+    const parent = await this.#deps.s3KeyPair(request.parentAccessKeyId);
     // Someone else's token, another account's, or none at all: one answer, so ids cannot be probed.
     if (!parent || parent.principal.userId !== caller.userId || !parent.principal.accountIds.has(accountId)) {
       throw R2Errors.invalidArgument(
@@ -74,7 +67,7 @@ export class TemporaryCredentialService {
       bucket: request.bucket,
       scope: request.permission,
       sub: accountId,
-      iss: parentId,
+      iss: parent.accessKeyId,
       aud: this.#audience(accountId),
       iat: issuedAt,
       exp: issuedAt + request.ttlSeconds,
@@ -82,9 +75,9 @@ export class TemporaryCredentialService {
     if (request.prefixes?.length || request.objects?.length) {
       claims['paths'] = { prefixPaths: request.prefixes ?? [], objectPaths: request.objects ?? [] };
     }
-    const jwt = signJwt(claims, parent.secret);
+    const jwt = signJwt(claims, parent.secretAccessKey);
     return {
-      accessKeyId: parentId,
+      accessKeyId: parent.accessKeyId,
       secretAccessKey: sha256Hex(jwt),
       sessionToken: Buffer.from(`${SESSION_PREFIX}${jwt}`, 'utf8').toString('base64'),
     };
@@ -98,11 +91,11 @@ export class TemporaryCredentialService {
     const invalid = { ok: false, reason: 'invalid' } as const;
     const jwt = decodeSessionToken(sessionToken);
     if (!jwt || unverifiedClaims(jwt)?.['iss'] !== accessKeyId) return invalid;
-    const parent = await this.#deps.s3AccessKey(accessKeyId);
+    const parent = await this.#deps.s3KeyPair(accessKeyId);
     if (!parent) return invalid;
-    const claims = verifyJwt(jwt, parent.secret);
+    const claims = verifyJwt(jwt, parent.secretAccessKey);
     if (!claims) return invalid;
-    const grant = grantOf(claims, accessKeyId, parent, sha256Hex(jwt));
+    const grant = grantOf(claims, parent, sha256Hex(jwt));
     if (!grant || !parent.principal.accountIds.has(grant.accountId)) return invalid;
     const issuedAt = typeof claims['iat'] === 'number' ? claims['iat'] * 1000 : undefined;
     if (issuedAt !== undefined && grant.expiresAt - issuedAt > MAX_TEMP_TTL_SECONDS * 1000) return invalid;
@@ -123,12 +116,7 @@ function decodeSessionToken(sessionToken: string): string | undefined {
 }
 
 /** The grant a verified token's claims describe, or undefined when they are not a usable credential. */
-function grantOf(
-  claims: JwtClaims,
-  accessKeyId: string,
-  parent: ParentKey,
-  secretAccessKey: string,
-): TemporaryGrant | undefined {
+function grantOf(claims: JwtClaims, parent: S3KeyPair, secretAccessKey: string): TemporaryGrant | undefined {
   const { bucket, scope, sub, exp, actions, paths } = claims;
   if (typeof bucket !== 'string' || bucket === '' || typeof sub !== 'string' || typeof exp !== 'number') return;
   if (scope !== undefined && !(TEMP_PERMISSIONS as readonly unknown[]).includes(scope)) return;
@@ -145,7 +133,7 @@ function grantOf(
     objects = objectPaths;
   }
   return {
-    accessKeyId,
+    accessKeyId: parent.accessKeyId,
     secretAccessKey,
     accountId: sub,
     bucket,
