@@ -535,3 +535,20 @@ describe('clients', () => {
     expect((await get(`pub-${id}.r2.localhost`, '/hello.txt')).body.toString()).not.toBe('from wrangler');
   });
 });
+
+describe('LEDGE_R2_PUBLIC_DOMAIN', () => {
+  it('names the managed URLs, and a value that is no hostname stops the start', async () => {
+    const other = await startLedge({ env: { LEDGE_R2_PUBLIC_DOMAIN: 'Files.Example.' } });
+    try {
+      await other.server.platform.storage.buckets.create(other.accountId, { name: 'named' });
+      const path = `/accounts/${other.accountId}/r2/buckets/named/domains/managed`;
+      const managed = await call(other, 'PUT', path, { enabled: true });
+      expect((managed.body.result as { domain: string }).domain).toMatch(/^pub-[0-9a-f]{32}\.files\.example$/);
+    } finally {
+      await other.close();
+    }
+    await expect(startLedge({ env: { LEDGE_R2_PUBLIC_DOMAIN: 'not a domain' } })).rejects.toThrow(
+      /LEDGE_R2_PUBLIC_DOMAIN must be a hostname/,
+    );
+  });
+});
