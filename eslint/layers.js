@@ -22,7 +22,8 @@ export const LAYERS = {
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
-  r2: [...SUBSYSTEM_BASE, 'storage'],
+  // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
+  r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
