@@ -8,7 +8,7 @@ import { MAX_STDOUT_LINE } from './log-limits.ts';
 
 /** How long the reader rests after a read: lines written meanwhile are read together by the next one. */
 export const GULP_MS = 5;
-/** One read's buffer; a read that fills it is followed at once by the next (a burst is not held back). */
+/** One read's buffer; a read that fills it is followed by the next in the next turn of the event loop (a burst is not held back). */
 const READ_BYTES = 64 * 1024;
 
 /**
@@ -41,6 +41,7 @@ export class GulpedOutput {
   /** Inside a line longer than MAX_STDOUT_LINE: the rest of it is skipped. */
   #skipping = false;
   #resting: NodeJS.Timeout | undefined;
+  #yielding: NodeJS.Immediate | undefined;
   #draining = false;
   #done = false;
   #resolveEnded!: () => void;
@@ -83,7 +84,16 @@ export class GulpedOutput {
   /** Returns false to pause the socket (onread's way) until the rest is over. */
   #read(bytes: number, buffer: Uint8Array): boolean {
     this.#text(this.#decoder.write(buffer.subarray(0, bytes)));
-    if (bytes === READ_BYTES || this.#draining) return true;
+    if (this.#draining) return true;
+    if (bytes === READ_BYTES) {
+      // More is waiting: read it next, but after whatever else is due (libuv would read on, up to 32
+      // buffers in one go, and a tenant flooding its console would hold the event loop that long).
+      this.#yielding ??= setImmediate(() => {
+        this.#yielding = undefined;
+        this.#socket?.resume();
+      });
+      return false;
+    }
     this.#resting ??= setTimeout(() => this.#resume(), GULP_MS);
     return false;
   }
@@ -137,6 +147,7 @@ export class GulpedOutput {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#resting);
+    clearImmediate(this.#yielding);
     const last = this.#decoder.end();
     if (!this.#skipping && (last.length > 0 || this.#partial.length > 0)) this.#line(last);
     this.#resolveEnded();
