@@ -64,6 +64,20 @@ export const WorkerErrors = {
       10501,
       'Ledge does not offer remote previews (wrangler dev --remote). Deploy the Worker with `ledge deploy` (or `wrangler deploy`) and call it at the URL it prints, or run `wrangler dev` without --remote to develop locally.',
     ),
+  /** A change made a script fail to start in the runtime (it passed the upload check, or it was a secret). */
+  scriptFailedToStart: (script: string, reason: string, previousServes: boolean) =>
+    new LedgeError(
+      400,
+      10021,
+      `Worker "${clip(script)}" failed to start: ${clip(reason, 2_000)}. ${previousServes ? 'Nothing was changed: its previous deployment keeps serving.' : 'Nothing was deployed.'}`,
+    ),
+  /** Cloudflare's workers.api.error.script_limit (10037, "ErrorWorkerLimit" in its API schema). */
+  tooManyScripts: (limit: number) =>
+    new LedgeError(
+      400,
+      10037,
+      `You have exceeded the limit of ${limit} Workers on your account. Delete Workers you no longer use (wrangler delete) before you create another.`,
+    ),
   runtimeUnavailable: (detail: string) =>
     new LedgeError(503, 10013, `The function runtime could not apply this change: ${detail}`),
 } as const;

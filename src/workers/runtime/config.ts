@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LocalReads, WorkerdR2Service } from '../../r2/index.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
@@ -7,6 +7,7 @@ import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION, SUBREQUEST_MODULE, subrequestLimitSource } from './subrequest-limit.ts';
 import { ALS_FLAG, LOCAL_BODY_MODULE, TAIL_FLAG_BINDING } from './trace-shim.ts';
 import { LOCAL_BLOBS_BINDING, localBodyShimSource } from './local-body-shim.ts';
 
@@ -33,14 +34,16 @@ export interface ConfigInput {
   tailFlagsDir: string;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
+  /** fetch() calls one invocation may make (subrequest-limit.ts). */
+  subrequestsPerInvocation?: number | undefined;
 }
 
-/** One account's backend process, as the front processes reach it. */
-export interface FrontBackend {
+/** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */
+export interface FrontSlot {
+  /** The binding `S<index>` the routes table names. */
+  index: number;
   /** `unix:<path>` of the backend's listening socket. */
   address: string;
-  /** The routed hosts it serves, `<script>.<subdomain>` (without the domain). */
-  hosts: string[];
 }
 
 let routerSource: string | undefined;
@@ -122,6 +125,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
+      `(name = ${capnpString(SUBREQUEST_MODULE)}, esModule = embed ${file(SUBREQUEST_MODULE, subrequestLimitSource(input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION))})`,
       `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(localReads?.metadataKey, bucketBindings))})`,
       ...version.modules.map(
         (m) =>
@@ -208,36 +212,53 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 }
 
 /**
- * The config of the front processes when several accounts have routed functions: the entry router owns
- * the functions socket and forwards each request by Host to its account's backend process over a unix
- * socket (an external service). A forward that fails, because the backend was killed for exceeding a
- * limit, is answered with Cloudflare's 1102 (the killed process cannot answer its own client).
+ * The config of the front processes: the entry router owns the functions socket and forwards each request
+ * by Host to its script's backend process over a unix socket (an external service per slot). The routing
+ * table is not in the config: the router re-reads `<routesDir>/routes.json` (a read-only disk service), so
+ * a redeploy points a host at a new slot without restarting the front. A forward that fails, because the
+ * backend was killed for exceeding a limit, is answered with Cloudflare's 1102.
  */
-export function writeFrontConfig(dir: string, input: { domain: string; backends: FrontBackend[] }): string {
+export function writeFrontConfig(
+  dir: string,
+  input: { domain: string; slots: FrontSlot[]; routesDir: string },
+): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
-  const routes: Record<string, string> = {};
   const bindings: string[] = [];
   const services: string[] = [];
-  input.backends.forEach((backend, index) => {
-    const binding = `A${index}`;
-    for (const host of backend.hosts) routes[host] = binding;
-    bindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(`account-${index}`)})`);
+  for (const slot of input.slots) {
+    bindings.push(`(name = ${capnpString(`S${slot.index}`)}, service = ${capnpString(`slot-${slot.index}`)})`);
     services.push(
-      `(name = ${capnpString(`account-${index}`)}, external = (address = ${capnpString(backend.address)}, http = ()))`,
+      `(name = ${capnpString(`slot-${slot.index}`)}, external = (address = ${capnpString(slot.address)}, http = ()))`,
     );
-  });
+  }
   services.unshift(
     `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
       `compatibilityDate = "2025-01-01", bindings = ${capnpList([
-        `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
+        `(name = "ROUTES", json = "{}")`,
+        `(name = "ROUTES_FILE", service = "ledge-routes")`,
         `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,
         `(name = "FRONT", json = "true")`,
         ...bindings,
       ])}))`,
   );
+  services.push(`(name = "ledge-routes", disk = (path = ${capnpString(input.routesDir)}, writable = false))`);
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = "ledge-router")`];
   return writeConfigFile(dir, services, sockets, WORKERD_V8_FLAGS);
+}
+
+/** What the front processes route: `<script>.<subdomain>` -> `S<slot>`, and the hosts of quarantined scripts. */
+export interface FrontRoutes {
+  routes: Record<string, string>;
+  quarantined: Record<string, true>;
+}
+
+/** Replaces `<routesDir>/routes.json` atomically (the routers read it while it changes). */
+export function writeFrontRoutes(routesDir: string, table: FrontRoutes): void {
+  mkdirSync(routesDir, { recursive: true, mode: 0o700 });
+  const temporary = join(routesDir, `.routes-${randomUUID()}.json`);
+  writeFileSync(temporary, JSON.stringify(table), { mode: 0o600 });
+  renameSync(temporary, join(routesDir, 'routes.json'));
 }
 
 function writeConfigFile(dir: string, services: string[], sockets: string[], v8Flags: string[]): string {

@@ -1,4 +1,5 @@
 import { AMBIENT_LOG_WINDOW_MS, LOG_BYTES_PER_INVOCATION } from './log-limits.ts';
+import { SUBREQUEST_MODULE } from './subrequest-limit.ts';
 import { traceShimSource } from './trace-shim.ts';
 
 /** Marks the stdout lines of workerd that carry a function's console output (see log-hub.ts). */
@@ -106,9 +107,10 @@ export function wrapperSource(
   // The shim's __ledgeTrace wraps the default export for tail sessions (trace-shim.ts); with a metrics module
   // (metrics-shim.ts) that is wrapped again to count its requests.
   const instrumentImport = metricsModule ? `import { instrument } from ${JSON.stringify(`./${metricsModule}`)};\n` : '';
+  // Outermost: each invocation's subrequests are counted in a frame of its own (subrequest-limit.ts).
   const exportDefault = (name: string) =>
-    `export default ${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`};\n`;
-  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
+    `export default limitSubrequests(${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`});\n`;
+  const head = `import { limitSubrequests } from ${JSON.stringify(`./${SUBREQUEST_MODULE}`)};\nimport { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
   if (!hostGuard) return `${head}${exportDefault('main')}`;
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.

@@ -143,7 +143,7 @@ async function traced(request, run, ctx) {
       name: isError && typeof error.name === 'string' ? error.name : 'Error',
       message: isError && 'message' in error ? String(error.message) : String(error),
       // Without the frames of Ledge's own wrapper modules: the stack is the user's.
-      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main|metrics)\\.js/.test(line)).join('\\n') : undefined,
+      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main|metrics|limits)\\.js/.test(line)).join('\\n') : undefined,
       timestamp: Date.now(),
     });
     throw error;

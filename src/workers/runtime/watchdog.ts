@@ -41,6 +41,7 @@ interface Watched {
   stat: ProcFile;
   statm: ProcFile;
   baselineBytes: number;
+  beforeKill: (() => void) | undefined;
 }
 
 /**
@@ -71,6 +72,8 @@ export class Watchdog {
       pingSocket: string;
       limits: ProcessLimits;
       label: Record<string, unknown>;
+      /** Runs just before the kill (a script's backend lets go of its socket, see script-backend.ts). */
+      beforeKill?: (() => void) | undefined;
     },
   ): void {
     const pid = process.child.pid;
@@ -89,6 +92,7 @@ export class Watchdog {
       stat: new ProcFile(`/proc/${pid}/stat`),
       statm,
       baselineBytes: residentBytes(statm) ?? 0,
+      beforeKill: options.beforeKill,
     };
     this.#watched.add(watched);
     void process.exited.then(() => {
@@ -158,6 +162,7 @@ export class Watchdog {
       { ...watched.label, pid: watched.pid, limit_cpu_ms: watched.limits.cpuMs, ...detail },
     );
     watched.process.limitExceeded = reason;
+    watched.beforeKill?.();
     watched.process.child.kill('SIGKILL');
     this.#forget(watched);
   }
