@@ -5,6 +5,7 @@ import type { AppEnv } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
+import { BytePace } from './history-rate.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { resolveSelf, tailCreateBodySchema } from './tail/filters.ts';
@@ -53,9 +54,11 @@ const LIVE_BACKLOG_BYTES = 1024 * 1024;
  * console output as NDJSON (the last N kept lines first, then live lines until the client disconnects;
  * with follow=false only the kept lines). `ledge tail --history` reads the kept lines here. The kept lines
  * are read chunk by chunk as the client takes them (log-file.ts, log-history.ts): a history of many
- * megabytes never sits in memory or on the event loop at once.
+ * megabytes never sits in memory or on the event loop at once; an account's reads together are paced at
+ * HISTORY_BYTES_PER_SECOND (history-rate.ts).
  */
 export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs: FunctionLogHub): void {
+  const pace = new BytePace();
   app.get('/accounts/:account_id/workers/scripts/:script/tail', async (c) => {
     const accountId = c.req.param('account_id');
     const script = c.req.param('script');
@@ -79,6 +82,7 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
           if (live) return;
           const next = await history.next();
           if (!next.done) {
+            await pace.take(accountId, next.value.length);
             controller.enqueue(next.value);
             return;
           }

@@ -2,8 +2,10 @@ import { appendFile, mkdir, open, rename, type FileHandle } from 'node:fs/promis
 import { dirname } from 'node:path';
 import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from './log-limits.ts';
 
-/** One read of a history: large enough to be cheap, small enough that no read holds the event loop. */
-const CHUNK_BYTES = 64 * 1024;
+/** One read of a history: large enough to be cheap per byte, small enough that no chunk holds the event loop. */
+const CHUNK_BYTES = 256 * 1024;
+/** One read while looking backwards for where the last lines start (most reads want few lines). */
+const SCAN_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /**
@@ -20,6 +22,13 @@ export class ScriptLogFile {
   #dropped = 0;
   /** The current file's size once known (stat at the first write). */
   #size: number | undefined;
+  /**
+   * How many lines the current and the rotated file hold, once known (a file this process started, or one a
+   * history read went through to its start): a read that wants at least that many needs no backward scan.
+   */
+  #lines: number | undefined;
+  #olderLines: number | undefined;
+  #rotations = 0;
   #writing: Promise<void> | undefined;
 
   constructor(path: string, onError: (error: unknown) => void) {
@@ -51,15 +60,29 @@ export class ScriptLogFile {
     if (count <= 0) return;
     await this.flush();
     // Opened before reading: a rotation meanwhile renames the files, these handles keep reading the same ones.
+    const rotations = this.#rotations;
     const current = await openIfExists(this.#path);
     const older = await openIfExists(`${this.#path}.1`);
     try {
       const parts: Array<{ handle: FileHandle; start: number; end: number }> = [];
       let wanted = count;
-      for (const handle of [current, older]) {
+      for (const [handle, isCurrent] of [
+        [current, true],
+        [older, false],
+      ] as const) {
         if (!handle || wanted <= 0) continue;
         const end = (await handle.stat()).size;
-        const { start, found } = await startOfLastLines(handle, end, wanted);
+        const same = rotations === this.#rotations;
+        const known = !same ? undefined : isCurrent ? (end === this.#size ? this.#lines : undefined) : this.#olderLines;
+        const { start, found } =
+          known !== undefined && wanted >= known
+            ? { start: 0, found: known }
+            : await startOfLastLines(handle, end, wanted);
+        // Read to its start: now its line count is known too (unless it changed meanwhile).
+        if (start === 0 && known === undefined && rotations === this.#rotations) {
+          if (!isCurrent) this.#olderLines = found;
+          else if (end === this.#size) this.#lines = found;
+        }
         parts.unshift({ handle, start, end });
         wanted -= found;
       }
@@ -84,14 +107,19 @@ export class ScriptLogFile {
       await new Promise((resolve) => setImmediate(resolve));
       while (this.#pending.length > 0 || this.#dropped > 0) {
         let batch = this.#pending.join('');
-        if (this.#dropped > 0) batch += droppedNote(this.#dropped);
+        let lines = this.#pending.length;
+        if (this.#dropped > 0) {
+          batch += droppedNote(this.#dropped);
+          lines++;
+        }
         this.#pending = [];
         this.#pendingBytes = 0;
         this.#dropped = 0;
         try {
-          await this.#write(batch);
+          await this.#write(batch, lines);
         } catch (error) {
           this.#size = undefined;
+          this.#lines = undefined;
           this.#onError(error);
         }
       }
@@ -100,21 +128,26 @@ export class ScriptLogFile {
     }
   }
 
-  async #write(batch: string): Promise<void> {
+  async #write(batch: string, lines: number): Promise<void> {
     if (this.#size === undefined) {
       await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
       const { size, endsLine } = await sizeOf(this.#path);
       this.#size = size;
+      this.#lines = size === 0 ? 0 : undefined;
       // A server killed in the middle of a write left half a line: the next line starts on its own.
       if (!endsLine) batch = `\n${batch}`;
     }
     const bytes = Buffer.byteLength(batch);
     if (this.#size > 0 && this.#size + bytes > LOG_FILE_BYTES) {
       await rename(this.#path, `${this.#path}.1`);
+      this.#rotations++;
+      this.#olderLines = this.#lines;
       this.#size = 0;
+      this.#lines = 0;
     }
     await appendFile(this.#path, batch, { mode: 0o600 });
     this.#size += bytes;
+    if (this.#lines !== undefined) this.#lines += lines;
   }
 }
 
@@ -155,11 +188,11 @@ async function startOfLastLines(
   end: number,
   wanted: number,
 ): Promise<{ start: number; found: number }> {
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const buffer = Buffer.allocUnsafe(SCAN_BYTES);
   let found = 0;
   let first = true;
   for (let cursor = end; cursor > 0;) {
-    const from = Math.max(0, cursor - CHUNK_BYTES);
+    const from = Math.max(0, cursor - SCAN_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, cursor - from, from);
     let i = bytesRead - 1;
     // The newline that ends the last line does not start another one.
