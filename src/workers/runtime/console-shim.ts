@@ -89,8 +89,9 @@ const methods = {
   },
 };
 const quiet = () => undefined;
-for (const name of new Set([...Object.getOwnPropertyNames(console), ...Object.getOwnPropertyNames(Object.getPrototypeOf(console) ?? {})])) {
-  if (name !== 'constructor' && typeof console[name] === 'function') console[name] = methods[name] ?? quiet;
+// Any other method of workerd's console (profile, timeStamp, context...) prints nothing rather than untagged text.
+for (const name of Object.getOwnPropertyNames(console)) {
+  if (typeof console[name] === 'function') console[name] = methods[name] ?? quiet;
 }
 for (const [name, method] of Object.entries(methods)) console[name] = method;
 ${traceShimSource(accountId, script)}`;
