@@ -12,8 +12,7 @@ export const LAYERS = {
   db: ['shared'],
   egress: ['shared'],
   storage: ['shared', 'db'],
-  // The request context names who is calling (accounts' Principal type).
-  'api-kit': ['shared', 'db', 'accounts'],
+  'api-kit': ['shared', 'db'],
   // Nodes sharing one database: leases, heartbeats, the change feed.
   cluster: ['shared', 'db'],
   accounts: [...SUBSYSTEM_BASE],
@@ -24,7 +23,6 @@ export const LAYERS = {
   // The runtime gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
   r2: [...SUBSYSTEM_BASE, 'storage'],
-  observability: [...SUBSYSTEM_BASE],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -35,7 +33,6 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
-    'observability',
   ],
   server: [
     'shared',
@@ -51,7 +48,6 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
-    'observability',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

@@ -171,7 +171,7 @@ export async function createPlatform(
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
-      localReads: (accountId) => r2.wire.localReads(accountId),
+      localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,

@@ -44,12 +44,6 @@ export const WorkerErrors = {
       10027,
       `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`,
     ),
-  scriptStartupFailed: (detail: string) =>
-    new LedgeError(
-      400,
-      10021,
-      `Uncaught error while loading the Worker; the previous deployment keeps serving. ${detail}`,
-    ),
   invalidSecret: (message: string) => new LedgeError(400, 10021, message),
   invalidSubdomain: (name: string) =>
     new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),
@@ -64,7 +58,7 @@ export const WorkerErrors = {
       10501,
       'Ledge does not offer remote previews (wrangler dev --remote). Deploy the Worker with `ledge deploy` (or `wrangler deploy`) and call it at the URL it prints, or run `wrangler dev` without --remote to develop locally.',
     ),
-  /** A change made a script fail to start in the runtime (it passed the upload check, or it was a secret). */
+  /** A script did not start with a change: at the upload check, or in the runtime (a secret, a failure at random). */
   scriptFailedToStart: (script: string, reason: string, previousServes: boolean) =>
     new LedgeError(
       400,

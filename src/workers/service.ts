@@ -39,8 +39,8 @@ export interface ScriptRuntimeStatus {
 
 /** What the service needs from the function runtime (implemented by runtime/supervisor.ts). */
 export interface FunctionRuntime {
-  /** Loads one script alone in a throwaway workerd as the runtime will; rejects with its own message if it fails. */
-  check(candidate: DeployedScript): Promise<void>;
+  /** Loads one script alone in a throwaway workerd as the runtime will; resolves with why it failed, if it did. */
+  check(candidate: DeployedScript): Promise<string | undefined>;
   /**
    * Brings the runtime in line with the deployments. A script that fails to start fails alone: it is in the
    * report, and every other script goes on.
@@ -155,13 +155,15 @@ export class WorkersService {
       else secrets.push(record);
     }
     checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
-    await this.#runtime.check({
+    const failure = await this.#runtime.check({
       script,
       version: { ...version, number: 0 },
       secrets,
       subdomain: 'check',
       scheduled: false,
     });
+    if (failure !== undefined)
+      throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
     const deployment: DeploymentRecord | undefined = deploy
       ? {
           id: randomUUID(),

@@ -165,7 +165,7 @@ describe('failure domains: chaos', () => {
     expect(chaosDeploys).toBe(FAILING.length * 2);
 
     // A broken version is left deployed (as an older check could have let through), and the server restarts.
-    await storeBrokenVersion(ledge, tenantC.accountId, 'charlie');
+    await storeBrokenVersion(ledge.server.platform.functions.workers.store, tenantC.accountId, 'charlie');
     await ledge.close();
     ledge = await startLedge({ dataDir, env });
     tenantC = { ...tenantC, apiUrl: ledge.apiUrl, server: ledge.server };

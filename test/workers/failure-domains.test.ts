@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB } from '../../src/workers/runtime/limits.ts';
 import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
@@ -20,6 +22,16 @@ import {
 const START_TIMEOUT_MS = 3_000;
 const MAX_SCRIPTS = 9;
 const SUBREQUESTS = 5;
+
+const MIB = 1024 * 1024;
+
+function residentBytes(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
+  } catch {
+    return 0;
+  }
+}
 
 const answering = (text: string) => `export default { fetch() { return new Response(${JSON.stringify(text)}); } };`;
 
@@ -83,7 +95,8 @@ describe('failure domains: one tenant cannot take the others down', () => {
   let textsB = ['bravo v1'];
   beforeAll(async () => {
     ledge = await startLedge({
-      flags: { functionsProcesses: 2 },
+      // Loopback for the subrequest test's origin (functions reach only the public internet by default).
+      flags: { functionsProcesses: 2, egressAllow: '127.0.0.1/32' },
       env: {
         LEDGE_FUNCTIONS_START_TIMEOUT_MS: String(START_TIMEOUT_MS),
         LEDGE_MAX_SCRIPTS_PER_ACCOUNT: String(MAX_SCRIPTS),
@@ -113,6 +126,8 @@ describe('failure domains: one tenant cannot take the others down', () => {
         expect(failed.status, how).toBe(400);
         const message = failed.body.errors[0]!.message;
         expect(failed.body.errors[0]!.code, how).toBe(10021);
+        expect(message, how).toContain('Worker "charlie" failed to start');
+        expect(message, how).toContain('its previous deployment keeps serving');
         expect(message, how).not.toMatch(/alpha|bravo/);
         expect(Date.now() - started, how).toBeLessThan(START_TIMEOUT_MS + 10_000);
         // C's previous version keeps serving.
@@ -152,6 +167,7 @@ describe('failure domains: one tenant cannot take the others down', () => {
     });
     expect(fresh.status).toBe(400);
     expect(fresh.body.errors[0]!.message).toContain('tenant C getter read');
+    expect(fresh.body.errors[0]!.message).toMatch(/^Worker "getter" failed to start: .*Nothing was deployed\.$/s);
     // Nothing was stored for it.
     expect((await api(tenantC, 'GET', `/accounts/${tenantC.accountId}/workers/scripts/getter`)).status).toBe(404);
   });
@@ -246,6 +262,30 @@ export default { fetch() { return new Response('moody ' + (process.env.MODE ?? '
     }
   });
 
+  it('holds each isolate to 128 MiB however many scripts its account has', async () => {
+    const hog = await deploy(
+      tenantC,
+      'hog',
+      `const kept = [];
+      export default { fetch(request) {
+        if (new URL(request.url).pathname === '/buffers') for (;;) kept.push(new Uint8Array(1 << 20).fill(1));
+        return new Response('hog ok ' + kept.length);
+      } };`,
+    );
+    const runtime = ledge.server.platform.functions.runtime;
+    expect(runtime.status(tenantC.accountId).size).toBeGreaterThanOrEqual(5);
+    const [pid] = runtime.scriptPids(tenantC.accountId, 'hog');
+    const baseline = residentBytes(pid!);
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(pid!))), 10);
+    const answer = await callFunction(functionsPort(ledge), hog, '/buffers');
+    clearInterval(sampler);
+    expect(`${answer.status} ${answer.text}`).toBe('503 error code: 1102');
+    // One isolate's heap plus the process headroom (and what a loaded machine lets it allocate before the
+    // watchdog's tick), not 128 MiB per script of the account (9 here: over 1 GiB).
+    expect((peak - baseline) / MIB).toBeLessThan(ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB + 128);
+  });
+
   it('limits the scripts of an account (Cloudflare 10037) and counts nothing of other accounts', async () => {
     const existing = (await api(tenantC, 'GET', `/accounts/${tenantC.accountId}/workers/scripts`)).body.result.length;
     for (let i = existing; i < MAX_SCRIPTS; i++) {
@@ -277,7 +317,8 @@ describe('failure domains: start-up never depends on tenant code', () => {
     const hostD = await deploy(tenantC, 'doomed', answering('doomed ok'));
     // What a workerd upgrade or an older Ledge could leave behind: deployed versions that no longer load
     // (written through the store, as an upload that passed an older check would have been).
-    for (const script of ['charlie', 'doomed']) await storeBrokenVersion(ledge, tenantC.accountId, script);
+    for (const script of ['charlie', 'doomed'])
+      await storeBrokenVersion(ledge.server.platform.functions.workers.store, tenantC.accountId, script);
     await ledge.close();
 
     ledge = await startLedge({ dataDir, env: { LEDGE_FUNCTIONS_START_TIMEOUT_MS: String(START_TIMEOUT_MS) } });

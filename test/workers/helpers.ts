@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
+import type { WorkerStore } from '../../src/workers/store.ts';
 
 import type { Envelope } from '../helpers/envelope.ts';
 
@@ -130,14 +131,14 @@ export async function tenant(ledge: TestLedge, name: string): Promise<TestLedge>
  * Deploys, through the store, a version of `script` whose top-level code throws: what a workerd upgrade or an
  * older Ledge whose check let it through could leave deployed (the API's own deploys never store one).
  */
-export async function storeBrokenVersion(ledge: TestLedge, accountId: string, script: string): Promise<void> {
-  const workers = ledge.server.platform.functions.workers;
-  const existing = (await workers.store.getScript(accountId, script))!;
-  const current = (await workers.currentVersion(existing))!;
+export async function storeBrokenVersion(store: WorkerStore, accountId: string, script: string): Promise<void> {
+  const existing = (await store.getScript(accountId, script))!;
+  const deployment = (await store.getDeployment(existing.current_deployment_id!))!;
+  const current = (await store.getVersion(accountId, script, deployment.version_id))!;
   const source = `throw new Error('stored broken version of ${script}');\nexport default {};`;
   const id = randomUUID();
   const now = new Date().toISOString();
-  await workers.store.saveVersion({
+  await store.saveVersion({
     script: existing,
     version: {
       ...current,

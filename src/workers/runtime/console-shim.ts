@@ -111,7 +111,9 @@ export function wrapperSource(
   // Outermost: each invocation's subrequests are counted in a frame of its own (subrequest-limit.ts).
   const exportDefault = (name: string) =>
     `export default limitSubrequests(${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`});\n`;
-  const head = `import { limitSubrequests } from ${JSON.stringify(`./${SUBREQUEST_MODULE}`)};\nimport { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
+  // The limit module comes after the shim, whose egress module replaces fetch too: modules run in import
+  // order, so the count wraps the egress check, and a refused fetch() counts as a subrequest, as on Cloudflare.
+  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\nimport { limitSubrequests } from ${JSON.stringify(`./${SUBREQUEST_MODULE}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
   if (!hostGuard) return `${head}${exportDefault('main')}`;
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../../shared/background-service.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
 import {
@@ -28,6 +27,7 @@ import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
+import type { FunctionsEgress } from './network-service.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
@@ -37,6 +37,8 @@ export interface FunctionsConfig {
   functionsPort: number;
   functionsDomain: string;
   functionsProcesses: number;
+  /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
+  egress?: FunctionsEgress | undefined;
 }
 
 export interface RuntimeDeps {
@@ -284,7 +286,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
    * and V8 flags), as it is served on workers.dev (the wrapper that guards its Host reads the default export
    * the way serving does: wrangler enables the route right after an upload).
    */
-  async check(candidate: DeployedScript): Promise<void> {
+  async check(candidate: DeployedScript): Promise<string | undefined> {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
@@ -297,8 +299,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       });
       try {
         await process.ready;
+        return undefined;
       } catch (error) {
-        throw WorkerErrors.scriptStartupFailed(cleanWorkerdError((error as Error).message));
+        return cleanWorkerdError((error as Error).message);
       } finally {
         await process.stop(1_000);
       }
@@ -330,7 +333,10 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         this.#remember(only!, reason);
         failed.set(only!.key, reason);
         // The previous generation ran this script: it keeps serving its previous version.
-        if (this.#direct?.key === only!.key) return { failed };
+        if (this.#direct?.key === only!.key) {
+          this.#running(this.#direct);
+          return { failed };
+        }
       }
     }
     await this.#applyFront(wanted, failed, restartFront);
@@ -377,6 +383,16 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       else quarantined.push(w);
     }
     const started = await this.#startBackends(toStart);
+    // A script the direct generation runs now has already loaded in this very config: a failure to start it
+    // again (going from one script to several) can only be one at random, so it gets one more try before it is
+    // quarantined for another script's deploy.
+    const again = toStart.filter(
+      (w, index) => started[index]!.status === 'rejected' && this.#direct?.fingerprint === w.fingerprint,
+    );
+    if (again.length > 0) {
+      const retried = await this.#startBackends(again);
+      again.forEach((w, index) => (started[toStart.indexOf(w)] = retried[index]!));
+    }
     toStart.forEach((w, index) => {
       const result = started[index]!;
       if (result.status === 'fulfilled') {
@@ -683,6 +699,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       domain: this.#deps.config.functionsDomain,
       maxCompatibilityDate: this.#maxDate,
       tailFlagsDir: this.#deps.traces.flagsDir,
+      egress: this.#deps.config.egress,
       mode: 'router',
       ping: true,
       subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
