@@ -50,7 +50,9 @@ export function createFunctions(deps: {
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
 }): FunctionsPlatform {
-  const logs = new FunctionLogHub(deps.paths.logs);
+  const logs = new FunctionLogHub(deps.paths.logs, (error) =>
+    deps.logger.warn('function log lines could not be kept', { err: error }),
+  );
   const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime));
   const tails = new TailSessions({ traces, ttlMs: tailSessionSeconds(deps.env) * 1000 });

@@ -211,7 +211,7 @@ describe('runtime isolation between accounts', () => {
     expect(failures).toEqual([]);
     expect(seen).toContain('a ok');
     expect(seen).toContain('a v2 hello from a secret');
-    const logs = ledge.server.platform.functions.logs.recent(ledge.accountId, 'steady', 1);
+    const logs = await ledge.server.platform.functions.logs.recent(ledge.accountId, 'steady', 1);
     expect(logs[0]?.message).toEqual(['served', 'hello from a secret']);
     // The other accounts were moved to the new generation too, and still serve.
     expect((await callFunction(port, hostB, '/')).text).toBe('b ok');

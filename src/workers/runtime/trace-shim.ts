@@ -196,7 +196,7 @@ async function traced(request, run, ctx) {
       event: { request: { url, method, headers, cf: withPeer ? (request.cf ?? {}) : {} } },
       wallTime: Date.now() - eventTimestamp,
       diagnosticsChannelEvents: [],
-      truncated: false,
+      truncated: logBudget.getStore()?.over === true,
       executionModel: 'stateless',
     };
     if (status !== undefined) event.event.response = { status };
@@ -220,7 +220,8 @@ export function __ledgeTrace(main) {
       constructor(ctx, env, ...rest) { super(ctx, userEnv(env), ...rest); rawEnv.set(this, env); }
       fetch(request, ...rest) {
         const fetch = super.fetch;
-        return tracedFetch((req) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined);
+        // Each invocation has its own console budget (logBudget, console-shim.ts).
+        return logBudget.run(newBudget(), () => tracedFetch((req) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined));
       }
     };
   }
@@ -236,8 +237,8 @@ export function __ledgeTrace(main) {
   for (const key of new Set([...Object.keys(main), ...handlers])) {
     const value = main[key];
     if (typeof value !== 'function') wrapped[key] = value;
-    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return tracedFetch(value, main, request, env, ctx); };
-    else wrapped[key] = function (event, env, ...rest) { return value.call(main, event, userEnv(env), ...rest); };
+    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return logBudget.run(newBudget(), () => tracedFetch(value, main, request, env, ctx)); };
+    else wrapped[key] = function (event, env, ...rest) { return logBudget.run(newBudget(), () => value.call(main, event, userEnv(env), ...rest)); };
   }
   return wrapped;
 }
