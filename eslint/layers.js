@@ -25,6 +25,9 @@ export const LAYERS = {
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
   r2: [...SUBSYSTEM_BASE, 'storage'],
   observability: [...SUBSYSTEM_BASE],
+  // The browser dashboard: sessions over the API's own authentication, live health events, and the
+  // notification_email migration run through the client against /client/v4 in-process.
+  dashboard: [...SUBSYSTEM_BASE, 'accounts', 'load-balancing', 'client', 'email-migration'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -52,6 +55,7 @@ export const LAYERS = {
     'workers',
     'r2',
     'observability',
+    'dashboard',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

@@ -31,6 +31,7 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
 import { httpTimeouts } from '../shared/http-timeouts.ts';
+import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -77,6 +78,8 @@ export interface Platform {
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
+  /** The browser dashboard at `/` (src/dashboard/): its page, sessions and live events. */
+  dashboard: Dashboard;
 }
 
 export async function createPlatform(
@@ -193,7 +196,9 @@ export async function createPlatform(
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
+  const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
   return {
+    dashboard,
     config,
     paths,
     db,

@@ -11,6 +11,8 @@ import { createPlatform, type Platform } from './platform.ts';
 
 export interface RunningServer {
   apiUrl: string;
+  /** The browser dashboard, at the API port's root. */
+  dashboardUrl: string;
   port: number;
   platform: Platform;
   /** Present only on the first boot of a data dir: shown once, also written to credentials.json. */
@@ -48,6 +50,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   platform.egress.addOwnListener(port, 'API');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
+  const dashboardUrl = `http://${host}:${port}/`;
   const started: typeof platform.background = [];
   let credentials: Credentials | undefined;
   try {
@@ -76,7 +79,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
       await stopAll(started, platform);
       await closeDatabases(platform);
     })());
-  return { apiUrl, port, platform, credentials, close };
+  return { apiUrl, dashboardUrl, port, platform, credentials, close };
 }
 
 async function stopAll(services: Platform['background'], platform: Platform): Promise<void> {
