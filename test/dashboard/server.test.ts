@@ -105,7 +105,9 @@ describe('dashboard sessions', () => {
     });
     expect(right.status).toBe(200);
     const list = await fetch(path, { headers: ledge.tokenHeaders });
-    const names = ((await list.json()) as { result: { buckets: { name: string }[] } }).result.buckets.map((b) => b.name);
+    const names = ((await list.json()) as { result: { buckets: { name: string }[] } }).result.buckets.map(
+      (b) => b.name,
+    );
     expect(names).toContain('csrf-right');
     expect(names).not.toContain('csrf-none');
     expect(names).not.toContain('csrf-wrong');
@@ -128,7 +130,9 @@ describe('dashboard sessions', () => {
     });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
-    expect((await fetch(`${origin(ledge)}/dashboard/session`, { headers: { cookie: signed.cookie } })).status).toBe(401);
+    expect((await fetch(`${origin(ledge)}/dashboard/session`, { headers: { cookie: signed.cookie } })).status).toBe(
+      401,
+    );
     expect((await fetch(`${ledge.apiUrl}/user`, { headers: { cookie: signed.cookie } })).status).toBe(400);
   });
 

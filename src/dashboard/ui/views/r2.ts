@@ -80,7 +80,51 @@ export async function buckets(main: HTMLElement): Promise<void> {
 /** The object browser: one "folder" (prefix) at a time, with upload, download, delete and metadata. */
 export async function objects(main: HTMLElement, bucket: string, query: URLSearchParams): Promise<void> {
   const prefix = query.get('prefix') ?? '';
-  const cursor = query.get('cursor') ?? undefined;
+  const here = (p: string, c?: string) => `${href('r2', bucket)}?prefix=${enc(p)}${c ? `&cursor=${enc(c)}` : ''}`;
+  const crumbs: HTMLElement[] = [h('a', { href: here('') }, bucket)];
+  let walked = '';
+  for (const part of prefix.split('/').filter(Boolean)) {
+    walked += `${part}/`;
+    crumbs.push(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: here(walked) }, part));
+  }
+  const status = notice();
+  const listing = h('div', null);
+  const details = h('div', { class: 'details', 'aria-live': 'polite' });
+  // The listing refreshes after uploads and deletes; the upload list (with its progress bars) stays.
+  const refresh = () =>
+    showListing(listing, details, status, bucket, prefix, query.get('cursor') ?? undefined, here).catch(
+      (error: unknown) => status.fail(error),
+    );
+  await showListing(listing, details, status, bucket, prefix, query.get('cursor') ?? undefined, here);
+  replace(
+    main,
+    pageView(
+      `Bucket ${bucket}`,
+      h('nav', { 'aria-label': 'Folder', class: 'crumbs' }, crumbs),
+      h(
+        'p',
+        null,
+        h('a', { href: href('r2') }, '← Buckets'),
+        ' · ',
+        h('a', { href: href('r2', bucket, 'settings') }, 'Settings'),
+      ),
+      uploader(bucket, prefix, () => void refresh()),
+      status.element,
+      listing,
+      details,
+    ),
+  );
+}
+
+async function showListing(
+  listing: HTMLElement,
+  details: HTMLElement,
+  status: ReturnType<typeof notice>,
+  bucket: string,
+  prefix: string,
+  cursor: string | undefined,
+  here: (prefix: string, cursor?: string) => string,
+): Promise<void> {
   const envelope = await call<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, undefined, {
     prefix,
     delimiter: '/',
@@ -89,15 +133,10 @@ export async function objects(main: HTMLElement, bucket: string, query: URLSearc
   });
   const info = envelope.result_info ?? {};
   const folders = (info.delimited ?? []) as string[];
-  const status = notice();
-  const here = (p: string, c?: string) => `${href('r2', bucket)}?prefix=${enc(p)}${c ? `&cursor=${enc(c)}` : ''}`;
-  const crumbs: HTMLElement[] = [h('a', { href: here('') }, bucket)];
-  let walked = '';
-  for (const part of prefix.split('/').filter(Boolean)) {
-    walked += `${part}/`;
-    crumbs.push(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: here(walked) }, part));
-  }
-  const details = h('div', { class: 'details', 'aria-live': 'polite' });
+  const again = () =>
+    void showListing(listing, details, status, bucket, prefix, cursor, here).catch((error: unknown) =>
+      status.fail(error),
+    );
   const rows = [
     ...folders.map((folder) => [
       h('a', { href: here(folder), class: 'folder' }, `${folder.slice(prefix.length)}`),
@@ -129,10 +168,7 @@ export async function objects(main: HTMLElement, bucket: string, query: URLSearc
           'Delete',
           async () => {
             if (!(await confirmDialog(`Delete "${object.key}"? This cannot be undone.`, 'Delete object'))) return;
-            del(objectPath(bucket, object.key)).then(
-              () => void objects(main, bucket, query),
-              (error: unknown) => status.fail(error),
-            );
+            del(objectPath(bucket, object.key)).then(again, (error: unknown) => status.fail(error));
           },
           { 'aria-label': `Delete ${object.key}` },
         ),
@@ -140,25 +176,11 @@ export async function objects(main: HTMLElement, bucket: string, query: URLSearc
     ]),
   ];
   replace(
-    main,
-    pageView(
-      `Bucket ${bucket}`,
-      h('nav', { 'aria-label': 'Folder', class: 'crumbs' }, crumbs),
-      h(
-        'p',
-        null,
-        h('a', { href: href('r2') }, '← Buckets'),
-        ' · ',
-        h('a', { href: href('r2', bucket, 'settings') }, 'Settings'),
-      ),
-      uploader(bucket, prefix, () => void objects(main, bucket, query)),
-      status.element,
-      table(`Objects in ${prefix || 'the bucket root'}`, ['Name', 'Size', 'Type', 'Uploaded', 'Actions'], rows),
-      info.is_truncated && info.cursor
-        ? h('p', null, h('a', { href: here(prefix, String(info.cursor)), class: 'button' }, 'Next page'))
-        : null,
-      details,
-    ),
+    listing,
+    table(`Objects in ${prefix || 'the bucket root'}`, ['Name', 'Size', 'Type', 'Uploaded', 'Actions'], rows),
+    info.is_truncated && info.cursor
+      ? h('p', null, h('a', { href: here(prefix, String(info.cursor)), class: 'button' }, 'Next page'))
+      : null,
   );
 }
 
