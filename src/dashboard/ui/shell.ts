@@ -91,6 +91,7 @@ export function renderShell(app: HTMLElement): void {
     );
   };
   window.onhashchange = show;
+  window.addEventListener('ledge:legacy-changed', () => void refreshBanner(banner));
   show();
   startLive();
 }

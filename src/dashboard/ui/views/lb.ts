@@ -105,6 +105,18 @@ export async function managePools(main: HTMLElement, pageNumber = 1): Promise<vo
     createPoolForm(),
   );
   replace(main, view);
+  // The pool list carries no health: each checked pool's own health answer fills its cell.
+  for (const pool of result.items) {
+    if (!pool.enabled || !pool.monitor) continue;
+    void get<PoolHealth>(`${lbPath()}/pools/${enc(pool.id)}/health`).then(
+      (health) => {
+        const region = Object.values(health.pop_health)[0];
+        const cell = view.querySelector(`[data-pool-health="${CSS.escape(pool.id)}"]`);
+        if (region && cell) replace(cell, healthLabel(region.healthy));
+      },
+      () => undefined,
+    );
+  }
   onHealth(view, (change) => {
     if (change.event_source !== 'pool') return;
     const cell = view.querySelector(`[data-pool-health="${CSS.escape(change.pool_id)}"]`);

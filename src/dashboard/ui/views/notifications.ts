@@ -311,7 +311,7 @@ async function runMigration(
   const response = await fetch('/dashboard/migration', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrf() },
-    body: JSON.stringify({ account_id: state.accountId, dry_run: dryRun }),
+    body: JSON.stringify({ account_id: state.accountId, dry_run: dryRun, per_page: 50 }),
   });
   if (!response.ok || !response.body) {
     const text = await response.text();
@@ -350,10 +350,10 @@ interface MigrationReport {
  * The notification_email migration: the pools that still carry a legacy email, a preview of the policies it
  * will create (a dry run), and "Run migration" over every page of pools with progress, then the result.
  */
-export async function migration(main: HTMLElement, pageNumber = 1): Promise<void> {
-  const legacy = await page<Pool>(`${acct()}/load_balancers/pools`, pageNumber, 100);
-  const status = await get<{ complete: boolean; pools_with_legacy_email: number }>(`${base()}/legacy_migration`);
-  const withEmail = legacy.items.filter((p) => p.notification_email);
+export async function migration(main: HTMLElement): Promise<void> {
+  const intro = h('p', null);
+  const legacyBox = h('div', null);
+  await showLegacy(intro, legacyBox, 1);
   const preview = h('div', { 'aria-live': 'polite' });
   const progressBar = h('progress', { max: 100, value: 0, 'aria-label': 'Migration progress' });
   const log = h('ol', { class: 'log', 'aria-label': 'Migration steps' });
@@ -427,7 +427,9 @@ export async function migration(main: HTMLElement, pageNumber = 1): Promise<void
     }).then(
       () => {
         runButton.disabled = false;
-        window.dispatchEvent(new HashChangeEvent('hashchange'));
+        // The result stays on screen; the pool list and the banner catch up.
+        window.dispatchEvent(new Event('ledge:legacy-changed'));
+        void showLegacy(intro, legacyBox, 1).catch(() => undefined);
       },
       (error: unknown) => {
         runButton.disabled = false;
@@ -441,24 +443,36 @@ export async function migration(main: HTMLElement, pageNumber = 1): Promise<void
       'Notifications',
       tabs('migration'),
       h('h2', null, 'Email migration'),
-      h(
-        'p',
-        null,
-        status.complete
-          ? 'No pool uses the deprecated notification_email: nothing to migrate.'
-          : `${status.pools_with_legacy_email} pool(s) still use the deprecated notification_email. The migration creates load_balancing_health_alert policies for their recipients, then empties the legacy field.`,
-      ),
-      table(
-        `Pools with a legacy email (page ${legacy.page} of ${legacy.totalPages} of all pools)`,
-        ['Pool', 'Legacy email'],
-        withEmail.map((p) => [p.name, p.notification_email]),
-      ),
-      pager(legacy.page, legacy.totalPages, (next) => void migration(main, next)),
+      intro,
+      legacyBox,
       h('div', { class: 'actions' }, previewButton, runButton),
       preview,
       progressBar,
       log,
       result,
     ),
+  );
+}
+
+/** The migration page's account status line and its list of legacy pools, a page of all pools at a time. */
+async function showLegacy(intro: HTMLElement, box: HTMLElement, pageNumber: number): Promise<void> {
+  const [legacy, status] = await Promise.all([
+    page<Pool>(`${acct()}/load_balancers/pools`, pageNumber, 50),
+    get<{ complete: boolean; pools_with_legacy_email: number }>(`${base()}/legacy_migration`),
+  ]);
+  replace(
+    intro,
+    status.complete
+      ? 'No pool uses the deprecated notification_email: nothing to migrate.'
+      : `${status.pools_with_legacy_email} pool(s) still use the deprecated notification_email. The migration creates load_balancing_health_alert policies for their recipients, then empties the legacy field.`,
+  );
+  replace(
+    box,
+    table(
+      `Pools with a legacy email (page ${legacy.page} of ${legacy.totalPages} of all pools)`,
+      ['Pool', 'Legacy email'],
+      legacy.items.filter((p) => p.notification_email).map((p) => [p.name, p.notification_email]),
+    ),
+    pager(legacy.page, legacy.totalPages, (next) => void showLegacy(intro, box, next)),
   );
 }
