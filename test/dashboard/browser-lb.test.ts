@@ -137,6 +137,17 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     expect(shownAt - Date.parse(event!.occurred_at)).toBeLessThan(1000);
     await screenshot(page, 'pools');
 
+    // The pool's charts (uPlot): health share and RTT per minute, from the samples the checks left.
+    await page.goto(`${origin(ledge)}/#/lb/pools/${poolId}/charts`);
+    await page.getByRole('heading', { name: 'Health of web' }).waitFor();
+    await page.locator('.chart').nth(1).locator('canvas').waitFor();
+    expect(await page.locator('.chart canvas').count()).toBe(2);
+    await page.getByRole('link', { name: 'Last day' }).click();
+    await page.getByText('One point per 5 minute(s).').waitFor();
+    await page.getByRole('link', { name: 'Last hour' }).click();
+    await page.locator('.chart').nth(1).locator('canvas').waitFor();
+    await screenshot(page, 'pool-charts');
+
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).click();
     await page.getByRole('link', { name: 'Alert history' }).click();
     const history = page.getByRole('table', { name: /Alert history/ });

@@ -1,6 +1,10 @@
 import uPlot from 'uplot';
-import { page } from '../api.ts';
+import { enc, get, page } from '../api.ts';
 import { h, replace } from '../dom.ts';
+import { onHealth } from '../live.ts';
+import { href } from '../router.ts';
+import { acct } from '../state.ts';
+import { pageView } from '../ui-kit.ts';
 
 /** Loaded on first use (its own chunk): uPlot is most of the dashboard's script. */
 function chart(
@@ -65,5 +69,105 @@ export async function deliveriesChart(box: HTMLElement, base: string, since: str
       { class: 'sr-only' },
       `${delivered.reduce((a, b) => a + b, 0)} delivered and ${failed.reduce((a, b) => a + b, 0)} failed attempts in the period.`,
     ),
+  );
+}
+
+interface HealthHistory {
+  range: 'hour' | 'day' | 'week';
+  step_seconds: number;
+  points: {
+    t: number;
+    origin: string;
+    checks: number;
+    healthy: number;
+    rtt_avg_ms: number | null;
+    rtt_max_ms: number | null;
+  }[];
+}
+
+const PALETTE = ['#0b57d0', '#b42318', '#1a7f37', '#8250df', '#bc4c00', '#0a7d84', '#6e7781'];
+
+/** A pool's health (healthy share of checks) and each origin's average RTT over the last hour, day or week. */
+export async function poolCharts(
+  main: HTMLElement,
+  poolId: string,
+  range: 'hour' | 'day' | 'week' = 'hour',
+): Promise<void> {
+  const base = `${acct()}/load_balancers/pools/${enc(poolId)}`;
+  const [pool, history] = await Promise.all([
+    get<{ name: string }>(base),
+    get<HealthHistory>(`${base}/health/history`, { range }),
+  ]);
+  const healthBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Health of ${pool.name} and its origins` });
+  const rttBox = h('div', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': `Round-trip time of the origins of ${pool.name}`,
+  });
+  const rangeLink = (value: 'hour' | 'day' | 'week', label: string) =>
+    h(
+      'a',
+      {
+        href: `${href('lb', 'pools', poolId, 'charts')}?range=${value}`,
+        'aria-current': value === range ? 'page' : undefined,
+      },
+      label,
+    );
+  const view = pageView(
+    `Health of ${pool.name}`,
+    h('p', null, h('a', { href: href('lb', 'pools', poolId) }, '← Edit pool')),
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Time range' },
+      rangeLink('hour', 'Last hour'),
+      rangeLink('day', 'Last day'),
+      rangeLink('week', 'Last week'),
+    ),
+    h('p', null, `One point per ${history.step_seconds / 60} minute(s).`),
+    healthBox,
+    rttBox,
+  );
+  replace(main, view);
+  draw(healthBox, rttBox, history);
+  const refresh = () =>
+    void get<HealthHistory>(`${base}/health/history`, { range }).then(
+      (next) => draw(healthBox, rttBox, next),
+      () => undefined,
+    );
+  onHealth(view, (change) => {
+    if (change.pool_id === poolId) refresh();
+  });
+  const timer = setInterval(() => (view.isConnected ? refresh() : clearInterval(timer)), 30_000);
+}
+
+function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistory): void {
+  const times = [...new Set(history.points.map((p) => p.t))].sort((a, b) => a - b);
+  if (times.length === 0) {
+    replace(healthBox, 'No checks recorded in this period yet.');
+    replace(rttBox);
+    return;
+  }
+  const index = new Map(times.map((t, i) => [t, i]));
+  const origins = [...new Set(history.points.map((p) => p.origin))].sort();
+  const column = (origin: string, pick: (p: HealthHistory['points'][number]) => number | null) => {
+    const values: (number | null)[] = new Array<number | null>(times.length).fill(null);
+    for (const point of history.points) if (point.origin === origin) values[index.get(point.t)!] = pick(point);
+    return values;
+  };
+  const named = (origin: string) => (origin === '' ? 'Pool' : origin);
+  chart(
+    healthBox,
+    'Healthy share of checks',
+    origins.map((origin, i) => ({ label: named(origin), stroke: PALETTE[i % PALETTE.length]! })),
+    [times, ...origins.map((origin) => column(origin, (p) => p.healthy))] as uPlot.AlignedData,
+    'healthy (0-1)',
+  );
+  const withRtt = origins.filter((origin) => origin !== '');
+  chart(
+    rttBox,
+    'Average round-trip time',
+    withRtt.map((origin, i) => ({ label: origin, stroke: PALETTE[(i + 1) % PALETTE.length]! })),
+    [times, ...withRtt.map((origin) => column(origin, (p) => p.rtt_avg_ms))] as uPlot.AlignedData,
+    'ms',
   );
 }

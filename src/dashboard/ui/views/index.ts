@@ -10,12 +10,17 @@ type View = (main: HTMLElement) => Promise<void>;
 
 /** The view a URL names. */
 export function routeView({ path, query }: Route): View {
-  const [area, a, b] = path;
+  const [area, a, b, c] = path;
   switch (area) {
     case 'r2':
       if (!a) return buckets;
       return b === 'settings' ? (main) => bucketSettings(main, a) : (main) => objects(main, a, query);
     case 'lb':
+      if (a === 'pools' && b && c === 'charts') {
+        const range = query.get('range');
+        const chosen = range === 'day' || range === 'week' ? range : 'hour';
+        return (main) => import('./charts.ts').then((charts) => charts.poolCharts(main, b, chosen));
+      }
       if (a === 'pools' && b) return (main) => editPool(main, b);
       if (a === 'pools') return (main) => managePools(main);
       if (a === 'monitors') return manageMonitors;
