@@ -75,6 +75,11 @@ export function renderShell(app: HTMLElement): void {
   replace(app, header, h('div', { class: 'layout' }, nav, h('div', { class: 'content' }, banner, main)));
 
   const show = () => {
+    // Arriving at a Load Balancing page opens its group, so the current page shows in the navigation.
+    if (location.hash.startsWith('#/lb') && traffic.getAttribute('aria-expanded') !== 'true') {
+      traffic.setAttribute('aria-expanded', 'true');
+      trafficLinks.hidden = false;
+    }
     for (const link of Array.from(nav.querySelectorAll('a'))) {
       const target = link.getAttribute('href') ?? '';
       const current =

@@ -13,6 +13,7 @@ function chart(
   series: { label: string; stroke: string; bars?: boolean }[],
   data: uPlot.AlignedData,
   yLabel: string,
+  ranges: { x?: [number, number]; y?: [number, number] } = {},
 ): void {
   const width = Math.max(320, Math.min(box.clientWidth || 800, 1100));
   const opts: uPlot.Options = {
@@ -29,6 +30,11 @@ function chart(
       })),
     ],
     axes: [{}, { label: yLabel }],
+    // The whole window asked for, whatever part of it has data (a new pool has a few points at its end).
+    scales: {
+      x: { time: true, ...(ranges.x ? { range: ranges.x } : {}) },
+      ...(ranges.y ? { y: { range: ranges.y } } : {}),
+    },
   };
   replace(box);
   new uPlot(opts, data, box);
@@ -85,6 +91,7 @@ interface HealthHistory {
   }[];
 }
 
+const RANGE_SECONDS = { hour: 3600, day: 86_400, week: 604_800 } as const;
 const PALETTE = ['#0b57d0', '#b42318', '#1a7f37', '#8250df', '#bc4c00', '#0a7d84', '#6e7781'];
 
 /** A pool's health (healthy share of checks) and each origin's average RTT over the last hour, day or week. */
@@ -141,6 +148,8 @@ export async function poolCharts(
 }
 
 function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistory): void {
+  const now = Math.floor(Date.now() / 1000);
+  const span: [number, number] = [now - RANGE_SECONDS[history.range], now];
   const times = [...new Set(history.points.map((p) => p.t))].sort((a, b) => a - b);
   if (times.length === 0) {
     replace(healthBox, 'No checks recorded in this period yet.');
@@ -161,6 +170,7 @@ function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistor
     origins.map((origin, i) => ({ label: named(origin), stroke: PALETTE[i % PALETTE.length]! })),
     [times, ...origins.map((origin) => column(origin, (p) => p.healthy))] as uPlot.AlignedData,
     'healthy (0-1)',
+    { x: span, y: [0, 1] },
   );
   const withRtt = origins.filter((origin) => origin !== '');
   chart(
@@ -169,5 +179,6 @@ function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistor
     withRtt.map((origin, i) => ({ label: origin, stroke: PALETTE[(i + 1) % PALETTE.length]! })),
     [times, ...withRtt.map((origin) => column(origin, (p) => p.rtt_avg_ms))] as uPlot.AlignedData,
     'ms',
+    { x: span },
   );
 }

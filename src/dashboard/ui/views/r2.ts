@@ -343,8 +343,14 @@ async function jsonSetting(title: string, path: string, shape: (value: unknown) 
   try {
     current = await get(path);
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 404 && error.code !== 10043)
-      return h('section', null, h('h2', null, title), h('p', null, `Not available: ${errorText(error)}`));
+    // 7003: this server has no such route (yet); any other 404 is R2's "not configured" (10059 for CORS).
+    if (error instanceof ApiFailure && error.status === 404 && error.code === 7003)
+      return h(
+        'section',
+        null,
+        h('h2', null, title),
+        h('p', null, `Not available on this server: ${errorText(error)}`),
+      );
     if (!(error instanceof ApiFailure) || error.status !== 404) throw error;
     current = {};
   }
