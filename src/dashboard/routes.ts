@@ -42,8 +42,15 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
 
   root.use('/client/v4/*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(API_RESPONSE_HEADERS)) {
-      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    const missing = Object.entries(API_RESPONSE_HEADERS).filter(([name]) => !c.res.headers.has(name));
+    if (missing.length === 0 || c.res.status === 101) return;
+    try {
+      for (const [name, value] of missing) c.res.headers.set(name, value);
+    } catch {
+      // A response whose headers are immutable (one passed on from fetch): copied with the headers added.
+      const headers = new Headers(c.res.headers);
+      for (const [name, value] of missing) headers.set(name, value);
+      c.res = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers });
     }
   });
 
