@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { cliEnv, runCli, spawnLedge, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { firstLoadScripts, origin, readOnlyToken, signIn } from './helpers.ts';
 
 let ledge: TestLedge;
@@ -147,6 +147,21 @@ describe('dashboard sessions', () => {
       body: JSON.stringify({ name: 'read-only-write' }),
     });
     expect(write.status).toBe(403);
+  });
+});
+
+describe('ledge server', () => {
+  it('prints the dashboard URL, where the page answers', async () => {
+    const server = await spawnLedge(tempDir());
+    try {
+      const url = server.info['dashboard_url']!;
+      expect(url).toBe(`${new URL(server.apiUrl).origin}/`);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script type="module" src="/assets/main-');
+    } finally {
+      await server.stop();
+    }
   });
 });
 
