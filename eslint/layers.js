@@ -12,8 +12,7 @@ export const LAYERS = {
   db: ['shared'],
   egress: ['shared'],
   storage: ['shared', 'db'],
-  // The request context names who is calling (accounts' Principal type).
-  'api-kit': ['shared', 'db', 'accounts'],
+  'api-kit': ['shared', 'db'],
   // Nodes sharing one database: leases, heartbeats, the change feed.
   cluster: ['shared', 'db'],
   accounts: [...SUBSYSTEM_BASE],
@@ -23,8 +22,8 @@ export const LAYERS = {
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
-  r2: [...SUBSYSTEM_BASE, 'storage'],
-  observability: [...SUBSYSTEM_BASE],
+  // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
+  r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
   // notification_email migration run through the client against /client/v4 in-process.
   dashboard: [...SUBSYSTEM_BASE, 'accounts', 'load-balancing', 'client', 'email-migration'],
@@ -38,7 +37,6 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
-    'observability',
   ],
   server: [
     'shared',
@@ -54,7 +52,6 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
-    'observability',
     'dashboard',
   ],
   client: ['shared'],

@@ -236,8 +236,31 @@ export class AccountService {
     const hash = hashCredential(match[1]);
     const token = await this.#store.getTokenByHash(hash);
     if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
+    const principal = await this.#tokenPrincipal(token);
+    if (!principal) throw AuthErrors.invalidToken();
+    return principal;
+  }
+
+  /**
+   * An API token as an S3 key pair, as R2 makes them: Access Key ID = the token's id, Secret Access Key =
+   * the SHA-256 hex of the token's value (which is what Ledge stores of a token, so the secret is
+   * derivable here without the value being kept). Undefined for an unknown, disabled, expired or
+   * not-yet-valid token, or one whose user is gone. `principal` is who the pair acts as (reachable
+   * accounts = accepted memberships within the token's scope; read-only as the token).
+   */
+  async s3KeyPair(accessKeyId: string): Promise<S3KeyPair | undefined> {
+    if (accessKeyId.length === 0 || accessKeyId.length > 128) return undefined;
+    const token = await this.#store.getTokenById(accessKeyId);
+    if (!token || !isUsable(token)) return undefined;
+    const principal = await this.#tokenPrincipal(token);
+    if (!principal) return undefined;
+    return { accessKeyId: token.id, secretAccessKey: token.token_hash, principal };
+  }
+
+  /** Who a usable token acts as, or undefined when its user no longer exists. */
+  async #tokenPrincipal(token: ApiToken & { token_hash: string }): Promise<Principal | undefined> {
     const user = await this.#store.getUserById(token.user_id);
-    if (!user) throw AuthErrors.invalidToken();
+    if (!user) return undefined;
     const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     const accountIds = memberships
       .map((m) => m.account.id)
@@ -252,6 +275,15 @@ export class AccountService {
       accountIds: new Set(accountIds),
     };
   }
+}
+
+/** An API token's S3 credentials (see AccountService.s3KeyPair). */
+export interface S3KeyPair {
+  accessKeyId: string;
+  /** SHA-256 hex of the token value: the key SigV4 signatures are checked with. Never shown by any API. */
+  secretAccessKey: string;
+  /** Who requests signed with the pair act as: the token's user, reachable accounts, read-only flag. */
+  principal: Principal;
 }
 
 function inTokenScope(principal: Principal, accountId: string): boolean {

@@ -22,7 +22,7 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
+import { createR2Subsystem, r2PublicDomain, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
@@ -70,6 +70,8 @@ export interface Platform {
   blobStore: BlobStore;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** R2's temporary S3 credentials: `resolve(accessKeyId, sessionToken)` for the S3 endpoint. */
+  tempCredentials: TemporaryCredentialService;
   /** Resolves while this node can serve (its database answers): `GET /healthz`. */
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
@@ -86,6 +88,7 @@ export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
 ): Promise<Platform> {
+  const publicDomain = r2PublicDomain(config.env);
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
@@ -127,8 +130,19 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
-  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger, metrics });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
+  const r2 = createR2Subsystem({
+    storage,
+    accounts: accounts.service,
+    socketPath: join(paths.runtime, 'r2.sock'),
+    logger,
+    metrics,
+    db,
+    zones: zones.service,
+    publicDomain,
+    // Called per custom-domain request, after the load balancers exist.
+    hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
+  });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
     logger,
@@ -137,7 +151,10 @@ export async function createPlatform(
     settings: loadBalancingSettings(config.env),
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
-    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
+    reservedHostnames: {
+      domains: ['localhost', config.functionsDomain, config.host, publicDomain],
+      servedElsewhere: (hostname) => r2.publicHosts.claims(hostname),
+    },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
@@ -146,6 +163,7 @@ export async function createPlatform(
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
+  zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
   const notify = notificationSettings(config.env);
   const notifications = createNotificationsSubsystem({
     db,
@@ -174,7 +192,7 @@ export async function createPlatform(
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
-      localReads: (accountId) => r2.wire.localReads(accountId),
+      localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
@@ -191,9 +209,15 @@ export async function createPlatform(
     settings: trafficSettings(config.env),
     httpTimeouts: httpTimeouts(config.env),
     logger: logger.child({ component: 'lb-traffic' }),
+    // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
+    hostHandler: r2.publicHandler,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+
+  // Public bucket hostnames changed on one node are reloaded on the others.
+  r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
+  cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
@@ -218,6 +242,7 @@ export async function createPlatform(
     storage,
     blobStore,
     r2Backend: r2.wire,
+    tempCredentials: r2.tempCredentials,
     cluster,
     ready: async () => {
       await db.get('SELECT 1 AS ok');

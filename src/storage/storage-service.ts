@@ -1,7 +1,8 @@
 import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { BlobStore } from './blob-store.ts';
+import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
+import { CorsService } from './cors-service.ts';
 import { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import { LifecycleService } from './lifecycle-service.ts';
@@ -45,6 +46,8 @@ export class StorageService {
   readonly multipart: MultipartService;
   /** Lifecycle rules per bucket and the background job that applies them (registered by the platform). */
   readonly lifecycle: LifecycleService;
+  /** Bucket CORS rules (the /cors routes, S3's *BucketCors) and what the S3 endpoint and public buckets apply. */
+  readonly cors: CorsService;
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
@@ -71,6 +74,7 @@ export class StorageService {
     this.buckets = new BucketService(store, this.#garbage);
     this.objects = new ObjectService(store, blobs, this.#garbage);
     this.multipart = new MultipartService(store, blobs, this.#garbage);
+    this.cors = new CorsService(store, this.buckets);
     this.lifecycle = new LifecycleService({
       store,
       buckets: this.buckets,
@@ -127,11 +131,11 @@ export class StorageService {
   }
 
   /**
-   * The directory of an account's blobs when they are files on this machine (the embedded store), for
+   * The directory of a bucket's blobs when they are files on this machine (the embedded store), for
    * a reader that opens them itself (the functions runtime: see R2WireBackend.localReads); undefined otherwise.
    */
-  accountBlobDirectory(accountId: string): string | undefined {
-    return this.#blobs.namespaceRoot?.(accountId);
+  bucketBlobDirectory(accountId: string, bucketName: string): string | undefined {
+    return this.#blobs.namespaceRoot?.(blobNamespace({ accountId, name: bucketName }));
   }
 
   /** Deletes discarded blobs now instead of after the grace period (shutdown, tests). */

@@ -1,3 +1,4 @@
+import { SUBREQUEST_MODULE } from './subrequest-limit.ts';
 import { traceShimSource } from './trace-shim.ts';
 
 /** Marks the stdout lines of workerd that carry a function's console output (see log-hub.ts). */
@@ -37,9 +38,12 @@ export function wrapperSource(
   // The shim's __ledgeTrace wraps the default export for tail sessions (trace-shim.ts); with a metrics module
   // (metrics-shim.ts) that is wrapped again to count its requests.
   const instrumentImport = metricsModule ? `import { instrument } from ${JSON.stringify(`./${metricsModule}`)};\n` : '';
+  // Outermost: each invocation's subrequests are counted in a frame of its own (subrequest-limit.ts).
   const exportDefault = (name: string) =>
-    `export default ${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`};\n`;
-  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
+    `export default limitSubrequests(${metricsModule ? `instrument(__ledgeTrace(${name}))` : `__ledgeTrace(${name})`});\n`;
+  // The limit module comes after the shim, whose egress module replaces fetch too: modules run in import
+  // order, so the count wraps the egress check, and a refused fetch() counts as a subrequest, as on Cloudflare.
+  const head = `import { __ledgeTrace } from ${JSON.stringify(`./${shimName}`)};\nimport { limitSubrequests } from ${JSON.stringify(`./${SUBREQUEST_MODULE}`)};\n${instrumentImport}export * from ${main};\nimport main from ${main};\n`;
   if (!hostGuard) return `${head}${exportDefault('main')}`;
   // Only one script is routed: the socket reaches it directly (no router hop), so its default export
   // answers other hosts with the router's 404 itself.
