@@ -117,6 +117,29 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
     expect(errors).toEqual([]);
   });
 
+  it("edits a bucket's CORS rules and public access from its settings", async () => {
+    expect((await api('POST', '/r2/buckets', JSON.stringify({ name: 'settings-bucket' }))).status).toBe(200);
+    const { page, errors } = await signedInPage();
+    await page.goto(`${origin(ledge)}/#/r2/settings-bucket/settings`);
+    const cors = page.getByLabel('CORS policy (JSON)');
+    await cors.waitFor();
+    await cors.fill(JSON.stringify({ rules: [{ allowed: { origins: ['https://app.example'], methods: ['GET'] } }] }));
+    await page.getByRole('button', { name: 'Save CORS policy' }).click();
+    await page.getByText('Saved.').waitFor();
+    const saved = (await (await api('GET', '/r2/buckets/settings-bucket/cors')).json()) as {
+      result: { rules: { allowed: { origins: string[] } }[] };
+    };
+    expect(saved.result.rules[0]?.allowed.origins).toEqual(['https://app.example']);
+    await page.getByRole('button', { name: 'Allow access via r2.dev' }).click();
+    await page.getByRole('button', { name: 'Disallow access via r2.dev' }).waitFor();
+    const managed = (await (await api('GET', '/r2/buckets/settings-bucket/domains/managed')).json()) as {
+      result: { enabled: boolean };
+    };
+    expect(managed.result.enabled).toBe(true);
+    await screenshot(page, 'bucket-settings');
+    expect(errors).toEqual([]);
+  });
+
   it('shows an object named like markup as text, and runs nothing', async () => {
     const name = '<img src=x onerror=alert(1)>';
     expect((await api('POST', '/r2/buckets', JSON.stringify({ name: 'xss-bucket' }))).status).toBe(200);
