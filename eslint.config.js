@@ -28,4 +28,21 @@ export default tseslint.config(
     plugins: { ledge: layersPlugin },
     rules: { 'ledge/layers': 'error' },
   },
+  // The dashboard renders what tenants stored (object keys, log lines, names) as text only.
+  {
+    files: ['src/dashboard/ui/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML'].map((property) => ({
+          property,
+          message: 'build elements with dom.ts h() (text children only)',
+        })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name='write']", message: 'no document.write' },
+      ],
+    },
+  },
 );

@@ -24,6 +24,9 @@ export const LAYERS = {
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
+  // The browser dashboard: sessions over the API's own authentication, live health events, and the
+  // notification_email migration run through the client against /client/v4 in-process.
+  dashboard: [...SUBSYSTEM_BASE, 'accounts', 'load-balancing', 'client', 'email-migration'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -49,6 +52,7 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
+    'dashboard',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

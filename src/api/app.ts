@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
-import { authMiddleware } from './auth.ts';
+import { authMiddleware, type SessionCredentials } from './auth.ts';
 import type { AppEnv } from './context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
 import { metricsHandler } from './metrics-route.ts';
@@ -26,6 +26,15 @@ export interface ApiDependencies {
    * serve, i.e. its database answers. Without it /healthz answers 200 while the process runs.
    */
   ready?: (() => Promise<void>) | undefined;
+  /** The browser dashboard at `/` (src/dashboard/): its pages, and its cookie sessions as credentials. */
+  dashboard?: DashboardMount | undefined;
+}
+
+/** What the app needs of the dashboard: its session lookup, and its routes mounted outside /client/v4. */
+export interface DashboardMount {
+  credentials: SessionCredentials;
+  /** Mounts the pages, assets and session routes; `api` is the /client/v4 app they call in-process. */
+  mount(root: Hono<AppEnv>, api: (request: Request) => Promise<Response>): void;
 }
 
 /**
@@ -35,7 +44,7 @@ export interface ApiDependencies {
 export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use('*', requestLog(platform.logger, platform.metrics, API_PREFIX));
-  api.use('*', authMiddleware(platform.accounts));
+  api.use('*', authMiddleware(platform.accounts, platform.dashboard?.credentials));
 
   for (const subsystem of platform.subsystems) subsystem.mountRoutes(api);
 
@@ -43,6 +52,8 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   api.onError((error, c) => errorResponse(error, platform.logger, c.get('requestId'), c.req.raw));
 
   const root = new Hono<AppEnv>();
+  // Before the API: the dashboard adds its headers to /client/v4 answers, and calls the API in-process.
+  platform.dashboard?.mount(root, async (request) => root.fetch(request));
   root.route(API_PREFIX, api);
   // Prometheus scrapes here, with the metrics token (see metrics-route.ts).
   root.get('/metrics', metricsHandler(platform.metrics, platform.config.metricsToken, platform.logger));

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './admin.ts';
 import { registerCreate } from './create-app.ts';
+import { registerDashboard } from './dashboard.ts';
 import { registerDeploy } from './deploy.ts';
 import { registerBucket } from './bucket.ts';
 import { registerObject } from './object.ts';
@@ -48,6 +49,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
 
   registerServer(program);
   registerWhoami(program);
+  registerDashboard(program);
   registerLogin(program);
   registerAdmin(program);
   registerBucket(program);

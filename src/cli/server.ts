@@ -94,12 +94,18 @@ export function registerServer(program: Command): void {
           metricsToken: o['metricsToken'],
         });
         const running = await startServer(config);
+        // Bundled now, in the background, so the first page view finds it ready (embedded servers bundle on
+        // their first view instead); a failure is logged here and answered on that view.
+        running.platform.dashboard
+          .assets()
+          .catch((error: unknown) => running.platform.logger.error('dashboard bundle failed', { err: error }));
         // Lets `ledge` find this server from any directory (removed when this process exits).
         registerRunningServer({ apiUrl: running.apiUrl, dataDir: config.dataDir }, config.env);
         const credentialsFile = running.platform.paths.credentials;
         const owner = await running.platform.accounts.owner();
         const summary = {
           api_url: running.apiUrl,
+          dashboard_url: running.dashboardUrl,
           account_id: running.credentials?.account_id ?? owner?.account_id,
           email: running.credentials?.email ?? owner?.email,
           data_dir: config.dataDir,
@@ -119,7 +125,7 @@ export function registerServer(program: Command): void {
           const functions = `http://<script>.<subdomain>.${config.functionsDomain}:${summary.functions_port}/`;
           const traffic = `http://<load balancer hostname>:${summary.traffic_port}/`;
           process.stdout.write(
-            `Ledge is running.\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  Data dir:  ${config.dataDir}\n`,
+            `Ledge is running.\n  Dashboard: ${running.dashboardUrl} (sign in with an API token, or run \`ledge dashboard\`)\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  Data dir:  ${config.dataDir}\n`,
           );
           if (running.credentials) {
             process.stdout.write(

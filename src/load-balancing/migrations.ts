@@ -173,4 +173,38 @@ export const loadBalancingMigrations: readonly SchemaMigration[] = [
       CREATE INDEX lb_load_balancer_pools_pool ON lb_load_balancer_pools(pool_id);
     `,
   },
+  {
+    // Health samples for the dashboard's charts (health/health-samples.ts: minutes for a day, hours for a week).
+    id: 'load-balancing/0003_health_samples',
+    sql: {
+      sqlite: `
+      CREATE TABLE lb_health_samples (
+        pool_id TEXT NOT NULL,
+        origin_name TEXT NOT NULL,
+        resolution INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        checks INTEGER NOT NULL,
+        healthy INTEGER NOT NULL,
+        rtt_sum REAL NOT NULL,
+        rtt_count INTEGER NOT NULL,
+        rtt_max REAL NOT NULL,
+        PRIMARY KEY (pool_id, origin_name, resolution, bucket)
+      );
+      CREATE INDEX lb_health_samples_age ON lb_health_samples(resolution, bucket);`,
+      postgres: `
+      CREATE TABLE lb_health_samples (
+        pool_id TEXT NOT NULL,
+        origin_name TEXT COLLATE "C" NOT NULL,
+        resolution BIGINT NOT NULL,
+        bucket BIGINT NOT NULL,
+        checks BIGINT NOT NULL,
+        healthy BIGINT NOT NULL,
+        rtt_sum DOUBLE PRECISION NOT NULL,
+        rtt_count BIGINT NOT NULL,
+        rtt_max DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (pool_id, origin_name, resolution, bucket)
+      );
+      CREATE INDEX lb_health_samples_age ON lb_health_samples(resolution, bucket);`,
+    },
+  },
 ];

@@ -36,6 +36,9 @@ export function loadBalancingRoutes(lb: LoadBalancing): Hono<AppEnv> {
   );
   app.delete('/pools/:pool_id', async (c) => ok(c, await lb.pools.delete(account(c), c.req.param('pool_id'))));
   app.get('/pools/:pool_id/health', async (c) => ok(c, await lb.poolHealth(account(c), c.req.param('pool_id'))));
+  app.get('/pools/:pool_id/health/history', async (c) =>
+    ok(c, await lb.poolHealthHistory(account(c), c.req.param('pool_id'), c.req.query('range') ?? 'hour')),
+  );
   app.get('/pools/:pool_id/references', async (c) =>
     ok(c, await lb.pools.references(account(c), c.req.param('pool_id'))),
   );

@@ -1,4 +1,5 @@
 import { shareConfigChanges } from './cluster-sync.ts';
+import { LbErrors } from './errors.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';
@@ -6,6 +7,7 @@ import type { Logger } from '../shared/logger.ts';
 import { HealthChecker } from './health/checker.ts';
 import type { HealthEventBus } from './health/events.ts';
 import { SqlHealthStore, type HealthStore } from './health/health-store.ts';
+import { HEALTH_RANGES, type HealthRange } from './health/health-samples.ts';
 import { poolHealthView, type PoolHealth } from './health/health-view.ts';
 import { PreviewService, type PreviewResult } from './health/preview.ts';
 import { SqlPreviewStore } from './health/preview-store.ts';
@@ -133,6 +135,22 @@ export class LoadBalancing {
     const pool = await this.pools.get(accountId, poolId);
     const monitor = pool.monitor ? await this.monitors.get(accountId, pool.monitor) : undefined;
     return poolHealthView(pool, monitor, this.health);
+  }
+
+  /**
+   * `GET /pools/{id}/health/history?range=hour|day|week` (a Ledge extension, for the dashboard's charts): the
+   * pool's and each origin's healthy share and RTT per bucket (see health/health-samples.ts for retention).
+   */
+  async poolHealthHistory(accountId: string, poolId: string, range: string) {
+    if (!Object.hasOwn(HEALTH_RANGES, range)) throw LbErrors.validation('range must be hour, day or week');
+    await this.pools.get(accountId, poolId);
+    const chosen = range as HealthRange;
+    return {
+      pool_id: poolId,
+      range: chosen,
+      step_seconds: HEALTH_RANGES[chosen].step,
+      points: await this.health.series(poolId, chosen),
+    };
   }
 
   /** POST /pools/{id}/preview: the body is a monitor configuration to try on this pool. */

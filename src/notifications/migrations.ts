@@ -240,4 +240,10 @@ export const notificationMigrations: readonly SchemaMigration[] = [
     id: 'notifications/0004_outbox_request_id',
     sql: `ALTER TABLE notification_outbox ADD COLUMN request_id TEXT;`,
   },
+  {
+    // The history lists newest first by (sent, seq): with seq in the index a page is read in order from the index
+    // instead of sorting every row since `since` (100,000 rows: the dashboard's history pages, bench/dashboard).
+    id: 'notifications/0006_history_page_order',
+    sql: `CREATE INDEX notification_history_page ON notification_history(account_id, sent, seq);`,
+  },
 ];

@@ -31,6 +31,7 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
 import { httpTimeouts } from '../shared/http-timeouts.ts';
+import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -79,6 +80,8 @@ export interface Platform {
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
+  /** The browser dashboard at `/` (src/dashboard/): its page, sessions and live events. */
+  dashboard: Dashboard;
 }
 
 export async function createPlatform(
@@ -217,7 +220,9 @@ export async function createPlatform(
   cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
+  const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
   return {
+    dashboard,
     config,
     paths,
     db,

@@ -12,6 +12,8 @@ import { createPlatform, type Platform } from './platform.ts';
 
 export interface RunningServer {
   apiUrl: string;
+  /** The browser dashboard, at the API port's root. */
+  dashboardUrl: string;
   port: number;
   platform: Platform;
   /** Present only on the first boot of a data dir: shown once, also written to credentials.json. */
@@ -59,6 +61,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
   lock.setApiUrl(apiUrl);
+  const dashboardUrl = `http://${host}:${port}/`;
   const started: typeof platform.background = [];
   let credentials: Credentials | undefined;
   try {
@@ -89,7 +92,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
       await closeDatabases(platform);
       lock.release();
     })());
-  return { apiUrl, port, platform, credentials, close };
+  return { apiUrl, dashboardUrl, port, platform, credentials, close };
 }
 
 async function stopAll(services: Platform['background'], platform: Platform): Promise<void> {

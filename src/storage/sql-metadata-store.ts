@@ -183,23 +183,25 @@ export class SqlMetadataStore implements MetadataStore {
   async listObjects(bucketId: string, query: ObjectListQuery): Promise<ObjectRecord[]> {
     const prefix = query.prefix ?? '';
     const upper = prefix === '' ? null : prefixUpperBound(prefix);
+    // One lower bound only, the highest of prefix, startAt and startAfter (compared as the database does, byte by
+    // byte): with several, or with optional ones (`? IS NULL OR key >= ?`), the index seeks to the prefix and
+    // walks every key up to the position, and a listing of a bucket's 100 folders read the whole bucket 100 times.
+    let lower = { key: prefix, exclusive: false };
+    if (query.startAt !== undefined && bytewise(query.startAt, lower.key) > 0)
+      lower = { key: query.startAt, exclusive: false };
+    if (query.startAfter !== undefined && bytewise(query.startAfter, lower.key) >= 0)
+      lower = { key: query.startAfter, exclusive: true };
+    const conditions = ['bucket_id = ?', lower.exclusive ? 'key > ?' : 'key >= ?'];
+    const params: (string | number)[] = [bucketId, lower.key];
+    if (upper !== null) {
+      conditions.push('key < ?');
+      params.push(upper);
+    }
+    params.push(query.limit);
     // Byte-wise key order: SQLite's BINARY collation, the column's COLLATE "C" on PostgreSQL.
     const rows = await this.#db.all<ObjectRow>(
-      `SELECT ${OBJECT_METADATA_COLUMNS} FROM r2_objects
-       WHERE bucket_id = ? AND key >= ? AND (CAST(? AS TEXT) IS NULL OR key < ?)
-         AND (CAST(? AS TEXT) IS NULL OR key > ?) AND (CAST(? AS TEXT) IS NULL OR key >= ?)
-       ORDER BY key LIMIT ?`,
-      [
-        bucketId,
-        prefix,
-        upper,
-        upper,
-        query.startAfter ?? null,
-        query.startAfter ?? null,
-        query.startAt ?? null,
-        query.startAt ?? null,
-        query.limit,
-      ],
+      `SELECT ${OBJECT_METADATA_COLUMNS} FROM r2_objects WHERE ${conditions.join(' AND ')} ORDER BY key LIMIT ?`,
+      params,
     );
     return rows.map(toObject);
   }
@@ -511,4 +513,9 @@ async function upsertObject(tx: SqlExecutor, o: ObjectRecord): Promise<void> {
       o.inlineBody ?? null,
     ],
   );
+}
+
+/** Compares keys as the database orders them: by their UTF-8 bytes. */
+function bytewise(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

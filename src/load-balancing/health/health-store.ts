@@ -7,6 +7,7 @@ import {
   type TransactionScope,
 } from '../../db/index.ts';
 import type { EventSource, Health, HealthEvent, HealthEventBus } from './events.ts';
+import { HealthSamples, type HealthRange, type HealthSamplePoint } from './health-samples.ts';
 import { evaluatePool, nextOriginState, type OriginState, type PoolPlan } from './health-state.ts';
 import type { ProbeResult } from './probe-types.ts';
 
@@ -41,6 +42,8 @@ export interface HealthStore {
   forget(poolId: string): Promise<void>;
   /** The recorded transitions, oldest first. */
   events(accountId: string, poolId?: string): Promise<HealthEvent[]>;
+  /** Health and RTT over time, from the samples each check adds (health-samples.ts). */
+  series(poolId: string, range: HealthRange): Promise<HealthSamplePoint[]>;
 }
 
 interface OriginRow {
@@ -64,10 +67,16 @@ interface OriginRow {
 export class SqlHealthStore implements HealthStore {
   readonly #db: SqlDatabase;
   readonly #bus: HealthEventBus;
+  readonly #samples: HealthSamples;
 
   constructor(db: SqlDatabase, bus: HealthEventBus) {
     this.#db = db;
     this.#bus = bus;
+    this.#samples = new HealthSamples(db);
+  }
+
+  series(poolId: string, range: HealthRange): Promise<HealthSamplePoint[]> {
+    return this.#samples.series(poolId, range);
   }
 
   originStates(poolId: string): Promise<Map<string, OriginState>> {
@@ -87,7 +96,7 @@ export class SqlHealthStore implements HealthStore {
       else byPool.set(outcome.plan.poolId, [outcome]);
     }
     const poolIds = [...byPool.keys()].sort();
-    return inTransactionScope(this.#db, async (scope) => {
+    const recorded = await inTransactionScope(this.#db, async (scope) => {
       const { tx } = scope;
       const events: HealthEvent[] = [];
       for (const poolId of poolIds) {
@@ -101,6 +110,7 @@ export class SqlHealthStore implements HealthStore {
           const basis = previous && previous.address === origin.address ? previous : undefined;
           const next = nextOriginState(basis, result, plan, origin, now);
           await this.#writeOrigin(tx, poolId, next);
+          await this.#samples.addOrigin(tx, poolId, next, now);
           states.set(origin.name, next);
           if ((basis?.healthy ?? true) !== next.healthy) {
             const health = next.healthy ? 'Healthy' : 'Unhealthy';
@@ -109,9 +119,14 @@ export class SqlHealthStore implements HealthStore {
         }
         const event = await this.#evaluate(scope, plan, now, states);
         if (event) events.push(event);
+        const pool = await this.#poolState(tx, poolId);
+        if (pool) await this.#samples.addPool(tx, poolId, pool.healthy, now);
       }
       return events;
     });
+    // Old samples are downsampled outside the checks' transaction; a failure here loses no check.
+    await this.#samples.maybeRollUp().catch(() => undefined);
+    return recorded;
   }
 
   reconcile(plan: PoolPlan, now = new Date().toISOString()): Promise<HealthEvent | undefined> {

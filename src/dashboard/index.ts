@@ -1,0 +1,66 @@
+import type { Hono } from 'hono';
+import type { AccountService } from '../accounts/index.ts';
+import type { AppEnv } from '../api/context.ts';
+import type { HealthEventBus } from '../load-balancing/index.ts';
+import { LedgeError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { buildDashboardAssets, type DashboardAssets } from './assets.ts';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import { liveRoutes } from './live.ts';
+import { migrationRoutes } from './migration.ts';
+import { credentialHeaders, dashboardRoutes } from './routes.ts';
+import { sameSecret, SessionStore } from './sessions.ts';
+
+export { buildDashboardAssets, type DashboardAssets } from './assets.ts';
+export { SessionStore } from './sessions.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface Dashboard {
+  /** For the API's auth middleware: a request's session credentials (src/api/auth.ts SessionCredentials). */
+  credentials(request: Request): ReturnType<typeof credentialHeaders> | undefined;
+  mount(root: Hono<AppEnv>, api: (request: Request) => Promise<Response>): void;
+  /** Builds the bundle now (the server calls it at start, so the first page view does not wait). */
+  assets(): Promise<DashboardAssets>;
+}
+
+/**
+ * The browser dashboard: a page and its bundled script at `/`, cookie sessions standing in for API headers on
+ * /client/v4 (CSRF token required on writes), and a few routes of its own under /dashboard/.
+ */
+export function createDashboard(deps: {
+  accounts: AccountService;
+  healthEvents?: HealthEventBus | undefined;
+  logger: Logger;
+}): Dashboard {
+  const sessions = new SessionStore();
+  let built: Promise<DashboardAssets> | undefined;
+  const assets = () =>
+    (built ??= buildDashboardAssets().then(
+      (result) => {
+        deps.logger.debug('dashboard bundled', { ms: result.buildMs, files: result.files.size });
+        return result;
+      },
+      (error: unknown) => {
+        built = undefined;
+        throw error;
+      },
+    ));
+  return {
+    credentials(request) {
+      const id = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
+      const session = id ? sessions.get(id) : undefined;
+      if (!session) return undefined;
+      if (!SAFE_METHODS.has(request.method) && !sameSecret(request.headers.get('x-csrf-token') ?? '', session.csrf)) {
+        throw new LedgeError(403, 10000, 'Missing or wrong x-csrf-token for this dashboard session');
+      }
+      return credentialHeaders(session.auth);
+    },
+    mount(root, api) {
+      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets });
+      liveRoutes(root, { accounts: deps.accounts, sessions, healthEvents: deps.healthEvents });
+      migrationRoutes(root, { accounts: deps.accounts, sessions, api });
+    },
+    assets,
+  };
+}

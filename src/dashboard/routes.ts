@@ -1,0 +1,160 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { AccountService, Principal } from '../accounts/index.ts';
+import { readJson } from '../api/body.ts';
+import type { AppEnv, ApiContext } from '../api/context.ts';
+import { ok } from '../api/respond.ts';
+import { LedgeError } from '../shared/errors.ts';
+import { assetResponse, type DashboardAssets } from './assets.ts';
+import { isHttps, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
+import { API_RESPONSE_HEADERS, PAGE_HEADERS } from './headers.ts';
+import { sameSecret, type SessionAuth, type SessionStore } from './sessions.ts';
+
+export interface DashboardRouteDeps {
+  accounts: AccountService;
+  sessions: SessionStore;
+  assets: () => Promise<DashboardAssets>;
+}
+
+const SignIn = z.union([
+  z.strictObject({ api_token: z.string().trim().min(1, 'enter an API token') }),
+  z.strictObject({ email: z.string().trim().min(1), api_key: z.string().trim().min(1) }),
+]);
+
+export const DashboardErrors = {
+  notSignedIn: () => new LedgeError(401, 10000, 'Not signed in to the dashboard'),
+  crossOrigin: () => new LedgeError(403, 10000, 'Request from another origin refused'),
+  badLink: () =>
+    new LedgeError(400, 10000, 'This sign-in link was used already or has expired: run `ledge dashboard` again'),
+} as const;
+
+/** The credentials of a session in the headers' shape the API authenticates. */
+export function credentialHeaders(auth: SessionAuth) {
+  return 'token' in auth ? { authorization: `Bearer ${auth.token}` } : { email: auth.email, key: auth.key };
+}
+
+/**
+ * The dashboard outside /client/v4: its page and assets, sign-in and sign-out, one-time sign-in links. Every
+ * other thing the page does goes through /client/v4 with the session cookie standing in for the API headers.
+ */
+export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): void {
+  const { accounts, sessions } = deps;
+
+  root.use('/client/v4/*', async (c, next) => {
+    await next();
+    const missing = Object.entries(API_RESPONSE_HEADERS).filter(([name]) => !c.res.headers.has(name));
+    if (missing.length === 0 || c.res.status === 101) return;
+    try {
+      for (const [name, value] of missing) c.res.headers.set(name, value);
+    } catch {
+      // A response whose headers are immutable (one passed on from fetch): copied with the headers added.
+      const headers = new Headers(c.res.headers);
+      for (const [name, value] of missing) headers.set(name, value);
+      c.res = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers });
+    }
+  });
+
+  const page = async (c: ApiContext) => {
+    const assets = await deps.assets();
+    return assetResponse(c.req.raw, assets.index, { ...PAGE_HEADERS, 'cache-control': 'no-cache' });
+  };
+  root.get('/', page);
+  // Browsers ask for it on every first visit; an empty answer keeps their consoles quiet.
+  root.get('/favicon.ico', () => new Response(null, { status: 204, headers: PAGE_HEADERS }));
+  root.get('/assets/:file', async (c) => {
+    const file = (await deps.assets()).files.get(c.req.param('file'));
+    if (!file) return c.text('Not found', 404, PAGE_HEADERS);
+    return assetResponse(c.req.raw, file, { ...PAGE_HEADERS, 'cache-control': 'public, max-age=31536000, immutable' });
+  });
+
+  root.get('/dashboard/session', async (c) => {
+    const session = sessionOf(c, sessions);
+    if (!session) throw DashboardErrors.notSignedIn();
+    const principal = await accounts.authenticate(credentialHeaders(session.auth));
+    return ok(c, describe(principal, session.csrf), { status: 200 });
+  });
+
+  root.post('/dashboard/session', async (c) => {
+    sameOrigin(c);
+    const body = await readJson(c, SignIn, { code: 10000 });
+    const auth: SessionAuth =
+      'api_token' in body ? { token: body.api_token } : { email: body.email, key: body.api_key };
+    // The API's own check: a wrong token gets the API's own error (401 1000, 403 9103, ...).
+    const principal = await accounts.authenticate(credentialHeaders(auth));
+    const { id, session } = sessions.create(auth);
+    c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
+    return ok(c, describe(principal, session.csrf));
+  });
+
+  root.delete('/dashboard/session', (c) => {
+    sameOrigin(c);
+    const id = readCookie(c.req.header('cookie'), SESSION_COOKIE);
+    const session = id ? sessions.get(id) : undefined;
+    if (id && session) {
+      requireCsrf(c, session.csrf);
+      sessions.delete(id);
+    }
+    c.header('set-cookie', sessionCookie('', isHttps(c.req.raw), 0));
+    return ok(c, {});
+  });
+
+  // `ledge dashboard`: the CLI's own credentials (API headers) buy a link that signs a browser in once.
+  root.post('/dashboard/links', async (c) => {
+    const authorization = c.req.header('authorization');
+    const email = c.req.header('x-auth-email');
+    const key = c.req.header('x-auth-key');
+    await accounts.authenticate({ authorization, email, key });
+    const token = authorization?.replace(/^Bearer\s+/i, '').trim();
+    const auth: SessionAuth = token ? { token } : { email: email ?? '', key: key ?? '' };
+    const code = sessions.createLink(auth);
+    const origin = new URL(c.req.url).origin;
+    return ok(c, { url: `${origin}/dashboard/link?code=${code}`, expires_in_seconds: 300 });
+  });
+
+  root.get('/dashboard/link', async (c) => {
+    const auth = sessions.consumeLink(c.req.query('code') ?? '');
+    if (!auth) throw DashboardErrors.badLink();
+    await accounts.authenticate(credentialHeaders(auth));
+    const { id } = sessions.create(auth);
+    return new Response(null, {
+      status: 303,
+      headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id, isHttps(c.req.raw)) },
+    });
+  });
+}
+
+export function sessionOf(c: ApiContext, sessions: SessionStore) {
+  const id = readCookie(c.req.header('cookie'), SESSION_COOKIE);
+  return id ? sessions.get(id) : undefined;
+}
+
+/** Browsers name the page's origin on every cross-origin write; a write from elsewhere is refused. */
+export function sameOrigin(c: ApiContext): void {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && hostOf(origin) !== new URL(c.req.url).host) throw DashboardErrors.crossOrigin();
+}
+
+export function requireCsrf(c: ApiContext, csrf: string): void {
+  const sent = c.req.header('x-csrf-token') ?? '';
+  if (!sameSecret(sent, csrf))
+    throw new LedgeError(403, 10000, 'Missing or wrong x-csrf-token for this dashboard session');
+}
+
+function describe(principal: Principal, csrf: string) {
+  return {
+    email: principal.email,
+    read_only: principal.readOnly,
+    via: principal.via,
+    account_ids: [...principal.accountIds],
+    csrf_token: csrf,
+  };
+}
+
+/** The host of an Origin header (scheme left out: a TLS-terminating proxy in front changes it). */
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}

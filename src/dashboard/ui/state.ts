@@ -1,0 +1,24 @@
+/** Who is signed in, and which account the pages show. */
+export interface SessionInfo {
+  email: string;
+  read_only: boolean;
+  via: 'global_key' | 'api_token';
+  account_ids: string[];
+  csrf_token: string;
+}
+
+export const state: { session: SessionInfo | undefined; accountId: string; accounts: { id: string; name: string }[] } =
+  {
+    session: undefined,
+    accountId: '',
+    accounts: [],
+  };
+
+export function readOnly(): boolean {
+  return state.session?.read_only ?? true;
+}
+
+/** `/accounts/{id}` of the account on screen. */
+export function acct(): string {
+  return `/accounts/${encodeURIComponent(state.accountId)}`;
+}

@@ -1,0 +1,184 @@
+import uPlot from 'uplot';
+import { enc, get, page } from '../api.ts';
+import { h, replace } from '../dom.ts';
+import { onHealth } from '../live.ts';
+import { href } from '../router.ts';
+import { acct } from '../state.ts';
+import { pageView } from '../ui-kit.ts';
+
+/** Loaded on first use (its own chunk): uPlot is most of the dashboard's script. */
+function chart(
+  box: HTMLElement,
+  title: string,
+  series: { label: string; stroke: string; bars?: boolean }[],
+  data: uPlot.AlignedData,
+  yLabel: string,
+  ranges: { x?: [number, number]; y?: [number, number] } = {},
+): void {
+  const width = Math.max(320, Math.min(box.clientWidth || 800, 1100));
+  const opts: uPlot.Options = {
+    title,
+    width,
+    height: 240,
+    series: [
+      {},
+      ...series.map((s) => ({
+        label: s.label,
+        stroke: s.stroke,
+        width: 2,
+        ...(s.bars ? { paths: uPlot.paths.bars!({ size: [0.8, 40] }), fill: `${s.stroke}55` } : {}),
+      })),
+    ],
+    axes: [{}, { label: yLabel }],
+    // The whole window asked for, whatever part of it has data (a new pool has a few points at its end).
+    scales: {
+      x: { time: true, ...(ranges.x ? { range: ranges.x } : {}) },
+      ...(ranges.y ? { y: { range: ranges.y } } : {}),
+    },
+  };
+  replace(box);
+  new uPlot(opts, data, box);
+}
+
+/** Alert deliveries per hour by outcome, from the history (last 7 days, up to 10,000 attempts). */
+export async function deliveriesChart(box: HTMLElement, base: string, since: string): Promise<void> {
+  const hour = 3600;
+  const start = Math.floor(Date.parse(since) / 1000 / hour) * hour;
+  const end = Math.floor(Date.now() / 1000 / hour) * hour;
+  const slots = Math.max(1, (end - start) / hour + 1);
+  const delivered = new Array<number>(slots).fill(0);
+  const failed = new Array<number>(slots).fill(0);
+  for (let p = 1; p <= 10; p++) {
+    const result = await page<{ sent: string; status: string }>(`${base}/history`, p, 1000, { since });
+    for (const item of result.items) {
+      const slot = Math.floor((Date.parse(item.sent) / 1000 - start) / hour);
+      if (slot < 0 || slot >= slots) continue;
+      if (item.status === 'delivered') delivered[slot]!++;
+      else if (item.status === 'failed' || item.status === 'retrying') failed[slot]!++;
+    }
+    if (p >= result.totalPages) break;
+  }
+  const xs = Array.from({ length: slots }, (_, i) => start + i * hour);
+  chart(
+    box,
+    'Alert deliveries per hour',
+    [
+      { label: 'Delivered', stroke: '#1a7f37', bars: true },
+      { label: 'Failed or retrying', stroke: '#cf222e', bars: true },
+    ],
+    [xs, delivered, failed],
+    'attempts',
+  );
+  box.append(
+    h(
+      'p',
+      { class: 'sr-only' },
+      `${delivered.reduce((a, b) => a + b, 0)} delivered and ${failed.reduce((a, b) => a + b, 0)} failed attempts in the period.`,
+    ),
+  );
+}
+
+interface HealthHistory {
+  range: 'hour' | 'day' | 'week';
+  step_seconds: number;
+  points: {
+    t: number;
+    origin: string;
+    checks: number;
+    healthy: number;
+    rtt_avg_ms: number | null;
+    rtt_max_ms: number | null;
+  }[];
+}
+
+const RANGE_SECONDS = { hour: 3600, day: 86_400, week: 604_800 } as const;
+const PALETTE = ['#0b57d0', '#b42318', '#1a7f37', '#8250df', '#bc4c00', '#0a7d84', '#6e7781'];
+
+/** A pool's health (healthy share of checks) and each origin's average RTT over the last hour, day or week. */
+export async function poolCharts(
+  main: HTMLElement,
+  poolId: string,
+  range: 'hour' | 'day' | 'week' = 'hour',
+): Promise<void> {
+  const base = `${acct()}/load_balancers/pools/${enc(poolId)}`;
+  const [pool, history] = await Promise.all([
+    get<{ name: string }>(base),
+    get<HealthHistory>(`${base}/health/history`, { range }),
+  ]);
+  const healthBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Health of ${pool.name} and its origins` });
+  const rttBox = h('div', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': `Round-trip time of the origins of ${pool.name}`,
+  });
+  const rangeLink = (value: 'hour' | 'day' | 'week', label: string) =>
+    h(
+      'a',
+      {
+        href: `${href('lb', 'pools', poolId, 'charts')}?range=${value}`,
+        'aria-current': value === range ? 'page' : undefined,
+      },
+      label,
+    );
+  const view = pageView(
+    `Health of ${pool.name}`,
+    h('p', null, h('a', { href: href('lb', 'pools', poolId) }, '← Edit pool')),
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Time range' },
+      rangeLink('hour', 'Last hour'),
+      rangeLink('day', 'Last day'),
+      rangeLink('week', 'Last week'),
+    ),
+    h('p', null, `One point per ${history.step_seconds / 60} minute(s).`),
+    healthBox,
+    rttBox,
+  );
+  replace(main, view);
+  draw(healthBox, rttBox, history);
+  const refresh = () =>
+    void get<HealthHistory>(`${base}/health/history`, { range }).then(
+      (next) => draw(healthBox, rttBox, next),
+      () => undefined,
+    );
+  onHealth(view, (change) => {
+    if (change.pool_id === poolId) refresh();
+  });
+  const timer = setInterval(() => (view.isConnected ? refresh() : clearInterval(timer)), 30_000);
+}
+
+function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistory): void {
+  const now = Math.floor(Date.now() / 1000);
+  const span: [number, number] = [now - RANGE_SECONDS[history.range], now];
+  const times = [...new Set(history.points.map((p) => p.t))].sort((a, b) => a - b);
+  if (times.length === 0) {
+    replace(healthBox, 'No checks recorded in this period yet.');
+    replace(rttBox);
+    return;
+  }
+  const index = new Map(times.map((t, i) => [t, i]));
+  const origins = [...new Set(history.points.map((p) => p.origin))].sort();
+  const column = (origin: string, pick: (p: HealthHistory['points'][number]) => number | null) => {
+    const values: (number | null)[] = new Array<number | null>(times.length).fill(null);
+    for (const point of history.points) if (point.origin === origin) values[index.get(point.t)!] = pick(point);
+    return values;
+  };
+  const named = (origin: string) => (origin === '' ? 'Pool' : origin);
+  chart(
+    healthBox,
+    'Healthy share of checks',
+    origins.map((origin, i) => ({ label: named(origin), stroke: PALETTE[i % PALETTE.length]! })),
+    [times, ...origins.map((origin) => column(origin, (p) => p.healthy))] as uPlot.AlignedData,
+    'healthy (0-1)',
+    { x: span, y: [0, 1] },
+  );
+  const withRtt = origins.filter((origin) => origin !== '');
+  chart(
+    rttBox,
+    'Average round-trip time',
+    withRtt.map((origin, i) => ({ label: origin, stroke: PALETTE[(i + 1) % PALETTE.length]! })),
+    [times, ...withRtt.map((origin) => column(origin, (p) => p.rtt_avg_ms))] as uPlot.AlignedData,
+    'ms',
+    { x: span },
+  );
+}

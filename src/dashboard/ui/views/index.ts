@@ -1,0 +1,47 @@
+import type { Route } from '../router.ts';
+import { bucketSettings, buckets, objects } from './r2.ts';
+import { editPool, loadBalancers, loadBalancingHome, managePools, manageMonitors } from './lb.ts';
+import { destinations, history, migration, policies, policyForm } from './notifications.ts';
+import { scriptDetail, scripts } from './workers.ts';
+import { members, tokens, zones } from './account.ts';
+import { home } from './home.ts';
+
+type View = (main: HTMLElement) => Promise<void>;
+
+/** The view a URL names. */
+export function routeView({ path, query }: Route): View {
+  const [area, a, b, c] = path;
+  switch (area) {
+    case 'r2':
+      if (!a) return buckets;
+      return b === 'settings' ? (main) => bucketSettings(main, a) : (main) => objects(main, a, query);
+    case 'lb':
+      if (a === 'pools' && b && c === 'charts') {
+        const range = query.get('range');
+        const chosen = range === 'day' || range === 'week' ? range : 'hour';
+        return (main) => import('./charts.ts').then((charts) => charts.poolCharts(main, b, chosen));
+      }
+      if (a === 'pools' && b) return (main) => editPool(main, b);
+      if (a === 'pools') return (main) => managePools(main);
+      if (a === 'monitors') return manageMonitors;
+      if (a === 'balancers') return loadBalancers;
+      return loadBalancingHome;
+    case 'notifications':
+      if (a === 'new') return (main) => policyForm(main, query);
+      if (a === 'policies' && b) return (main) => policyForm(main, query, b);
+      if (a === 'destinations') return destinations;
+      if (a === 'history') return (main) => history(main);
+      if (a === 'migration') return (main) => migration(main);
+      return policies;
+    case 'workers':
+      return a ? (main) => scriptDetail(main, a) : scripts;
+    case 'zones':
+      return (main) => zones(main);
+    case 'members':
+      return members;
+    case 'tokens':
+      return tokens;
+    default:
+      return home;
+  }
+}

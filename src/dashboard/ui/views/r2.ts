@@ -1,0 +1,416 @@
+import { ApiFailure, call, csrf, del, enc, get, post, put, V4 } from '../api.ts';
+import { button, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
+import { go, href } from '../router.ts';
+import { acct, readOnly } from '../state.ts';
+import { confirmDialog, errorText, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
+
+interface Bucket {
+  name: string;
+  creation_date: string;
+  location?: string;
+  storage_class?: string;
+}
+interface ObjectInfo {
+  key: string;
+  size: number;
+  etag: string;
+  uploaded: string;
+  http_metadata?: Record<string, string>;
+  custom_metadata?: Record<string, string>;
+  storage_class?: string;
+}
+
+const bucketsPath = () => `${acct()}/r2/buckets`;
+/** An object's API path: each key segment escaped, the slashes kept (keys are paths). */
+export function objectPath(bucket: string, key: string): string {
+  return `${bucketsPath()}/${enc(bucket)}/objects/${key.split('/').map(enc).join('/')}`;
+}
+
+/** "R2 Object Storage": buckets, create and delete. */
+export async function buckets(main: HTMLElement): Promise<void> {
+  const result = await get<{ buckets: Bucket[] }>(bucketsPath(), { per_page: 1000 });
+  const status = notice();
+  const name = field(
+    'Bucket name',
+    { required: true, pattern: '[a-z0-9][a-z0-9-]{1,61}[a-z0-9]', autocomplete: 'off' },
+    'Lowercase letters, digits and hyphens, 3 to 63 characters',
+  );
+  const form = h(
+    'form',
+    { class: 'card inline' },
+    name.row,
+    h('button', { type: 'submit', class: 'primary' }, 'Create bucket'),
+    status.element,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    post(bucketsPath(), { name: name.input.value }).then(
+      () => go(href('r2', name.input.value)),
+      (error: unknown) => status.fail(error),
+    );
+  });
+  const rows = result.buckets.map((bucket) => [
+    h('a', { href: href('r2', bucket.name) }, bucket.name),
+    formatTime(bucket.creation_date),
+    bucket.location ?? '',
+    bucket.storage_class ?? 'Standard',
+    h(
+      'span',
+      { class: 'actions' },
+      h('a', { href: href('r2', bucket.name, 'settings'), class: 'button' }, 'Settings'),
+      writeButton('Delete', async () => {
+        if (!(await confirmDialog(`Delete the bucket "${bucket.name}"? It must be empty.`, 'Delete bucket'))) return;
+        del(`${bucketsPath()}/${enc(bucket.name)}`).then(
+          () => void buckets(main),
+          (error: unknown) => status.fail(error),
+        );
+      }),
+    ),
+  ]);
+  replace(
+    main,
+    pageView(
+      'R2 Object Storage',
+      guardForm(form),
+      table(`Buckets (${result.buckets.length})`, ['Bucket', 'Created', 'Location', 'Storage class', 'Actions'], rows),
+    ),
+  );
+}
+
+/** The object browser: one "folder" (prefix) at a time, with upload, download, delete and metadata. */
+export async function objects(main: HTMLElement, bucket: string, query: URLSearchParams): Promise<void> {
+  const prefix = query.get('prefix') ?? '';
+  const here = (p: string, c?: string) => `${href('r2', bucket)}?prefix=${enc(p)}${c ? `&cursor=${enc(c)}` : ''}`;
+  const crumbs: HTMLElement[] = [h('a', { href: here('') }, bucket)];
+  let walked = '';
+  for (const part of prefix.split('/').filter(Boolean)) {
+    walked += `${part}/`;
+    crumbs.push(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: here(walked) }, part));
+  }
+  const status = notice();
+  const listing = h('div', null);
+  const details = h('div', { class: 'details', 'aria-live': 'polite' });
+  // The listing refreshes after uploads and deletes; the upload list (with its progress bars) stays.
+  const refresh = () =>
+    showListing(listing, details, status, bucket, prefix, query.get('cursor') ?? undefined, here).catch(
+      (error: unknown) => status.fail(error),
+    );
+  await showListing(listing, details, status, bucket, prefix, query.get('cursor') ?? undefined, here);
+  replace(
+    main,
+    pageView(
+      `Bucket ${bucket}`,
+      h('nav', { 'aria-label': 'Folder', class: 'crumbs' }, crumbs),
+      h(
+        'p',
+        null,
+        h('a', { href: href('r2') }, '← Buckets'),
+        ' · ',
+        h('a', { href: href('r2', bucket, 'settings') }, 'Settings'),
+      ),
+      uploader(bucket, prefix, () => void refresh()),
+      status.element,
+      listing,
+      details,
+    ),
+  );
+}
+
+async function showListing(
+  listing: HTMLElement,
+  details: HTMLElement,
+  status: ReturnType<typeof notice>,
+  bucket: string,
+  prefix: string,
+  cursor: string | undefined,
+  here: (prefix: string, cursor?: string) => string,
+): Promise<void> {
+  const envelope = await call<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, undefined, {
+    prefix,
+    delimiter: '/',
+    per_page: 100,
+    cursor,
+  });
+  const info = envelope.result_info ?? {};
+  const folders = (info.delimited ?? []) as string[];
+  const again = () =>
+    void showListing(listing, details, status, bucket, prefix, cursor, here).catch((error: unknown) =>
+      status.fail(error),
+    );
+  const rows = [
+    ...folders.map((folder) => [
+      h('a', { href: here(folder), class: 'folder' }, `${folder.slice(prefix.length)}`),
+      'Folder',
+      '',
+      '',
+      '',
+    ]),
+    ...envelope.result.map((object) => [
+      h('span', { class: 'name' }, object.key.slice(prefix.length)),
+      formatBytes(object.size),
+      object.http_metadata?.['contentType'] ?? '',
+      formatTime(object.uploaded),
+      h(
+        'span',
+        { class: 'actions' },
+        h(
+          'a',
+          {
+            href: V4 + objectPath(bucket, object.key),
+            download: object.key.split('/').pop() ?? 'object',
+            class: 'button',
+            'aria-label': `Download ${object.key}`,
+          },
+          'Download',
+        ),
+        button('Details', () => showDetails(details, object), { 'aria-label': `Details of ${object.key}` }),
+        writeButton(
+          'Delete',
+          async () => {
+            if (!(await confirmDialog(`Delete "${object.key}"? This cannot be undone.`, 'Delete object'))) return;
+            del(objectPath(bucket, object.key)).then(again, (error: unknown) => status.fail(error));
+          },
+          { 'aria-label': `Delete ${object.key}` },
+        ),
+      ),
+    ]),
+  ];
+  replace(
+    listing,
+    table(`Objects in ${prefix || 'the bucket root'}`, ['Name', 'Size', 'Type', 'Uploaded', 'Actions'], rows),
+    info.is_truncated && info.cursor
+      ? h('p', null, h('a', { href: here(prefix, String(info.cursor)), class: 'button' }, 'Next page'))
+      : null,
+  );
+}
+
+function showDetails(box: HTMLElement, object: ObjectInfo): void {
+  const entries: [string, string][] = [
+    ['Key', object.key],
+    ['Size', `${formatBytes(object.size)} (${object.size} bytes)`],
+    ['ETag', object.etag],
+    ['Uploaded', formatTime(object.uploaded)],
+    ['Storage class', object.storage_class ?? ''],
+    ...Object.entries(object.http_metadata ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
+    ...Object.entries(object.custom_metadata ?? {}).map(([k, v]): [string, string] => [`x-amz-meta-${k}`, v]),
+  ];
+  replace(
+    box,
+    h('h2', null, 'Object details'),
+    h(
+      'dl',
+      null,
+      entries.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
+    ),
+  );
+}
+
+/**
+ * Upload: files or a whole folder, picked or dropped; each file is one PUT with its own progress bar (XHR: fetch
+ * reports no upload progress). The object API takes up to 5 GiB in one PUT.
+ */
+function uploader(bucket: string, prefix: string, done: () => void): HTMLElement {
+  const filesId = uid();
+  const folderId = uid();
+  const files = h('input', { id: filesId, type: 'file', multiple: true });
+  const folder = h('input', { id: folderId, type: 'file', webkitdirectory: true });
+  const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
+  const drop = h('div', { class: 'drop', tabindex: -1 }, 'Drop files or folders here');
+  const start = (picked: { file: File; path: string }[]) => {
+    let left = picked.length;
+    for (const { file, path } of picked) {
+      uploadOne(bucket, prefix + path, file, list).finally(() => {
+        if (--left === 0) done();
+      });
+    }
+  };
+  files.addEventListener('change', () =>
+    start(Array.from(files.files ?? []).map((file) => ({ file, path: file.name }))),
+  );
+  folder.addEventListener('change', () =>
+    start(Array.from(folder.files ?? []).map((file) => ({ file, path: file.webkitRelativePath || file.name }))),
+  );
+  drop.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (event) => {
+    event.preventDefault();
+    drop.classList.remove('over');
+    void droppedFiles(event.dataTransfer).then(start);
+  });
+  const box = h(
+    'section',
+    { class: 'card upload', 'aria-label': 'Upload' },
+    h('div', { class: 'field' }, h('label', { for: filesId }, 'Upload files'), files),
+    h('div', { class: 'field' }, h('label', { for: folderId }, 'Upload a folder'), folder),
+    drop,
+    list,
+  );
+  if (readOnly()) {
+    files.disabled = true;
+    folder.disabled = true;
+    replace(drop, 'Read-only token: uploads are off.');
+  }
+  return box;
+}
+
+/** Files of a drop, folders walked (their paths kept, as the folder picker gives them). */
+async function droppedFiles(transfer: DataTransfer | null): Promise<{ file: File; path: string }[]> {
+  const out: { file: File; path: string }[] = [];
+  const entries = Array.from(transfer?.items ?? [])
+    .map((item) => item.webkitGetAsEntry())
+    .filter((e): e is FileSystemEntry => e !== null);
+  const walk = async (entry: FileSystemEntry, path: string): Promise<void> => {
+    if (entry.isFile) {
+      const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
+      out.push({ file, path: path + entry.name });
+    } else if (entry.isDirectory) {
+      const reader = (entry as FileSystemDirectoryEntry).createReader();
+      for (;;) {
+        const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+        if (batch.length === 0) break;
+        for (const child of batch) await walk(child, `${path}${entry.name}/`);
+      }
+    }
+  };
+  for (const entry of entries) await walk(entry, '');
+  if (entries.length === 0) for (const file of Array.from(transfer?.files ?? [])) out.push({ file, path: file.name });
+  return out;
+}
+
+function uploadOne(bucket: string, key: string, file: File, list: HTMLElement): Promise<void> {
+  const bar = h('progress', { max: file.size || 1, value: 0, 'aria-label': `Upload of ${key}` });
+  const state = h('span', { class: 'upload-state' }, 'Starting');
+  list.append(h('li', null, h('span', { class: 'name' }, key), ' ', bar, ' ', state));
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', V4 + objectPath(bucket, key));
+    xhr.setRequestHeader('x-csrf-token', csrf());
+    if (file.type) xhr.setRequestHeader('content-type', file.type);
+    xhr.upload.onprogress = (event) => {
+      bar.value = event.loaded;
+      replace(state, `${Math.floor((100 * event.loaded) / (event.total || 1))}%`);
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        bar.value = bar.max;
+        replace(state, 'Uploaded');
+      } else {
+        let message = `HTTP ${xhr.status}`;
+        try {
+          message = (JSON.parse(xhr.responseText) as { errors: { message: string }[] }).errors[0]?.message ?? message;
+        } catch {
+          // not an envelope
+        }
+        replace(state, `Failed: ${message}`);
+        state.setAttribute('role', 'alert');
+      }
+      resolve();
+    };
+    xhr.onerror = () => {
+      replace(state, 'Failed: the connection broke');
+      resolve();
+    };
+    xhr.send(file);
+  });
+}
+
+/** Bucket settings: CORS, lifecycle rules, public access (r2.dev) and custom domains, as Cloudflare names them. */
+export async function bucketSettings(main: HTMLElement, bucket: string): Promise<void> {
+  const base = `${bucketsPath()}/${enc(bucket)}`;
+  const sections = await Promise.all([
+    jsonSetting('CORS policy', `${base}/cors`, (value) => ({ rules: (value as { rules?: unknown[] })?.rules ?? [] })),
+    jsonSetting('Object lifecycle rules', `${base}/lifecycle`, (value) => ({
+      rules: (value as { rules?: unknown[] })?.rules ?? [],
+    })),
+    publicAccess(base),
+  ]);
+  replace(
+    main,
+    pageView(
+      `Settings of ${bucket}`,
+      h('p', null, h('a', { href: href('r2', bucket) }, '← Objects'), ' · ', h('a', { href: href('r2') }, 'Buckets')),
+      sections,
+    ),
+  );
+}
+
+/** A setting edited as its JSON document (what the API takes), or a note when this server lacks the route. */
+async function jsonSetting(title: string, path: string, shape: (value: unknown) => unknown): Promise<HTMLElement> {
+  let current: unknown;
+  try {
+    current = await get(path);
+  } catch (error) {
+    // 7003: this server has no such route (yet); any other 404 is R2's "not configured" (10059 for CORS).
+    if (error instanceof ApiFailure && error.status === 404 && error.code === 7003)
+      return h(
+        'section',
+        null,
+        h('h2', null, title),
+        h('p', null, `Not available on this server: ${errorText(error)}`),
+      );
+    if (!(error instanceof ApiFailure) || error.status !== 404) throw error;
+    current = {};
+  }
+  const id = uid();
+  const text = h('textarea', { id, rows: 8, spellcheck: 'false' });
+  text.value = JSON.stringify(shape(current), null, 2);
+  const status = notice();
+  const form = h(
+    'form',
+    { class: 'card' },
+    h('label', { for: id }, `${title} (JSON)`),
+    text,
+    h('button', { type: 'submit' }, `Save ${title}`),
+    status.element,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    let body: unknown;
+    try {
+      body = JSON.parse(text.value);
+    } catch (error) {
+      status.fail(new Error(`Not valid JSON: ${errorText(error)}`));
+      return;
+    }
+    put(path, body).then(
+      () => status.ok('Saved.'),
+      (error: unknown) => status.fail(error),
+    );
+  });
+  return h('section', null, h('h2', null, title), guardForm(form));
+}
+
+async function publicAccess(base: string): Promise<HTMLElement> {
+  const section = h('section', null, h('h2', null, 'Public access'));
+  try {
+    const managed = await get<{ domain: string; enabled: boolean }>(`${base}/domains/managed`);
+    const status = notice();
+    const toggle = writeButton(managed.enabled ? 'Disallow access via r2.dev' : 'Allow access via r2.dev', () => {
+      put(`${base}/domains/managed`, { enabled: !managed.enabled }).then(
+        () => window.dispatchEvent(new HashChangeEvent('hashchange')),
+        (error: unknown) => status.fail(error),
+      );
+    });
+    section.append(
+      h('p', null, managed.enabled ? 'Public at ' : 'Not public. Domain: ', h('code', null, managed.domain)),
+      toggle,
+      status.element,
+    );
+    const custom = await get<{
+      domains: { domain: string; enabled: boolean; status?: { ownership?: string; ssl?: string } }[];
+    }>(`${base}/domains/custom`).catch(() => ({ domains: [] }));
+    section.append(
+      table(
+        'Custom domains',
+        ['Domain', 'Enabled', 'Status'],
+        custom.domains.map((d) => [d.domain, d.enabled ? 'Yes' : 'No', d.status?.ownership ?? '']),
+      ),
+    );
+  } catch (error) {
+    section.append(h('p', null, `Not available on this server: ${errorText(error)}`));
+  }
+  return section;
+}
