@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerAdmin } from './admin.ts';
 import { registerCreate } from './create-app.ts';
 import { registerDeploy } from './deploy.ts';
+import { registerDelete } from './delete.ts';
 import { registerBucket } from './bucket.ts';
 import { registerObject } from './object.ts';
 import { registerMonitors } from './monitors.ts';
@@ -61,6 +62,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerMigrationCommands(program);
   registerCreate(program);
   registerDeploy(program);
+  registerDelete(program);
   registerSecret(program);
   registerTail(program);
   registerCrons(program);

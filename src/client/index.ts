@@ -59,6 +59,7 @@ export {
 export { getSchedules, listCronRuns, putSchedules, triggerCron, type CronRun, type CronSchedule } from './workers.ts';
 export {
   deleteSecret,
+  deleteWorker,
   listSecrets,
   putSecret,
   setScriptSubdomain,

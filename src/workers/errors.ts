@@ -6,6 +6,13 @@ import { clip, LedgeError } from '../shared/errors.ts';
  */
 export const WorkerErrors = {
   scriptNotFound: () => new LedgeError(404, 10007, 'This Worker does not exist on your account.'),
+  /** Cloudflare's "script still in use" (10064): delete with force=true to break the link. */
+  scriptInUse: (name: string, producers: string[]) =>
+    new LedgeError(
+      409,
+      10064,
+      `The Worker ${clip(name)} is still in use as the tail Worker of ${producers.map((p) => clip(p)).join(', ')}: delete with force=true (wrangler delete --force, ledge delete --force) to delete it and remove it from them.`,
+    ),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
   versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
   deploymentNotFound: (id: string) =>

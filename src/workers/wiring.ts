@@ -88,6 +88,12 @@ export function createFunctions(deps: {
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
   });
+  // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
+  workers.onScriptDeleted(async (accountId, name) => {
+    tails.closeScript(accountId, name);
+    logs.forget(accountId, name);
+    await crons.reschedule();
+  });
   let logHistory: SharedLogHistory | undefined;
   if (cluster) {
     const reload = coalescedReload(runtime, deps.logger);

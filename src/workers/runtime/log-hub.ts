@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_MARKER } from './console-shim.ts';
 import { WatchCounts } from './watch-counts.ts';
@@ -86,6 +86,11 @@ export class FunctionLogHub {
     if (count <= 0 || !existsSync(path)) return [];
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n').filter(Boolean).slice(-count);
     return lines.map((l) => JSON.parse(l) as FunctionLogLine);
+  }
+
+  /** Drops the kept lines of a deleted script (a new script of that name starts with no history). */
+  forget(accountId: string, script: string): void {
+    rmSync(join(this.#dir, accountId, `${script}.log`), { force: true });
   }
 
   /** A follower (`ledge tail`): gets this node's lines of the script and those relayed from other nodes. */
