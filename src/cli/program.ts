@@ -80,8 +80,9 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
+      // `ledge` or `ledge pools` without a command prints the help as an error (exitCode 1): a usage error.
       const clean = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code);
-      if (clean) return 0;
+      if (clean && error.exitCode === 0) return 0;
       if (json) printJsonError(2, error.message.replace(/^error: /, ''));
       return 2;
     }

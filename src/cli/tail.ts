@@ -20,8 +20,13 @@ export function registerTail(program: Command): void {
     .option('--search <text>', 'only requests whose console output or exception contains this text')
     .option('--history <lines>', 'first print this many kept console lines', '0')
     .option('--json', "print one JSON event per line (wrangler tail's shape)")
+    .option('--format <format>', 'json (as --json) or pretty (the default), as wrangler tail spells it')
     .action(
       handler(async (ctx, [scriptArg]) => {
+        const format = ctx.options['format'] as string | undefined;
+        if (format !== undefined && format !== 'json' && format !== 'pretty')
+          throw new UsageError(`--format must be json or pretty, got "${format}"`);
+        if (format === 'json') ctx.options.json = true;
         const history = Number(ctx.options['history']);
         if (!Number.isInteger(history) || history < 0) throw new UsageError('--history must be a whole number');
         const filters = tailFilters(ctx.options);
