@@ -44,7 +44,6 @@ function asOnR2(value: any): any {
   return JSON.parse(JSON.stringify(value).replaceAll('"storageClass":""', '"storageClass":"Standard"'));
 }
 
-
 describe('R2 binding fidelity (Ledge on workerd vs Miniflare)', () => {
   it.each([1 * KiB, 2 * MiB, 20 * MiB])(
     'gives R2 results, never a lost connection, for refused writes with %i-byte bodies, storing nothing',
