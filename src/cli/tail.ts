@@ -91,8 +91,14 @@ export function formatEvent(event: TailEventMessage): string {
   const status = event.event?.response?.status ?? (event.outcome === 'exception' ? 500 : '-');
   const duration = event.wallTime === undefined ? '-' : `${event.wallTime}ms`;
   const outcome = OUTCOME_TEXT[event.outcome] ?? event.outcome;
-  const head = request ? `${request.method} ${request.url}` : '(no request)';
-  const lines = [`${new Date(event.eventTimestamp).toISOString()} ${head} ${status} ${duration} ${outcome}`];
+  const cron = event.event?.cron;
+  // A Cron Trigger run: its cron and scheduled time, as wrangler tail prints one.
+  const head = request
+    ? `${request.method} ${request.url} ${status}`
+    : cron !== undefined
+      ? `[scheduled] "${cron}" @ ${new Date(event.event?.scheduledTime ?? event.eventTimestamp).toISOString()}`
+      : `(no request) ${status}`;
+  const lines = [`${new Date(event.eventTimestamp).toISOString()} ${head} ${duration} ${outcome}`];
   for (const log of event.logs) {
     const text = log.message.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
     lines.push(...indent(`[${log.level}] ${text}`));
