@@ -51,12 +51,6 @@ export const WorkerErrors = {
       10027,
       `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`,
     ),
-  scriptStartupFailed: (detail: string) =>
-    new LedgeError(
-      400,
-      10021,
-      `Uncaught error while loading the Worker; the previous deployment keeps serving. ${detail}`,
-    ),
   invalidSecret: (message: string) => new LedgeError(400, 10021, message),
   invalidSubdomain: (name: string) =>
     new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),

@@ -124,6 +124,7 @@ export class WorkersService {
       secrets,
       subdomain: 'check',
       scheduled: false,
+      sourceMaps: upload.sourceMaps,
     });
     const deployment: DeploymentRecord | undefined = deploy
       ? {

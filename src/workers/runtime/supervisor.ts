@@ -11,6 +11,7 @@ import { isLoaded, type DeployedScript } from '../types.ts';
 import { AccountBackend } from './account-backend.ts';
 import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
+import { scriptLoadError } from './load-error.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import type { TailTraces } from './tail-traces.ts';
@@ -214,7 +215,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       try {
         await process.ready;
       } catch (error) {
-        throw WorkerErrors.scriptStartupFailed(cleanWorkerdError((error as Error).message));
+        throw scriptLoadError((error as Error).message, candidate);
       } finally {
         await process.stop(1_000);
       }
