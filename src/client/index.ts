@@ -88,3 +88,4 @@ export {
   type TailSessionFilter,
   type TailSessionHandle,
 } from './tail-session.ts';
+export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
