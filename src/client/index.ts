@@ -89,3 +89,4 @@ export {
   type TailSessionHandle,
 } from './tail-session.ts';
 export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
+export { abortUpload, completeUpload, createUpload, openObject, uploadPart } from './r2-uploads.ts';

@@ -5,6 +5,7 @@ import type { StorageService } from '../storage/index.ts';
 import { bucketRoutes } from './bucket-routes.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { objectRoutes } from './object-routes.ts';
+import { uploadRoutes } from './upload-routes.ts';
 
 /** Every /client/v4 route of object storage. */
 export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<AppEnv> {
@@ -12,5 +13,6 @@ export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<
   app.route('/', bucketRoutes(storage));
   app.route('/', lifecycleRoutes(storage));
   app.route('/', objectRoutes(storage, metrics));
+  app.route('/', uploadRoutes(storage, metrics));
   return app;
 }
