@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { api, enableWorkersDev, uploadScript } from './helpers.ts';
 import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
@@ -15,6 +16,7 @@ const WORKER = `export default {
 /** Cron Trigger runs reach open tails (issue 28 point 2), as Cloudflare's tail shows a scheduled event. */
 describe('Cron Trigger runs in a live tail', () => {
   let ledge: TestLedge;
+  const records: Record<string, unknown>[] = [];
   const running: RunningTail[] = [];
   const base = () => `/accounts/${ledge.accountId}/workers/scripts/ticker`;
   const trigger = async (cron: string) => {
@@ -24,7 +26,9 @@ describe('Cron Trigger runs in a live tail', () => {
   };
 
   beforeAll(async () => {
-    ledge = await startLedge();
+    ledge = await startLedge({
+      logger: createLogger('info', {}, (line) => records.push(JSON.parse(line) as Record<string, unknown>), 'json'),
+    });
     expect((await uploadScript(ledge, 'ticker', { modules: { 'index.js': WORKER } })).status).toBe(200);
     await enableWorkersDev(ledge, 'ticker');
     const crons = [{ cron: '*/5 * * * *' }, { cron: '0 12 * * MON' }];
@@ -71,6 +75,12 @@ describe('Cron Trigger runs in a live tail', () => {
     await pretty.waitFor((l) => l.startsWith('"0 12 * * MON" @ ') && l.endsWith('Exception Thrown'));
     await Promise.all(running.splice(0).map((t) => t.stop()));
   }, 120_000);
+
+  it("the server's log line for each run carries a request id: the API call's, or one of the run's own", async () => {
+    const ran = records.filter((r) => r['msg'] === 'cron trigger ran');
+    expect(ran.length).toBeGreaterThanOrEqual(2);
+    for (const record of ran) expect(record['request_id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
 
   it('ledge tail prints the run as a scheduled line with its console output; --method excludes it', async () => {
     const all = startLedgeTail(ledge, ['ticker']);
