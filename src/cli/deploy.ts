@@ -75,8 +75,11 @@ export async function readProjectConfig(cwd: string, explicit?: string): Promise
   return { ...parsed.data, path };
 }
 
-/** Bundles the entry point (TypeScript included) into one ES module, as wrangler does. */
-export async function bundleWorker(entry: string): Promise<string> {
+/**
+ * Bundles the entry point (TypeScript included) into one ES module, as wrangler does, with its source map
+ * (sources relative to the project), which the server uses to show a load error in the user's files.
+ */
+export async function bundleWorker(entry: string, projectDir = dirname(entry)): Promise<{ code: string; map: string }> {
   const esbuild = await import('esbuild');
   try {
     const result = await esbuild.build({
@@ -90,9 +93,12 @@ export async function bundleWorker(entry: string): Promise<string> {
       external: ['cloudflare:*', 'node:*'],
       write: false,
       logLevel: 'silent',
-      sourcemap: false,
+      sourcemap: 'external',
+      // Not written (write: false): names the output so the map's sources are relative to the project.
+      outfile: join(projectDir, 'index.js'),
     });
-    return result.outputFiles[0]!.text;
+    const file = (suffix: string) => result.outputFiles.find((f) => f.path.endsWith(suffix))!.text;
+    return { code: file('index.js'), map: file('index.js.map') };
   } catch (error) {
     const failure = error as {
       errors?: { text: string; location?: { file: string; line: number; column: number } | null }[];
@@ -132,7 +138,7 @@ export function registerDeploy(program: Command): void {
         if (!config.main) throw new CliError(`invalid ${config.path}: "main" (the entry point) is required`);
         const entry = resolve(dirname(config.path), config.main);
         if (!existsSync(entry)) throw new CliError(`the entry point ${entry} does not exist`);
-        const code = await bundleWorker(entry);
+        const { code, map } = await bundleWorker(entry, dirname(config.path));
         const accountId = await projectAccountId(ctx, config);
         const bindings: Record<string, unknown>[] = [
           ...Object.entries(config.vars).map(([varName, value]) =>
@@ -149,7 +155,10 @@ export function registerDeploy(program: Command): void {
         ];
         const uploaded = await uploadScript(ctx.client, accountId, name, {
           mainModule: 'index.js',
-          modules: [{ name: 'index.js', content: code }],
+          modules: [
+            { name: 'index.js', content: code },
+            { name: 'index.js.map', content: map, contentType: 'application/source-map' },
+          ],
           bindings,
           compatibilityDate: config.compatibility_date,
           compatibilityFlags: config.compatibility_flags,

@@ -108,9 +108,15 @@ function printReport(report: MigrationReport): void {
     process.stdout.write(`\nDry run: nothing was changed.\n`);
     for (const change of report.plan.policies) {
       const verb = change.action === 'create' ? 'create policy' : `extend policy ${change.policyId}`;
-      process.stdout.write(`  would ${verb} "${change.name}" covering ${change.poolIds.length} pool(s)\n`);
+      const pools = `${change.poolIds.length} pool${change.poolIds.length === 1 ? '' : 's'}`;
+      process.stdout.write(`  would ${verb} "${change.name}" covering ${pools}\n`);
     }
-    process.stdout.write(`  would bulk-patch page(s): ${report.plan.pages_to_patch.join(', ') || 'none'}\n`);
+    const pages = report.plan.pages_to_patch;
+    process.stdout.write(
+      pages.length === 0
+        ? '  no page to patch\n'
+        : `  would bulk-patch ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}\n`,
+    );
     return;
   }
   process.stdout.write(

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerSilences } from './silences.ts';
 import {
   createPolicy,
   createWebhook,
@@ -87,6 +88,7 @@ export function registerNotifications(program: Command): void {
     .description('Manage alert policies, webhook destinations and delivery history');
 
   const policies = notifications.command('policies').description('Alert policies');
+  registerSilences(notifications);
   policies
     .command('list')
     .description('List the policies of the account')

@@ -1,13 +1,10 @@
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { pipeline as streamPipeline, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { deleteObject, getObject, listObjects, putObject } from '../client/index.ts';
+import { deleteObject, listObjects } from '../client/index.ts';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
+import { downloadObject, uploadFile } from './object-transfer.ts';
 import { printJson, printTable } from './output.ts';
-import { progressMeter } from './progress.ts';
 
 /** `<bucket>/<key>`: the bucket is everything before the first slash, the key everything after. */
 export function parseObjectPath(path: string): { bucket: string; key: string } {
@@ -21,7 +18,9 @@ export function registerObject(program: Command): void {
 
   object
     .command('put <path>')
-    .description('Upload a file as <bucket>/<key> (streamed)')
+    .description(
+      'Upload a file as <bucket>/<key> (in parts above 8 MiB, with bounded memory; progress on a terminal; Ctrl+C aborts and stores nothing)',
+    )
     .requiredOption('--file <file>', 'the file to upload')
     .option('--content-type <type>', 'Content-Type stored with the object')
     .option('--json', 'print JSON')
@@ -35,15 +34,16 @@ export function registerObject(program: Command): void {
         } catch {
           throw new CliError(`cannot read ${file}`);
         }
-        const source = createReadStream(file);
-        const meter = progressMeter(`Uploading ${bucket}/${key}`, size);
-        // pipeline (not pipe) so a failure on either side ends both; the error reaches the upload through meter.
-        const counted = meter ? streamPipeline(source, meter, () => {}) : source;
-        const body = Readable.toWeb(counted) as ReadableStream<Uint8Array>;
         const contentType = ctx.options['contentType'] as string | undefined;
-        const stored = await putObject(ctx.client, await ctx.accountId(), bucket, key, body, {
+        const stored = await uploadFile({
+          api: ctx.client,
+          accountId: await ctx.accountId(),
+          bucket,
+          key,
+          file,
           size,
-          ...(contentType ? { contentType } : {}),
+          contentType,
+          json: ctx.json,
         });
         if (ctx.json) printJson(stored);
         else process.stdout.write(`Uploaded ${bucket}/${key} (${stored.size} bytes, etag ${stored.etag}).\n`);
@@ -52,22 +52,14 @@ export function registerObject(program: Command): void {
 
   object
     .command('get <path>')
-    .description('Download <bucket>/<key> to a file, or to stdout')
+    .description('Download <bucket>/<key> to a file, or to stdout (Ctrl+C leaves no partial file)')
     .option('--file <file>', 'write here instead of stdout')
+    .option('--json', 'no progress line (the object goes to the file or stdout)')
     .action(
       handler(async (ctx, [path]) => {
         const { bucket, key } = parseObjectPath(path as string);
-        const response = await getObject(ctx.client, await ctx.accountId(), bucket, key);
-        const body = Readable.fromWeb(response.body! as NodeReadableStream<Uint8Array>);
         const file = ctx.options['file'] as string | undefined;
-        const length = response.headers.get('content-length');
-        // Not while the object itself is printed on the same terminal.
-        const shown = file !== undefined || !process.stdout.isTTY;
-        const meter = shown
-          ? progressMeter(`Downloading ${bucket}/${key}`, length === null ? undefined : Number(length))
-          : undefined;
-        const target = file ? createWriteStream(file) : process.stdout;
-        await (meter ? pipeline(body, meter, target) : pipeline(body, target));
+        await downloadObject({ api: ctx.client, accountId: await ctx.accountId(), bucket, key, file, json: ctx.json });
         // On stdout the object itself is the output: no line to mix into it.
         if (file) {
           const size = statSync(file).size;

@@ -32,7 +32,7 @@ export interface ReportedError {
 export function describeError(error: unknown): ReportedError {
   if (error instanceof ApiError) return { exitCode: 1, code: error.code, message: error.message };
   if (error instanceof UsageError) return { exitCode: 2, code: 2, message: error.message };
-  if (error instanceof CliError) return { exitCode: 1, code: 1, message: error.message };
+  if (error instanceof CliError) return { exitCode: error.exitCode, code: 1, message: error.message };
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? 'network error';

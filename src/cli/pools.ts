@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import {
   createPool,
   deletePool,
+  getMonitor,
   getPool,
   getPoolHealth,
   getPoolReferences,
@@ -139,9 +140,13 @@ export function registerPools(program: Command): void {
     pools.command('create <name>').description('Create a pool (at least one --origin, or origins in --file)'),
   ).action(
     handler(async (ctx, [name]) => {
-      const body = { ...poolFields(ctx.options), name };
+      const body: Record<string, unknown> = { ...poolFields(ctx.options), name };
       if (ctx.options['enable'] && ctx.options['disable'])
         throw new UsageError('--enable and --disable exclude each other');
+      if (!Array.isArray(body['origins']))
+        throw new UsageError(
+          'a pool needs its origins: give at least one --origin name=address[:port] (or "origins" in --file)',
+        );
       const pool = await createPool(ctx.client, await ctx.accountId(), body);
       if (ctx.json) printJson(pool);
       else process.stdout.write(`Created pool ${pool.name} (${pool.id}).\n`);
@@ -198,18 +203,26 @@ export function registerPools(program: Command): void {
           process.stdout.write('This pool is not health-checked (disabled, no monitor, or an ICMP monitor).\n');
           return;
         }
+        // The health view lists the enabled origins in the pool's order, keyed by address only: the pool
+        // gives each its name and port (0 = the monitor's port, or the scheme's default).
+        const pool = await getPool(ctx.client, accountId, id as string);
+        const monitor = pool.monitor ? await getMonitor(ctx.client, accountId, pool.monitor) : undefined;
+        const monitorPort = Number(monitor?.['port'] ?? 0) || (monitor?.type === 'https' ? 443 : 80);
+        const enabled = pool.origins.filter((o) => o.enabled);
         for (const [region, entry] of regions) {
           process.stdout.write(`Pool ${entry.healthy ? 'Healthy' : 'Unhealthy'} (region ${region})\n`);
-          const rows = entry.origins.flatMap((o) =>
+          const rows = entry.origins.flatMap((o, index) =>
             Object.entries(o).map(([address, h]) => ({
+              Origin: enabled[index]?.name ?? '',
               Address: address,
+              Port: enabled[index]?.port || monitorPort,
               Health: h.healthy ? 'Healthy' : 'Unhealthy',
               RTT: h.rtt ?? '',
               Code: h.response_code ?? '',
               Reason: h.failure_reason,
             })),
           );
-          printTable(rows, ['Address', 'Health', 'RTT', 'Code', 'Reason'], 'No enabled origins.');
+          printTable(rows, ['Origin', 'Address', 'Port', 'Health', 'RTT', 'Code', 'Reason'], 'No enabled origins.');
         }
       }),
     );

@@ -3,6 +3,7 @@ import { registerAdmin } from './admin.ts';
 import { registerCreate } from './create-app.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerDeploy } from './deploy.ts';
+import { registerDelete } from './delete.ts';
 import { registerBucket } from './bucket.ts';
 import { registerObject } from './object.ts';
 import { registerMonitors } from './monitors.ts';
@@ -64,6 +65,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerMigrationCommands(program);
   registerCreate(program);
   registerDeploy(program);
+  registerDelete(program);
   registerSecret(program);
   registerTail(program);
   registerCrons(program);
@@ -82,8 +84,9 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
+      // `ledge` or `ledge pools` without a command prints the help as an error (exitCode 1): a usage error.
       const clean = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code);
-      if (clean) return 0;
+      if (clean && error.exitCode === 0) return 0;
       if (json) printJsonError(2, error.message.replace(/^error: /, ''));
       return 2;
     }

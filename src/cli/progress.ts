@@ -5,38 +5,70 @@ export const PROGRESS_THRESHOLD = 8 * 1024 * 1024;
 const REDRAW_MS = 100;
 const MiB = 1024 * 1024;
 
+/** `1:05`, `12:00:31`: an ETA as people read it. */
+function clock(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const parts = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  const [h, m, sec] = parts as [number, number, number];
+  return h > 0
+    ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}`
+    : `${m}:${String(sec).padStart(2, '0')}`;
+}
+
+/** A progress line on stderr: bytes, bar, percent, rate and ETA; erased at the end. */
+export interface ProgressLine {
+  add(bytes: number): void;
+  /** Draws the final state and erases the line (the command's own message follows). */
+  finish(): void;
+}
+
 /**
- * A pass-through stream that draws `label  12.0 / 100.0 MiB  12%  8.5 MiB/s` on stderr while bytes flow,
- * and erases it at the end, so the success line stands alone. Only on a terminal and for more than
- * PROGRESS_THRESHOLD bytes: otherwise undefined (nothing to insert in the pipeline).
+ * `label  [#####.....]  120.0 / 300.0 MiB  40%  8.5 MiB/s  ETA 0:21` on stderr while bytes flow. Only on a
+ * terminal, never with --json, and for more than PROGRESS_THRESHOLD bytes: otherwise undefined.
  */
-export function progressMeter(label: string, total: number | undefined): Transform | undefined {
+export function progressLine(label: string, total: number | undefined, json = false): ProgressLine | undefined {
   const stderr = process.stderr;
-  if (!stderr.isTTY || total === undefined || total <= PROGRESS_THRESHOLD) return undefined;
+  if (json || !stderr.isTTY || total === undefined || total <= PROGRESS_THRESHOLD) return undefined;
   const started = Date.now();
   let done = 0;
   let drawn = 0;
   const draw = () => {
     drawn = Date.now();
     const seconds = Math.max((drawn - started) / 1000, 0.001);
-    const percent = Math.floor((done / total) * 100);
-    const line = `${label}  ${(done / MiB).toFixed(1)} / ${(total / MiB).toFixed(1)} MiB  ${percent}%  ${(done / MiB / seconds).toFixed(1)} MiB/s`;
+    const rate = done / seconds;
+    const fraction = Math.min(done / total, 1);
+    const bar = '#'.repeat(Math.round(fraction * 20)).padEnd(20, '.');
+    const eta = rate > 0 ? clock((total - done) / rate) : '-';
+    const line = `${label}  [${bar}]  ${(done / MiB).toFixed(1)} / ${(total / MiB).toFixed(1)} MiB  ${Math.floor(fraction * 100)}%  ${(rate / MiB).toFixed(1)} MiB/s  ETA ${eta}`;
     stderr.write(`\r\x1b[2K${line}`);
   };
-  const erase = () => stderr.write('\r\x1b[2K');
+  return {
+    add(bytes) {
+      done += bytes;
+      if (Date.now() - drawn >= REDRAW_MS) draw();
+    },
+    finish() {
+      draw();
+      stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+/** The same line as a pass-through stream (downloads); undefined when no line is shown. */
+export function progressMeter(label: string, total: number | undefined, json = false): Transform | undefined {
+  const line = progressLine(label, total, json);
+  if (!line) return undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      done += chunk.length;
-      if (Date.now() - drawn >= REDRAW_MS) draw();
+      line.add(chunk.length);
       callback(null, chunk);
     },
     flush(callback) {
-      draw();
-      erase();
+      line.finish();
       callback();
     },
     destroy(error, callback) {
-      erase();
+      process.stderr.write('\r\x1b[2K');
       callback(error);
     },
   });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Auth } from '../client/index.ts';
 import { DEFAULT_API_PORT } from '../shared/default-ports.ts';
-import { configDir } from '../shared/server-registry.ts';
+import { configDir, liveServers } from '../shared/server-registry.ts';
 import { CliError } from './errors.ts';
 import {
   findLocalServer,
@@ -134,6 +134,17 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
         `incomplete credentials from ${origin}: an email needs an API key and an API key needs an email`,
       );
     }
+  }
+  // A URL no registered server serves, while servers do run elsewhere: say where, rather than "none runs".
+  const wanted = first('api_url');
+  const elsewhere = wanted ? liveServers(env) : [];
+  if (wanted && elsewhere.length > 0) {
+    const list = elsewhere.map((s) => `  ${s.api_url}  (data dir ${s.data_dir})`).join('\n');
+    throw new CliError(
+      `no credentials for ${normalizeApiUrl(wanted)}: no Ledge server registered on this machine serves that URL, ` +
+        `but ${elsewhere.length === 1 ? 'one is' : `${elsewhere.length} are`} registered elsewhere:\n${list}\n` +
+        'use that --api-url (or none), or give credentials for this URL (--api-token, LEDGE_API_TOKEN, `ledge login`)',
+    );
   }
   throw new CliError(
     `no credentials: no running \`ledge server\` is registered in ${registryHint(env)} and there is no ./.ledge/credentials.json. ` +

@@ -20,8 +20,13 @@ export function registerTail(program: Command): void {
     .option('--search <text>', 'only requests whose console output or exception contains this text')
     .option('--history <lines>', 'first print this many kept console lines', '0')
     .option('--json', "print one JSON event per line (wrangler tail's shape)")
+    .option('--format <format>', 'json (as --json) or pretty (the default), as wrangler tail spells it')
     .action(
       handler(async (ctx, [scriptArg]) => {
+        const format = ctx.options['format'] as string | undefined;
+        if (format !== undefined && format !== 'json' && format !== 'pretty')
+          throw new UsageError(`--format must be json or pretty, got "${format}"`);
+        if (format === 'json') ctx.options.json = true;
         const history = Number(ctx.options['history']);
         if (!Number.isInteger(history) || history < 0) throw new UsageError('--history must be a whole number');
         const filters = tailFilters(ctx.options);
@@ -86,8 +91,14 @@ export function formatEvent(event: TailEventMessage): string {
   const status = event.event?.response?.status ?? (event.outcome === 'exception' ? 500 : '-');
   const duration = event.wallTime === undefined ? '-' : `${event.wallTime}ms`;
   const outcome = OUTCOME_TEXT[event.outcome] ?? event.outcome;
-  const head = request ? `${request.method} ${request.url}` : '(no request)';
-  const lines = [`${new Date(event.eventTimestamp).toISOString()} ${head} ${status} ${duration} ${outcome}`];
+  const cron = event.event?.cron;
+  // A Cron Trigger run: its cron and scheduled time, as wrangler tail prints one.
+  const head = request
+    ? `${request.method} ${request.url} ${status}`
+    : cron !== undefined
+      ? `[scheduled] "${cron}" @ ${new Date(event.event?.scheduledTime ?? event.eventTimestamp).toISOString()}`
+      : `(no request) ${status}`;
+  const lines = [`${new Date(event.eventTimestamp).toISOString()} ${head} ${duration} ${outcome}`];
   for (const log of event.logs) {
     const text = log.message.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
     lines.push(...indent(`[${log.level}] ${text}`));

@@ -131,6 +131,11 @@ export class ApiClient {
     }
   }
 
+  /** The headers every request carries (user agent, credentials): for callers that send with node:http. */
+  requestHeaders(): Record<string, string> {
+    return { 'user-agent': this.#userAgent, ...this.#authHeaders() };
+  }
+
   #authHeaders(): Record<string, string> {
     return 'token' in this.#auth
       ? { authorization: `Bearer ${this.#auth.token}` }

@@ -68,6 +68,7 @@ export {
 } from './workers.ts';
 export {
   deleteSecret,
+  deleteWorker,
   listSecrets,
   putSecret,
   setScriptSubdomain,
@@ -96,3 +97,5 @@ export {
   type TailSessionFilter,
   type TailSessionHandle,
 } from './tail-session.ts';
+export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
+export { abortUpload, completeUpload, createUpload, openObject, uploadPart } from './r2-uploads.ts';

@@ -21,6 +21,9 @@ export interface TailEventMessage {
   event: {
     request?: { url: string; method: string; headers: Record<string, string> };
     response?: { status: number };
+    /** A Cron Trigger run (a scheduled event) instead of a request. */
+    cron?: string;
+    scheduledTime?: number;
   } | null;
 }
 

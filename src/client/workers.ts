@@ -99,6 +99,15 @@ export async function deleteSecret(api: ApiClient, accountId: string, script: st
   await api.request('DELETE', path);
 }
 
+/**
+ * Deletes a Worker and everything it owns (`DELETE /workers/services/{name}`, as wrangler does). Without
+ * `force` the API refuses (10064) while another script uses it as its tail Worker.
+ */
+export async function deleteWorker(api: ApiClient, accountId: string, script: string, force = false): Promise<void> {
+  const path = `/accounts/${accountId}/workers/services/${encodeURIComponent(script)}`;
+  await api.request('DELETE', path, { query: { force: String(force) } });
+}
+
 export interface FunctionLogLine {
   time: string;
   level: string;

@@ -41,7 +41,7 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
   await say('Step 1/3: listing pools');
   const scan = await scanPools(api, options.perPage);
   await say(
-    `  ${scan.pools} pools, ${scan.legacy.length} with a legacy notification_email on ${scan.legacyPages.length} page(s)`,
+    `  ${count(scan.pools, 'pool')}, ${scan.legacy.length} with a legacy notification_email${onPages(scan.legacyPages)}`,
   );
   await coverage.refresh();
 
@@ -61,6 +61,19 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
     const policies = coverage.plan(scan.legacy);
     report.plan = { policies, pages_to_patch: scan.legacyPages };
     report.policies_reused = [...coverage.reused];
+    // The dry run walks the same three steps, saying what each would do.
+    await say('Step 2/3: creating notification policies (dry run: none created)');
+    if (policies.length === 0) await say('  no policy needed');
+    for (const change of policies) {
+      const verb = change.action === 'create' ? 'would create' : `would extend ${change.policyId}:`;
+      await say(`  ${verb} policy "${change.name}" (${count(change.poolIds.length, 'pool')})`);
+    }
+    await say('Step 3/3: emptying notification_email page by page (dry run: nothing patched)');
+    await say(
+      scan.legacyPages.length === 0
+        ? '  no page to patch'
+        : `  would patch ${scan.legacyPages.length === 1 ? 'page' : 'pages'} ${scan.legacyPages.join(', ')}`,
+    );
     return finish(report, started);
   }
 
@@ -107,4 +120,15 @@ export async function migrate(api: MigrationApi, options: MigrateOptions): Promi
 function finish(report: MigrationReport, started: number): MigrationReport {
   report.duration_ms = Math.round(performance.now() - started);
   return report;
+}
+
+/** "1 pool", "3 pools". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** " on page 2", " on pages 1, 2", or nothing when no page has one. */
+function onPages(pages: readonly number[]): string {
+  if (pages.length === 0) return '';
+  return ` on ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}`;
 }

@@ -6,6 +6,7 @@ import type { MailContent, Mailer } from './mail.ts';
 import type { Outbox, OutboxRow } from './outbox.ts';
 import { deprecationNotice } from './payload.ts';
 import type { NotificationStore } from './store.ts';
+import type { AlertSilences } from './silences.ts';
 import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
@@ -38,6 +39,8 @@ interface Outcome {
   permanent: boolean;
   /** Nothing had to be sent (a deprecation notice after the account migrated). */
   skipped: boolean;
+  /** Not sent: its policy was silenced when the alert was raised. */
+  silenced?: boolean;
 }
 
 /**
@@ -76,6 +79,7 @@ export class Dispatcher {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #metrics: LedgeMetrics | undefined;
+  readonly #silences: Pick<AlertSilences, 'silencedBy' | 'start' | 'stop'> | undefined;
   #running = false;
   /** Sends under way (bounded by `concurrency`). */
   #sending = 0;
@@ -115,7 +119,10 @@ export class Dispatcher {
      */
     pollMs?: number | undefined;
     metrics?: LedgeMetrics | undefined;
+    /** Policies silenced for a window: their alerts are recorded as silenced, not sent. */
+    silences?: Pick<AlertSilences, 'silencedBy' | 'start' | 'stop'> | undefined;
   }) {
+    this.#silences = options.silences;
     this.#metrics = options.metrics;
     this.#pollMs = options.pollMs;
     this.#db = options.db;
@@ -136,6 +143,7 @@ export class Dispatcher {
     // Released before the hand-off starts, so that no row handed over in memory is also due in the table.
     const released = await this.#outbox.releaseLeases(Date.now());
     if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
+    await this.#silences?.start();
     this.#running = true;
     this.#outbox.handOffTo(this.#leaseMs);
     this.#tableDueMs = 0;
@@ -144,6 +152,7 @@ export class Dispatcher {
 
   async stop(): Promise<void> {
     this.#running = false;
+    this.#silences?.stop();
     // Rows not yet handed over stay leased in the table; the next start releases them.
     this.#outbox.handOffTo(undefined);
     clearTimeout(this.#timer);
@@ -271,6 +280,18 @@ export class Dispatcher {
 
   #deliver(row: OutboxRow, target: WebhookTarget | undefined): void {
     const base = { row, mechanism: row.target, webhookId: null, sentBody: null, permanent: false, skipped: false };
+    const silence =
+      row.policy_id === null ? undefined : this.#silences?.silencedBy(row.account_id, row.policy_id, row.event_ms);
+    if (silence) {
+      const until = new Date(silence.end_ms).toISOString();
+      return this.#finish({
+        ...base,
+        ok: true,
+        skipped: true,
+        silenced: true,
+        error: `silenced by ${silence.id} until ${until}`,
+      });
+    }
     if (row.mechanism_type === 'email') {
       void this.#deliverMail(row, base).then(
         (outcome) => this.#finish(outcome),
@@ -382,13 +403,15 @@ export class Dispatcher {
       const { row } = outcome;
       if (outcome.webhookId) webhookStatus.set(outcome.webhookId, outcome.ok);
       const givingUp = !outcome.ok && (outcome.permanent || now - row.created_ms >= this.#retry.giveUpAfterMs);
-      const status: HistoryItem['status'] = outcome.skipped
-        ? 'skipped'
-        : outcome.ok
-          ? 'delivered'
-          : givingUp
-            ? 'failed'
-            : 'retrying';
+      const status: HistoryItem['status'] = outcome.silenced
+        ? 'silenced'
+        : outcome.skipped
+          ? 'skipped'
+          : outcome.ok
+            ? 'delivered'
+            : givingUp
+              ? 'failed'
+              : 'retrying';
       const messageId =
         outcome.sentBody === null ? row.message_id : await this.#outbox.saveMessage(tx, outcome.sentBody);
       attempts.push({ row, attempt: { status, error: outcome.error, mechanism: outcome.mechanism, messageId, at } });

@@ -13,7 +13,7 @@ export interface HistoryItem {
   policy_id: string | null;
   sent: string;
   /** Ledge additions: the outcome of this attempt, which attempt it was, and why it failed. */
-  status: 'delivered' | 'failed' | 'retrying' | 'skipped';
+  status: 'delivered' | 'failed' | 'retrying' | 'skipped' | 'silenced';
   attempt: number;
   error: string | null;
 }

@@ -241,6 +241,24 @@ export const notificationMigrations: readonly SchemaMigration[] = [
     sql: `ALTER TABLE notification_outbox ADD COLUMN request_id TEXT;`,
   },
   {
+    // Alert silences (`/alerting/v3/silences`): a policy's alerts inside [start_ms, end_ms) are recorded as
+    // silenced and not delivered. Times kept as epoch ms for the dispatcher's comparisons, and as given.
+    id: 'notifications/0005_silences',
+    sql: `
+      CREATE TABLE notification_silences (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        policy_id TEXT NOT NULL REFERENCES notification_policies(id) ON DELETE CASCADE,
+        start_ms BIGINT NOT NULL,
+        end_ms BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX notification_silences_account ON notification_silences(account_id, start_ms);
+      CREATE INDEX notification_silences_end ON notification_silences(end_ms);
+    `,
+  },
+  {
     // The history lists newest first by (sent, seq): with seq in the index a page is read in order from the index
     // instead of sorting every row since `since` (100,000 rows: the dashboard's history pages, bench/dashboard).
     id: 'notifications/0006_history_page_order',

@@ -10,6 +10,7 @@ import { renderPolicy } from './policies.ts';
 import { HistoryQuerySchema, PolicyInputSchema, PolicyUpdateSchema, WebhookInputSchema } from './schemas.ts';
 import type { NotificationService } from './service.ts';
 import { renderWebhook } from './webhooks.ts';
+import { mountSilenceRoutes } from './silence-routes.ts';
 
 const CODE = { code: NOTIFICATION_VALIDATION_CODE } as const;
 const HISTORY_PAGING = {
@@ -56,6 +57,8 @@ export function notificationRoutes(notifications: NotificationService): Hono<App
     await notifications.policies.delete(c.req.param('account_id'), c.req.param('policy_id'));
     return ok(c, null);
   });
+
+  mountSilenceRoutes(app, notifications.silences);
 
   app.get(`${base}/destinations/webhooks`, async (c) => {
     const webhooks = await notifications.webhooks.list(c.req.param('account_id'));

@@ -12,6 +12,7 @@ import { DEFAULT_DEPRECATION_INTERVAL_MS } from './legacy.ts';
 import type { Mailer } from './mail.ts';
 import { Outbox } from './outbox.ts';
 import { AlertPolicies } from './policies.ts';
+import { AlertSilences } from './silences.ts';
 import { HistoryRetention } from './retention.ts';
 import { PolicyDeliveries } from './policy-deliveries.ts';
 import { SqlNotificationStore } from './store.ts';
@@ -59,6 +60,7 @@ export interface NotificationOptions {
  */
 export class NotificationService {
   readonly policies: AlertPolicies;
+  readonly silences: AlertSilences;
   readonly webhooks: WebhookDestinations;
   readonly history: DeliveryHistory;
   /** A BackgroundService: prunes history past its retention. */
@@ -80,6 +82,7 @@ export class NotificationService {
     this.mailer = options.mailer;
     this.pools = options.pools;
     this.policies = new AlertPolicies({ store, pools: options.pools });
+    this.silences = new AlertSilences({ db: options.db, policies: this.policies });
     this.webhooks = new WebhookDestinations({ store, sender, secretBox: options.secretBox });
     this.history = new DeliveryHistory(options.db, options.historyRetentionMs);
     this.retention = new HistoryRetention({
@@ -103,6 +106,7 @@ export class NotificationService {
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
       pollMs: options.pollMs,
       metrics: options.metrics,
+      silences: this.silences,
     });
     const outbox = this.outbox;
     options.metrics?.registry.onCollect(async () => options.metrics?.outboxDepth.set({}, await outbox.pendingCount()));

@@ -6,6 +6,7 @@ import { bucketRoutes } from './bucket-routes.ts';
 import { corsRoutes } from './cors-routes.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { objectRoutes } from './object-routes.ts';
+import { uploadRoutes } from './upload-routes.ts';
 
 /** Every /client/v4 route of object storage. */
 export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<AppEnv> {
@@ -14,5 +15,6 @@ export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<
   app.route('/', lifecycleRoutes(storage));
   app.route('/', corsRoutes(storage));
   app.route('/', objectRoutes(storage, metrics));
+  app.route('/', uploadRoutes(storage, metrics));
   return app;
 }

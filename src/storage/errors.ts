@@ -49,7 +49,7 @@ export const R2Errors = {
         `Actual ${algorithm} was: ${received}`,
       ].join('\n'),
     ),
-  invalidRange: () => new LedgeError(416, 10039, 'The requested range is not satisfiable.'),
+  invalidRange: () => new LedgeError(416, 10039, 'The requested range is not satisfiable'),
   /** Non-trailing parts of unequal size, or a last part larger than them. */
   badUpload: () => new LedgeError(400, 10048, 'There was a problem with the multipart upload.'),
   invalidDigest: (algorithm: string) =>

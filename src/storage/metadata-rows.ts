@@ -47,6 +47,8 @@ export interface PartRow {
   blob_id: string;
   size: number;
   etag: string;
+  /** Null for parts stored before storage/0005 (their etag was the md5). */
+  md5: string | null;
   uploaded_at: number;
 }
 
@@ -98,6 +100,7 @@ export function toPart(row: PartRow): PartRecord {
     blobId: row.blob_id,
     size: Number(row.size),
     etag: row.etag,
+    md5: row.md5 ?? row.etag,
     uploadedAt: Number(row.uploaded_at),
   };
 }

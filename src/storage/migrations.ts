@@ -180,4 +180,13 @@ export const storageMigrations: readonly SchemaMigration[] = [
     `,
     },
   },
+  {
+    // A part's etag is a random id per upload (as R2's): its md5, which the object's etag is made from, is
+    // kept apart. Parts stored before had their md5 as etag.
+    id: 'storage/0006_part_md5',
+    sql: {
+      sqlite: `ALTER TABLE r2_parts ADD COLUMN md5 TEXT; UPDATE r2_parts SET md5 = etag;`,
+      postgres: `ALTER TABLE r2_parts ADD COLUMN md5 TEXT; UPDATE r2_parts SET md5 = etag;`,
+    },
+  },
 ];

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../shared/ids.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { measure } from './digest-stream.ts';
@@ -83,7 +83,8 @@ export class MultipartService {
       partNumber,
       blobId: blob.blobId,
       size: blob.size,
-      etag: checksums.md5!,
+      etag: randomBytes(16).toString('hex'),
+      md5: checksums.md5!,
       uploadedAt: Date.now(),
     };
     const result = await this.#store.putPart(bucket.id, part);
@@ -96,7 +97,7 @@ export class MultipartService {
   }
 
   /**
-   * Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N. As R2:
+   * Publishes the listed parts as one object; the etag is md5(concatenated binary part md5s)-N (the parts' md5s, not their random etags). As R2:
    * an empty list publishes an empty object; a finished upload is NoSuchUpload, an upload id the key
    * never had is InternalError.
    */
@@ -176,7 +177,7 @@ function buildObject(upload: UploadRecord, stored: PartRecord[], requested: read
   }
   const size = chosen.reduce((total, p) => total + p.size, 0);
   if (size > R2_LIMITS.maxObjectBytes) throw R2Errors.entityTooLarge();
-  const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.etag, 'hex')));
+  const md5s = Buffer.concat(chosen.map((p) => Buffer.from(p.md5, 'hex')));
   return {
     bucketId: upload.bucketId,
     key: upload.key,

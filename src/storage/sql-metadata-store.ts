@@ -242,10 +242,11 @@ export class SqlMetadataStore implements MetadataStore {
         part.partNumber,
       ]);
       await tx.run(
-        `INSERT INTO r2_parts (upload_id, part_number, blob_id, size, etag, uploaded_at) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO r2_parts (upload_id, part_number, blob_id, size, etag, md5, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (upload_id, part_number) DO UPDATE SET
-           blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, uploaded_at = excluded.uploaded_at`,
-        [part.uploadId, part.partNumber, part.blobId, part.size, part.etag, part.uploadedAt],
+           blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, md5 = excluded.md5,
+           uploaded_at = excluded.uploaded_at`,
+        [part.uploadId, part.partNumber, part.blobId, part.size, part.etag, part.md5, part.uploadedAt],
       );
       return { status: 'stored', replaced: replaced && toPart(replaced) };
     });

@@ -79,8 +79,13 @@ export interface PartRecord {
   partNumber: number;
   blobId: string;
   size: number;
-  /** md5 hex of the part's bytes. */
+  /**
+   * A fresh random id per upload of the part, as R2 (and Miniflare) give: uploading the same bytes to one
+   * part number again gives a new etag, so completing with the superseded one fails (10025).
+   */
   etag: string;
+  /** md5 hex of the part's bytes (the completed object's etag is made from these). */
+  md5: string;
   uploadedAt: number;
 }
 

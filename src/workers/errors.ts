@@ -6,6 +6,13 @@ import { clip, LedgeError } from '../shared/errors.ts';
  */
 export const WorkerErrors = {
   scriptNotFound: () => new LedgeError(404, 10007, 'This Worker does not exist on your account.'),
+  /** Cloudflare's "script still in use" (10064): delete with force=true to break the link. */
+  scriptInUse: (name: string, producers: string[]) =>
+    new LedgeError(
+      409,
+      10064,
+      `The Worker ${clip(name)} is still in use as the tail Worker of ${producers.map((p) => clip(p)).join(', ')}: delete with force=true (wrangler delete --force, ledge delete --force) to delete it and remove it from them.`,
+    ),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
   versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
   deploymentNotFound: (id: string) =>
@@ -59,11 +66,15 @@ export const WorkerErrors = {
       'Ledge does not offer remote previews (wrangler dev --remote). Deploy the Worker with `ledge deploy` (or `wrangler deploy`) and call it at the URL it prints, or run `wrangler dev` without --remote to develop locally.',
     ),
   /** A script did not start with a change: at the upload check, or in the runtime (a secret, a failure at random). */
-  scriptFailedToStart: (script: string, reason: string, previousServes: boolean) =>
+  scriptFailedToStart: (script: string, detail: string, previousServes: boolean) =>
     new LedgeError(
       400,
       10021,
-      `Worker "${clip(script)}" failed to start: ${clip(reason, 2_000)}. ${previousServes ? 'Nothing was changed: its previous deployment keeps serving.' : 'Nothing was deployed.'}`,
+      `Worker "${clip(script)}" failed to start; ${
+        previousServes
+          ? 'nothing was changed: the previous deployment keeps serving.'
+          : 'nothing was deployed (this Worker has no earlier deployment, so nothing serves it yet).'
+      }\n${clip(detail, 2_000)}`,
     ),
   /** Cloudflare's workers.api.error.script_limit (10037, "ErrorWorkerLimit" in its API schema). */
   tooManyScripts: (limit: number) =>

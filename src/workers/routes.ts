@@ -17,6 +17,7 @@ import { parseSettingsPatch } from './settings-patch.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
+import { mountDeleteRoutes } from './delete-routes.ts';
 import { mountTailRoute, mountTailSessionRoutes } from './tail-route.ts';
 import type { TailSessions } from './tail/sessions.ts';
 import { mountCronRoutes } from './crons/cron-routes.ts';
@@ -36,6 +37,7 @@ export function workerRoutes(
   mountTailSessionRoutes(app, workers, options.tails);
   mountTailRoute(app, workers, logs);
   mountPreviewRoutes(app);
+  mountDeleteRoutes(app, workers);
   if (options.crons) mountCronRoutes(app, options.crons);
   const base = '/accounts/:account_id/workers';
   const account = (c: ApiContext) => c.req.param('account_id')!;
@@ -78,11 +80,6 @@ export function workerRoutes(
     return new Response(Buffer.from(main.content, 'base64'), {
       headers: { 'content-type': 'application/javascript+module' },
     });
-  });
-
-  app.delete(`${base}/scripts/:script`, async (c) => {
-    await workers.deleteScript(account(c), script(c));
-    return ok(c, { id: script(c) });
   });
 
   app.get(`${base}/services/:script`, async (c) => {

@@ -6,6 +6,7 @@ import { isoNow } from '../shared/time.ts';
 import { WorkerErrors } from './errors.ts';
 import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
+import { tailProducersOf, withoutConsumer } from './script-references.ts';
 import type { WorkerStore } from './store.ts';
 import type {
   DeployedScript,
@@ -69,6 +70,7 @@ export class WorkersService {
   readonly #buckets: BucketLookup;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
+  readonly #onDeleted: Array<(accountId: string, name: string) => Promise<void> | void> = [];
 
   constructor(deps: {
     store: WorkerStore;
@@ -161,6 +163,7 @@ export class WorkersService {
       secrets,
       subdomain: 'check',
       scheduled: false,
+      sourceMaps: upload.sourceMaps,
     });
     if (failure !== undefined)
       throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
@@ -342,9 +345,38 @@ export class WorkersService {
     return [...after].sort();
   }
 
-  async deleteScript(accountId: string, name: string) {
+  /**
+   * Deletes a Worker with everything it owns (versions, deployments, secrets, Cron Triggers and their runs, kept
+   * log lines, its workers.dev route). A Worker another script uses as its tail Worker is kept unless `force`,
+   * as on Cloudflare; a forced delete also drops it from those scripts' tail_consumers.
+   */
+  async deleteScript(accountId: string, name: string, force = false) {
+    await this.requireScript(accountId, name);
+    const producers = tailProducersOf(await this.store.listScripts(accountId), name);
+    if (producers.length > 0 && !force)
+      throw WorkerErrors.scriptInUse(
+        name,
+        producers.map((p) => p.producer.script),
+      );
+    for (const { producer } of producers) {
+      const other = await this.requireScript(accountId, producer.script);
+      const consumers = withoutConsumer(other.settings.tail_consumers ?? [], name);
+      await this.store.updateSettings(accountId, producer.script, { ...other.settings, tail_consumers: consumers });
+    }
     if (!(await this.store.deleteScript(accountId, name))) throw WorkerErrors.scriptNotFound();
     await this.#runtime.reload();
+    for (const listener of this.#onDeleted) await listener(accountId, name);
+  }
+
+  /** Told after a script is deleted (the scheduler drops its crons, the log hub its files). */
+  onScriptDeleted(listener: (accountId: string, name: string) => Promise<void> | void): void {
+    this.#onDeleted.push(listener);
+  }
+
+  /** The scripts that use `name` as their tail Worker. */
+  async tailProducers(accountId: string, name: string) {
+    await this.requireScript(accountId, name);
+    return tailProducersOf(await this.store.listScripts(accountId), name);
   }
 
   async putSecret(accountId: string, name: string, secretName: string, text: string) {

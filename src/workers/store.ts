@@ -89,11 +89,13 @@ export class SqlWorkerStore implements WorkerStore {
   }
 
   async deleteScript(accountId: string, name: string) {
-    const result = await this.#db.run('DELETE FROM worker_scripts WHERE account_id = ? AND name = ?', [
-      accountId,
-      name,
-    ]);
-    return result.changes > 0;
+    return this.#db.transaction(async (tx) => {
+      // Versions, deployments, secrets, schedules and cron runs go with the row (ON DELETE CASCADE); the shared
+      // log history has no foreign key (lines outlive a redeploy), so it is cleared here.
+      await tx.run('DELETE FROM worker_log_lines WHERE account_id = ? AND script_name = ?', [accountId, name]);
+      const result = await tx.run('DELETE FROM worker_scripts WHERE account_id = ? AND name = ?', [accountId, name]);
+      return result.changes > 0;
+    });
   }
 
   async saveVersion(input: Parameters<WorkerStore['saveVersion']>[0]) {

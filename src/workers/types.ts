@@ -65,6 +65,8 @@ export interface DeployedScript {
   subdomain: string;
   /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
   scheduled: boolean;
+  /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
+  sourceMaps?: Record<string, string> | undefined;
 }
 
 /** A deployed script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */

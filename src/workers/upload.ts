@@ -29,6 +29,8 @@ export interface ScriptUpload {
   /** `limits.cpu_ms` of the upload; undefined: the default (DEFAULT_CPU_MS). */
   cpuMs: number | undefined;
   annotations: Record<string, unknown>;
+  /** Source maps sent with the upload (wrangler's upload_source_maps), by part name: used for load errors only. */
+  sourceMaps?: Record<string, string>;
 }
 
 const MODULE_TYPE_BY_CONTENT_TYPE = new Map<string, ModuleType>([
@@ -39,7 +41,7 @@ const MODULE_TYPE_BY_CONTENT_TYPE = new Map<string, ModuleType>([
 /** Module names become file names in the runtime directory: relative paths only. */
 const SAFE_MODULE_NAME = /^[A-Za-z0-9_@.+-][A-Za-z0-9_@.+\-/]{0,255}$/;
 /** Parts that describe the script but are not modules (wrangler uploads source maps when asked). */
-const IGNORED_CONTENT_TYPES = new Set(['application/source-map']);
+const SOURCE_MAP_TYPE = 'application/source-map';
 
 /** Reads `multipart/form-data` the way wrangler sends it: a `metadata` JSON part, then one part per module. */
 export async function parseScriptUpload(request: Request, today: string): Promise<ScriptUpload> {
@@ -72,10 +74,14 @@ export async function parseScriptUpload(request: Request, today: string): Promis
   }
 
   const modules: WorkerModule[] = [];
+  const sourceMaps: Record<string, string> = {};
   for (const [field, value] of form.entries()) {
     if (field === 'metadata' || typeof value === 'string') continue;
     const type = (value.type || '').split(';')[0]!.trim().toLowerCase();
-    if (IGNORED_CONTENT_TYPES.has(type)) continue;
+    if (type === SOURCE_MAP_TYPE) {
+      sourceMaps[field] = await value.text();
+      continue;
+    }
     if (
       !SAFE_MODULE_NAME.test(field) ||
       field.split('/').some((segment) => segment === '..' || segment === '.' || segment === '')
@@ -123,6 +129,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     compatibilityFlags: metadata.compatibility_flags,
     cpuMs: metadata.limits?.cpu_ms,
     annotations: normalizeAnnotations(metadata.annotations ?? {}),
+    sourceMaps,
   };
 }
 

@@ -7,6 +7,7 @@ import type { R2ServiceResolver } from './runtime/config.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
+import { scheduledTailEvent } from './crons/scheduled-tail-event.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './runtime/subrequest-limit.ts';
@@ -104,6 +105,14 @@ export function createFunctions(deps: {
     logger: deps.logger.child({ subsystem: 'crons' }),
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
+  });
+  // Cron Trigger runs reach the script's open tail sessions as scheduled events.
+  crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+  // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
+  workers.onScriptDeleted(async (accountId, name) => {
+    tails.closeScript(accountId, name);
+    await logs.forget(accountId, name);
+    await crons.reschedule();
   });
   let logHistory: SharedLogHistory | undefined;
   if (cluster) {

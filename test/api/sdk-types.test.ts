@@ -163,6 +163,18 @@ describe('answers match the official SDK types', () => {
       filters: { pool_id: [pool['id']] },
     });
     await call(`GET ${AL}/history`, `${a}/alerting/v3/history`);
+    const sil = `${a}/alerting/v3/silences`;
+    await call(`POST ${AL}/silences`, sil, [
+      { policy_id: policy['id'], end_time: new Date(Date.now() + 3_600_000).toISOString() },
+    ]);
+    const listed = (await (await fetch(`${ledge.apiUrl}${sil}`, { headers: ledge.tokenHeaders })).json()) as {
+      result: { id: string }[];
+    };
+    const silence = listed.result[0]!;
+    await call(`GET ${AL}/silences`, sil);
+    await call(`PUT ${AL}/silences`, sil, [{ id: silence.id, end_time: new Date(Date.now() + 60_000).toISOString() }]);
+    await call(`GET ${AL}/silences/:silence_id`, `${sil}/${String(silence.id)}`);
+    await call(`DELETE ${AL}/silences/:silence_id`, `${sil}/${String(silence.id)}`);
     await call(`DELETE ${AL}/policies/:policy_id`, pol);
     await call(`DELETE ${AL}/destinations/webhooks/:webhook_id`, `${w}/${String(webhook['id'])}`);
     // Zones and a zone load balancer on the pool, deleted before the pool is.
@@ -257,6 +269,8 @@ describe('answers match the official SDK types', () => {
     const tail = (await call(`POST ${W}/scripts/:script/tails`, `${s}/tails`, { filters: [] }))!;
     await call(`GET ${W}/scripts/:script/tails`, `${s}/tails`);
     await call(`DELETE ${W}/scripts/:script/tails/:tail_id`, `${s}/tails/${tail['id'] as string}`);
+    await call(`GET ${W}/durable_objects/namespaces`, `${a}/workers/durable_objects/namespaces`);
+    await call(`GET ${A}/storage/kv/namespaces`, `${a}/storage/kv/namespaces`);
     await call(`DELETE ${W}/scripts/:script`, s);
     await call(`DELETE ${W}/subdomain`, `${a}/workers/subdomain`);
 

@@ -68,7 +68,11 @@ describe('ledge pools / ledge monitors', () => {
       return out.includes('200') ? out : undefined;
     });
     expect(health).toMatch(/Pool Healthy/);
-    expect(health).toMatch(/127\.0\.0\.1\s+Healthy\s+\d+\.\dms\s+200\s+No failures/);
+    // Each origin by name, address and port (issue 28).
+    expect(health).toMatch(/Origin\s+Address\s+Port\s+Health/);
+    expect(health).toMatch(
+      new RegExp(`a\\s+127\\.0\\.0\\.1\\s+${origin.port}\\s+Healthy\\s+\\d+\\.\\dms\\s+200\\s+No failures`),
+    );
 
     const refused = await cli('monitors', 'delete', monitor.id);
     expect(refused.code).toBe(1);

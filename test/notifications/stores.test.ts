@@ -6,6 +6,7 @@ import type { StoreContext } from './conformance/context.ts';
 import { deliveryHistoryCases } from './conformance/delivery-history.ts';
 import { notificationStoreCases } from './conformance/notification-store.ts';
 import { outboxCases } from './conformance/outbox.ts';
+import { silenceStoreCases } from './conformance/silence-store.ts';
 
 /** The notification stores' conformance suites, on every backend of the persistence contract. */
 describe.each(BACKENDS)('notification stores on %s', (backend) => {
@@ -19,4 +20,5 @@ describe.each(BACKENDS)('notification stores on %s', (backend) => {
   describe('NotificationStore and AlertStateStore', () => notificationStoreCases(backend, context));
   describe('Outbox', () => outboxCases(backend, context));
   describe('DeliveryHistory', () => deliveryHistoryCases(backend, context));
+  describe('SilenceStore', () => silenceStoreCases(context));
 });

@@ -44,8 +44,6 @@ function asOnR2(value: any): any {
   return JSON.parse(JSON.stringify(value).replaceAll('"storageClass":""', '"storageClass":"Standard"'));
 }
 
-const v4code = (result: { error?: string }) => /\((\d+)\)$/.exec(result.error ?? '')?.[1];
-
 describe('R2 binding fidelity (Ledge on workerd vs Miniflare)', () => {
   it.each([1 * KiB, 2 * MiB, 20 * MiB])(
     'gives R2 results, never a lost connection, for refused writes with %i-byte bodies, storing nothing',
@@ -78,12 +76,36 @@ describe('R2 binding fidelity (Ledge on workerd vs Miniflare)', () => {
     expect(got.whole.range).toEqual({ offset: 0, length: 10 });
     expect(got.headerMulti).toEqual({ range: { offset: 0, length: 10 }, text: '0123456789' });
     expect(got.emptyObject).toEqual({ range: { offset: 0, length: 0 }, head: { offset: 0, length: 0 } });
-    expect(v4code(got.suffixZero)).toBe('10039');
-    expect(v4code(expected.suffixZero)).toBe('10039');
-    // The messages differ by a full stop (Ledge keeps R2's documented wording).
-    const { suffixZero: _l, ...rest } = got;
-    const { suffixZero: _m, ...expectedRest } = asOnR2(expected);
+    expect(got.suffixZero).toEqual({ error: 'get: The requested range is not satisfiable (10039)' });
+    expect(got).toEqual(asOnR2(expected));
+  });
+
+  it('gives a re-uploaded part a new etag even for the same bytes; its superseded etag fails with 10025', async () => {
+    const { ledge: got, miniflare: expected } = await onBoth('parts');
+    expect(got.sameBytesSameEtag).toBe(false);
+    expect(got.samePartNumberElsewhere).toBe(false);
+    expect(got.etags.again).toMatch(/^\S{16,}$/);
+    expect(got.superseded).toEqual({
+      error: 'completeMultipartUpload: One or more of the specified parts could not be found. (10025)',
+    });
+    // The object's etag still comes from the parts' md5s: the same as Miniflare's for the same bytes.
+    expect(got.completed).toEqual({ size: 10, etag: expected.completed.etag });
+    expect(got.text).toBe('same bytes');
+    const { etags: _l, ...rest } = got;
+    const { etags: _m, ...expectedRest } = expected;
     expect(rest).toEqual(expectedRest);
+  });
+
+  it("shows R2's error text exactly: operation, message, code", async () => {
+    const { ledge: got, miniflare: expected } = await onBoth('messages');
+    expect(got.offsetPastEnd).toEqual({ error: 'get: The requested range is not satisfiable (10039)' });
+    expect(got.badPart).toEqual({
+      error: 'completeMultipartUpload: One or more of the specified parts could not be found. (10025)',
+    });
+    expect(got.tooSmall).toEqual({
+      error: 'completeMultipartUpload: Your proposed upload is smaller than the minimum allowed object size. (10011)',
+    });
+    expect(got).toEqual(expected);
   });
 
   it('lists objects with httpMetadata and customMetadata (empty unless included) and their checksums', async () => {

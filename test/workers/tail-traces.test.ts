@@ -47,7 +47,8 @@ describe('TailTraces: start and end lines of a killed process', () => {
     source.kill('cpu');
     await source.outputEnded;
     await new Promise((resolve) => setImmediate(resolve));
-    expect(seen.map((r) => [r.event.outcome, r.event.event.request.method, r.event.event.request.url])).toEqual([
+    const request = (r: (typeof seen)[number]) => ('request' in r.event.event ? r.event.event.request : undefined);
+    expect(seen.map((r) => [r.event.outcome, request(r)?.method, request(r)?.url])).toEqual([
       ['exceededCpu', 'POST', 'http://spinner.example/slow'],
       ['exceededCpu', 'GET', 'http://spinner.example/spin?a=b%20c'],
     ]);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { clip, LedgeError } from '../../shared/errors.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { newRequestId } from '../../shared/ids.ts';
 import { currentRequestId, outsideRequest } from '../../shared/request-context.ts';
 import type { FunctionLogHub } from '../runtime/log-hub.ts';
 import type { ScheduledOutcome } from '../runtime/scheduled-call.ts';
@@ -65,7 +66,7 @@ export class CronService {
   #running = false;
   /** Runs under way (stop() gives them a moment to record their outcome). */
   readonly #inFlight = new Set<Promise<unknown>>();
-  readonly #listeners = new Set<(run: CronRunRecord) => void>();
+  readonly #listeners = new Set<(run: CronRunRecord, result: ScheduledOutcome) => void>();
 
   constructor(deps: CronDeps) {
     this.#deps = deps;
@@ -114,7 +115,7 @@ export class CronService {
   }
 
   /** Called for every finished run (the tail helper can forward them as events). */
-  onRun(listener: (run: CronRunRecord) => void): () => void {
+  onRun(listener: (run: CronRunRecord, result: ScheduledOutcome) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -241,10 +242,10 @@ export class CronService {
       scheduled_time: run.scheduled_time,
       status: run.status,
       duration_ms: run.duration_ms,
-      // Set when an API call (ledge crons trigger) asked for the run.
-      request_id: currentRequestId(),
+      // The API call's (ledge crons trigger), else one of the run's own: a scheduled run is a request too.
+      request_id: currentRequestId() ?? newRequestId(),
     });
-    for (const listener of this.#listeners) listener(run);
+    for (const listener of this.#listeners) listener(run, result);
     return run;
   }
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOG_MARKER } from './console-shim.ts';
 import { ScriptLogFile } from './log-file.ts';
@@ -130,6 +131,18 @@ export class FunctionLogHub {
       this.#files.set(key, file);
     }
     return file;
+  }
+
+  /**
+   * Drops the kept lines of a deleted script, the rotated file too (a new script of that name starts with no
+   * history). Lines still queued for the file are written first, so none lands after the removal.
+   */
+  async forget(accountId: string, script: string): Promise<void> {
+    const key = `${accountId}/${script}`;
+    await this.#files.get(key)?.flush();
+    this.#files.delete(key);
+    const path = join(this.#dir, accountId, `${script}.log`);
+    await Promise.all([rm(path, { force: true }), rm(`${path}.1`, { force: true })]);
   }
 
   /** A follower (`ledge tail`): gets this node's lines of the script and those relayed from other nodes. */

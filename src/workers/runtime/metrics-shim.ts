@@ -1,4 +1,5 @@
 import { LATENCY_BUCKETS } from '../../shared/metrics.ts';
+import { SCHEDULED_TRACE_SYMBOL } from './trace-shim.ts';
 
 /** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */
 export const METRICS_HEADER = 'x-ledge-metrics';
@@ -80,13 +81,22 @@ const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-
 async function runScheduled(request, handler) {
   const { cron, time } = JSON.parse(request.headers.get(${JSON.stringify(SCHEDULED_HEADER)}));
   const controller = { scheduledTime: time, cron, type: 'scheduled', noRetry() {} };
+  // The console calls the trace shim collected during the run (tail sessions show them with the event).
+  const logs = () => controller[Symbol.for(${JSON.stringify(SCHEDULED_TRACE_SYMBOL)})]?.logs ?? [];
   try {
     if (typeof handler !== 'function') throw new Error('The Worker has no scheduled() handler.');
     await handler(controller);
-    return Response.json({ outcome: 'ok' });
+    return Response.json({ outcome: 'ok', logs: logs() });
   } catch (error) {
     console.error('scheduled() threw: ' + (error?.stack ?? String(error)));
-    return Response.json({ outcome: 'exception', error: String(error?.message ?? error) });
+    const isError = error !== null && typeof error === 'object';
+    const exception = {
+      name: isError && typeof error.name === 'string' ? error.name : 'Error',
+      message: isError && 'message' in error ? String(error.message) : String(error),
+      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main|metrics)\\.js/.test(line)).join('\\n') : undefined,
+      timestamp: Date.now(),
+    };
+    return Response.json({ outcome: 'exception', error: String(error?.message ?? error), logs: logs(), exception });
   }
 }
 const internal = (request, scheduled) =>

@@ -1,9 +1,13 @@
 import { request } from 'node:http';
+import type { TailException, TailLog } from './tail-traces.ts';
 
 /** What a scheduled() run answered: workerd's outcome (`ok`, `exception`, ...), or why it did not run. */
 export interface ScheduledOutcome {
   outcome: string;
   error?: string | undefined;
+  /** The run's console calls and its uncaught exception, as a tail event carries them. */
+  logs?: TailLog[] | undefined;
+  exception?: TailException | undefined;
 }
 
 /** A Cron Trigger run may take this long (Cloudflare allows up to 15 minutes of wall time). */
@@ -29,7 +33,7 @@ export function callScheduled(
         response.on('end', () => {
           try {
             const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ScheduledOutcome;
-            resolve({ outcome: String(body.outcome), error: body.error });
+            resolve({ outcome: String(body.outcome), error: body.error, logs: body.logs, exception: body.exception });
           } catch {
             resolve({ outcome: 'error', error: `the runtime answered ${response.statusCode}` });
           }

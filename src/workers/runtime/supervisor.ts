@@ -18,6 +18,7 @@ import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from '../service.ts';
+import { loadFailureDetail } from './load-error.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import type { TailTraces } from './tail-traces.ts';
@@ -301,7 +302,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         await process.ready;
         return undefined;
       } catch (error) {
-        return cleanWorkerdError((error as Error).message);
+        return loadFailureDetail((error as Error).message, candidate.sourceMaps);
       } finally {
         await process.stop(1_000);
       }
@@ -329,7 +330,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         this.#running(only!);
         return { failed };
       } catch (error) {
-        const reason = cleanWorkerdError((error as Error).message);
+        const reason = loadFailureDetail((error as Error).message);
         this.#remember(only!, reason);
         failed.set(only!.key, reason);
         // The previous generation ran this script: it keeps serving its previous version.
@@ -400,7 +401,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
         this.#failed.delete(w.key);
         return;
       }
-      const reason = cleanWorkerdError((result.reason as Error).message);
+      const reason = loadFailureDetail((result.reason as Error).message);
       this.#remember(w, reason);
       failed.set(w.key, reason);
       const running = this.#backends.get(w.key);
@@ -705,14 +706,4 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
     });
   }
-}
-
-/** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */
-function cleanWorkerdError(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => !isWorkerdNoise(line))
-    .join('\n')
-    .replace(/^service [^:]+: /gm, '')
-    .trim();
 }

@@ -19,6 +19,16 @@ export interface TailException {
   timestamp: number;
 }
 
+export interface TailRequestEvent {
+  request: { url: string; method: string; headers: Record<string, string>; cf: Record<string, unknown> };
+  response?: { status: number };
+}
+
+export interface TailScheduledEvent {
+  cron: string;
+  scheduledTime: number;
+}
+
 export type TailOutcome = 'ok' | 'exception' | 'exceededCpu' | 'exceededMemory' | 'canceled' | 'unknown';
 
 /** One request of a function as `wrangler tail` receives it (its TailEventMessage). */
@@ -28,10 +38,8 @@ export interface TailEvent {
   exceptions: TailException[];
   logs: TailLog[];
   eventTimestamp: number;
-  event: {
-    request: { url: string; method: string; headers: Record<string, string>; cf: Record<string, unknown> };
-    response?: { status: number };
-  };
+  /** A request (fetch), or a Cron Trigger run as Cloudflare's tail shows it (`{ cron, scheduledTime }`). */
+  event: TailRequestEvent | TailScheduledEvent;
   /** Milliseconds from the request's start to its end, as the isolate's clock saw them (it advances on I/O). */
   wallTime: number;
   diagnosticsChannelEvents: [];
@@ -242,6 +250,11 @@ export class TailTraces {
   /** Scripts watched here now, as `[accountId, script]`. */
   watchedScripts(): Array<[string, string]> {
     return [...this.#watchedNow].map((key) => key.split('/', 2) as [string, string]);
+  }
+
+  /** An event made here rather than traced in workerd (a Cron Trigger run), for the script's watchers. */
+  publish(accountId: string, script: string, event: TailEvent): void {
+    this.#events.emit(`${accountId}/${script}`, new TracedRequest(JSON.stringify(event), event));
   }
 
   /** A traced request another node's workerd served, for this node's watchers. */

@@ -19,6 +19,8 @@ export const TAIL_FLAG_FILE = 'flag';
 export const TAIL_FLAG_PEER = 'peer';
 /** How long an isolate trusts what it last read about its script's tail flag. */
 export const TAIL_FLAG_TTL_MS = 1_000;
+/** The symbol (Symbol.for) under which a scheduled() run's console calls wait for the metrics shim. */
+export const SCHEDULED_TRACE_SYMBOL = 'ledge.scheduledTrace';
 /** workerd's compatibility flag that makes `node:async_hooks` (AsyncLocalStorage) importable. */
 export const ALS_FLAG = 'nodejs_als';
 
@@ -213,6 +215,15 @@ function tracedFetch(fetch, self, request, env, ctx) {
   if (Date.now() - checkedAt >= ${TAIL_FLAG_TTL_MS}) return fetchSlow(fetch, self, request, env, ctx);
   return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx), ctx) : fetch.call(self, request, userEnv(env), ctx);
 }
+// A Cron Trigger run (metrics-shim.ts calls scheduled() with its own controller): its console calls are kept
+// on the controller under a symbol the user's code does not see, and go back to the server with the outcome,
+// which publishes the run to the script's tail sessions as a scheduled event. Runs are rare: always kept.
+const SCHEDULED_TRACE = Symbol.for(${JSON.stringify(SCHEDULED_TRACE_SYMBOL)});
+function tracedScheduled(handler, self, controller, env, rest) {
+  const trace = { logs: [], exceptions: [] };
+  if (controller !== null && typeof controller === 'object') Object.defineProperty(controller, SCHEDULED_TRACE, { value: trace });
+  return traceStore.run(trace, () => handler.call(self, controller, env, ...rest));
+}
 const rawEnv = new WeakMap();
 export function __ledgeTrace(main) {
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
@@ -238,6 +249,7 @@ export function __ledgeTrace(main) {
     const value = main[key];
     if (typeof value !== 'function') wrapped[key] = value;
     else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return logBudget.run(newBudget(), () => tracedFetch(value, main, request, env, ctx)); };
+    else if (key === 'scheduled') wrapped.scheduled = function (controller, env, ...rest) { return logBudget.run(newBudget(), () => tracedScheduled(value, main, controller, userEnv(env), rest)); };
     else wrapped[key] = function (event, env, ...rest) { return logBudget.run(newBudget(), () => value.call(main, event, userEnv(env), ...rest)); };
   }
   return wrapped;

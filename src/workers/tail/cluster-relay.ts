@@ -159,7 +159,10 @@ function fitNotice(kind: 't' | 'l', json: string): string {
     exceptions: event.exceptions
       .slice(0, 1)
       .map((e) => ({ ...e, message: cut(e.message, budget), stack: e.stack && cut(e.stack, budget) })),
-    event: { ...event.event, request: { ...event.event.request, headers: {}, cf: {} } },
+    event:
+      'request' in event.event
+        ? { ...event.event, request: { ...event.event.request, headers: {}, cf: {} } }
+        : event.event,
   };
   const text = JSON.stringify(smaller);
   return Buffer.byteLength(text) <= MAX_NOTICE_BYTES ? text : JSON.stringify({ ...smaller, logs: [] });

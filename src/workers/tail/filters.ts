@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TailEvent } from '../runtime/tail-traces.ts';
+import type { TailEvent, TailRequestEvent } from '../runtime/tail-traces.ts';
 
 const OUTCOMES = ['ok', 'canceled', 'exception', 'exceededCpu', 'exceededMemory', 'unknown'] as const;
 
@@ -34,7 +34,7 @@ export function resolveSelf(filters: TailFilter[], selfIp: string | undefined): 
  * as Ledge's load balancer sets it, X-Real-IP or the first X-Forwarded-For hop), else workerd's peer address,
  * which the events carry in `cf.clientIp` (`ip:port`) while a session filters by address (trace-shim.ts).
  */
-function clientIp(request: TailEvent['event']['request']): string | undefined {
+function clientIp(request: TailRequestEvent['request']): string | undefined {
   const headers = request.headers;
   const forwarded = headers['x-forwarded-for']?.split(',')[0]?.trim();
   return headers['cf-connecting-ip'] ?? headers['x-real-ip'] ?? (forwarded || peerIp(request.cf.clientIp));
@@ -57,20 +57,21 @@ function searchableText(event: TailEvent): string {
 }
 
 export function matchesFilters(event: TailEvent, filters: TailFilter[], random: () => number = Math.random): boolean {
-  const request = event.event.request;
+  // A Cron Trigger run has no request: filters on the request's method, headers or client never match it.
+  const request = 'request' in event.event ? event.event.request : undefined;
   for (const filter of filters) {
     if ('sampling_rate' in filter) {
       if (random() >= filter.sampling_rate) return false;
     } else if ('outcome' in filter) {
       if (!(filter.outcome as string[]).includes(event.outcome)) return false;
     } else if ('method' in filter) {
-      if (!filter.method.some((m) => m.toUpperCase() === request.method.toUpperCase())) return false;
+      if (!request || !filter.method.some((m) => m.toUpperCase() === request.method.toUpperCase())) return false;
     } else if ('header' in filter) {
-      const value = request.headers[filter.header.key.toLowerCase()];
+      const value = request?.headers[filter.header.key.toLowerCase()];
       if (value === undefined) return false;
       if (filter.header.query !== undefined && value.trim() !== filter.header.query) return false;
     } else if ('client_ip' in filter) {
-      const ip = clientIp(request);
+      const ip = request && clientIp(request);
       if (!ip || !filter.client_ip.includes(ip)) return false;
     } else if ('query' in filter) {
       if (!searchableText(event).includes(filter.query)) return false;

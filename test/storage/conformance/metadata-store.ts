@@ -50,6 +50,7 @@ export const partRecord = (uploadId: string, partNumber: number): PartRecord => 
   blobId: newId(),
   size: 10,
   etag: 'a'.repeat(32),
+  md5: 'b'.repeat(32),
   uploadedAt: Date.now(),
 });
 

@@ -1,0 +1,45 @@
+import type { Hono } from 'hono';
+import type { ApiContext, AppEnv } from '../api/context.ts';
+import { pageInfo, parsePagination } from '../api/pagination.ts';
+import { ok } from '../api/respond.ts';
+import { LedgeError } from '../shared/errors.ts';
+import { scriptReferences } from './script-references.ts';
+import type { WorkersService } from './service.ts';
+
+/** `force=true` (or `1`); any other value, or none, is false. */
+function forced(c: ApiContext): boolean {
+  const raw = c.req.query('force');
+  return raw === 'true' || raw === '1';
+}
+
+/**
+ * Deleting a Worker as `wrangler delete` does it: the dependency check (`/references`,
+ * `/tails/by-consumer/{name}`), the delete itself on the service (`DELETE /workers/services/{name}?force=`)
+ * or the script resource, then the look-ups it makes around it (Durable Object namespaces for container
+ * applications, KV namespaces for a Workers Site's assets). Ledge has neither Durable Objects nor KV, so
+ * those lists are truly empty.
+ */
+export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): void {
+  const base = '/accounts/:account_id/workers';
+  const account = (c: ApiContext) => c.req.param('account_id')!;
+  const script = (c: ApiContext) => c.req.param('script')!;
+  const remove = async (c: ApiContext) => {
+    await workers.deleteScript(account(c), script(c), forced(c));
+    return ok(c, null);
+  };
+  app.delete(`${base}/scripts/:script`, remove);
+  app.delete(`${base}/services/:script`, remove);
+  app.get(`${base}/scripts/:script/references`, async (c) => {
+    await workers.requireScript(account(c), script(c));
+    return ok(c, scriptReferences());
+  });
+  app.get(`${base}/tails/by-consumer/:script`, async (c) => ok(c, await workers.tailProducers(account(c), script(c))));
+  const emptyList = (c: ApiContext) => {
+    const query = c.req.query();
+    const page = parsePagination(query, { defaultPerPage: 20, maxPerPage: 1000, minPerPage: 1, code: 10001 });
+    if (query['page'] === undefined && page.page !== 1) throw new LedgeError(400, 10001, 'invalid page');
+    return ok(c, [], { resultInfo: pageInfo(page, 0, 0) });
+  };
+  app.get(`${base}/durable_objects/namespaces`, emptyList);
+  app.get('/accounts/:account_id/storage/kv/namespaces', emptyList);
+}
