@@ -24,6 +24,8 @@ export const LAYERS = {
   // The runtime gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
   r2: [...SUBSYSTEM_BASE, 'storage'],
+  // The S3 API: access keys from accounts' tokens, objects from the engine, bodies sent as the wire backend does.
+  s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
   observability: [...SUBSYSTEM_BASE],
   api: [
     ...SUBSYSTEM_BASE,
@@ -51,6 +53,7 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
+    's3',
     'observability',
   ],
   client: ['shared'],

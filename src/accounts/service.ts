@@ -230,14 +230,33 @@ export class AccountService {
     };
   }
 
+  /**
+   * The S3 access key an API token makes, as R2 makes them: the access key id is the token's id and the
+   * secret is the SHA-256 hex of the token's value, which is exactly the digest stored for it, so SigV4
+   * can be checked without the token itself. Undefined for an unknown or unusable token.
+   */
+  async s3AccessKey(accessKeyId: string): Promise<{ secret: string; principal: Principal } | undefined> {
+    if (!/^[0-9a-f]{32}$/.test(accessKeyId)) return undefined;
+    const token = await this.#store.getTokenById(accessKeyId);
+    if (!token || !isUsable(token)) return undefined;
+    const principal = await this.#tokenPrincipal(token);
+    return principal && { secret: token.token_hash, principal };
+  }
+
   async #authenticateToken(header: string): Promise<Principal> {
     const match = /^Bearer ([^\s]+)$/.exec(header.trim());
     if (!match?.[1] || !TOKEN_FORMAT.test(match[1])) throw AuthErrors.invalidHeaders(6111);
     const hash = hashCredential(match[1]);
     const token = await this.#store.getTokenByHash(hash);
     if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
+    const principal = await this.#tokenPrincipal(token);
+    if (!principal) throw AuthErrors.invalidToken();
+    return principal;
+  }
+
+  async #tokenPrincipal(token: ApiToken & { token_hash: string }): Promise<Principal | undefined> {
     const user = await this.#store.getUserById(token.user_id);
-    if (!user) throw AuthErrors.invalidToken();
+    if (!user) return undefined;
     const memberships = (await this.#store.listMemberships(user.id)).filter((m) => m.status === 'accepted');
     const accountIds = memberships
       .map((m) => m.account.id)

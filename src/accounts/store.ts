@@ -54,6 +54,8 @@ export interface AccountStore {
   firstMembership(): Promise<{ email: string; account_id: string } | undefined>;
   insertToken(token: ApiToken, tokenHash: string): Promise<void>;
   getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
+  /** A token by its id (the S3 API's access key id), with its digest (the S3 secret). */
+  getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
 }
 
 const PROFILE_COLUMNS = ['first_name', 'last_name', 'telephone', 'country', 'zipcode'] as const;
@@ -232,6 +234,15 @@ export class SqlAccountStore implements AccountStore {
       `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
          FROM api_tokens WHERE token_hash = ?`,
       [tokenHash],
+    );
+    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+  }
+
+  async getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
+    const row = await this.#db.get<TokenRow>(
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+         FROM api_tokens WHERE id = ?`,
+      [id],
     );
     return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
   }

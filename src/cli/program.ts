@@ -13,6 +13,7 @@ import { registerMail } from './mail.ts';
 import { registerNotifications } from './notifications.ts';
 import { registerMigrationCommands } from './notifications-migration.ts';
 import { registerCrons } from './crons.ts';
+import { registerS3 } from './s3.ts';
 import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
 import { registerTail } from './tail.ts';
@@ -51,6 +52,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerAdmin(program);
   registerBucket(program);
   registerObject(program);
+  registerS3(program);
   registerPools(program);
   registerMonitors(program);
   registerZones(program);

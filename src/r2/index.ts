@@ -9,3 +9,6 @@
 export { r2Routes } from './routes.ts';
 export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
 export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';
+// The S3 API sends object bodies the way the wire backend does.
+export { FileSender } from './wire/send-file.ts';
+export { ClientGone, sendStream } from './wire/send-stream.ts';

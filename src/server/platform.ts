@@ -31,6 +31,7 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
 import { httpTimeouts } from '../shared/http-timeouts.ts';
+import { S3Listener, tokenAccessKeys } from '../s3/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -59,6 +60,8 @@ export interface Platform {
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
+  /** The S3 API on its own port (`--s3-api-port`), over the same storage engine. */
+  s3Api: S3Listener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
@@ -192,6 +195,16 @@ export async function createPlatform(
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
+  const s3Api = new S3Listener({
+    host: config.host,
+    port: config.s3ApiPort,
+    storage,
+    credentials: tokenAccessKeys(accounts.service),
+    httpTimeouts: httpTimeouts(config.env),
+    logger: logger.child({ component: 's3-api' }),
+  });
+  egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
+
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   return {
     config,
@@ -208,6 +221,7 @@ export async function createPlatform(
     zones: zones.service,
     loadBalancing: loadBalancing.service,
     traffic,
+    s3Api,
     notifications: notifications.service,
     functions: workers.functions,
     storage,
@@ -219,7 +233,7 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), s3Api, traffic],
   };
 }
 
