@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   CopyObjectCommand,
   CreateBucketCommand,
@@ -10,7 +11,6 @@ import {
   ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
