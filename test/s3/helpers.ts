@@ -70,8 +70,9 @@ export const md5Hex = (data: Uint8Array | string) => createHash('md5').update(da
 /** node:crypto behind the Checksum interface the SDK's signer takes (HMAC when given a secret). */
 class NodeSha256 {
   readonly #hash: Hash | Hmac;
-  constructor(secret?: string | Uint8Array) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    const key = secret === undefined || typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer);
+    this.#hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
   }
   update(data: Uint8Array | string): void {
     this.#hash.update(data);
