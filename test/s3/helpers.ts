@@ -83,22 +83,34 @@ class NodeSha256 {
   reset(): void {}
 }
 
+export interface SignRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array | string;
+  region?: string;
+  /** x-amz-content-sha256 (default: the SHA-256 hex of the body). */
+  payloadHash?: string;
+}
+
+export interface SignedRequest {
+  url: string;
+  headers: Record<string, string>;
+  signature: string;
+  amzDate: string;
+  scope: string;
+  signingKey: Buffer;
+}
+
 /**
- * A request signed by the AWS SDK's own SigV4 signer, sent with fetch (for what the S3 client does not send:
- * an empty region, signed aws-chunked bodies, bad checksums). Returns the response and the signature.
+ * Signs a request with the AWS SDK's own SigV4 signer (for what the S3 client does not send: an empty
+ * region, signed aws-chunked bodies, bad checksums), and derives the signing key the chunks need.
  */
-export async function signedFetch(
+export async function signRequest(
   ledge: TestLedge,
   credentials: S3Credentials,
-  request: {
-    method: string;
-    path: string;
-    headers?: Record<string, string>;
-    body?: Uint8Array | string;
-    region?: string;
-    payloadHash?: string;
-  },
-): Promise<{ response: Response; signature: string; amzDate: string; scope: string; signingKey: Buffer }> {
+  request: SignRequest,
+): Promise<SignedRequest> {
   const port = s3Port(ledge);
   const region = request.region ?? 'auto';
   const signer = new SignatureV4({
@@ -122,22 +134,31 @@ export async function signedFetch(
     path: request.path,
     query: {},
     headers: { host: `127.0.0.1:${port}`, 'x-amz-content-sha256': payloadHash, ...request.headers },
-    body: request.body,
   });
-  const authorization = String(signed.headers['authorization']);
-  const signature = /Signature=([0-9a-f]+)/.exec(authorization)![1]!;
+  const signature = /Signature=([0-9a-f]+)/.exec(String(signed.headers['authorization']))![1]!;
   const amzDate = String(signed.headers['x-amz-date']);
-  const scope = `${amzDate.slice(0, 8)}/${region}/s3/aws4_request`;
-  const headers = { ...signed.headers };
-  delete headers['host'];
-  const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
-    method: request.method,
-    headers,
-    body: request.body,
-  });
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(signed.headers)) if (name !== 'host') headers[name] = String(value);
   const signingKey = [amzDate.slice(0, 8), region, 's3', 'aws4_request'].reduce<Buffer>(
     (key, part) => createHmac('sha256', key).update(part).digest(),
     Buffer.from(`AWS4${credentials.secretAccessKey}`),
   );
-  return { response, signature, amzDate, scope, signingKey };
+  return {
+    url: `http://127.0.0.1:${port}${request.path}`,
+    headers,
+    signature,
+    amzDate,
+    scope: `${amzDate.slice(0, 8)}/${region}/s3/aws4_request`,
+    signingKey,
+  };
+}
+
+/** signRequest, then sent with fetch. */
+export async function signedFetch(
+  ledge: TestLedge,
+  credentials: S3Credentials,
+  request: SignRequest,
+): Promise<{ response: Response }> {
+  const signed = await signRequest(ledge, credentials, request);
+  return { response: await fetch(signed.url, { method: request.method, headers: signed.headers, body: request.body }) };
 }
