@@ -31,10 +31,26 @@ export function customMetadataFrom(rawHeaders: readonly string[]): CustomMetadat
     const name = rawHeaders[i]!.toLowerCase();
     if (!name.startsWith(META_PREFIX)) continue;
     const key = name.slice(META_PREFIX.length);
-    const value = decodeRfc2047(rawHeaders[i + 1]!.trim());
+    const value = decodeRfc2047(utf8Header(rawHeaders[i + 1]!.trim()));
     metadata[key] = metadata[key] === undefined ? value : `${metadata[key]},${value}`;
   }
   return metadata;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Node reads header bytes as Latin-1; a client that sent UTF-8 as is (the AWS SDK does for x-amz-meta-*)
+ * meant UTF-8, so valid UTF-8 is read as such.
+ */
+function utf8Header(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(value)) return value;
+  try {
+    return strictUtf8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
 }
 
 /** The response headers that describe an object (GET, HEAD). */
