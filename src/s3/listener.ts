@@ -127,7 +127,7 @@ export class S3Listener implements BackgroundService {
       res.writeHead(status, extra).end();
       return;
     }
-    const xml = renderXml('Error', { Code: code, Message: message, RequestId: requestId }, undefined);
+    const xml = renderXml('Error', { Code: code, Message: message, RequestId: requestId }, '');
     res
       .writeHead(status, {
         ...extra,

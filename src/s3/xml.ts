@@ -22,9 +22,12 @@ export interface XmlNode {
   [name: string]: XmlValue;
 }
 
-/** Renders `<root xmlns=...>...</root>` with the XML declaration; undefined children are left out. */
-export function renderXml(root: string, body: XmlNode, namespace: string | undefined = S3_NAMESPACE): string {
-  const attrs = namespace ? ` xmlns="${namespace}"` : '';
+/**
+ * Renders `<root xmlns=...>...</root>` with the XML declaration; undefined children are left out. An empty
+ * namespace renders none (S3's `<Error>` has none, and botocore cannot read one that has).
+ */
+export function renderXml(root: string, body: XmlNode, namespace = S3_NAMESPACE): string {
+  const attrs = namespace === '' ? '' : ` xmlns="${namespace}"`;
   return `${XML_HEAD}<${root}${attrs}>${renderChildren(body)}</${root}>`;
 }
 

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -161,4 +164,53 @@ export async function signedFetch(
 ): Promise<{ response: Response }> {
   const signed = await signRequest(ledge, credentials, request);
   return { response: await fetch(signed.url, { method: request.method, headers: signed.headers, body: request.body }) };
+}
+
+/** A tree of `count` small files in nested directories (d<i>/e<j>/f<k>.txt), contents named by path. */
+export function makeTree(root: string, count: number): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const path = `d${i % 10}/e${Math.floor(i / 10) % 10}/f${i}.txt`;
+    mkdirSync(join(root, dirname(path)), { recursive: true });
+    writeFileSync(join(root, path), `file ${path}\n`.repeat((i % 7) + 1));
+    paths.push(path);
+  }
+  return paths.sort();
+}
+
+/** Every file under `root`, as sorted relative paths. */
+export function listTree(root: string): string[] {
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/** The first of `candidates` that exists as a file, else the bare name (found on PATH). */
+export function tool(name: string, candidates: string[] = [`/usr/bin/${name}`]): string {
+  return candidates.find((path) => existsSync(path)) ?? name;
+}
+
+/** Runs a command line tool, failing with its output when it exits non-zero. */
+export function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      command,
+      args,
+      {
+        env: options.env,
+        cwd: options.cwd,
+        timeout: options.timeoutMs ?? 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolvePromise({ stdout, stderr });
+      },
+    );
+  });
 }

@@ -102,7 +102,10 @@ describe('S3 API, binding and /client/v4 see the same objects', () => {
         cacheControl: 'no-store',
       });
       // RFC 2047 is the header's transport: the stored value is the text itself.
-      expect(JSON.parse(decodeURIComponent(String(bound.headers['x-custom'])))).toEqual({ origin: 's3', city: 'zürich' });
+      expect(JSON.parse(decodeURIComponent(String(bound.headers['x-custom'])))).toEqual({
+        origin: 's3',
+        city: 'zürich',
+      });
       const rest = await v4(key);
       expect(Buffer.from(await rest.arrayBuffer()).equals(body)).toBe(true);
       expect(rest.headers.get('etag')).toBe(put.ETag);
