@@ -15,7 +15,7 @@ const POSTGRES_SUITES = [
   // test/storage/durability, which is about SQLite's WAL under kill -9).
   'test/accounts/{auth,user-memberships}.test.ts',
   'test/workers/{api,bad-input,cli,endpoints,isolation,large-objects,routing,runtime,tutorial,wrangler}.test.ts',
-  'test/r2/{buckets-api,cli,lifecycle,objects-api,wire-backend,workerd-binding,wrangler-objects}.test.ts',
+  'test/r2/{buckets-api,cli,cors,lifecycle,objects-api,public-buckets,temp-credentials,wire-backend,workerd-binding,wrangler-objects}.test.ts',
   // Records in PostgreSQL and blobs on S3 (Swift): the scale-out setup.
   'test/r2/s3-blobs-e2e.test.ts',
   // The API's shared behaviour (envelopes, paging, bad input), egress checks, tail sessions, orphan

@@ -23,8 +23,10 @@ export const LAYERS = {
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
-  r2: [...SUBSYSTEM_BASE, 'storage'],
-  // The S3 API: access keys from accounts' tokens, objects from the engine, bodies sent as the wire backend does.
+  // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
+  r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
+  // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
+  // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
   observability: [...SUBSYSTEM_BASE],
   api: [

@@ -1,5 +1,5 @@
 export { accountMigrations } from './migrations.ts';
-export { AccountService, isEmail } from './service.ts';
+export { AccountService, isEmail, type S3KeyPair } from './service.ts';
 export { SqlAccountStore, type AccountStore, type OwnerRecords } from './store.ts';
 export { accountRoutes } from './routes.ts';
 export { AuthErrors } from './errors.ts';

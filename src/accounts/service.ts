@@ -230,19 +230,6 @@ export class AccountService {
     };
   }
 
-  /**
-   * The S3 access key an API token makes, as R2 makes them: the access key id is the token's id and the
-   * secret is the SHA-256 hex of the token's value, which is exactly the digest stored for it, so SigV4
-   * can be checked without the token itself. Undefined for an unknown or unusable token.
-   */
-  async s3AccessKey(accessKeyId: string): Promise<{ secret: string; principal: Principal } | undefined> {
-    if (!/^[0-9a-f]{32}$/.test(accessKeyId)) return undefined;
-    const token = await this.#store.getTokenById(accessKeyId);
-    if (!token || !isUsable(token)) return undefined;
-    const principal = await this.#tokenPrincipal(token);
-    return principal && { secret: token.token_hash, principal };
-  }
-
   async #authenticateToken(header: string): Promise<Principal> {
     const match = /^Bearer ([^\s]+)$/.exec(header.trim());
     if (!match?.[1] || !TOKEN_FORMAT.test(match[1])) throw AuthErrors.invalidHeaders(6111);
@@ -254,6 +241,23 @@ export class AccountService {
     return principal;
   }
 
+  /**
+   * An API token as an S3 key pair, as R2 makes them: Access Key ID = the token's id, Secret Access Key =
+   * the SHA-256 hex of the token's value (which is what Ledge stores of a token, so the secret is
+   * derivable here without the value being kept). Undefined for an unknown, disabled, expired or
+   * not-yet-valid token, or one whose user is gone. `principal` is who the pair acts as (reachable
+   * accounts = accepted memberships within the token's scope; read-only as the token).
+   */
+  async s3KeyPair(accessKeyId: string): Promise<S3KeyPair | undefined> {
+    if (accessKeyId.length === 0 || accessKeyId.length > 128) return undefined;
+    const token = await this.#store.getTokenById(accessKeyId);
+    if (!token || !isUsable(token)) return undefined;
+    const principal = await this.#tokenPrincipal(token);
+    if (!principal) return undefined;
+    return { accessKeyId: token.id, secretAccessKey: token.token_hash, principal };
+  }
+
+  /** Who a usable token acts as, or undefined when its user no longer exists. */
   async #tokenPrincipal(token: ApiToken & { token_hash: string }): Promise<Principal | undefined> {
     const user = await this.#store.getUserById(token.user_id);
     if (!user) return undefined;
@@ -271,6 +275,15 @@ export class AccountService {
       accountIds: new Set(accountIds),
     };
   }
+}
+
+/** An API token's S3 credentials (see AccountService.s3KeyPair). */
+export interface S3KeyPair {
+  accessKeyId: string;
+  /** SHA-256 hex of the token value: the key SigV4 signatures are checked with. Never shown by any API. */
+  secretAccessKey: string;
+  /** Who requests signed with the pair act as: the token's user, reachable accounts, read-only flag. */
+  principal: Principal;
 }
 
 function inTokenScope(principal: Principal, accountId: string): boolean {

@@ -54,7 +54,7 @@ export interface AccountStore {
   firstMembership(): Promise<{ email: string; account_id: string } | undefined>;
   insertToken(token: ApiToken, tokenHash: string): Promise<void>;
   getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
-  /** A token by its id (the S3 API's access key id), with its digest (the S3 secret). */
+  /** A token by its id (the S3 Access Key ID of its key pair), with its hash (the pair's secret). */
   getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
 }
 

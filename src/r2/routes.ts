@@ -3,6 +3,7 @@ import type { AppEnv } from '../api/context.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { StorageService } from '../storage/index.ts';
 import { bucketRoutes } from './bucket-routes.ts';
+import { corsRoutes } from './cors-routes.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { objectRoutes } from './object-routes.ts';
 
@@ -11,6 +12,7 @@ export function r2Routes(storage: StorageService, metrics?: LedgeMetrics): Hono<
   const app = new Hono<AppEnv>();
   app.route('/', bucketRoutes(storage));
   app.route('/', lifecycleRoutes(storage));
+  app.route('/', corsRoutes(storage));
   app.route('/', objectRoutes(storage, metrics));
   return app;
 }

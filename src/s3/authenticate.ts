@@ -3,11 +3,9 @@ import type { StorageService } from '../storage/index.ts';
 import { addressOf } from './address.ts';
 import { openBody, type RequestBody } from './body.ts';
 import type { S3Request } from './context.ts';
-import type { S3CredentialSource } from './credentials.ts';
-import { S3Error, S3Errors } from './errors.ts';
+import { isReadOperation, type S3CredentialSource } from './credentials.ts';
+import { S3Errors } from './errors.ts';
 import { parseSignedRequest, signingKey, verifySignature } from './sigv4.ts';
-
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Checks a request's SigV4 signature (header or presigned query) against the access key's secret and
@@ -28,11 +26,8 @@ export async function authenticate(
 
   const signed = parseSignedRequest(req.headers, query, Date.now());
   if (!signed) throw S3Errors.accessDenied('Anonymous access is not allowed: sign the request with SigV4.');
-  const accessKey = await deps.credentials.lookup(signed.accessKeyId);
+  const accessKey = await deps.credentials.lookup(signed.accessKeyId, signed.sessionToken);
   if (!accessKey) throw S3Errors.invalidAccessKeyId();
-  if (accessKey.sessionToken !== undefined && accessKey.sessionToken !== signed.sessionToken) {
-    throw new S3Error(400, 'InvalidToken', 'The provided token is malformed or otherwise invalid.');
-  }
   if (!verifySignature({ method, rawPath, rawQuery, rawHeaders: req.rawHeaders }, signed, accessKey.secret)) {
     throw S3Errors.signatureDoesNotMatch();
   }
@@ -52,8 +47,6 @@ export async function authenticate(
     accountId = accounts[0]!;
   }
   if (!principal.accountIds.has(accountId)) throw S3Errors.accessDenied();
-  const write = !READS.has(method);
-  if (write && principal.readOnly) throw S3Errors.accessDenied('This credential is read-only.');
 
   let body: RequestBody | undefined;
   const storage = deps.storage;
@@ -74,13 +67,12 @@ export async function authenticate(
       if (!bucket) throw S3Errors.noSuchBucket();
       return bucket;
     },
-    authorize: (bucket, key, isWrite) => {
-      if (isWrite && principal.readOnly) throw S3Errors.accessDenied('This credential is read-only.');
-      if (accessKey.permits && !accessKey.permits({ accountId, bucket, key, write: isWrite })) {
-        throw S3Errors.accessDenied();
+    authorize: (operation, target) => {
+      if (!isReadOperation(operation) && principal.readOnly) {
+        throw S3Errors.accessDenied('This credential is read-only.');
       }
+      if (accessKey.permits && !accessKey.permits({ accountId, operation, ...target })) throw S3Errors.accessDenied();
     },
   };
-  request.authorize(address.bucket, address.key, write);
   return request;
 }

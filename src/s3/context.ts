@@ -19,8 +19,11 @@ export interface S3Request {
   body(): RequestBody;
   /** The named bucket of the account, or NoSuchBucket. */
   bucket(): Promise<BucketRecord>;
-  /** Refuses what a limited (temporary) credential may not do. */
-  authorize(bucket: string | undefined, key: string | undefined, write: boolean): void;
+  /**
+   * Refuses what the credential may not do: writes with a read-only token, anything outside a temporary
+   * credential's grant (its bucket, paths, permission).
+   */
+  authorize(operation: string, target: { bucket: string | undefined; key?: string; prefix?: string }): void;
 }
 
 /** What an operation answers; the listener writes it. */

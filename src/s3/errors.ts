@@ -36,6 +36,7 @@ const BY_V4_CODE: Record<number, string> = {
   10039: 'InvalidRange',
   10040: 'InvalidArgument',
   10048: 'BadUpload',
+  10059: 'NoSuchCORSConfiguration',
   100100: 'EntityTooLarge',
 };
 

@@ -8,6 +8,7 @@
 export { S3Listener, type S3ListenerOptions } from './listener.ts';
 export {
   chainSources,
+  temporaryAccessKeys,
   tokenAccessKeys,
   type S3AccessKey,
   type S3Action,

@@ -12,6 +12,7 @@ import { authenticate } from './authenticate.ts';
 import type { S3Reply } from './context.ts';
 import type { S3CredentialSource } from './credentials.ts';
 import { s3CodeOf } from './errors.ts';
+import { answerPreflight, corsHeadersFor } from './ops/cors.ts';
 import { route } from './router.ts';
 import { renderXml } from './xml.ts';
 
@@ -79,7 +80,10 @@ export class S3Listener implements BackgroundService {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     res.setHeader('x-amz-request-id', requestId);
     try {
+      if (req.method === 'OPTIONS' && (await answerPreflight(req, res, this.#options))) return;
       const request = await authenticate(req, res, this.#options);
+      // A browser reads the answer (errors too) only with the bucket's CORS headers.
+      for (const [name, value] of Object.entries(await corsHeadersFor(request))) res.setHeader(name, value);
       await this.#send(req, res, await route(request));
     } catch (error) {
       this.#fail(req, res, error, requestId);

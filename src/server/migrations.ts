@@ -7,6 +7,7 @@ import { workerMigrations } from '../workers/index.ts';
 import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
+import { r2Migrations } from '../r2/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -18,6 +19,8 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...notificationMigrations,
   ...workerMigrations,
   ...storageMigrations,
+  // Public bucket domains refer to buckets and zones.
+  ...r2Migrations,
   // Nodes and job leases of several nodes sharing the database.
   ...clusterMigrations,
 ];

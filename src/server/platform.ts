@@ -22,7 +22,7 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, type R2WireBackend } from '../r2/index.ts';
+import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
@@ -31,7 +31,7 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
 import { httpTimeouts } from '../shared/http-timeouts.ts';
-import { S3Listener, tokenAccessKeys } from '../s3/index.ts';
+import { chainSources, S3Listener, temporaryAccessKeys, tokenAccessKeys } from '../s3/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -72,6 +72,8 @@ export interface Platform {
   blobStore: BlobStore;
   /** The R2 wire backend workerd's r2Bucket bindings talk to (`<dataDir>/runtime/r2.sock`). */
   r2Backend: R2WireBackend;
+  /** R2's temporary S3 credentials: `resolve(accessKeyId, sessionToken)` for the S3 endpoint. */
+  tempCredentials: TemporaryCredentialService;
   /** Resolves while this node can serve (its database answers): `GET /healthz`. */
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
@@ -127,8 +129,20 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
-  const r2 = createR2Subsystem({ storage, socketPath: join(paths.runtime, 'r2.sock'), logger, metrics });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
+  const publicDomain = config.env['LEDGE_R2_PUBLIC_DOMAIN'] || 'r2.localhost';
+  const r2 = createR2Subsystem({
+    storage,
+    accounts: accounts.service,
+    socketPath: join(paths.runtime, 'r2.sock'),
+    logger,
+    metrics,
+    db,
+    zones: zones.service,
+    publicDomain,
+    // Called per custom-domain request, after the load balancers exist.
+    hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
+  });
   const loadBalancing = createLoadBalancingSubsystem({
     db,
     logger,
@@ -137,7 +151,10 @@ export async function createPlatform(
     settings: loadBalancingSettings(config.env),
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
-    reservedHostnames: { domains: ['localhost', config.functionsDomain, config.host] },
+    reservedHostnames: {
+      domains: ['localhost', config.functionsDomain, config.host, publicDomain],
+      servedElsewhere: (hostname) => r2.publicHosts.claims(hostname),
+    },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
@@ -146,6 +163,7 @@ export async function createPlatform(
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
+  zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
   const notify = notificationSettings(config.env);
   const notifications = createNotificationsSubsystem({
     db,
@@ -191,15 +209,22 @@ export async function createPlatform(
     settings: trafficSettings(config.env),
     httpTimeouts: httpTimeouts(config.env),
     logger: logger.child({ component: 'lb-traffic' }),
+    // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
+    hostHandler: r2.publicHandler,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
+
+  // Public bucket hostnames changed on one node are reloaded on the others.
+  r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
+  cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
   const s3Api = new S3Listener({
     host: config.host,
     port: config.s3ApiPort,
     storage,
-    credentials: tokenAccessKeys(accounts.service),
+    // Temporary credentials (with a session token) first, then API tokens' key pairs.
+    credentials: chainSources([temporaryAccessKeys(r2.tempCredentials), tokenAccessKeys(accounts.service)]),
     httpTimeouts: httpTimeouts(config.env),
     logger: logger.child({ component: 's3-api' }),
   });
@@ -227,6 +252,7 @@ export async function createPlatform(
     storage,
     blobStore,
     r2Backend: r2.wire,
+    tempCredentials: r2.tempCredentials,
     cluster,
     ready: async () => {
       await db.get('SELECT 1 AS ok');

@@ -17,6 +17,7 @@ export const R2Errors = {
   bucketNotEmpty: (name: string) =>
     new LedgeError(409, 10008, `The bucket you tried to delete is not empty. (${clip(name)})`),
   invalidArgument: (message: string) => new LedgeError(400, 10040, message),
+  noSuchCorsConfiguration: () => new LedgeError(404, 10059, 'The CORS configuration does not exist.'),
   noSuchKey: () => new LedgeError(404, 10007, 'The specified key does not exist.'),
   entityTooLarge: () => new LedgeError(400, 100100, 'Your proposed upload exceeds the maximum allowed object size.'),
   entityTooSmall: () =>

@@ -1,3 +1,4 @@
+import type { CorsRule } from './cors-rules.ts';
 import type { LifecycleRule } from './lifecycle-rules.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
@@ -100,6 +101,12 @@ export interface MetadataStore {
   putLifecycle(bucketId: string, rules: readonly LifecycleRule[]): Promise<boolean>;
   /** Every bucket that has at least one lifecycle rule, with its rules (what the lifecycle job walks). */
   bucketsWithLifecycle(): Promise<{ bucket: BucketRecord; rules: LifecycleRule[] }[]>;
+  /** A bucket's CORS rules; undefined when none were set (an empty list was set explicitly). */
+  getCors(bucketId: string): Promise<CorsRule[] | undefined>;
+  /** Replaces a bucket's CORS rules; false if the bucket no longer exists. */
+  putCors(bucketId: string, rules: readonly CorsRule[]): Promise<boolean>;
+  /** Removes a bucket's CORS rules; false when it had none. */
+  deleteCors(bucketId: string): Promise<boolean>;
   /**
    * Deletes each object only if its current version is still the one given (an object overwritten
    * since the caller read it stays), in one transaction; returns the records removed.

@@ -160,4 +160,24 @@ export const storageMigrations: readonly SchemaMigration[] = [
     `,
     },
   },
+  {
+    // A bucket's CORS rules as one JSON document (the /cors API and S3's PutBucketCors replace the whole set).
+    id: 'storage/0005_bucket_cors',
+    sql: {
+      sqlite: `
+      CREATE TABLE r2_bucket_cors (
+        bucket_id TEXT PRIMARY KEY REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        rules TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+      postgres: `
+      CREATE TABLE r2_bucket_cors (
+        bucket_id TEXT PRIMARY KEY REFERENCES r2_buckets(id) ON DELETE CASCADE,
+        rules TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+    },
+  },
 ];

@@ -22,6 +22,7 @@ import {
   type UploadRow,
 } from './metadata-rows.ts';
 import type { LifecycleRule } from './lifecycle-rules.ts';
+import type { CorsRule } from './cors-rules.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
 /**
@@ -331,6 +332,29 @@ export class SqlMetadataStore implements MetadataStore {
       );
       return true;
     });
+  }
+
+  async getCors(bucketId: string): Promise<CorsRule[] | undefined> {
+    const row = await this.#db.get<{ rules: string }>('SELECT rules FROM r2_bucket_cors WHERE bucket_id = ?', [
+      bucketId,
+    ]);
+    return row ? (JSON.parse(row.rules) as CorsRule[]) : undefined;
+  }
+
+  async putCors(bucketId: string, rules: readonly CorsRule[]): Promise<boolean> {
+    return this.#db.transaction(async (tx) => {
+      if (!(await this.#shareBucket(tx, bucketId))) return false;
+      await tx.run(
+        `INSERT INTO r2_bucket_cors (bucket_id, rules, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (bucket_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at`,
+        [bucketId, JSON.stringify(rules), Date.now()],
+      );
+      return true;
+    });
+  }
+
+  async deleteCors(bucketId: string): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM r2_bucket_cors WHERE bucket_id = ?', [bucketId])).changes > 0;
   }
 
   async bucketsWithLifecycle(): Promise<{ bucket: BucketRecord; rules: LifecycleRule[] }[]> {

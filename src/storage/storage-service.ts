@@ -2,6 +2,7 @@ import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
+import { CorsService } from './cors-service.ts';
 import { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import { LifecycleService } from './lifecycle-service.ts';
@@ -45,6 +46,8 @@ export class StorageService {
   readonly multipart: MultipartService;
   /** Lifecycle rules per bucket and the background job that applies them (registered by the platform). */
   readonly lifecycle: LifecycleService;
+  /** Bucket CORS rules (the /cors routes, S3's *BucketCors) and what the S3 endpoint and public buckets apply. */
+  readonly cors: CorsService;
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
@@ -71,6 +74,7 @@ export class StorageService {
     this.buckets = new BucketService(store, this.#garbage);
     this.objects = new ObjectService(store, blobs, this.#garbage);
     this.multipart = new MultipartService(store, blobs, this.#garbage);
+    this.cors = new CorsService(store, this.buckets);
     this.lifecycle = new LifecycleService({
       store,
       buckets: this.buckets,

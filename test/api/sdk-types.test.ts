@@ -285,6 +285,38 @@ describe('answers match the official SDK types', () => {
       ],
     });
     await call(`GET ${R2}/:bucket_name/lifecycle`, `${b}/lifecycle`);
+    await call(`PUT ${R2}/:bucket_name/cors`, `${b}/cors`, {
+      rules: [{ id: 'web', allowed: { origins: ['*'], methods: ['GET'], headers: ['*'] }, maxAgeSeconds: 60 }],
+    });
+    await call(`GET ${R2}/:bucket_name/cors`, `${b}/cors`);
+    await call(`DELETE ${R2}/:bucket_name/cors`, `${b}/cors`);
+    await call(`POST ${A}/r2/temp-access-credentials`, `${a}/r2/temp-access-credentials`, {
+      bucket: 'sdk-bucket',
+      parentAccessKeyId: (
+        await ledge.server.platform.accounts
+          .getUserByEmail(ledge.email)
+          .then((user) => ledge.server.platform.accounts.createToken({ userId: user!.id, name: 'sdk-parent' }))
+      ).token.id,
+      permission: 'object-read-only',
+      ttlSeconds: 60,
+    });
+    await call(`PUT ${R2}/:bucket_name/domains/managed`, `${b}/domains/managed`, { enabled: true });
+    await call(`GET ${R2}/:bucket_name/domains/managed`, `${b}/domains/managed`);
+    const r2Zone = await call('POST /client/v4/zones', '/zones', {
+      name: 'sdk-r2.example',
+      account: { id: ledge.accountId },
+    });
+    const d = `${b}/domains/custom`;
+    await call(`POST ${R2}/:bucket_name/domains/custom`, d, {
+      domain: 'cdn.sdk-r2.example',
+      zoneId: r2Zone?.['id'],
+      enabled: true,
+      minTLS: '1.2',
+    });
+    await call(`GET ${R2}/:bucket_name/domains/custom`, d);
+    await call(`GET ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
+    await call(`PUT ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`, { enabled: false });
+    await call(`DELETE ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
     await call(`DELETE ${R2}/:bucket_name`, b);
   }
 

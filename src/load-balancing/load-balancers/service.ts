@@ -29,6 +29,8 @@ export interface LoadBalancerZone {
 export interface ReservedHostnames {
   /** Refused exactly and with every name under them. */
   domains: readonly string[];
+  /** Names served by something else on the traffic port (public buckets' custom domains), checked on each write. */
+  servedElsewhere?: ((hostname: string) => boolean) | undefined;
 }
 
 /** The most specific zone a hostname falls in, whatever its account (zones subsystem). */
@@ -59,7 +61,10 @@ export class LoadBalancerService {
     this.#pools = pools;
     this.#changes = changes;
     this.#zoneOf = zoneOf;
-    this.#reserved = { domains: reserved.domains.map((d) => d.toLowerCase().replace(/\.$/, '')).filter(Boolean) };
+    this.#reserved = {
+      domains: reserved.domains.map((d) => d.toLowerCase().replace(/\.$/, '')).filter(Boolean),
+      servedElsewhere: reserved.servedElsewhere,
+    };
   }
 
   list(zone: LoadBalancerZone): Promise<LoadBalancer[]> {
@@ -157,6 +162,8 @@ export class LoadBalancerService {
       throw LbErrors.validation(
         `name: ${name} is one of Ledge's own hostnames (${reserved}); a load balancer there would route requests back into Ledge`,
       );
+    if (this.#reserved.servedElsewhere?.(name))
+      throw LbErrors.validation(`name: ${name} serves a public R2 bucket (a custom domain) on the traffic port`);
     return name;
   }
 

@@ -8,6 +8,8 @@ import type { HealthEventBus } from '../health/events.ts';
 import { HeaderSessions } from './affinity.ts';
 import type { LoadBalancerDirectory } from './directory.ts';
 import { EndpointRegistry } from './endpoints.ts';
+import { hostnameOf } from './forwarded-headers.ts';
+import type { HostHandler } from './host-handler.ts';
 import { HealthSource, type HealthReader } from './health-source.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { RouteCache } from './route-cache.ts';
@@ -29,6 +31,8 @@ export interface TrafficListenerOptions {
   /** The client-side bounds (slowloris, idle clients), as on the API listener. */
   httpTimeouts: HttpTimeouts;
   logger: Logger;
+  /** Hostnames served by something other than a load balancer (public buckets), checked first. */
+  hostHandler?: HostHandler | undefined;
 }
 
 /**
@@ -73,9 +77,11 @@ export class TrafficListener {
       egress: options.egress,
       logger: options.logger,
     };
-    const httpServer = createHttpServer(httpServerOptions(options.httpTimeouts), (req, res) =>
-      proxyRequest(deps, req, res),
-    );
+    const hostHandler = options.hostHandler;
+    const httpServer = createHttpServer(httpServerOptions(options.httpTimeouts), (req, res) => {
+      if (hostHandler?.claims(hostnameOf(req.headers.host))) hostHandler.handle(req, res);
+      else proxyRequest(deps, req, res);
+    });
     applyIdleTimeout(httpServer, options.httpTimeouts);
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
     httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -92,6 +98,7 @@ export class TrafficListener {
     const connections = this.#connections;
     const host: ClientHost = {
       deps,
+      servedElsewhere: hostHandler ? (hostHeader) => hostHandler.claims(hostnameOf(hostHeader)) : () => false,
       forget: (connection) => connections.delete(connection),
       handOff: (socket, unread) => {
         handedOff.add(socket);

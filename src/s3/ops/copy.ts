@@ -29,7 +29,7 @@ function copySource(request: S3Request): { bucket: string; key: string } {
 /** Reads the copy source (in the caller's account), its x-amz-copy-source-if-* conditions applied. */
 async function openSource(request: S3Request, range?: ResolvedRange): Promise<Extract<GetResult, { status: 'found' }>> {
   const source = copySource(request);
-  request.authorize(source.bucket, source.key, false);
+  request.authorize('GetObject', { bucket: source.bucket, key: source.key });
   const bucket = await request.storage.getBucket(request.accountId, source.bucket);
   if (!bucket) throw S3Errors.noSuchBucket();
   const result = await request.storage.objects.get(bucket, source.key, {

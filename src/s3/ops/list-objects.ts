@@ -39,7 +39,6 @@ function commonParams(request: S3Request): Params {
 }
 
 async function list(request: S3Request, params: Params, position: { cursor?: string; startAfter?: string }) {
-  request.authorize(request.bucketName, params.prefix, false);
   const bucket = await request.bucket();
   if (params.maxKeys === 0)
     return { objects: [], delimitedPrefixes: [], truncated: false, cursor: undefined } as ListResult;

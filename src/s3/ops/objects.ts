@@ -219,7 +219,7 @@ export async function deleteObjects(request: S3Request): Promise<S3Reply> {
       errors.push({ Key: key, Code: 'InvalidObjectName', Message: 'The specified object name is not valid.' });
     } else {
       try {
-        request.authorize(request.bucketName, key, true);
+        request.authorize('DeleteObjects', { bucket: request.bucketName, key });
         keys.push(key);
       } catch {
         errors.push({ Key: key, Code: 'AccessDenied', Message: 'Access Denied' });

@@ -141,6 +141,8 @@ export function accountStoreConformance(name: string, create: () => Promise<Acco
       await store.insertToken(t, 'h'.repeat(64));
       expect(await store.getTokenByHash('h'.repeat(64))).toEqual({ ...t, token_hash: 'h'.repeat(64) });
       expect(await store.getTokenByHash('x'.repeat(64))).toBeUndefined();
+      expect(await store.getTokenById(t.id)).toEqual({ ...t, token_hash: 'h'.repeat(64) });
+      expect(await store.getTokenById('n'.repeat(32))).toBeUndefined();
     });
 
     it('writes the first owner in one piece, only into an empty database', async () => {

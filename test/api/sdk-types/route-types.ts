@@ -86,6 +86,15 @@ export const SDK_TYPES = {
   ObjectUpload: { module: 'r2/buckets/objects', type: '$.ObjectUploadResponse' },
   ObjectDelete: { module: 'r2/buckets/objects', type: '$.ObjectDeleteResponse' },
   Lifecycle: { module: 'r2/buckets/lifecycle', type: '$.LifecycleGetResponse' },
+  Cors: { module: 'r2/buckets/cors', type: '$.CORSGetResponse' },
+  ManagedDomain: { module: 'r2/buckets/domains/managed', type: '$.ManagedListResponse' },
+  ManagedDomainUpdate: { module: 'r2/buckets/domains/managed', type: '$.ManagedUpdateResponse' },
+  CustomDomainList: { module: 'r2/buckets/domains/custom', type: '$.CustomListResponse' },
+  CustomDomainCreate: { module: 'r2/buckets/domains/custom', type: '$.CustomCreateResponse' },
+  CustomDomain: { module: 'r2/buckets/domains/custom', type: '$.CustomGetResponse' },
+  CustomDomainUpdate: { module: 'r2/buckets/domains/custom', type: '$.CustomUpdateResponse' },
+  CustomDomainDelete: { module: 'r2/buckets/domains/custom', type: '$.CustomDeleteResponse' },
+  TempCredentials: { module: 'r2/temporary-credentials', type: '$.TemporaryCredentialCreateResponse' },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -227,4 +236,15 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${R2}/:bucket_name/objects`]: { sdk: 'ObjectList' },
   [`GET ${R2}/:bucket_name/lifecycle`]: { sdk: 'Lifecycle' },
   [`PUT ${R2}/:bucket_name/lifecycle`]: { sdk: 'unknown' },
+  [`GET ${R2}/:bucket_name/cors`]: { sdk: 'Cors' },
+  [`PUT ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
+  [`DELETE ${R2}/:bucket_name/cors`]: { sdk: 'unknown' },
+  [`POST ${A}/r2/temp-access-credentials`]: { sdk: 'TempCredentials' },
+  [`GET ${R2}/:bucket_name/domains/managed`]: { sdk: 'ManagedDomain' },
+  [`PUT ${R2}/:bucket_name/domains/managed`]: { sdk: 'ManagedDomainUpdate' },
+  [`GET ${R2}/:bucket_name/domains/custom`]: { sdk: 'CustomDomainList' },
+  [`POST ${R2}/:bucket_name/domains/custom`]: { sdk: 'CustomDomainCreate' },
+  [`GET ${R2}/:bucket_name/domains/custom/:domain`]: { sdk: 'CustomDomain' },
+  [`PUT ${R2}/:bucket_name/domains/custom/:domain`]: { sdk: 'CustomDomainUpdate' },
+  [`DELETE ${R2}/:bucket_name/domains/custom/:domain`]: { sdk: 'CustomDomainDelete' },
 };

@@ -245,6 +245,35 @@ export function metadataStoreConformance(
       expect(await store.bucketsWithLifecycle()).toEqual([]);
     });
 
+    it('stores CORS rules per bucket: none, an empty set and a rule set differ; dropped with the bucket', async () => {
+      const rule = {
+        id: 'web',
+        allowed: { origins: ['https://app.example'], methods: ['GET' as const, 'PUT' as const], headers: ['*'] },
+        exposeHeaders: ['ETag'],
+        maxAgeSeconds: 600,
+      };
+      const other = bucketRecord('acct', 'bucket-two');
+      await store.createBucket(other);
+      expect(await store.getCors(bucket.id)).toBeUndefined();
+      expect(await store.putCors(bucket.id, [rule])).toBe(true);
+      expect(await store.getCors(bucket.id)).toEqual([rule]);
+      expect(await store.getCors(other.id)).toBeUndefined();
+      expect(await (fixture.secondStore ?? store).getCors(bucket.id)).toEqual([rule]);
+      expect(await store.putCors(bucket.id, [])).toBe(true);
+      expect(await store.getCors(bucket.id)).toEqual([]);
+      expect(await store.deleteCors(bucket.id)).toBe(true);
+      expect(await store.deleteCors(bucket.id)).toBe(false);
+      expect(await store.getCors(bucket.id)).toBeUndefined();
+      expect(await store.putCors('no-such-bucket-id', [rule])).toBe(false);
+      await store.putCors(other.id, [rule]);
+      await store.deleteBucket(other.accountId, other.name);
+      // A bucket made again under the same name starts without the old one's rules.
+      const again = bucketRecord('acct', 'bucket-two');
+      await store.createBucket(again);
+      expect(await store.getCors(again.id)).toBeUndefined();
+      expect(await store.getCors(other.id)).toBeUndefined();
+    });
+
     it('deletes or re-classes an object only while its version is the one given', async () => {
       const first = objectRecord(bucket.id, 'k');
       await store.commitObject(first);

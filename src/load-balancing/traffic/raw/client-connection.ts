@@ -25,14 +25,16 @@ export interface ClientHost {
   deps: ProxyDeps;
   /** Gives the connection to node:http (upgrades, HTTP/1.0, Expect), with the bytes not yet handled. */
   handOff(socket: Socket, unread: Buffer | undefined): void;
+  /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
+  servedElsewhere(host: string | undefined): boolean;
   forget(connection: ClientConnection): void;
 }
 
 /**
  * One client connection of the raw data plane: reads request heads (strict parser, 16 KiB bound), routes
  * each, streams its body to the origin exchange, and serves requests one after another (keep-alive;
- * pipelined requests wait, read ahead by at most 64 KiB). Upgrades, HTTP/1.0 and Expect: 100-continue go to
- * node:http with the connection, where they are handled as before. The listener's sweep enforces the
+ * pipelined requests wait, read ahead by at most 64 KiB). Upgrades, HTTP/1.0, Expect: 100-continue and
+ * hosts the listener's host handler claims (public buckets) go to node:http with the connection. The listener's sweep enforces the
  * headers, request and keep-alive timeouts from the fields below.
  */
 export class ClientConnection implements ExchangeClient, RequestView {
@@ -208,7 +210,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
       return false;
     }
     this.#scanFrom = 0;
-    if (request.upgrade || request.minor === 0 || request.expect) {
+    if (request.upgrade || request.minor === 0 || request.expect || this.#host.servedElsewhere(request.host)) {
       this.#handOff();
       return false;
     }
