@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { checksummer, isChecksumName, S3_CHECKSUMS, type Checksummer, type S3ChecksumName } from './checksums.ts';
 import { decodeAwsChunked, type ChunkSigning } from './chunked.ts';
 import { S3Errors } from './errors.ts';
-import { UNSIGNED_PAYLOAD, type SignedRequest } from './sigv4.ts';
+import { UNSIGNED_PAYLOAD, type SignedRequest, type SigningKey } from './sigv4.ts';
 
 /** A request body as the operations read it: decoded, and checked against what the client declared. */
 export interface RequestBody {
@@ -24,7 +24,7 @@ const STREAMING_UNSIGNED_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
  * The body of a verified request. Every check (the payload's SHA-256, per-chunk signatures, Content-MD5, the
  * x-amz-checksum-*) fails the stream before its end, so an engine write that consumes it stores nothing.
  */
-export function openBody(req: IncomingMessage, signed: SignedRequest, signingKey: Buffer): RequestBody {
+export function openBody(req: IncomingMessage, signed: SignedRequest, signingKey: SigningKey): RequestBody {
   const payload = signed.payloadHash;
   const chunked =
     payload === STREAMING_SIGNED || payload === STREAMING_SIGNED_TRAILER || payload === STREAMING_UNSIGNED_TRAILER;

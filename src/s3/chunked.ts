@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { EMPTY_SHA256, sha256Hex, signaturesEqual, signString } from './sigv4.ts';
+import { EMPTY_SHA256, sha256Hex, signaturesEqual, type SigningKey } from './sigv4.ts';
 import { S3Errors } from './errors.ts';
 
 /** What per-chunk signatures are checked against (STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]). */
 export interface ChunkSigning {
-  key: Buffer;
+  key: SigningKey;
   amzDate: string;
   scope: string;
   /** The request's own signature: the first chunk's "previous signature". */
@@ -97,7 +97,7 @@ export async function* decodeAwsChunked(
     }
     if (signing) {
       const stringToSign = `AWS4-HMAC-SHA256-PAYLOAD\n${signing.amzDate}\n${signing.scope}\n${previous}\n${EMPTY_SHA256}\n${hash!.digest('hex')}`;
-      if (!signaturesEqual(signString(signing.key, stringToSign), signature!)) throw S3Errors.signatureDoesNotMatch();
+      if (!signaturesEqual(signing.key.sign(stringToSign), signature!)) throw S3Errors.signatureDoesNotMatch();
       previous = signature!;
     }
     if (size === 0) break;
@@ -130,7 +130,7 @@ export async function* decodeAwsChunked(
   if (signing) {
     if (trailerSignature === undefined) throw S3Errors.invalidChunk('The trailer carries no x-amz-trailer-signature.');
     const stringToSign = `AWS4-HMAC-SHA256-TRAILER\n${signing.amzDate}\n${signing.scope}\n${previous}\n${sha256Hex(trailerText)}`;
-    if (!signaturesEqual(signString(signing.key, stringToSign), trailerSignature)) {
+    if (!signaturesEqual(signing.key.sign(stringToSign), trailerSignature)) {
       throw S3Errors.signatureDoesNotMatch();
     }
   }

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { S3Errors } from './errors.ts';
 
@@ -207,26 +207,45 @@ export function canonicalHeaders(rawHeaders: readonly string[], signed: readonly
   return out;
 }
 
-export const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+export const sha256Hex = (data: string | Uint8Array) => hash('sha256', data, 'hex');
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
-const signingKeys = new Map<string, Buffer>();
+/**
+ * A SigV4 signing key, ready to sign: HMAC-SHA256 with the key's inner and outer pads already hashed, so a
+ * signature costs two hash copies instead of a fresh HMAC (createHmac's key setup was most of a signature
+ * check's CPU: ~19 us of ~53).
+ */
+export class SigningKey {
+  readonly #inner;
+  readonly #outer;
+
+  constructor(key: Buffer) {
+    const block = Buffer.alloc(64);
+    key.copy(block);
+    this.#inner = createHash('sha256').update(block.map((b) => b ^ 0x36));
+    this.#outer = createHash('sha256').update(block.map((b) => b ^ 0x5c));
+  }
+
+  /** Hex HMAC-SHA256 of `stringToSign` under this key. */
+  sign(stringToSign: string): string {
+    const inner = this.#inner.copy().update(stringToSign, 'utf8').digest();
+    return this.#outer.copy().update(inner).digest('hex');
+  }
+}
+
+const signingKeys = new Map<string, SigningKey>();
 const CACHED_KEYS = 1000;
 
 /** HMAC(HMAC(HMAC(HMAC("AWS4"+secret, date), region), "s3"), "aws4_request"), cached (one per key and day). */
-export function signingKey(secret: string, date: string, region: string): Buffer {
+export function signingKey(secret: string, date: string, region: string): SigningKey {
   const cacheKey = `${secret}\n${date}\n${region}`;
   let key = signingKeys.get(cacheKey);
   if (!key) {
-    key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request');
+    key = new SigningKey(hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), 's3'), 'aws4_request'));
     if (signingKeys.size >= CACHED_KEYS) signingKeys.clear();
     signingKeys.set(cacheKey, key);
   }
   return key;
-}
-
-export function signString(key: Buffer, stringToSign: string): string {
-  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('hex');
 }
 
 export function signaturesEqual(a: string, b: string): boolean {
@@ -260,7 +279,7 @@ export function verifySignature(parts: RequestParts, signed: SignedRequest, secr
   for (const path of normalized === parts.rawPath ? [normalized] : [normalized, parts.rawPath]) {
     const canonical = `${parts.method}\n${path}\n${tail}`;
     const stringToSign = `${ALGORITHM}\n${signed.amzDate}\n${signed.scope}\n${sha256Hex(canonical)}`;
-    if (signaturesEqual(signString(key, stringToSign), signed.signature)) return true;
+    if (signaturesEqual(key.sign(stringToSign), signed.signature)) return true;
   }
   return false;
 }
