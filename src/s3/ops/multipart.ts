@@ -1,7 +1,7 @@
 import { LedgeError } from '../../shared/errors.ts';
 import type { UploadRecord } from '../../storage/index.ts';
 import { emptyReply, xmlReply, type S3Reply, type S3Request } from '../context.ts';
-import { S3Errors } from '../errors.ts';
+import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, s3StorageClass, storageClassFrom } from '../metadata.ts';
 import { awsEncode } from '../sigv4.ts';
 import { child, childrenNamed, parseXml, readSmallBody, renderXml } from '../xml.ts';
