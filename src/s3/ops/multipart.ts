@@ -74,9 +74,9 @@ export async function completeUpload(request: S3Request, uploadId: string): Prom
   });
   for (let i = 1; i < parts.length; i++) {
     if (parts[i]!.partNumber <= parts[i - 1]!.partNumber) {
-      throw new LedgeError(
+      throw new S3Error(
         400,
-        10025,
+        'InvalidPartOrder',
         'The list of parts was not in ascending order. Parts must be ordered by part number.',
       );
     }
