@@ -129,13 +129,16 @@ export async function signRequest(
     createHash('sha256')
       .update(request.body ?? '')
       .digest('hex');
+  const [path = '', search = ''] = request.path.split(/\?(.*)/s);
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(search)) query[name] = value;
   const signed = await signer.sign({
     method: request.method,
     protocol: 'http:',
     hostname: '127.0.0.1',
     port,
-    path: request.path,
-    query: {},
+    path,
+    query,
     headers: { host: `127.0.0.1:${port}`, 'x-amz-content-sha256': payloadHash, ...request.headers },
   });
   const signature = /Signature=([0-9a-f]+)/.exec(String(signed.headers['authorization']))![1]!;
