@@ -12,8 +12,7 @@ export const LAYERS = {
   db: ['shared'],
   egress: ['shared'],
   storage: ['shared', 'db'],
-  // The request context names who is calling (accounts' Principal type).
-  'api-kit': ['shared', 'db', 'accounts'],
+  'api-kit': ['shared', 'db'],
   // Nodes sharing one database: leases, heartbeats, the change feed.
   cluster: ['shared', 'db'],
   accounts: [...SUBSYSTEM_BASE],
@@ -28,7 +27,6 @@ export const LAYERS = {
   // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
   // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
-  observability: [...SUBSYSTEM_BASE],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -39,7 +37,6 @@ export const LAYERS = {
     'notifications',
     'workers',
     'r2',
-    'observability',
   ],
   server: [
     'shared',
@@ -56,7 +53,6 @@ export const LAYERS = {
     'workers',
     'r2',
     's3',
-    'observability',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

@@ -1,3 +1,4 @@
+import type { CallerToken } from '../shared/principal.ts';
 export interface Account {
   id: string;
   name: string;
@@ -31,15 +32,5 @@ export interface Membership {
   created_on: string;
 }
 
-export interface ApiToken {
-  id: string;
-  user_id: string;
-  name: string;
-  /** Set when the token is limited to one account. */
-  account_id: string | null;
-  read_only: boolean;
-  status: 'active' | 'disabled' | 'expired';
-  not_before: string | null;
-  expires_on: string | null;
-  created_on: string;
-}
+/** An API token's record: the same shape the request context carries for the caller's token. */
+export type ApiToken = CallerToken;

@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { Principal } from '../accounts/index.ts';
+import type { Principal } from '../shared/principal.ts';
 
 /** What the middleware chain leaves on every request's context. */
 export interface AppEnv {

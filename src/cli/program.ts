@@ -14,6 +14,7 @@ import { registerNotifications } from './notifications.ts';
 import { registerMigrationCommands } from './notifications-migration.ts';
 import { registerCrons } from './crons.ts';
 import { registerS3 } from './s3.ts';
+import { registerScripts } from './scripts.ts';
 import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
 import { registerTail } from './tail.ts';
@@ -66,6 +67,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerSecret(program);
   registerTail(program);
   registerCrons(program);
+  registerScripts(program);
   return program;
 }
 

@@ -52,7 +52,7 @@ export function registerServer(program: Command): void {
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
     .option(
       '--egress-allow <cidrs>',
-      'comma-separated CIDRs monitors, previews and webhooks may reach (env LEDGE_EGRESS_ALLOW)',
+      'comma-separated CIDRs monitors, previews, webhooks and functions may reach (env LEDGE_EGRESS_ALLOW)',
       undefined,
     )
     .option(

@@ -56,7 +56,16 @@ export {
   type LifecycleRuleSummary,
   type ObjectSummary,
 } from './r2.ts';
-export { getSchedules, listCronRuns, putSchedules, triggerCron, type CronRun, type CronSchedule } from './workers.ts';
+export {
+  getSchedules,
+  listCronRuns,
+  listScriptStates,
+  putSchedules,
+  triggerCron,
+  type CronRun,
+  type CronSchedule,
+  type ScriptRuntimeState,
+} from './workers.ts';
 export {
   deleteSecret,
   listSecrets,

@@ -178,3 +178,18 @@ export async function triggerCron(api: ApiClient, accountId: string, script: str
   const body = cron === undefined ? {} : { cron };
   return (await api.request<CronRun>('POST', `${schedulesPath(accountId, script)}/trigger`, { body })).result;
 }
+
+/** Whether a deployed script runs on the node that answers (Ledge's `/workers/runtime/scripts`). */
+export interface ScriptRuntimeState {
+  script: string;
+  /** `failed`: it could not start, so its host answers 503 (error 1101); `not_loaded`: not routed, no Cron Triggers. */
+  state: 'running' | 'failed' | 'not_loaded';
+  version_id?: string;
+  /** The last configuration of it that failed to start, and why. */
+  failure?: { reason: string; at: string };
+}
+
+/** Each deployed script of the account and whether it runs (a Ledge extension of the Workers API). */
+export async function listScriptStates(api: ApiClient, accountId: string): Promise<ScriptRuntimeState[]> {
+  return (await api.request<ScriptRuntimeState[]>('GET', `/accounts/${accountId}/workers/runtime/scripts`)).result;
+}

@@ -35,8 +35,9 @@ function loadUndici(): Promise<Undici> {
 /**
  * POSTs JSON to webhook receivers over keep-alive connection pools, one per origin (undici: a dispatcher
  * sends thousands per second to the same few hosts, and undici costs about a third of node:http's CPU per
- * request, see docs/benchmarks.md). Connecting, waiting for the answer's headers and for each body chunk
- * are each bounded by the timeout; the answer body is drained and ignored.
+ * request, see docs/benchmarks-history.md, "Notifications (2026-11-21)"). Connecting, waiting for the
+ * answer's headers and for each body chunk are each bounded by the timeout; the answer body is drained and
+ * ignored.
  *
  * Requests are pipelined (deliveries are at-least-once, so a request that undici resends after a broken
  * connection is no new risk) and the raw dispatch API is used (no response stream or header objects):

@@ -22,7 +22,7 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
+import { createR2Subsystem, r2PublicDomain, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
@@ -88,6 +88,7 @@ export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
 ): Promise<Platform> {
+  const publicDomain = r2PublicDomain(config.env);
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
@@ -130,7 +131,6 @@ export async function createPlatform(
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
-  const publicDomain = config.env['LEDGE_R2_PUBLIC_DOMAIN'] || 'r2.localhost';
   const r2 = createR2Subsystem({
     storage,
     accounts: accounts.service,
@@ -192,7 +192,7 @@ export async function createPlatform(
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
-      localReads: (accountId) => r2.wire.localReads(accountId),
+      localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,

@@ -6,6 +6,7 @@ import { applyIdleTimeout, httpServerOptions, httpTimeouts } from '../shared/htt
 import type { Logger } from '../shared/logger.ts';
 import { bootstrapIfEmpty, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { portInUse } from '../shared/port-in-use.ts';
 import { createPlatform, type Platform } from './platform.ts';
 
@@ -24,7 +25,15 @@ export interface RunningServer {
  * that leaves no account behind, so the next start bootstraps and shows the credentials.
  */
 export async function startServer(config: ServerConfig, logger?: Logger): Promise<RunningServer> {
-  const platform = await createPlatform(config, logger);
+  // Before anything reads or writes the data dir: a second server on it is refused (data-dir-lock.ts).
+  const lock = await lockDataDir(config.dataDir);
+  let platform: Platform;
+  try {
+    platform = await createPlatform(config, logger);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const app = createApiApp(platform);
   // Slow and idle clients: see http-timeouts.ts for the bounds and why.
   const timeouts = httpTimeouts(config.env);
@@ -42,12 +51,14 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
     await listen(server, config);
   } catch (error) {
     await closeDatabases(platform);
+    lock.release();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
   platform.egress.addOwnListener(port, 'API');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
+  lock.setApiUrl(apiUrl);
   const started: typeof platform.background = [];
   let credentials: Credentials | undefined;
   try {
@@ -60,6 +71,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
     await stopAll(started, platform);
     server.close();
     await closeDatabases(platform);
+    lock.release();
     throw error;
   }
   platform.logger.info('ledge server ready', { api_url: apiUrl, data_dir: config.dataDir });
@@ -75,6 +87,7 @@ export async function startServer(config: ServerConfig, logger?: Logger): Promis
       });
       await stopAll(started, platform);
       await closeDatabases(platform);
+      lock.release();
     })());
   return { apiUrl, port, platform, credentials, close };
 }

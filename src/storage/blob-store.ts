@@ -24,8 +24,9 @@ export interface OpenBlobFile {
 
 export interface BlobWriteOptions {
   /**
-   * Whose blob this is (an account id, 32 hex digits). A store that keeps files may group a namespace's
-   * blobs in one directory (see FsBlobStore.localFile); others ignore it.
+   * Whose blob this is: `<account id>/<bucket name>` (an account id alone for blobs written before issue
+   * 26). A store that keeps files may group a namespace's blobs in one directory (see
+   * FsBlobStore.localFile); others ignore it.
    */
   namespace?: string | undefined;
 }
@@ -70,4 +71,12 @@ export interface BlobStore {
   removeTemporaryBefore(time: number): Promise<number>;
   /** Releases what the store holds open (an S3 client's sockets); called once, at shutdown. */
   close?(): void;
+}
+
+/**
+ * The namespace a bucket's blobs are written under: the bucket itself, so a reader handed one bucket's
+ * directory (the functions runtime, for the buckets a script is bound to) sees no other bucket's bytes.
+ */
+export function blobNamespace(bucket: { accountId: string; name: string }): string {
+  return `${bucket.accountId}/${bucket.name}`;
 }

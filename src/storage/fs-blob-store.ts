@@ -14,10 +14,17 @@ import {
 } from './blob-store.ts';
 
 const BLOB_ID = /^[0-9a-f]{32}$/;
-/** A blob written for a namespace (an account): `<namespace>/<id>`, both 32 hex digits. */
-const NAMESPACED_BLOB_ID = /^([0-9a-f]{32})\/([0-9a-f]{32})$/;
-/** Namespaced blobs live under `<root>/accounts/<namespace>/`, laid out as the root is. */
+/**
+ * A namespace: an account id (32 hex digits), or an account id and one of its bucket names
+ * (`<account>/<bucket>`, R2's bucket name rules), never anything that could be a path segment like `..`.
+ */
+const NAMESPACE = /^[0-9a-f]{32}(?:\/[a-z0-9][a-z0-9-]{1,61}[a-z0-9])?$/;
+/** A blob written for a namespace: `<namespace>/<id>`. */
+const NAMESPACED_BLOB_ID = /^([0-9a-f]{32}(?:\/[a-z0-9][a-z0-9-]{1,61}[a-z0-9])?)\/([0-9a-f]{32})$/;
+/** Namespaced blobs live under `<root>/accounts/<account>/[buckets/<bucket>/]`, laid out as the root is. */
 const NAMESPACES = 'accounts';
+const BUCKETS = 'buckets';
+const BUCKET_DIR = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 /**
  * Large objects are read and written in chunks of this size: the 64 KiB default costs a thread-pool
  * round trip per chunk (bench/functions, GET 1 MiB: ~20% less backend CPU per request at 256 KiB;
@@ -28,9 +35,11 @@ const READ_CHUNK = 256 * 1024;
 /**
  * Blobs as files: `<root>/<first two hex chars>/<id>`, written through `<root>/tmp/`. The rename is
  * the commit point of the bytes; the directory is fsynced so the rename survives a crash too.
- * A blob written for a namespace (an account's objects) goes to `<root>/accounts/<namespace>/<2 hex>/<id>`
- * instead, so that directory can be handed read-only to that account's functions (workerd reads large
- * bodies from it itself, see `localFile`) without showing them any other account's bytes.
+ * A blob written for a namespace goes to that namespace's directory instead: a bucket's objects to
+ * `<root>/accounts/<account>/buckets/<bucket>/<2 hex>/<id>` (blobs written before issue 26 sit in
+ * `<root>/accounts/<account>/<2 hex>/<id>`), so the directory can be handed read-only to the functions
+ * bound to that bucket (workerd reads large bodies from it itself, see `localFile`) without showing them
+ * any other bucket's bytes.
  */
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
@@ -47,7 +56,7 @@ export class FsBlobStore implements BlobStore {
     await this.#ensureDirs();
     const id = newId();
     const namespace =
-      options.namespace !== undefined && BLOB_ID.test(options.namespace) ? options.namespace : undefined;
+      options.namespace !== undefined && NAMESPACE.test(options.namespace) ? options.namespace : undefined;
     const blobId = namespace ? `${namespace}/${id}` : id;
     const tmpPath = join(this.#tmp, `${id}.part`);
     let handle: FileHandle | undefined;
@@ -108,9 +117,15 @@ export class FsBlobStore implements BlobStore {
 
   async *list(): AsyncIterable<BlobInfo> {
     yield* listShards(this.#root, '');
-    const namespaces = await readdir(join(this.#root, NAMESPACES)).catch(() => [] as string[]);
-    for (const namespace of namespaces) {
-      if (BLOB_ID.test(namespace)) yield* listShards(join(this.#root, NAMESPACES, namespace), `${namespace}/`);
+    const accounts = await readdir(join(this.#root, NAMESPACES)).catch(() => [] as string[]);
+    for (const account of accounts) {
+      if (!BLOB_ID.test(account)) continue;
+      yield* listShards(this.#namespaceDir(account), `${account}/`);
+      const buckets = await readdir(join(this.#root, NAMESPACES, account, BUCKETS)).catch(() => [] as string[]);
+      for (const bucket of buckets) {
+        const namespace = `${account}/${bucket}`;
+        if (BUCKET_DIR.test(bucket)) yield* listShards(this.#namespaceDir(namespace), `${namespace}/`);
+      }
     }
   }
 
@@ -127,10 +142,18 @@ export class FsBlobStore implements BlobStore {
 
   /** The directory of a namespace's blobs (created if missing, so a reader can be pointed at it). */
   namespaceRoot(namespace: string): string | undefined {
-    if (!BLOB_ID.test(namespace)) return undefined;
-    const dir = join(this.#root, NAMESPACES, namespace);
+    if (!NAMESPACE.test(namespace)) return undefined;
+    const dir = this.#namespaceDir(namespace);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
+  }
+
+  /** `<root>/accounts/<account>` or, for a bucket's namespace, `<root>/accounts/<account>/buckets/<bucket>`. */
+  #namespaceDir(namespace: string): string {
+    const [account, bucket] = namespace.split('/') as [string, string | undefined];
+    return bucket === undefined
+      ? join(this.#root, NAMESPACES, account)
+      : join(this.#root, NAMESPACES, account, BUCKETS, bucket);
   }
 
   async removeTemporaryBefore(time: number): Promise<number> {
@@ -151,7 +174,7 @@ export class FsBlobStore implements BlobStore {
     if (BLOB_ID.test(blobId)) return join(this.#root, blobId.slice(0, 2), blobId);
     const local = this.localFile(blobId);
     if (!local) throw new BlobNotFoundError(`invalid blob id ${blobId}`);
-    return join(this.#root, NAMESPACES, local.namespace, local.path);
+    return join(this.#namespaceDir(local.namespace), local.path);
   }
 
   /** Shard directories are created once per process; a shard removed behind our back is recreated. */

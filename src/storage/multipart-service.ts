@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { newId } from '../shared/ids.ts';
-import type { BlobStore } from './blob-store.ts';
+import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { measure } from './digest-stream.ts';
 import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
@@ -76,7 +76,7 @@ export class MultipartService {
     await this.#requireUpload(bucket, key, uploadId);
     if (size !== undefined && size > R2_LIMITS.maxPartBytes) throw R2Errors.entityTooLarge();
     const measured = measure(body, { algorithms: [], maxBytes: R2_LIMITS.maxPartBytes, expectedBytes: size });
-    const blob = await this.#blobs.write(measured.source, { namespace: bucket.accountId });
+    const blob = await this.#blobs.write(measured.source, { namespace: blobNamespace(bucket) });
     const { checksums } = measured.result();
     const part: PartRecord = {
       uploadId,

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
-import type { BlobStore, OpenBlobFile } from './blob-store.ts';
+import { blobNamespace, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 import { conditionHolds } from './conditionals.ts';
 import { assertDigestShapes, measure, verifyDigests } from './digest-stream.ts';
 import { R2Errors } from './errors.ts';
@@ -64,9 +64,9 @@ export interface LocalBlobBody {
 /**
  * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
  * blob file: one transaction stores and publishes them, with no file to create, fsync, rename and
- * later delete. bench/functions, PUT 1 KiB: ~0.6k -> see docs/benchmarks.md. SQLite reads blobs of
- * this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html); larger ones stream
- * to files, so memory per upload stays bounded.
+ * later delete. bench/functions, PUT 1 KiB: ~0.6k -> ~1.2k req/s (docs/benchmarks-history.md, session 2).
+ * SQLite reads blobs of this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html);
+ * larger ones stream to files, so memory per upload stays bounded.
  */
 export const INLINE_BODY_LIMIT = 64 * 1024;
 
@@ -129,7 +129,7 @@ export class ObjectService {
     if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
       return publish({ segments: [], inlineBody: await collectBody(measured.source, options.size) });
     }
-    const blob = await this.#blobs.write(measured.source, { namespace: bucket.accountId });
+    const blob = await this.#blobs.write(measured.source, { namespace: blobNamespace(bucket) });
     let committed = false;
     try {
       const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size }] });
@@ -170,10 +170,12 @@ export class ObjectService {
     const { object, range, span } = found;
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
     const small = span.length <= options.bufferUpTo;
-    // `local`: a whole object in one blob of the bucket's account is read by the caller from its file.
+    // `local`: a whole object in one blob of this very bucket is read by the caller from its file (never a
+    // blob of another bucket: the reader is handed this bucket's directory only).
     if (options.local && !small && range === undefined && object.segments.length === 1) {
       const localFile = this.#blobs.localFile?.(object.segments[0]!.blobId);
-      if (localFile?.namespace === bucket.accountId) return { status: 'found', object, range, body: { localFile } };
+      if (localFile?.namespace === blobNamespace(bucket))
+        return { status: 'found', object, range, body: { localFile } };
     }
     const body =
       (small ? await readSegments(this.#blobs, object.segments, span) : undefined) ??

@@ -1,6 +1,6 @@
 import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { BlobStore } from './blob-store.ts';
+import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
 import { CorsService } from './cors-service.ts';
 import { BlobGarbage } from './garbage.ts';
@@ -131,11 +131,11 @@ export class StorageService {
   }
 
   /**
-   * The directory of an account's blobs when they are files on this machine (the embedded store), for
+   * The directory of a bucket's blobs when they are files on this machine (the embedded store), for
    * a reader that opens them itself (the functions runtime: see R2WireBackend.localReads); undefined otherwise.
    */
-  accountBlobDirectory(accountId: string): string | undefined {
-    return this.#blobs.namespaceRoot?.(accountId);
+  bucketBlobDirectory(accountId: string, bucketName: string): string | undefined {
+    return this.#blobs.namespaceRoot?.(blobNamespace({ accountId, name: bucketName }));
   }
 
   /** Deletes discarded blobs now instead of after the grace period (shutdown, tests). */

@@ -44,12 +44,6 @@ export const WorkerErrors = {
       10027,
       `The upload is larger than the limit of ${limit} bytes for a Worker's modules and metadata.`,
     ),
-  scriptStartupFailed: (detail: string) =>
-    new LedgeError(
-      400,
-      10021,
-      `Uncaught error while loading the Worker; the previous deployment keeps serving. ${detail}`,
-    ),
   invalidSecret: (message: string) => new LedgeError(400, 10021, message),
   invalidSubdomain: (name: string) =>
     new LedgeError(400, 10032, `Invalid subdomain "${clip(name)}": use 1-63 lowercase letters, digits and dashes.`),
@@ -63,6 +57,20 @@ export const WorkerErrors = {
       501,
       10501,
       'Ledge does not offer remote previews (wrangler dev --remote). Deploy the Worker with `ledge deploy` (or `wrangler deploy`) and call it at the URL it prints, or run `wrangler dev` without --remote to develop locally.',
+    ),
+  /** A script did not start with a change: at the upload check, or in the runtime (a secret, a failure at random). */
+  scriptFailedToStart: (script: string, reason: string, previousServes: boolean) =>
+    new LedgeError(
+      400,
+      10021,
+      `Worker "${clip(script)}" failed to start: ${clip(reason, 2_000)}. ${previousServes ? 'Nothing was changed: its previous deployment keeps serving.' : 'Nothing was deployed.'}`,
+    ),
+  /** Cloudflare's workers.api.error.script_limit (10037, "ErrorWorkerLimit" in its API schema). */
+  tooManyScripts: (limit: number) =>
+    new LedgeError(
+      400,
+      10037,
+      `You have exceeded the limit of ${limit} Workers on your account. Delete Workers you no longer use (wrangler delete) before you create another.`,
     ),
   runtimeUnavailable: (detail: string) =>
     new LedgeError(503, 10013, `The function runtime could not apply this change: ${detail}`),

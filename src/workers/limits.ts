@@ -33,6 +33,13 @@ export const WORKER_LIMITS = {
   maxAnnotationBytes: 5 * KiB,
 } as const;
 
+/**
+ * "Number of Workers: 500" per account on paid plans (developers.cloudflare.com/workers/platform/limits);
+ * LEDGE_MAX_SCRIPTS_PER_ACCOUNT changes it. Each script runs in a workerd process of its own here, so
+ * this also bounds the processes one account can make the server run.
+ */
+export const MAX_SCRIPTS_PER_ACCOUNT = 500;
+
 /** LEDGE_SCRIPT_UPLOAD_LIMIT (bytes), validated when the server starts. */
 export function scriptUploadLimit(env: NodeJS.ProcessEnv): number {
   const raw = env['LEDGE_SCRIPT_UPLOAD_LIMIT'];

@@ -9,6 +9,15 @@ const BATCH = 500;
 /** Lines older than this are pruned, hourly, by one node at a time. */
 const KEEP_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/**
+ * A script keeps at most its newest KEEP_LINES lines (the most a history read asks for), trimmed after every
+ * TRIM_EVERY lines this node wrote for it: a tenant's flood is bounded by count here as by bytes in the
+ * files of a lone node (runtime/log-limits.ts); each line is bounded by the per-invocation cap.
+ */
+export const KEEP_LINES = 100_000;
+const TRIM_EVERY = 5_000;
+/** A history is read in pages of this many lines: no query result and no encoding holds the event loop long. */
+const PAGE_LINES = 500;
 
 /**
  * The history of functions' console output when several nodes share the database: every node writes the
@@ -23,6 +32,8 @@ export class SharedLogHistory {
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   readonly #pruneTimer: NodeJS.Timeout;
+  /** Lines written per script since its last trim. */
+  readonly #sinceTrim = new Map<string, number>();
 
   constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }) {
     this.#store = deps.store;
@@ -42,6 +53,10 @@ export class SharedLogHistory {
 
   add(accountId: string, script: string, line: FunctionLogLine): void {
     this.#pending.push({ accountId, script, line });
+    const key = `${accountId}/${script}`;
+    const written = (this.#sinceTrim.get(key) ?? 0) + 1;
+    this.#sinceTrim.set(key, written >= TRIM_EVERY ? 0 : written);
+    if (written >= TRIM_EVERY) void this.#trim(accountId, script);
     if (this.#pending.length >= BATCH) void this.flush();
     else if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), FLUSH_MS);
@@ -64,10 +79,27 @@ export class SharedLogHistory {
     return this.#writing;
   }
 
-  /** The last `count` lines of a script from every node (this node's pending ones written first). */
-  async recent(accountId: string, script: string, count: number): Promise<FunctionLogLine[]> {
+  /** The last `count` lines of a script from every node (this node's pending ones written first), in pages. */
+  async *tail(accountId: string, script: string, count: number): AsyncGenerator<string> {
     await this.flush();
-    return this.#store.recent(accountId, script, count);
+    let fromId = await this.#store.firstIdOfLast(accountId, script, count);
+    for (let left = count; left > 0;) {
+      const page = await this.#store.page(accountId, script, fromId, Math.min(PAGE_LINES, left));
+      if (page.count === 0) return;
+      yield page.text;
+      left -= page.count;
+      fromId = page.nextId;
+    }
+  }
+
+  async #trim(accountId: string, script: string): Promise<void> {
+    // After the lines that made the count are written.
+    await this.flush();
+    try {
+      await this.#store.trim(accountId, script, KEEP_LINES);
+    } catch (error) {
+      this.#logger.warn('function log lines could not be trimmed', { err: error });
+    }
   }
 
   async #prune(): Promise<void> {

@@ -52,6 +52,10 @@ export function workerRoutes(
       today(),
     );
 
+  // Ledge's own: whether each deployed script runs on this node, or why not (a script that cannot start
+  // is quarantined, and its host answers 503 with error 1101). `ledge scripts` shows it.
+  app.get(`${base}/runtime/scripts`, async (c) => ok(c, await workers.runtimeStatus(account(c))));
+
   app.get(`${base}/scripts`, async (c) => {
     const scripts = await workers.store.listScripts(account(c));
     const rendered = await Promise.all(

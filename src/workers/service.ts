@@ -4,10 +4,17 @@ import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { WorkerErrors } from './errors.ts';
-import { checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
+import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import type { WorkerStore } from './store.ts';
-import type { DeployedScript, DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
+import type {
+  DeployedScript,
+  DeploymentRecord,
+  ScriptRecord,
+  ScriptSettings,
+  SecretRecord,
+  VersionRecord,
+} from './types.ts';
 import {
   checkBindingName,
   checkCompatibilityDate,
@@ -16,14 +23,33 @@ import {
   type ScriptUpload,
 } from './upload.ts';
 
+/** What a reload did: the scripts (`<account>/<script>`) whose new configuration failed to start, and why. */
+export interface ReloadReport {
+  failed: ReadonlyMap<string, string>;
+}
+
+/** Whether a loaded script runs in this node's runtime, and the last failure to start it. */
+export interface ScriptRuntimeStatus {
+  /** `running` (its version_id serves), or `failed`: it could not start, and its host answers 503 (1101). */
+  state: 'running' | 'failed';
+  version_id: string;
+  /** The last configuration of it that failed to start (a newer deploy that failed, while this one serves). */
+  failure?: { reason: string; at: string };
+}
+
 /** What the service needs from the function runtime (implemented by runtime/supervisor.ts). */
 export interface FunctionRuntime {
-  /** Loads one script alone in a throwaway workerd; rejects with the runtime's own message if it fails. */
-  check(candidate: DeployedScript): Promise<void>;
-  /** Regenerates the configuration from the current deployments and swaps workerd generations. */
-  reload(): Promise<void>;
+  /** Loads one script alone in a throwaway workerd as the runtime will; resolves with why it failed, if it did. */
+  check(candidate: DeployedScript): Promise<string | undefined>;
+  /**
+   * Brings the runtime in line with the deployments. A script that fails to start fails alone: it is in the
+   * report, and every other script goes on.
+   */
+  reload(): Promise<ReloadReport>;
   /** http://<script>.<subdomain>.<domain>:<port>, once the functions socket is open. */
   functionUrl(script: string, subdomain: string): string | undefined;
+  /** The account's loaded scripts on this node, by name. */
+  status(accountId: string): Map<string, ScriptRuntimeStatus>;
 }
 
 /** Looks up R2 buckets so a binding to a missing bucket is refused at upload time. */
@@ -42,8 +68,17 @@ export class WorkersService {
   readonly #runtime: FunctionRuntime;
   readonly #buckets: BucketLookup;
   readonly #accounts: AccountService;
+  readonly #maxScripts: number;
 
-  constructor(deps: { store: WorkerStore; runtime: FunctionRuntime; buckets: BucketLookup; accounts: AccountService }) {
+  constructor(deps: {
+    store: WorkerStore;
+    runtime: FunctionRuntime;
+    buckets: BucketLookup;
+    accounts: AccountService;
+    /** Scripts one account may have (Cloudflare's "Number of Workers"). */
+    maxScriptsPerAccount?: number | undefined;
+  }) {
+    this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
@@ -69,6 +104,9 @@ export class WorkersService {
   async upload(accountId: string, name: string, upload: ScriptUpload, caller: Caller, deploy: boolean) {
     if (!SCRIPT_NAME.test(name)) throw WorkerErrors.invalidScriptName(name);
     const existing = await this.store.getScript(accountId, name);
+    if (!existing && (await this.store.listScripts(accountId)).length >= this.#maxScripts) {
+      throw WorkerErrors.tooManyScripts(this.#maxScripts);
+    }
     const previous = existing && (await this.currentVersion(existing));
     const bindings = mergeBindings(upload, previous);
     for (const binding of bindings) {
@@ -108,7 +146,8 @@ export class WorkersService {
       modified_on: now,
     };
     const removed = new Set(upload.removeSecrets ?? []);
-    const secrets = (existing ? await this.store.getSecrets(accountId, name) : []).filter((s) => !removed.has(s.name));
+    const previousSecrets = existing ? await this.store.getSecrets(accountId, name) : [];
+    const secrets = previousSecrets.filter((s) => !removed.has(s.name));
     for (const secret of upload.secrets) {
       const index = secrets.findIndex((s) => s.name === secret.name);
       const record = { name: secret.name, type: 'secret_text' as const, text: secret.text };
@@ -116,13 +155,15 @@ export class WorkersService {
       else secrets.push(record);
     }
     checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
-    await this.#runtime.check({
+    const failure = await this.#runtime.check({
       script,
       version: { ...version, number: 0 },
       secrets,
       subdomain: 'check',
       scheduled: false,
     });
+    if (failure !== undefined)
+      throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
     const deployment: DeploymentRecord | undefined = deploy
       ? {
           id: randomUUID(),
@@ -142,7 +183,14 @@ export class WorkersService {
       removeSecrets: [...removed],
       ...(deployment ? { deployment } : {}),
     });
-    if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) await this.#runtime.reload();
+    if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) {
+      await this.#reloadFor(accountId, name, async () => {
+        if (deployment)
+          await this.store.revertDeployment(accountId, name, deployment.id, existing?.current_deployment_id ?? null);
+        if (!existing) await this.store.deleteScript(accountId, name);
+        else await this.#restoreSecrets(accountId, name, previousSecrets);
+      });
+    }
     const saved = (await this.store.getScript(accountId, name))!;
     return { script: saved, version: stored, deployment };
   }
@@ -154,7 +202,7 @@ export class WorkersService {
     caller: Caller,
     annotations: Record<string, unknown>,
   ) {
-    await this.requireScript(accountId, name);
+    const script = await this.requireScript(accountId, name);
     const version = await this.store.getVersion(accountId, name, versionId);
     if (!version) throw WorkerErrors.versionNotFound(versionId);
     const deployment: DeploymentRecord = {
@@ -168,7 +216,9 @@ export class WorkersService {
       created_on: isoNow(),
     };
     await this.store.addDeployment(deployment);
-    await this.#runtime.reload();
+    await this.#reloadFor(accountId, name, async () => {
+      await this.store.revertDeployment(accountId, name, deployment.id, script.current_deployment_id);
+    });
     return deployment;
   }
 
@@ -283,8 +333,11 @@ export class WorkersService {
     if (after.size > existing.length) checkVariableCount(variables + after.size);
     const changed = put.length > 0 || remove.some((n) => existing.includes(n));
     if (changed) {
+      const previousSecrets = await this.store.getSecrets(accountId, name);
       await this.store.applySecrets(accountId, name, put, remove);
-      if (script.current_deployment_id) await this.#runtime.reload();
+      if (script.current_deployment_id) {
+        await this.#reloadFor(accountId, name, () => this.#restoreSecrets(accountId, name, previousSecrets));
+      }
     }
     return [...after].sort();
   }
@@ -309,20 +362,30 @@ export class WorkersService {
         `Binding name "${clip(secretName)}" is already used by a ${version.bindings.find((b) => b.name === secretName)?.type} binding of this Worker.`,
       );
     }
+    const previousSecrets = await this.store.getSecrets(accountId, name);
     await this.store.putSecret(accountId, name, secretName, text);
-    if (script.current_deployment_id) await this.#runtime.reload();
+    if (script.current_deployment_id) {
+      await this.#reloadFor(accountId, name, () => this.#restoreSecrets(accountId, name, previousSecrets));
+    }
   }
 
   async deleteSecret(accountId: string, name: string, secretName: string) {
     const script = await this.requireScript(accountId, name);
+    const previousSecrets = await this.store.getSecrets(accountId, name);
     if (!(await this.store.deleteSecret(accountId, name, secretName))) throw WorkerErrors.secretNotFound(secretName);
-    if (script.current_deployment_id) await this.#runtime.reload();
+    if (script.current_deployment_id) {
+      await this.#reloadFor(accountId, name, () => this.#restoreSecrets(accountId, name, previousSecrets));
+    }
   }
 
   async setWorkersDev(accountId: string, name: string, enabled: boolean, previews: boolean) {
     const script = await this.requireScript(accountId, name);
     await this.store.setWorkersDev(accountId, name, enabled, previews);
-    if (script.workers_dev !== enabled && script.current_deployment_id) await this.#runtime.reload();
+    if (script.workers_dev !== enabled && script.current_deployment_id) {
+      await this.#reloadFor(accountId, name, () =>
+        this.store.setWorkersDev(accountId, name, script.workers_dev, script.previews_enabled),
+      );
+    }
   }
 
   async patchSettings(accountId: string, name: string, patch: ScriptSettings) {
@@ -369,6 +432,54 @@ export class WorkersService {
 
   functionUrl(script: string, subdomain: string): string | undefined {
     return this.#runtime.functionUrl(script, subdomain);
+  }
+
+  /**
+   * Every deployed script of the account and whether it runs on this node: `running`, `failed` (it could not
+   * start: quarantined), or `not_loaded` (deployed, but neither routed on workers.dev nor with Cron Triggers).
+   */
+  async runtimeStatus(accountId: string) {
+    const status = this.#runtime.status(accountId);
+    const scripts = await this.store.listScripts(accountId);
+    return scripts
+      .filter((s) => s.current_deployment_id)
+      .map((s) => {
+        const runtime = status.get(s.name);
+        return {
+          script: s.name,
+          state: runtime?.state ?? 'not_loaded',
+          ...(runtime ? { version_id: runtime.version_id } : {}),
+          ...(runtime?.failure ? { failure: runtime.failure } : {}),
+        };
+      });
+  }
+
+  /**
+   * Reloads the runtime after a change to one script. When that script fails to start with it, `undo`
+   * puts the records back as they were (the runtime keeps what it ran before, or nothing for a new script)
+   * and the caller gets a 400 naming the script; other scripts' failures are their own deploys' business.
+   */
+  async #reloadFor(accountId: string, name: string, undo: () => Promise<unknown>): Promise<void> {
+    const report = await this.#runtime.reload();
+    const reason = report.failed.get(`${accountId}/${name}`);
+    if (reason === undefined) return;
+    await undo();
+    const after = await this.#runtime.reload();
+    const serving =
+      (await this.store.getScript(accountId, name))?.current_deployment_id && !after.failed.has(`${accountId}/${name}`);
+    throw WorkerErrors.scriptFailedToStart(name, reason, Boolean(serving));
+  }
+
+  /** Puts a script's secrets back to `previous` (after a change its script could not start with). */
+  async #restoreSecrets(accountId: string, name: string, previous: SecretRecord[]): Promise<void> {
+    const now = await this.store.listSecretNames(accountId, name);
+    const keep = new Set(previous.map((s) => s.name));
+    await this.store.applySecrets(
+      accountId,
+      name,
+      previous.map((s) => ({ name: s.name, text: s.text })),
+      now.filter((n) => !keep.has(n)),
+    );
   }
 
   /**

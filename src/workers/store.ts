@@ -33,6 +33,11 @@ export interface WorkerStore {
   getDeployment(id: string): Promise<DeploymentRecord | undefined>;
   /** Removes a deployment that is not the script's current one; false when there is none such. */
   deleteDeployment(accountId: string, script: string, id: string): Promise<boolean>;
+  /**
+   * Undoes deployment `id` when it is still the script's current one: the row goes, and the script's
+   * current deployment is `previousId` again (null: none). False when another deployment came meanwhile.
+   */
+  revertDeployment(accountId: string, script: string, id: string, previousId: string | null): Promise<boolean>;
   listDeployments(accountId: string, script: string): Promise<DeploymentRecord[]>;
   setWorkersDev(accountId: string, script: string, enabled: boolean, previews: boolean): Promise<void>;
   updateSettings(accountId: string, script: string, settings: ScriptSettings): Promise<void>;
@@ -169,6 +174,22 @@ export class SqlWorkerStore implements WorkerStore {
       [id, accountId, script, accountId, script],
     );
     return result.changes > 0;
+  }
+
+  async revertDeployment(accountId: string, script: string, id: string, previousId: string | null) {
+    return this.#db.transaction(async (tx) => {
+      const moved = await tx.run(
+        'UPDATE worker_scripts SET current_deployment_id = ? WHERE account_id = ? AND name = ? AND current_deployment_id = ?',
+        [previousId, accountId, script, id],
+      );
+      if (moved.changes === 0) return false;
+      await tx.run('DELETE FROM worker_deployments WHERE id = ? AND account_id = ? AND script_name = ?', [
+        id,
+        accountId,
+        script,
+      ]);
+      return true;
+    });
   }
 
   async listDeployments(accountId: string, script: string) {

@@ -19,7 +19,12 @@ export function createWorkersSubsystem(
     // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
     // Kept log lines are written last, once the runtime that prints them has stopped.
-    background: [...(functions.logHistory ? [functions.logHistory] : []), functions.runtime, functions.crons],
+    background: [
+      functions.logs,
+      ...(functions.logHistory ? [functions.logHistory] : []),
+      functions.runtime,
+      functions.crons,
+    ],
     mountRoutes: (api) =>
       api.route(
         '/',

@@ -5,6 +5,7 @@ import type { AppEnv } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
+import { BytePace } from './history-rate.ts';
 import type { FunctionLogHub } from './runtime/log-hub.ts';
 import type { WorkersService } from './service.ts';
 import { resolveSelf, tailCreateBodySchema } from './tail/filters.ts';
@@ -45,12 +46,19 @@ export function mountTailSessionRoutes(app: Hono<AppEnv>, workers: WorkersServic
   });
 }
 
+/** A follower that does not read is cut off from live lines once this much waits for it (lines are dropped). */
+const LIVE_BACKLOG_BYTES = 1024 * 1024;
+
 /**
  * `GET .../scripts/{script}/tail?history=N[&follow=false]`: a Ledge extension that streams a function's
  * console output as NDJSON (the last N kept lines first, then live lines until the client disconnects;
- * with follow=false only the kept lines). `ledge tail --history` reads the kept lines here.
+ * with follow=false only the kept lines). `ledge tail --history` reads the kept lines here. The kept lines
+ * are read chunk by chunk as the client takes them (log-file.ts, log-history.ts): a history of many
+ * megabytes never sits in memory or on the event loop at once; an account's reads together are paced at
+ * HISTORY_BYTES_PER_SECOND (history-rate.ts).
  */
 export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs: FunctionLogHub): void {
+  const pace = new BytePace();
   app.get('/accounts/:account_id/workers/scripts/:script/tail', async (c) => {
     const accountId = c.req.param('account_id');
     const script = c.req.param('script');
@@ -59,32 +67,43 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
     if (!/^\d{1,5}$/.test(raw)) throw new LedgeError(400, 10021, 'history must be a number of lines from 0 to 99999');
     const follow = c.req.query('follow') !== 'false';
     const encoder = new TextEncoder();
+    const history = logs.history(accountId, script, Number(raw));
+    let live = false;
     let unsubscribe: (() => void) | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
-    const stream = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (const line of await logs.history(accountId, script, Number(raw)))
-          controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
-        // The history may come from the database: the client can have gone meanwhile.
-        if (!follow || c.req.raw.signal.aborted) {
-          controller.close();
-          return;
-        }
-        unsubscribe = logs.subscribe(accountId, script, (line) =>
-          controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`)),
-        );
-        // An empty line now and then lets the server notice a client that went away.
-        heartbeat = setInterval(() => controller.enqueue(encoder.encode('\n')), 15_000);
-      },
-      cancel() {
-        unsubscribe?.();
-        clearInterval(heartbeat);
-      },
-    });
-    c.req.raw.signal.addEventListener('abort', () => {
+    const stop = () => {
       unsubscribe?.();
       clearInterval(heartbeat);
-    });
+      history.return(undefined).catch(() => undefined);
+    };
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          if (live) return;
+          const next = await history.next();
+          if (!next.done) {
+            await pace.take(accountId, next.value.length);
+            controller.enqueue(next.value);
+            return;
+          }
+          // The history may come from the database: the client can have gone meanwhile.
+          if (!follow || c.req.raw.signal.aborted) {
+            controller.close();
+            return;
+          }
+          live = true;
+          const send = (bytes: Uint8Array) => {
+            if ((controller.desiredSize ?? 0) > -LIVE_BACKLOG_BYTES) controller.enqueue(bytes);
+          };
+          unsubscribe = logs.subscribe(accountId, script, (line) => send(encoder.encode(`${JSON.stringify(line)}\n`)));
+          // An empty line now and then lets the server notice a client that went away.
+          heartbeat = setInterval(() => send(encoder.encode('\n')), 15_000);
+        },
+        cancel: stop,
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+    );
+    c.req.raw.signal.addEventListener('abort', stop);
     return new Response(stream, { headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' } });
   });
 }

@@ -1,6 +1,7 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api/body.ts';
 import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
+import { RESERVED_BINDING_PREFIX } from './runtime/trace-shim.ts';
 import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,
@@ -83,6 +84,12 @@ export async function parseScriptUpload(request: Request, today: string): Promis
         `Invalid module name "${clip(field)}": use a relative path without "." or ".." segments.`,
       );
     }
+    // The platform's own modules (__ledge_console.js, __ledge_r2.js, ...) sit beside the user's.
+    if (isReservedName(field)) {
+      throw WorkerErrors.invalidScript(
+        `Module name "${clip(field)}" is reserved: names starting with ${RESERVED_BINDING_PREFIX.toLowerCase()} (any case) belong to the platform.`,
+      );
+    }
     const moduleType = MODULE_TYPE_BY_CONTENT_TYPE.get(type);
     if (!moduleType)
       throw WorkerErrors.invalidScript(
@@ -138,6 +145,16 @@ export function checkBindingName(name: string, what = 'Binding'): void {
   if (!IDENTIFIER.test(name)) {
     throw WorkerErrors.invalidScript(`${what} name "${clip(name)}" is not a valid JavaScript identifier.`);
   }
+  if (isReservedName(name)) {
+    throw WorkerErrors.invalidScript(
+      `${what} name "${clip(name)}" is reserved: names starting with ${RESERVED_BINDING_PREFIX} (any case) belong to the platform.`,
+    );
+  }
+}
+
+/** The platform's namespace of binding, secret and module names (trace-shim.ts RESERVED_BINDING_PREFIX). */
+function isReservedName(name: string): boolean {
+  return name.slice(0, RESERVED_BINDING_PREFIX.length).toUpperCase() === RESERVED_BINDING_PREFIX;
 }
 
 export function checkCompatibilityFlags(flags: string[]): void {

@@ -9,12 +9,14 @@ import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './runtime/subrequest-limit.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
+import { MAX_SCRIPTS_PER_ACCOUNT } from './limits.ts';
 import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -48,7 +50,9 @@ export function createFunctions(deps: {
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
 }): FunctionsPlatform {
-  const logs = new FunctionLogHub(deps.paths.logs);
+  const logs = new FunctionLogHub(deps.paths.logs, (error) =>
+    deps.logger.warn('function log lines could not be kept', { err: error }),
+  );
   const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime));
   const tails = new TailSessions({ traces, ttlMs: tailSessionSeconds(deps.env) * 1000 });
@@ -61,6 +65,13 @@ export function createFunctions(deps: {
     r2: deps.r2,
     deployed: async () => workers.deployedScripts(await cronStore.scheduledScripts()),
     metrics: deps.metrics,
+    startTimeoutMs: positiveInteger(deps.env, 'LEDGE_FUNCTIONS_START_TIMEOUT_MS', 15_000, 600_000),
+    subrequestsPerInvocation: positiveInteger(
+      deps.env,
+      'LEDGE_SUBREQUESTS_PER_INVOCATION',
+      DEFAULT_SUBREQUESTS_PER_INVOCATION,
+      10_000_000,
+    ),
   });
   if (deps.metrics) {
     const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
@@ -73,6 +84,12 @@ export function createFunctions(deps: {
     runtime: sharedRuntime,
     buckets: deps.buckets,
     accounts: deps.accounts,
+    maxScriptsPerAccount: positiveInteger(
+      deps.env,
+      'LEDGE_MAX_SCRIPTS_PER_ACCOUNT',
+      MAX_SCRIPTS_PER_ACCOUNT,
+      1_000_000,
+    ),
   });
   const crons = new CronService({
     store: cronStore,
@@ -119,6 +136,7 @@ function announcingReloads(runtime: FunctionsRuntime, cluster: Cluster): Functio
   return {
     check: (candidate) => runtime.check(candidate),
     functionUrl: (script, subdomain) => runtime.functionUrl(script, subdomain),
+    status: (accountId) => runtime.status(accountId),
     reload: () => {
       cluster.announce(RUNTIME_TOPIC, '*');
       return runtime.reload();
@@ -149,6 +167,16 @@ function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void 
     if (busy) again = true;
     else run();
   };
+}
+
+/** A whole number from 1 to `max` in the environment, or `fallback` when unset. */
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`invalid ${name}: ${raw} (use a whole number from 1 to ${max})`);
+  return value;
 }
 
 /** How long a tail session lives: 6 hours, as Cloudflare's do, or LEDGE_TAIL_SESSION_SECONDS (tests). */

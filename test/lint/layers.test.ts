@@ -1,6 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { LAYERS } from '../../eslint/layers.js';
 import { REPO_ROOT } from '../helpers/ledge.ts';
 
 /**
@@ -50,5 +52,31 @@ describe('the layer lint rule', () => {
     expect(await lintAs('src/brand-new/example.ts', "export { x } from '../shared/ids.ts';\n")).toEqual([
       'src/brand-new/ has no entry in eslint/layers.js: add its allowed imports',
     ]);
+  });
+
+  it('has no cycle between layers: no layer reaches itself through the ones it may import', () => {
+    const graph = LAYERS as Record<string, string[]>;
+    const reaches = (from: string, seen = new Set<string>()): Set<string> => {
+      for (const to of graph[from] ?? []) {
+        if (!seen.has(to)) {
+          seen.add(to);
+          reaches(to, seen);
+        }
+      }
+      return seen;
+    };
+    const cycles = Object.keys(graph).filter((layer) => reaches(layer).has(layer));
+    expect(cycles).toEqual([]);
+  });
+
+  it('names only folders that exist in src/ (and the api kit and server entry it carves out)', () => {
+    const folders = new Set(
+      readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name),
+    );
+    const named = new Set([...Object.keys(LAYERS), ...Object.values(LAYERS as Record<string, string[]>).flat()]);
+    const virtual = new Set(['api-kit', 'server-entry']);
+    expect([...named].filter((name) => !folders.has(name) && !virtual.has(name))).toEqual([]);
   });
 });

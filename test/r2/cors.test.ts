@@ -150,5 +150,5 @@ describe('wrangler r2 bucket cors', () => {
     // As on R2: a bucket without a configuration is the API's 10059, which wrangler reports.
     expect(after.code).not.toBe(0);
     expect(after.stdout + after.stderr).toContain('10059');
-  });
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -384,6 +385,43 @@ describe('custom domains', () => {
       expect(answer.body.errors[0]?.message).toMatch(/load balancer/);
       // The load balancer still answers on its host, next to the public bucket on another.
       expect((await get('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      // One keep-alive connection may ask for both: the raw data plane hands it over at the public host,
+      // and node:http then serves the bucket and proxies the load balancer's requests alike.
+      await call(ledge, 'PUT', `${bucketPath('site')}/domains/managed`, { enabled: true });
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const sockets = new Set<unknown>();
+      const onSocket = (host: string, path: string) =>
+        new Promise<Answer>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path, headers: { host }, agent }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+            );
+          });
+          req.on('socket', (socket) => sockets.add(socket));
+          req.on('error', reject);
+          req.end();
+        });
+      expect((await onSocket('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      expect((await onSocket(managedHost, '/index.html')).body.toString()).toBe('<h1>hello</h1>');
+      expect((await onSocket('lb.example.test', '/')).headers['x-origin']).toBe('origin-a');
+      expect((await onSocket(managedHost, '/index.html')).status).toBe(200);
+      expect(sockets.size).toBe(1);
+      agent.destroy();
+      // HTTP/1.0 (served by node:http from the start) reaches the bucket too.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(`GET /index.html HTTP/1.0\r\nHost: ${managedHost}\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 200/);
+      expect(raw.endsWith('<h1>hello</h1>')).toBe(true);
+
       // And the other way round: a load balancer may not take a custom domain's name.
       await call(ledge, 'POST', `${bucketPath('site')}/domains/custom`, {
         domain: 'files.example.test',
@@ -448,21 +486,31 @@ describe('clients', () => {
     expect((await sdk.r2.buckets.domains.custom.list('private', { account_id })).domains).toEqual([]);
   });
 
-  it('wrangler r2 bucket dev-url and domain', async () => {
-    const wrangler = (args: string[]) =>
-      runWrangler(args, {
-        apiUrl: ledge.apiUrl,
-        env: { CLOUDFLARE_API_TOKEN: ledge.apiToken, CLOUDFLARE_ACCOUNT_ID: ledge.accountId },
-      });
+  const wrangler = (args: string[]) =>
+    runWrangler(args, {
+      apiUrl: ledge.apiUrl,
+      env: { CLOUDFLARE_API_TOKEN: ledge.apiToken, CLOUDFLARE_ACCOUNT_ID: ledge.accountId },
+    });
+  const wrangledHost = async () =>
+    `pub-${(await ledge.server.platform.storage.getBucket(ledge.accountId, 'wrangled'))!.id}.r2.localhost`;
+
+  // Each wrangler run starts a Node process (seconds on a busy machine): generous timeouts.
+  it('wrangler r2 bucket dev-url enable, get and disable', async () => {
     await putObject('wrangled', 'hello.txt', 'from wrangler');
+    const host = await wrangledHost();
     const enable = await wrangler(['r2', 'bucket', 'dev-url', 'enable', 'wrangled', '--force']);
     expect(enable.code, enable.stderr).toBe(0);
-    const id = (await ledge.server.platform.storage.getBucket(ledge.accountId, 'wrangled'))!.id;
-    expect(enable.stdout).toContain(`pub-${id}.r2.localhost`);
+    expect(enable.stdout).toContain(host);
     const shown = await wrangler(['r2', 'bucket', 'dev-url', 'get', 'wrangled']);
-    expect(shown.stdout).toContain(`pub-${id}.r2.localhost`);
-    expect((await get(`pub-${id}.r2.localhost`, '/hello.txt')).body.toString()).toBe('from wrangler');
+    expect(shown.stdout).toContain(host);
+    expect((await get(host, '/hello.txt')).body.toString()).toBe('from wrangler');
+    const disable = await wrangler(['r2', 'bucket', 'dev-url', 'disable', 'wrangled', '--force']);
+    expect(disable.code, disable.stderr).toBe(0);
+    expect((await get(host, '/hello.txt')).body.toString()).not.toBe('from wrangler');
+  }, 180_000);
 
+  it('wrangler r2 bucket domain add, list and remove', async () => {
+    await putObject('wrangled', 'hello.txt', 'from wrangler');
     const zone = await createZone(ledge, 'wrangler.test');
     const add = await wrangler([
       'r2',
@@ -479,7 +527,7 @@ describe('clients', () => {
     expect(add.code, add.stderr).toBe(0);
     const list = await wrangler(['r2', 'bucket', 'domain', 'list', 'wrangled']);
     expect(list.stdout).toContain('static.wrangler.test');
-    expect(list.stdout).toContain('wrangler.test');
+    expect(list.stdout).toContain(zone);
     expect((await get('static.wrangler.test', '/hello.txt')).body.toString()).toBe('from wrangler');
     const remove = await wrangler([
       'r2',
@@ -492,8 +540,23 @@ describe('clients', () => {
       '--force',
     ]);
     expect(remove.code, remove.stderr).toBe(0);
-    const disable = await wrangler(['r2', 'bucket', 'dev-url', 'disable', 'wrangled', '--force']);
-    expect(disable.code, disable.stderr).toBe(0);
-    expect((await get(`pub-${id}.r2.localhost`, '/hello.txt')).body.toString()).not.toBe('from wrangler');
+    expect((await get('static.wrangler.test', '/hello.txt')).body.toString()).not.toBe('from wrangler');
+  }, 180_000);
+});
+
+describe('LEDGE_R2_PUBLIC_DOMAIN', () => {
+  it('names the managed URLs, and a value that is no hostname stops the start', async () => {
+    const other = await startLedge({ env: { LEDGE_R2_PUBLIC_DOMAIN: 'Files.Example.' } });
+    try {
+      await other.server.platform.storage.buckets.create(other.accountId, { name: 'named' });
+      const path = `/accounts/${other.accountId}/r2/buckets/named/domains/managed`;
+      const managed = await call(other, 'PUT', path, { enabled: true });
+      expect((managed.body.result as { domain: string }).domain).toMatch(/^pub-[0-9a-f]{32}\.files\.example$/);
+    } finally {
+      await other.close();
+    }
+    await expect(startLedge({ env: { LEDGE_R2_PUBLIC_DOMAIN: 'not a domain' } })).rejects.toThrow(
+      /LEDGE_R2_PUBLIC_DOMAIN must be a hostname/,
+    );
   });
 });

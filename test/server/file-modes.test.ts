@@ -105,8 +105,8 @@ describe('data dir file modes', () => {
     ])
       expect(modes.has(path), path).toBe(true);
     expect(modes.get('runtime/r2.sock')?.kind).toBe('socket');
-    // Blobs live in the account's directory (blobs/accounts/<account>/<2 hex>/<id>).
-    const blobFile = new RegExp(`^blobs/accounts/${account}/[0-9a-f]{2}/[0-9a-f]{32}$`);
+    // Blobs live in their bucket's directory (blobs/accounts/<account>/buckets/<bucket>/<2 hex>/<id>).
+    const blobFile = new RegExp(`^blobs/accounts/${account}/buckets/[^/]+/[0-9a-f]{2}/[0-9a-f]{32}$`);
     expect([...modes.keys()].filter((p) => blobFile.test(p)).length).toBeGreaterThanOrEqual(1);
     expect([...modes.keys()].some((p) => p.startsWith('mail/') && p.endsWith('.json'))).toBe(true);
     expect(looseModes(dataDir)).toEqual([]);

@@ -128,9 +128,9 @@ describe('Cron Triggers', () => {
     expect(schedules.stdout).toContain('0 12 * * MON');
 
     // The function's log stream (ledge tail) has its console output, the thrown error and one line per run.
-    const lines = ledge.server.platform.functions.logs
-      .recent(ledge.accountId, 'ticker', 20)
-      .map((l) => l.message.join(' '));
+    const lines = (await ledge.server.platform.functions.logs.recent(ledge.accountId, 'ticker', 20)).map((l) =>
+      l.message.join(' '),
+    );
     expect(lines).toContain('tick * * * * *');
     expect(lines.some((l) => l.includes('scheduled() threw: Error: monday noon fails'))).toBe(true);
     expect(lines.some((l) => l.startsWith('[cron] "0 12 * * MON"') && l.includes('exception'))).toBe(true);

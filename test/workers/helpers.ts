@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
+import type { WorkerStore } from '../../src/workers/store.ts';
 
 import type { Envelope } from '../helpers/envelope.ts';
 
@@ -123,4 +125,37 @@ export async function tenant(ledge: TestLedge, name: string): Promise<TestLedge>
   await accounts.addMember(account.id, user.id);
   const { value } = await accounts.createToken({ userId: user.id, name, accountId: account.id });
   return { ...ledge, accountId: account.id, tokenHeaders: { authorization: `Bearer ${value}` } };
+}
+
+/**
+ * Deploys, through the store, a version of `script` whose top-level code throws: what a workerd upgrade or an
+ * older Ledge whose check let it through could leave deployed (the API's own deploys never store one).
+ */
+export async function storeBrokenVersion(store: WorkerStore, accountId: string, script: string): Promise<void> {
+  const existing = (await store.getScript(accountId, script))!;
+  const deployment = (await store.getDeployment(existing.current_deployment_id!))!;
+  const current = (await store.getVersion(accountId, script, deployment.version_id))!;
+  const source = `throw new Error('stored broken version of ${script}');\nexport default {};`;
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  await store.saveVersion({
+    script: existing,
+    version: {
+      ...current,
+      id,
+      modules: [{ ...current.modules[0]!, content: Buffer.from(source).toString('base64') }],
+      created_on: now,
+    },
+    secrets: [],
+    deployment: {
+      id: randomUUID(),
+      account_id: accountId,
+      script_name: script,
+      version_id: id,
+      source: 'api',
+      author_email: 'test@example.com',
+      annotations: {},
+      created_on: now,
+    },
+  });
 }

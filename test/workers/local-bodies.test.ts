@@ -35,8 +35,8 @@ export default {
     }
     if (read === 'env') return Response.json({ env: Object.keys(env), moduleEnv: Object.keys(moduleEnv) });
     if (read === 'probe') {
-      // What the function could reach of the blob directory (only through the module env, if at all).
-      const blobs = moduleEnv.__LEDGE_BLOBS;
+      // What the function could reach of the blob directory through the module env (nothing: the shim took it).
+      const blobs = moduleEnv.__LEDGE_BLOBS_0;
       if (!blobs) return new Response('unreachable');
       const answer = await blobs.fetch('http://blobs/' + url.searchParams.get('path'));
       return new Response(await answer.text(), { status: answer.status });
@@ -157,22 +157,18 @@ describe('large bodies read by the isolate from the account blob directory', () 
     expect(backend.localBodies).toBe(local);
   });
 
-  it('hides the blob binding from env and keeps each account to its own blob directory', async () => {
+  it('hides the blob bindings from env and the module env, and keeps each bucket to its own blob directory', async () => {
     const seen = JSON.parse((await get('/env')).text) as { env: string[]; moduleEnv: string[] };
     expect(seen.env).toEqual(['BUCKET']);
-    // The module-level env (cloudflare:workers) is workerd's own: whatever it shows, it is rooted at the
-    // account's directory, which holds that account's blobs and nothing else.
-    const root = ledge.server.platform.storage.accountBlobDirectory(ledge.accountId)!;
+    // The platform's modules take their bindings out of the module env (cloudflare:workers) too.
+    expect(seen.moduleEnv).toEqual(['BUCKET']);
+    const root = ledge.server.platform.storage.bucketBlobDirectory(ledge.accountId, 'bodies')!;
     const mine = filesUnder(root);
     expect(mine.length).toBeGreaterThanOrEqual(2);
-    const theirs = filesUnder(ledge.server.platform.storage.accountBlobDirectory(other.accountId)!);
+    const theirs = filesUnder(ledge.server.platform.storage.bucketBlobDirectory(other.accountId, 'theirs')!);
     expect(theirs.filter((path) => mine.includes(path))).toEqual([]);
-    // workerd's module env shows the binding, so the service itself must be the boundary: it serves the
-    // account's own files and not the other account's.
-    const theirProbe = await get(`/probe?path=${encodeURIComponent(mine[0]!)}`, otherHost);
-    expect(theirProbe.status).toBe(404);
-    const ownProbe = await get(`/probe?path=${encodeURIComponent(mine[0]!)}`);
-    expect(ownProbe.status).toBe(200);
+    expect((await get(`/probe?path=${encodeURIComponent(mine[0]!)}`, otherHost)).text).toBe('unreachable');
+    expect((await get(`/probe?path=${encodeURIComponent(mine[0]!)}`)).text).toBe('unreachable');
     // And their own function does read through it the same way.
     const data = randomBytes(200 * KiB);
     expect((await put('theirs', data, otherHost)).status).toBe(200);
@@ -206,7 +202,7 @@ describe('large bodies read by the isolate from the account blob directory', () 
   it('falls back to the server when the file is gone, and never answers an empty body', async () => {
     const data = randomBytes(100 * KiB);
     expect((await put('vanishing', data)).status).toBe(200);
-    const root = ledge.server.platform.storage.accountBlobDirectory(ledge.accountId)!;
+    const root = ledge.server.platform.storage.bucketBlobDirectory(ledge.accountId, 'bodies')!;
     const before = new Set(filesUnder(root));
     // Remove the newest file behind the engine's back: the isolate's read fails, the server's too.
     const object = await ledge.server.platform.storage.objects.head(
@@ -214,7 +210,7 @@ describe('large bodies read by the isolate from the account blob directory', () 
       'vanishing',
     );
     const blobId = object!.segments[0]!.blobId;
-    const path = blobId.split('/')[1]!;
+    const path = blobId.split('/').at(-1)!;
     expect(before.has(`${path.slice(0, 2)}/${path}`)).toBe(true);
     rmSync(join(root, path.slice(0, 2), path));
     const backend = ledge.server.platform.r2Backend;

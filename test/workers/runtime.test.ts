@@ -84,6 +84,10 @@ describe('functions runtime (workerd supervisor)', () => {
     // stands still during a request), so while one process runs it, the other accepts the next
     // connections: concurrent requests must be served by both. Random values are refused at global
     // scope, hence the lazy id.
+    // The only script on the server runs in every process of the generation (with several, each script runs
+    // in a process of its own behind the front: failure-domains.test.ts).
+    const swapRoute = `/accounts/${ledge.accountId}/workers/scripts/swap/subdomain`;
+    expect((await api(ledge, 'POST', swapRoute, { enabled: false })).status).toBe(200);
     const source = `let isolate; export default { fetch() { let x = 0; for (let i = 0; i < 3e7; i++) x += i; isolate ??= crypto.randomUUID(); return new Response(x > 0 ? isolate : ''); } };`;
     expect((await uploadScript(ledge, 'isolates', { modules: { 'index.js': source } })).status).toBe(200);
     await enableWorkersDev(ledge, 'isolates');
@@ -97,6 +101,7 @@ describe('functions runtime (workerd supervisor)', () => {
     );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.text)).size).toBe(2);
+    expect((await api(ledge, 'POST', swapRoute, { enabled: true })).status).toBe(200);
   });
 
   it('keeps answering when one process of the generation dies, and replaces the generation', async () => {

@@ -2,13 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
-import { R2_LIMITS, R2Errors } from '../../storage/index.ts';
+import { LOCAL_BODY_METADATA_KEY, R2_LIMITS, R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireOptions, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
@@ -18,6 +18,8 @@ import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
 export const SECRET_HEADER = 'x-ledge-r2-secret';
+/** Marks the runtime's own local-read binding (see localReads): a per-account key, injected by workerd. */
+export const LOCAL_HEADER = 'x-ledge-r2-local';
 /**
  * The JSON before a write's value is read into memory whole: the largest a function can legitimately
  * send (a delete of 1,000 keys of 1,024 bytes, a completion of 10,000 parts) is a few MiB.
@@ -29,11 +31,13 @@ const MAX_REQUEST_JSON_BYTES = 32 * 1024 * 1024;
  */
 const DRAIN_LIMIT = MAX_REQUEST_JSON_BYTES + R2_LIMITS.maxSinglePutBytes;
 
-/** How the functions runtime reads an account's large bodies itself (see R2WireBackend.localReads). */
+/** How the functions runtime reads one bucket's large bodies itself (see R2WireBackend.localReads). */
 export interface LocalReads {
-  /** The account's blob directory, handed read-only to its isolates. */
+  /** The bucket's blob directory, handed read-only to the isolates of scripts bound to it. */
   directory: string;
-  /** The custom metadata key under which a get's answer names the file to read instead of carrying bytes. */
+  /** The hidden r2Bucket binding whose gets may be answered with a file instead of bytes. */
+  service: WorkerdR2Service;
+  /** The custom metadata key under which such a get's answer names the file (relative to `directory`). */
   metadataKey: string;
 }
 
@@ -56,10 +60,9 @@ export class R2WireBackend {
   readonly #logger: Logger;
   readonly #secret = newSecret(32);
   readonly #secretBytes = Buffer.from(this.#secret, 'utf8');
-  /** Per boot, so no object's own metadata can be taken for it (see localReads). */
-  readonly #localBodyKey = `ledge-local-body-${newSecret(16)}`;
-  /** What gets are answered with: `localBodyKey` once a runtime set up the blob directories (localReads). */
-  #getOptions: WireOptions = {};
+  /** Per boot; each account's local-read key is derived from it (see localReads). */
+  readonly #localSecret = newSecret(32);
+  readonly #localKeys = new Map<string, string>();
   #localBodies = 0;
   #server: Server | undefined;
   readonly #files = new FileSender();
@@ -93,17 +96,44 @@ export class R2WireBackend {
   }
 
   /**
-   * Large whole-object gets of an account whose blobs are files here are answered without their bytes:
-   * the isolate reads the blob file itself through a read-only `disk` service on the account's blob
+   * Large whole-object gets of a bucket whose blobs are files here can be answered without their bytes:
+   * the isolate reads the blob file itself through a read-only `disk` service on that bucket's blob
    * directory. That takes this process (and a copy through the unix socket) out of the body's path;
-   * bench/functions GET 1 MiB, see docs/benchmarks.md. Undefined when blobs are not local (S3); turned
-   * on by the runtime's first call, so only a runtime that set up the directory gets such answers.
+   * bench/functions GET 1 MiB, see docs/benchmarks.md. Undefined when blobs are not local (S3).
+   *
+   * Only gets through the runtime's own hidden binding (`service`) are answered that way, never a get
+   * through the function's binding: the hidden one carries LOCAL_HEADER with a key derived per account
+   * from a per-boot secret, injected by workerd (no JavaScript ever holds it). So no user code, even one
+   * calling the binding prototype's own `get`, sees a file name, and no stored metadata can name one
+   * (reserved keys are refused on every write and dropped from every answer, see wireObject).
    */
-  localReads(accountId: string): LocalReads | undefined {
-    const directory = this.#storage.accountBlobDirectory(accountId);
+  localReads(accountId: string, bucketName: string): LocalReads | undefined {
+    const directory = this.#storage.bucketBlobDirectory(accountId, bucketName);
     if (directory === undefined) return undefined;
-    this.#getOptions = { localBodyKey: this.#localBodyKey };
-    return { directory, metadataKey: this.#localBodyKey };
+    const service = this.workerdService(accountId, bucketName);
+    service.injectRequestHeaders.push({ name: LOCAL_HEADER, value: this.#localKey(accountId) });
+    return { directory, service, metadataKey: LOCAL_BODY_METADATA_KEY };
+  }
+
+  #localKey(accountId: string): string {
+    let key = this.#localKeys.get(accountId);
+    if (key === undefined) {
+      key = createHmac('sha256', this.#localSecret).update(`local-reads:${accountId}`).digest('base64url');
+      this.#localKeys.set(accountId, key);
+    }
+    return key;
+  }
+
+  /** Whether a request comes through an account's local-read binding; a wrong key is refused outright. */
+  #isLocalRead(req: IncomingMessage, bucket: BucketRecord): boolean {
+    const presented = req.headers[LOCAL_HEADER];
+    if (presented === undefined) return false;
+    const expected = Buffer.from(this.#localKey(bucket.accountId), 'utf8');
+    const bytes = Buffer.from(String(presented), 'utf8');
+    if (bytes.length !== expected.length || !timingSafeEqual(bytes, expected)) {
+      throw new LedgeError(403, 10003, 'Access denied: this endpoint serves the runtime only.');
+    }
+    return true;
   }
 
   async start(): Promise<void> {
@@ -147,7 +177,9 @@ export class R2WireBackend {
     try {
       this.#authenticate(req);
       state.trusted = true;
-      reply = await this.#dispatch(req, await this.#bucket(req), state);
+      const bucket = await this.#bucket(req);
+      const options: WireOptions = this.#isLocalRead(req, bucket) ? { localBodyKey: LOCAL_BODY_METADATA_KEY } : {};
+      reply = await this.#dispatch(req, bucket, state, options);
     } catch (error) {
       failure = error;
     }
@@ -199,7 +231,12 @@ export class R2WireBackend {
     return bytes.length === this.#secretBytes.length && timingSafeEqual(bytes, this.#secretBytes);
   }
 
-  async #dispatch(req: IncomingMessage, bucket: BucketRecord, state: { body?: WriteBody }): Promise<WireReply> {
+  async #dispatch(
+    req: IncomingMessage,
+    bucket: BucketRecord,
+    state: { body?: WriteBody },
+    options: WireOptions,
+  ): Promise<WireReply> {
     if (req.method === 'GET') {
       const header = req.headers['cf-r2-request'];
       if (typeof header !== 'string') throw R2Errors.invalidArgument('missing cf-r2-request header');
@@ -208,7 +245,7 @@ export class R2WireBackend {
       return this.#counted(
         request,
         0,
-        await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0, this.#getOptions),
+        await handleWireRequest(this.#storage, bucket, request, emptyBody(), 0, options),
       );
     }
     if (req.method === 'PUT') {

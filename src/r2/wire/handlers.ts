@@ -35,8 +35,8 @@ const BUFFERED_BODY_LIMIT = 64 * 1024;
 
 export interface WireOptions {
   /**
-   * Set when the functions runtime reads large bodies from the account's blob directory itself: the
-   * custom metadata key that tells it which file (see R2WireBackend.localReads).
+   * Set for gets through the runtime's local-read binding, which reads large bodies from the bucket's
+   * blob directory itself: the custom metadata key that tells it which file (see R2WireBackend.localReads).
    */
   localBodyKey?: string | undefined;
 }
@@ -79,7 +79,9 @@ export async function handleWireRequest(
       const range = result.range ?? wholeObject(result.object);
       if ('localFile' in result.body) {
         // No bytes: the isolate reads them from the file itself (see local-body-shim.ts), told where by
-        // one more custom metadata entry under a per-boot key, which it removes before the function sees it.
+        // one more custom metadata entry under the reserved key (no stored object has one: see
+        // wireObject), which the shim removes before the function sees the object. The file is always one
+        // of this bucket's (ObjectService.read), relative to the bucket's directory.
         const json = wireObject(result.object, { range });
         (json['customFields'] as { k: string; v: string }[]).push({
           k: options.localBodyKey!,

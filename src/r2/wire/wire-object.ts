@@ -1,4 +1,4 @@
-import type { ObjectRecord, ResolvedRange } from '../../storage/index.ts';
+import { isReservedMetadataKey, type ObjectRecord, type ResolvedRange } from '../../storage/index.ts';
 
 const CHECKSUM_FIELDS = { md5: '0', sha1: '1', sha256: '2', sha384: '3', sha512: '4' } as const;
 
@@ -24,7 +24,13 @@ export function wireObject(
     const { cacheExpiry, ...text } = object.httpMetadata;
     json['httpFields'] = cacheExpiry === undefined ? text : { ...text, cacheExpiry: String(cacheExpiry) };
   } else json['httpFields'] = {};
-  json['customFields'] = custom ? Object.entries(object.customMetadata).map(([k, v]) => ({ k, v })) : [];
+  // Reserved keys are refused on every write; one stored before that rule is never shown to a binding,
+  // where the runtime would take it for its own local-read entry (see R2WireBackend.localReads).
+  json['customFields'] = custom
+    ? Object.entries(object.customMetadata)
+        .filter(([k]) => !isReservedMetadataKey(k))
+        .map(([k, v]) => ({ k, v }))
+    : [];
   if (options.range) json['range'] = { offset: String(options.range.offset), length: String(options.range.length) };
   const checksums: Record<string, string> = {};
   for (const [algorithm, field] of Object.entries(CHECKSUM_FIELDS)) {

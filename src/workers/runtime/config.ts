@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LocalReads, WorkerdR2Service } from '../../r2/index.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
@@ -7,14 +7,17 @@ import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
-import { ALS_FLAG, LOCAL_BODY_MODULE, TAIL_FLAG_BINDING } from './trace-shim.ts';
-import { LOCAL_BLOBS_BINDING, localBodyShimSource } from './local-body-shim.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION, SUBREQUEST_MODULE, subrequestLimitSource } from './subrequest-limit.ts';
+import { ALS_FLAG, EGRESS_MODULE, LOCAL_BODY_MODULE } from './trace-shim.ts';
+import { localBodyShimSource } from './local-body-shim.ts';
+import { externalService, hiddenBindings } from './hidden-bindings.ts';
+import { egressShimSource, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
 
 /** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
 export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
-  /** Set when an account's blobs are files here that its isolates may read themselves (local-body-shim.ts). */
-  localReads?(accountId: string): LocalReads | undefined;
+  /** Set when a bucket's blobs are files here that bound isolates may read themselves (local-body-shim.ts). */
+  localReads?(accountId: string, bucketName: string): LocalReads | undefined;
 }
 
 export interface ConfigInput {
@@ -29,18 +32,22 @@ export interface ConfigInput {
    * `single` (upload check): the only script owns it, unguarded.
    */
   mode: 'router' | 'single';
-  /** Absolute path of the directory of per-script tail flags (tail-flags.ts), served to isolates read-only. */
+  /** Absolute path of the tail flags; each script is served its own directory in it, read-only (tail-traces.ts). */
   tailFlagsDir: string;
+  /** What functions' fetch() and connect() may reach (workerd's `internet` service); unrestricted without. */
+  egress?: FunctionsEgress | undefined;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
+  /** fetch() calls one invocation may make (subrequest-limit.ts). */
+  subrequestsPerInvocation?: number | undefined;
 }
 
-/** One account's backend process, as the front processes reach it. */
-export interface FrontBackend {
+/** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */
+export interface FrontSlot {
+  /** The binding `S<index>` the routes table names. */
+  index: number;
   /** `unix:<path>` of the backend's listening socket. */
   address: string;
-  /** The routed hosts it serves, `<script>.<subdomain>` (without the domain). */
-  hosts: string[];
 }
 
 let routerSource: string | undefined;
@@ -55,7 +62,7 @@ const METRICS = '__ledge_metrics.js';
  * V8 flags for workerd. The stalls that set GET 1 KiB's p99 are full collections: the C++ objects behind
  * each request (requests, headers, R2 results, I/O contexts) are only freed by a full collection, whose
  * pause grows with the garbage it finalizes (~4-5 ms per MB of heap, --trace-gc-nvp; V8's own phases are
- * a tenth of it). Measured with bench/functions (docs/benchmarks.md, 2026-11-22):
+ * a tenth of it). Measured with bench/functions (docs/benchmarks-history.md, 2026-11-22):
  * - `--max-semi-space-size=2`: a 2 MiB young generation instead of 16+; each process settles at ~185
  *   MiB instead of ~310 MiB under load, at the same throughput.
  * - `--initial-heap-size=2`: the first full collection otherwise waits for the initial 32 MiB limit and
@@ -103,13 +110,14 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const direct = input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev;
   const domain = input.domain.toLowerCase();
 
-  // One read-only disk service per account whose functions read large bodies from its blob files.
-  const blobServices = new Map<string, string>();
+  // The platform's own bindings of each script, least privilege (hidden-bindings.ts).
+  const hiddenServices = new Map<string, string>();
+  const network = input.egress ? functionsNetwork(input.egress) : undefined;
 
   scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
-    const bucketBindings = version.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
-    const localReads = bucketBindings.length > 0 ? input.r2.localReads?.(script.account_id) : undefined;
+    const hidden = hiddenBindings(deployed, input);
+    for (const [name, service] of hidden.services) hiddenServices.set(name, service);
     const serviceName = `${script.account_id}/${script.name}`;
     const folder = `s${index}`;
     const file = (name: string, content: Buffer | string) => {
@@ -122,7 +130,9 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
-      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(localReads?.metadataKey, bucketBindings))})`,
+      `(name = ${capnpString(SUBREQUEST_MODULE)}, esModule = embed ${file(SUBREQUEST_MODULE, subrequestLimitSource(input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION))})`,
+      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(hidden.localBodyKey, hidden.localBuckets))})`,
+      `(name = ${capnpString(EGRESS_MODULE)}, esModule = embed ${file(EGRESS_MODULE, egressShimSource(network))})`,
       ...version.modules.map(
         (m) =>
           `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
@@ -144,15 +154,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
         bindings.push(`(name = ${capnpString(binding.name)}, json = ${capnpString(JSON.stringify(binding.json))})`);
       }
     }
-    bindings.push(`(name = ${capnpString(TAIL_FLAG_BINDING)}, service = "ledge-tail-flags")`);
-    if (localReads) {
-      const blobService = `ledge-blobs:${script.account_id}`;
-      blobServices.set(
-        blobService,
-        `(name = ${capnpString(blobService)}, disk = (path = ${capnpString(localReads.directory)}, writable = false))`,
-      );
-      bindings.push(`(name = ${capnpString(LOCAL_BLOBS_BINDING)}, service = ${capnpString(blobService)})`);
-    }
+    bindings.push(...hidden.bindings);
     const bound = new Set(version.bindings.map((b) => b.name));
     for (const secret of secrets) {
       if (!bound.has(secret.name))
@@ -192,8 +194,8 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     if (!only) throw new Error('single mode needs one script');
     entry = `${only.script.account_id}/${only.script.name}`;
   }
-  services.push(...r2Services.values(), ...blobServices.values());
-  services.push(`(name = "ledge-tail-flags", disk = (path = ${capnpString(input.tailFlagsDir)}, writable = false))`);
+  services.push(...r2Services.values(), ...hiddenServices.values());
+  if (network) services.push(networkService(network));
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {
     writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));
@@ -208,36 +210,53 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 }
 
 /**
- * The config of the front processes when several accounts have routed functions: the entry router owns
- * the functions socket and forwards each request by Host to its account's backend process over a unix
- * socket (an external service). A forward that fails, because the backend was killed for exceeding a
- * limit, is answered with Cloudflare's 1102 (the killed process cannot answer its own client).
+ * The config of the front processes: the entry router owns the functions socket and forwards each request
+ * by Host to its script's backend process over a unix socket (an external service per slot). The routing
+ * table is not in the config: the router re-reads `<routesDir>/routes.json` (a read-only disk service), so
+ * a redeploy points a host at a new slot without restarting the front. A forward that fails, because the
+ * backend was killed for exceeding a limit, is answered with Cloudflare's 1102.
  */
-export function writeFrontConfig(dir: string, input: { domain: string; backends: FrontBackend[] }): string {
+export function writeFrontConfig(
+  dir: string,
+  input: { domain: string; slots: FrontSlot[]; routesDir: string },
+): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
-  const routes: Record<string, string> = {};
   const bindings: string[] = [];
   const services: string[] = [];
-  input.backends.forEach((backend, index) => {
-    const binding = `A${index}`;
-    for (const host of backend.hosts) routes[host] = binding;
-    bindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(`account-${index}`)})`);
+  for (const slot of input.slots) {
+    bindings.push(`(name = ${capnpString(`S${slot.index}`)}, service = ${capnpString(`slot-${slot.index}`)})`);
     services.push(
-      `(name = ${capnpString(`account-${index}`)}, external = (address = ${capnpString(backend.address)}, http = ()))`,
+      `(name = ${capnpString(`slot-${slot.index}`)}, external = (address = ${capnpString(slot.address)}, http = ()))`,
     );
-  });
+  }
   services.unshift(
     `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
       `compatibilityDate = "2025-01-01", bindings = ${capnpList([
-        `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
+        `(name = "ROUTES", json = "{}")`,
+        `(name = "ROUTES_FILE", service = "ledge-routes")`,
         `(name = "DOMAIN", text = ${capnpString(input.domain.toLowerCase())})`,
         `(name = "FRONT", json = "true")`,
         ...bindings,
       ])}))`,
   );
+  services.push(`(name = "ledge-routes", disk = (path = ${capnpString(input.routesDir)}, writable = false))`);
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = "ledge-router")`];
   return writeConfigFile(dir, services, sockets, WORKERD_V8_FLAGS);
+}
+
+/** What the front processes route: `<script>.<subdomain>` -> `S<slot>`, and the hosts of quarantined scripts. */
+export interface FrontRoutes {
+  routes: Record<string, string>;
+  quarantined: Record<string, true>;
+}
+
+/** Replaces `<routesDir>/routes.json` atomically (the routers read it while it changes). */
+export function writeFrontRoutes(routesDir: string, table: FrontRoutes): void {
+  mkdirSync(routesDir, { recursive: true, mode: 0o700 });
+  const temporary = join(routesDir, `.routes-${randomUUID()}.json`);
+  writeFileSync(temporary, JSON.stringify(table), { mode: 0o600 });
+  renameSync(temporary, join(routesDir, 'routes.json'));
 }
 
 function writeConfigFile(dir: string, services: string[], sockets: string[], v8Flags: string[]): string {
@@ -258,11 +277,4 @@ const config :Workerd.Config = (
 /** The trace shim imports node:async_hooks: available with nodejs_compat, else through nodejs_als. */
 function withAsyncLocalStorage(flags: string[]): string[] {
   return flags.some((f) => f === ALS_FLAG || f.startsWith('nodejs_compat')) ? flags : [...flags, ALS_FLAG];
-}
-
-function externalService(name: string, target: WorkerdR2Service): string {
-  const headers = target.injectRequestHeaders.map(
-    (h) => `(name = ${capnpString(h.name)}, value = ${capnpString(h.value)})`,
-  );
-  return `(name = ${capnpString(name)}, external = (address = ${capnpString(target.address)}, http = (injectRequestHeaders = ${capnpList(headers)})))`;
 }

@@ -2,17 +2,29 @@
 // The entry worker of every workerd generation: it owns the functions socket and hands each request to
 // the deployed script named by its Host, `<script>.<subdomain>.<domain>`, through a service binding, so
 // function traffic stays inside workerd. ROUTES maps "<script>.<subdomain>" to a binding name.
-// In a front process (FRONT, see writeFrontConfig) the bindings are other accounts' backend processes:
-// a forward that fails means the backend died under the request (the watchdog killed it for exceeding
-// its CPU or memory limit), so the front answers for it as Cloudflare does: 503, error 1102.
+// In a front process (FRONT, see writeFrontConfig) the bindings are the scripts' backend processes, and the
+// routes are re-read from ROUTES_FILE (a read-only disk service) at most every ROUTES_TTL_MS: a redeploy,
+// a new script or a quarantined one changes the table without restarting the front, so no client
+// connection is closed by it. A forward that fails means the backend died under the request (the watchdog
+// killed it for exceeding its CPU or memory limit), so the front answers for it as Cloudflare does: 503,
+// error 1102. A host listed in `quarantined` is a script that could not start: 503, error 1101.
+const ROUTES_TTL_MS = 100;
+/** While another request reads the table, one this much past its TTL is still used (the read is on its way). */
+const READ_GRACE_MS = 50;
+let table;
+let readAt = -Infinity;
+let readStarted = -Infinity;
+
 export default {
   async fetch(request, env) {
     const host = (request.headers.get('host') ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     const suffix = `.${env.DOMAIN}`;
     const prefix = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
+    const { routes, quarantined } = env.ROUTES_FILE ? await currentTable(env) : { routes: env.ROUTES, quarantined: {} };
     // Own keys only: a Host of constructor.<domain> or __proto__.<domain> must not find Object.prototype's.
-    const binding = Object.hasOwn(env.ROUTES, prefix) ? env.ROUTES[prefix] : undefined;
-    if (binding === undefined) {
+    const binding = Object.hasOwn(routes, prefix) ? routes[prefix] : undefined;
+    if (binding === undefined || env[binding] === undefined) {
+      if (Object.hasOwn(quarantined, prefix)) return errorPage(request, host, 1101);
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
         {
@@ -25,29 +37,67 @@ export default {
     try {
       return await env[binding].fetch(request);
     } catch {
-      return exceededResourceLimits(request, host);
+      return errorPage(request, host, 1102);
     }
   },
 };
 
-/** Cloudflare's answer: a short HTML error page for browsers, `error code: 1102` for other clients. */
-function exceededResourceLimits(request, host) {
+/**
+ * The routing table, re-read when older than ROUTES_TTL_MS. workerd ties I/O to the request that started it,
+ * so requests cannot share one read: a request that finds the table stale reads it itself, unless another
+ * read started just now, in which case the table (at most ROUTES_TTL_MS + READ_GRACE_MS old) is used. The
+ * runtime retires a replaced script's process only after longer than that (ROUTE_SETTLE_MS).
+ */
+async function currentTable(env) {
+  const now = Date.now();
+  const fresh = now - readAt < ROUTES_TTL_MS;
+  const readingNow = now - readStarted < READ_GRACE_MS && now - readAt < ROUTES_TTL_MS + READ_GRACE_MS;
+  if (table === undefined || (!fresh && !readingNow)) await readTable(env);
+  return table ?? { routes: env.ROUTES, quarantined: {} };
+}
+
+async function readTable(env) {
+  const started = Date.now();
+  readStarted = started;
+  try {
+    const answer = await env.ROUTES_FILE.fetch('http://routes/routes.json');
+    if (answer.ok) {
+      table = await answer.json();
+      readAt = Math.max(readAt, started);
+    } else await answer.body?.cancel();
+  } catch {
+    // Keep the last table: the file is replaced atomically, so a failed read is transient.
+  }
+}
+
+const ERRORS = {
+  1101: {
+    title: 'Worker threw exception',
+    text: 'This function could not start: its code throws or does not finish while it loads. If you own it, run `ledge scripts` to see the reason, then deploy a fixed version or delete it.',
+  },
+  1102: {
+    title: 'Worker exceeded resource limits',
+    text: 'This function exceeded its CPU time limit or its memory limit, and its invocation was stopped. If you own this function, look for an unbounded loop or allocation, or raise <code>limits.cpu_ms</code> in its wrangler configuration.',
+  },
+};
+
+/** Cloudflare's answer: a short HTML error page for browsers, `error code: N` for other clients. */
+function errorPage(request, host, code) {
   const headers = { 'cache-control': 'no-store' };
   if (!(request.headers.get('accept') ?? '').includes('text/html')) {
-    return new Response('error code: 1102', {
+    return new Response(`error code: ${code}`, {
       status: 503,
       headers: { ...headers, 'content-type': 'text/plain; charset=UTF-8' },
     });
   }
+  const { title, text } = ERRORS[code];
   const page = `<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Worker exceeded resource limits | ${escapeHtml(host)} | Ledge</title></head>
+<head><meta charset="utf-8"><title>${title} | ${escapeHtml(host)} | Ledge</title></head>
 <body>
-<h1>Error 1102</h1>
-<h2>Worker exceeded resource limits</h2>
-<p>This function exceeded its CPU time limit or its memory limit, and its invocation was stopped.
-If you own this function, look for an unbounded loop or allocation, or raise <code>limits.cpu_ms</code>
-in its wrangler configuration.</p>
+<h1>Error ${code}</h1>
+<h2>${title}</h2>
+<p>${text}</p>
 </body>
 </html>
 `;

@@ -4,10 +4,11 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { MAX_STDOUT_LINE } from './log-limits.ts';
 
 /** How long the reader rests after a read: lines written meanwhile are read together by the next one. */
 export const GULP_MS = 5;
-/** One read's buffer; a read that fills it is followed at once by the next (a burst is not held back). */
+/** One read's buffer; a read that fills it is followed by the next in the next turn of the event loop (a burst is not held back). */
 const READ_BYTES = 64 * 1024;
 
 /**
@@ -34,8 +35,13 @@ export class GulpedOutput {
   readonly #onLine: (line: string) => void;
   readonly #decoder = new StringDecoder('utf8');
   #socket: Socket | undefined;
-  #partial = '';
+  /** The pieces of the line being read (kept apart: joining them at each read made long lines quadratic). */
+  #partial: string[] = [];
+  #partialLength = 0;
+  /** Inside a line longer than MAX_STDOUT_LINE: the rest of it is skipped. */
+  #skipping = false;
   #resting: NodeJS.Timeout | undefined;
+  #yielding: NodeJS.Immediate | undefined;
   #draining = false;
   #done = false;
   #resolveEnded!: () => void;
@@ -78,7 +84,16 @@ export class GulpedOutput {
   /** Returns false to pause the socket (onread's way) until the rest is over. */
   #read(bytes: number, buffer: Uint8Array): boolean {
     this.#text(this.#decoder.write(buffer.subarray(0, bytes)));
-    if (bytes === READ_BYTES || this.#draining) return true;
+    if (this.#draining) return true;
+    if (bytes === READ_BYTES) {
+      // More is waiting: read it next, but after whatever else is due (libuv would read on, up to 32
+      // buffers in one go, and a tenant flooding its console would hold the event loop that long).
+      this.#yielding ??= setImmediate(() => {
+        this.#yielding = undefined;
+        this.#socket?.resume();
+      });
+      return false;
+    }
     this.#resting ??= setTimeout(() => this.#resume(), GULP_MS);
     return false;
   }
@@ -90,10 +105,36 @@ export class GulpedOutput {
   }
 
   #text(text: string): void {
-    if (text.length === 0) return;
-    const lines = (this.#partial + text).split('\n');
-    this.#partial = lines.pop()!;
-    for (const line of lines) this.#onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+    let from = 0;
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', from)) {
+      const piece = text.slice(from, newline);
+      from = newline + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        continue;
+      }
+      this.#line(piece);
+    }
+    const rest = text.slice(from);
+    if (rest.length === 0 || this.#skipping) return;
+    if (this.#partialLength + rest.length > MAX_STDOUT_LINE) {
+      // Never held whole: what came of it is dropped, and the server's log says so.
+      this.#skipping = true;
+      this.#partial = [];
+      this.#partialLength = 0;
+      this.#onLine(`[ledge] a stdout line longer than ${MAX_STDOUT_LINE} characters was dropped`);
+      return;
+    }
+    this.#partial.push(rest);
+    this.#partialLength += rest.length;
+  }
+
+  /** A whole line: the pieces read before it, and `last`. */
+  #line(last: string): void {
+    const line = this.#partial.length === 0 ? last : this.#partial.join('') + last;
+    this.#partial = [];
+    this.#partialLength = 0;
+    this.#onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
   }
 
   #watchEnd(socket: Readable): void {
@@ -106,9 +147,9 @@ export class GulpedOutput {
     if (this.#done) return;
     this.#done = true;
     clearTimeout(this.#resting);
-    const last = this.#partial + this.#decoder.end();
-    this.#partial = '';
-    if (last.length > 0) this.#onLine(last);
+    clearImmediate(this.#yielding);
+    const last = this.#decoder.end();
+    if (!this.#skipping && (last.length > 0 || this.#partial.length > 0)) this.#line(last);
     this.#resolveEnded();
   }
 }

@@ -16,18 +16,18 @@ export const ISOLATE_MEMORY_MIB = 128;
 export const PROCESS_HEADROOM_MIB = 128;
 const MIB = 1024 * 1024;
 
-/** The limits the watchdog applies to one workerd process that runs `scripts`. */
+/** The limits the watchdog applies to one workerd process, which runs one script (one isolate). */
 export interface ProcessLimits {
-  /** CPU time the process may spend without answering a ping: the largest cpu_ms of its scripts. */
+  /** CPU time the process may spend without answering a ping: the script's cpu_ms. */
   cpuMs: number;
   /** Resident memory allowed above what the process used once ready. */
   memoryBytes: number;
 }
 
-export function limitsFor(scripts: readonly DeployedScript[]): ProcessLimits {
-  const cpuMs = scripts.length ? Math.max(...scripts.map((s) => s.version.cpu_ms ?? DEFAULT_CPU_MS)) : DEFAULT_CPU_MS;
+/** A script's own limits, whatever else its account runs: its cpu_ms, and one isolate's memory plus headroom. */
+export function limitsFor(script: DeployedScript): ProcessLimits {
   return {
-    cpuMs,
-    memoryBytes: (Math.max(scripts.length, 1) * ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB) * MIB,
+    cpuMs: script.version.cpu_ms ?? DEFAULT_CPU_MS,
+    memoryBytes: (ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB) * MIB,
   };
 }

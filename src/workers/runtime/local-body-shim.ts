@@ -1,49 +1,70 @@
-/** The binding (hidden from the user's `env`) of the account's blob directory, a read-only `disk` service. */
-export const LOCAL_BLOBS_BINDING = '__LEDGE_BLOBS';
+import { localBlobsBinding, localBucketBinding } from './hidden-bindings.ts';
 
 /**
- * Source of a module that lets a script's bucket bindings take large bodies from the account's blob
+ * Source of a module that lets a script's bucket bindings take large bodies from the bucket's blob
  * files themselves instead of through Ledge's server (see R2WireBackend.localReads).
  *
  * Why: a GET of 1 MiB through the binding used to copy the body from the file into Node, through a unix
  * socket into workerd and out to the client; Node's share of that was about half the CPU of a request.
- * Now the server answers such a get with the object's metadata only, plus one custom metadata entry under
- * a per-boot key naming the blob's file; the patched `get` removes that entry, reads the file through the
- * account's `disk` service (in process, no copy through Node) and gives the R2ObjectBody that body. The
- * object stays workerd's own R2ObjectBody (same class, metadata, `writeHttpMetadata`); only `body`,
- * `bodyUsed` and the read methods are shadowed on the instance. Only whole-object gets of a single blob
- * larger than 64 KiB are answered that way; ranges, multipart objects and small objects come as before.
- * A file that is gone by the time the isolate opens it (an overwrite, then the 2 s grace) makes the get
- * run again with the body through the server (a range from 0, which the server never answers without bytes).
  *
- * `withLocalBodies(env, copy)` is called where the user's copy of `env` is made (trace-shim.ts): it removes
- * the binding from the copy and patches each bucket binding once.
+ * How, and why it cannot be pointed at a file by user code or data (issue 26 point 3): per bucket the
+ * script is bound to, the platform adds two hidden bindings (hidden-bindings.ts): an r2Bucket binding
+ * whose requests carry a per-account key injected by workerd, and a read-only disk service on that
+ * bucket's blob directory alone. This module runs before any user module, takes both out of the module
+ * `env` (so neither `env`, `cloudflare:workers`' env nor any prototype reaches them) and keeps them in
+ * its closure. The patched `get` of the user's binding asks the hidden binding, which the server answers,
+ * for a large whole-object get, with the metadata only plus one custom metadata entry under the reserved
+ * key naming the blob's file; the shim removes that entry, checks the name is a blob file name
+ * (`<2 hex>/<32 hex>`, nothing else), and reads the file through the disk service (in process, no copy
+ * through Node). The user's own binding (the unpatched prototype `get` included) is never answered that
+ * way, and reserved keys can be neither stored nor read back (storage/validation.ts, wire-object.ts).
+ *
+ * The object stays workerd's own R2ObjectBody (same class, metadata, `writeHttpMetadata`); only `body`,
+ * `bodyUsed` and the read methods are shadowed on the instance. A file that is gone by the time the
+ * isolate opens it (an overwrite, then the 2 s grace) makes the get run again with the body through the
+ * server (a range from 0, which the server never answers without bytes).
+ *
+ * `withLocalBodies(env)` is called where the user's `env` is first seen (trace-shim.ts): it patches each
+ * bucket binding once.
  */
-export function localBodyShimSource(metadataKey: string | undefined, bucketBindings: readonly string[]): string {
-  return `const BLOBS = ${JSON.stringify(LOCAL_BLOBS_BINDING)};
+export function localBodyShimSource(metadataKey: string | undefined, buckets: Record<string, number>): string {
+  const slots = [...new Set(Object.values(buckets))].map((slot) => ({
+    slot,
+    bucket: localBucketBinding(slot),
+    blobs: localBlobsBinding(slot),
+  }));
+  return `import { env as platformEnv } from 'cloudflare:workers';
 const KEY = ${JSON.stringify(metadataKey ?? null)};
-const BUCKETS = ${JSON.stringify(bucketBindings)};
+const BUCKETS = ${JSON.stringify(buckets)};
+const BLOB_FILE = /^([0-9a-f]{2})\\/([0-9a-f]{32})$/;
+const take = (name) => {
+  if (platformEnv === null || typeof platformEnv !== 'object' || !(name in platformEnv)) return undefined;
+  const value = platformEnv[name];
+  delete platformEnv[name];
+  return value;
+};
+const hidden = new Map();
+for (const names of ${JSON.stringify(slots)}) {
+  const bucket = take(names.bucket);
+  const blobs = take(names.blobs);
+  if (bucket && blobs && KEY !== null) hidden.set(names.slot, { bucket, blobs });
+}
 const patched = new WeakSet();
 let nativeBody;
-export function withLocalBodies(env, copy) {
-  if (!(BLOBS in copy)) return;
-  delete copy[BLOBS];
-  const blobs = env[BLOBS];
-  if (KEY === null || blobs === undefined) return;
-  for (const name of BUCKETS) {
+export function withLocalBodies(env) {
+  for (const [name, slot] of Object.entries(BUCKETS)) {
     const bucket = env[name];
-    if (bucket === null || typeof bucket !== 'object' || patched.has(bucket)) continue;
+    const local = hidden.get(slot);
+    if (local === undefined || bucket === null || typeof bucket !== 'object' || patched.has(bucket)) continue;
     patched.add(bucket);
-    const get = bucket.get;
-    if (typeof get !== 'function') continue;
     Object.defineProperty(bucket, 'get', {
       configurable: true,
       writable: true,
       enumerable: false,
       value: {
         async get(key, options) {
-          const object = await get.call(this, key, options);
-          return object === null ? null : localBody(object, blobs, () => get.call(this, key, { ...options, range: { offset: 0 } }));
+          const object = await local.bucket.get(key, options);
+          return object === null ? null : localBody(object, local.blobs, () => local.bucket.get(key, { ...options, range: { offset: 0 } }));
         },
       }.get,
     });
@@ -53,12 +74,15 @@ async function localBody(object, blobs, again) {
   // A failed precondition answers an R2Object without a body: nothing to do.
   if (!('body' in object)) return object;
   const custom = object.customMetadata;
-  const path = custom?.[KEY];
-  if (typeof path !== 'string') return object;
+  if (custom === undefined || !(KEY in custom)) return object;
+  const path = custom[KEY];
   delete custom[KEY];
   // The server sent no bytes: end the empty native body now, so its connection is reused at once.
   nativeBody ??= Object.getOwnPropertyDescriptor(Object.getPrototypeOf(object), 'body')?.get;
   nativeBody?.call(object)?.cancel().catch(() => {});
+  const match = typeof path === 'string' ? BLOB_FILE.exec(path) : null;
+  // Only a blob file's name, in its own shard: anything else is never opened (the body comes from the server).
+  if (match === null || !match[2].startsWith(match[1])) return again();
   const file = await blobs.fetch('http://blobs/' + path);
   if (!file.ok) {
     await file.body?.cancel();

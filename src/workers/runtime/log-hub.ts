@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_MARKER } from './console-shim.ts';
+import { ScriptLogFile } from './log-file.ts';
 import { WatchCounts } from './watch-counts.ts';
 
 /** One console call of a deployed function. */
@@ -14,23 +14,42 @@ export interface FunctionLogLine {
 /** Where the history lives when nodes share a database (see workers/log-history.ts). */
 export interface SharedHistory {
   add(accountId: string, script: string, line: FunctionLogLine): void;
-  recent(accountId: string, script: string, count: number): Promise<FunctionLogLine[]>;
+  /** The last `count` lines of a script, oldest first, as NDJSON text in pages. */
+  tail(accountId: string, script: string, count: number): AsyncIterable<string>;
 }
 
 /**
+ * What the tag of a console line may name: the shim writes the account id and script name, and a line
+ * that names anything else (a path, above all) is not a function's console line.
+ */
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
  * Keeps the console output of functions: appended to `<logs>/workers/<account>/<script>.log` (JSON
- * lines) and pushed to live subscribers (`ledge tail`). Lines come from workerd's stdout.
+ * lines, rotated, see log-file.ts) and pushed to live subscribers (`ledge tail`). Lines come from
+ * workerd's stdout.
  */
 export class FunctionLogHub {
+  /** A background service only to write the last lines once the runtime stopped (subsystem.ts). */
+  readonly name = 'function-log-files';
   readonly #dir: string;
   readonly #events = new EventEmitter();
   readonly #watchers = new WatchCounts();
+  readonly #files = new Map<string, ScriptLogFile>();
+  readonly #onError: (error: unknown) => void;
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
   #shared: SharedHistory | undefined;
 
-  constructor(logsDir: string) {
+  constructor(logsDir: string, onError: (error: unknown) => void = () => undefined) {
     this.#dir = join(logsDir, 'workers');
+    this.#onError = onError;
     this.#events.setMaxListeners(0);
+  }
+
+  start(): void {}
+
+  stop(): Promise<void> {
+    return this.flush();
   }
 
   /** Takes one line of workerd stdout; returns false when it is not a function's console line. */
@@ -45,6 +64,7 @@ export class FunctionLogHub {
         time: number;
         message: string[];
       };
+      if (!NAME.test(entry.a) || !NAME.test(entry.s)) return false;
       this.record(entry.a, entry.s, {
         time: new Date(entry.time).toISOString(),
         level: entry.level,
@@ -57,9 +77,7 @@ export class FunctionLogHub {
   }
 
   record(accountId: string, script: string, line: FunctionLogLine): void {
-    const dir = join(this.#dir, accountId);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    appendFileSync(join(dir, `${script}.log`), `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    this.#file(accountId, script).append(`${JSON.stringify(line)}\n`);
     this.#shared?.add(accountId, script, line);
     this.#events.emit(`${accountId}/${script}`, line, false);
   }
@@ -69,10 +87,18 @@ export class FunctionLogHub {
     this.#shared = shared;
   }
 
-  /** The last `count` lines of a script: of every node when the history is shared, else this node's. */
-  async history(accountId: string, script: string, count: number): Promise<FunctionLogLine[]> {
-    if (count <= 0) return [];
-    return this.#shared ? this.#shared.recent(accountId, script, count) : this.recent(accountId, script, count);
+  /**
+   * The last `count` lines of a script as NDJSON chunks, oldest first, read as the caller takes them (never
+   * the whole history at once): of every node when the history is shared, else this node's.
+   */
+  async *history(accountId: string, script: string, count: number): AsyncGenerator<Uint8Array> {
+    if (count <= 0) return;
+    if (!this.#shared) {
+      yield* this.#file(accountId, script).tail(count);
+      return;
+    }
+    const encoder = new TextEncoder();
+    for await (const text of this.#shared.tail(accountId, script, count)) yield encoder.encode(text);
   }
 
   /** A line another node's workerd wrote, for this node's followers (kept by that node, not here). */
@@ -80,12 +106,30 @@ export class FunctionLogHub {
     this.#events.emit(`${accountId}/${script}`, line, true);
   }
 
-  /** The last `count` kept lines of a script. */
-  recent(accountId: string, script: string, count: number): FunctionLogLine[] {
-    const path = join(this.#dir, accountId, `${script}.log`);
-    if (count <= 0 || !existsSync(path)) return [];
-    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').filter(Boolean).slice(-count);
-    return lines.map((l) => JSON.parse(l) as FunctionLogLine);
+  /** The last `count` kept lines of a script, parsed (for a few lines: the history route streams them). */
+  async recent(accountId: string, script: string, count: number): Promise<FunctionLogLine[]> {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this.history(accountId, script, count)) chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as FunctionLogLine);
+  }
+
+  /** Resolves once every line recorded so far is in its file. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#files.values()].map((file) => file.flush()));
+  }
+
+  #file(accountId: string, script: string): ScriptLogFile {
+    const key = `${accountId}/${script}`;
+    let file = this.#files.get(key);
+    if (!file) {
+      file = new ScriptLogFile(join(this.#dir, accountId, `${script}.log`), this.#onError);
+      this.#files.set(key, file);
+    }
+    return file;
   }
 
   /** A follower (`ledge tail`): gets this node's lines of the script and those relayed from other nodes. */

@@ -75,7 +75,7 @@ function withRay(response) {
 }
 const isScrape = (request) => request.headers.get(HEADER) === SECRET;
 const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
-// A Cron Trigger run (cron-scheduler.ts via the ping service): the scheduled() handler is called here,
+// A Cron Trigger run (cron-service.ts via the ping service): the scheduled() handler is called here,
 // with a controller of the same shape, so workerd needs no experimental flag.
 async function runScheduled(request, handler) {
   const { cron, time } = JSON.parse(request.headers.get(${JSON.stringify(SCHEDULED_HEADER)}));
@@ -127,7 +127,7 @@ export function pingSource(secret: string): string {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/scheduled') {
-      // A Cron Trigger (cron-scheduler.ts): runs the script's scheduled() handler, answers its outcome.
+      // A Cron Trigger (cron-service.ts): runs the script's scheduled() handler, answers its outcome.
       const q = url.searchParams;
       const binding = Object.keys(env.SCRIPTS ?? {}).find((b) => env.SCRIPTS[b].a === q.get('a') && env.SCRIPTS[b].s === q.get('s'));
       if (!binding) return Response.json({ outcome: 'not_loaded' }, { status: 404 });

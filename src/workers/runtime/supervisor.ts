@@ -5,12 +5,19 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../../shared/background-service.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { WorkerErrors } from '../errors.ts';
 import type { FunctionRuntime } from '../service.ts';
 import { isLoaded, type DeployedScript } from '../types.ts';
-import { AccountBackend } from './account-backend.ts';
-import { writeFrontConfig, writeWorkerdConfig, type R2ServiceResolver } from './config.ts';
+import {
+  writeFrontConfig,
+  writeFrontRoutes,
+  writeWorkerdConfig,
+  type FrontRoutes,
+  type R2ServiceResolver,
+} from './config.ts';
+import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
+import { ScriptBackend } from './script-backend.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
+import type { ReloadReport, ScriptRuntimeStatus } from '../service.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import type { TailTraces } from './tail-traces.ts';
@@ -20,6 +27,7 @@ import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
+import type { FunctionsEgress } from './network-service.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
@@ -29,6 +37,8 @@ export interface FunctionsConfig {
   functionsPort: number;
   functionsDomain: string;
   functionsProcesses: number;
+  /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
+  egress?: FunctionsEgress | undefined;
 }
 
 export interface RuntimeDeps {
@@ -43,38 +53,74 @@ export interface RuntimeDeps {
   deployed: () => Promise<DeployedScript[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
   metrics?: LedgeMetrics | undefined;
+  /** How long a script's process may take to load it (LEDGE_FUNCTIONS_START_TIMEOUT_MS, default 15 s). */
+  startTimeoutMs?: number | undefined;
+  /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION, default Cloudflare's 10,000). */
+  subrequestsPerInvocation?: number | undefined;
 }
 
-const READY_TIMEOUT_MS = 15_000;
 /** Time the old generation gets to read the requests of connections it accepted before the steering. */
 const SETTLE_MS = 100;
+/**
+ * How long a replaced backend keeps serving after the routes table changed: the routers re-read it at most
+ * every 100 ms (entry-router.js), and a request that read the old table must still reach its process.
+ */
+const ROUTE_SETTLE_MS = 300;
+/** Slots a front generation declares beyond those in use, so that new scripts and redeploys need no new front. */
+const SPARE_SLOTS = 32;
+
+/** One script the runtime should run now: what it is, and the fingerprint of that. */
+interface Wanted {
+  key: string;
+  deployed: DeployedScript;
+  fingerprint: string;
+}
 
 /**
- * Supervises workerd. Node opens the functions socket once; every change starts a new workerd
- * generation (`functionsProcesses` processes, each on its own socket, see workerd-group.ts), waits until it
- * listens, then SIGTERMs the previous one, which finishes its in-flight requests: a redeploy refuses no
- * connection. A generation with a process that dies unexpectedly is replaced at once (its other
- * processes serve meanwhile; backing off only when it keeps crashing).
+ * Supervises workerd. The unit of failure is the script: whatever a tenant's code does while it loads or
+ * runs, only that script is affected (docs/security.md, "Failure domains").
  *
- * Accounts are isolated from each other (workerd runs a process's JavaScript on one thread and has no
- * limits of its own): with one account, the generation's processes run its scripts; with several, they
- * are front processes that only route by Host, each account's scripts run in a backend process of their
- * own (account-backend.ts), and a runaway is answered with 1102 by the front. Every process that runs
- * functions is watched (watchdog.ts) and killed at its CPU or memory limit.
+ * - With one loaded script on the whole server (the common self-hosted case, and the benchmark), the
+ *   generation's processes run it directly on the functions port (`functionsProcesses` processes, each on
+ *   its own socket, see workerd-group.ts).
+ * - Otherwise each script runs in a backend process of its own (script-backend.ts: one isolate, so
+ *   Cloudflare's per-isolate memory and per-invocation CPU limits are the process's), and front processes
+ *   that run only the entry router forward each request by Host. A runaway is answered with 1102 by the
+ *   front. The routes table is a file the routers re-read (config.ts writeFrontRoutes), so a redeploy starts
+ *   the script's new process on a new slot, points its host there, and retires the old process once the
+ *   routers have moved: no front restarts, no client connection is closed.
+ * - A script that cannot start (throws, hangs past the start-up timeout, runs out of memory while it loads)
+ *   fails alone: its previous process keeps serving when there is one, else its host answers 503 with error
+ *   1101 (quarantined) and `status()` says why. The failure is remembered by fingerprint, so other changes do
+ *   not try it again; a deploy, a secret or a delete of that script does. Start-up never fails because of one.
+ *
+ * Every process that runs functions is watched (watchdog.ts) and killed at its CPU or memory limit.
  */
 export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   readonly name = 'functions-runtime';
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
+  readonly #startTimeoutMs: number;
   /** The running generation's sockets: one per workerd process, indices 0..n-1 of the port's group. */
   #sockets: ListeningSocket[] | undefined;
   /** Keeps other servers off the functions port while this one runs (see claimFunctionsPort). */
   #claim: PortClaim | undefined;
   /** Whether each generation gets its own steered sockets (see steerConnections); else they share them. */
   #steering: Promise<boolean> = Promise.resolve(false);
+  /** The processes on the functions port: the one script itself (direct), or the front. */
   #current: WorkerdGroup | undefined;
+  /** What `#current` is: the fingerprint of the script it runs (direct), or the front's slots and table. */
+  #direct: Wanted | undefined;
+  #front: { slots: Set<number>; routesDir: string; table: FrontRoutes } | undefined;
+  /** The scripts' backend processes (front mode), by script key. */
+  #backends = new Map<string, ScriptBackend>();
+  #nextSlot = 0;
+  #fronts = 0;
+  /** Configurations that failed to start, by script key: not tried again until the fingerprint changes. */
+  readonly #failed = new Map<string, { fingerprint: string; reason: string; at: string }>();
+  readonly #status = new Map<string, ScriptRuntimeStatus>();
   readonly #retiring = new Set<WorkerdGroup>();
-  #queue: Promise<void> = Promise.resolve();
+  #queue: Promise<unknown> = Promise.resolve();
   #generation = 0;
   #stopped = false;
   #recentCrashes: number[] = [];
@@ -84,6 +130,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
+    this.#startTimeoutMs = deps.startTimeoutMs ?? 15_000;
     this.#watchdog = new Watchdog(deps.logger);
   }
 
@@ -97,18 +144,25 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return this.#current?.pids ?? [];
   }
 
-  /** The processes running an account's functions now: its backend, or the shared ones. */
   /** The ping sockets of every process that runs functions now (function-metrics.ts scrapes them). */
   pingSockets(): string[] {
-    const current = this.#current;
-    if (!current) return [];
-    const processes = current.backends.length > 0 ? current.backends.map((b) => b.process) : current.processes;
+    const processes = this.#direct
+      ? (this.#current?.processes ?? [])
+      : [...this.#backends.values()].map((b) => b.process);
     return processes.flatMap((p) => (p?.running && p.pingSocket ? [p.pingSocket] : []));
   }
 
+  /** Whether each loaded script runs, or why it does not (`ledge scripts`, the API's runtime status). */
+  status(accountId: string): Map<string, ScriptRuntimeStatus> {
+    const prefix = scriptKey(accountId, '');
+    return new Map(
+      [...this.#status].filter(([key]) => key.startsWith(prefix)).map(([key, s]) => [key.slice(prefix.length), s]),
+    );
+  }
+
   /**
-   * Runs a script's scheduled() handler (a Cron Trigger) in a process that serves the account, through
-   * its ping service. Only scripts the runtime loads (routed on workers.dev, or with Cron Triggers) can run.
+   * Runs a script's scheduled() handler (a Cron Trigger) in the process that runs it, through its ping
+   * service. Only scripts the runtime loads (routed on workers.dev, or with Cron Triggers) can run.
    */
   async runScheduled(target: {
     accountId: string;
@@ -116,20 +170,29 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     cron: string;
     scheduledTime: number;
   }): Promise<ScheduledOutcome> {
-    const current = this.#current;
-    const process = current?.backends.length
-      ? current.backends.find((b) => b.accountId === target.accountId)?.process
-      : current?.processes.find((p) => p.running);
+    const process = this.#processesOf(scriptKey(target.accountId, target.script)).find((p) => p.pingSocket);
     if (!process?.pingSocket) return { outcome: 'not_loaded' };
     return callScheduled(process.pingSocket, target);
   }
 
+  /** The processes running an account's functions now. */
   accountPids(accountId: string): number[] {
-    const current = this.#current;
-    if (!current) return [];
-    if (current.backends.length === 0) return current.pids;
-    const pid = current.backends.find((b) => b.accountId === accountId)?.pid;
-    return pid === undefined ? [] : [pid];
+    const prefix = scriptKey(accountId, '');
+    if (this.#direct) return this.#direct.key.startsWith(prefix) ? this.pids : [];
+    return [...this.#backends]
+      .filter(([key]) => key.startsWith(prefix))
+      .flatMap(([, backend]) => (backend.pid === undefined ? [] : [backend.pid]));
+  }
+
+  /** The processes running one script now. */
+  scriptPids(accountId: string, script: string): number[] {
+    return this.#processesOf(scriptKey(accountId, script)).flatMap((p) => (p.child.pid ? [p.child.pid] : []));
+  }
+
+  #processesOf(key: string): WorkerdProcess[] {
+    if (this.#direct) return this.#direct.key === key ? (this.#current?.processes.filter((p) => p.running) ?? []) : [];
+    const process = this.#backends.get(key)?.process;
+    return process ? [process] : [];
   }
 
   async start(): Promise<void> {
@@ -145,8 +208,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       throw error;
     }
     this.#sockets = sockets;
+    let report: ReloadReport;
     try {
-      await this.reload();
+      report = await this.reload();
     } catch (error) {
       await this.stop();
       throw error;
@@ -162,6 +226,9 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       }
       return steering;
     });
+    for (const [key, reason] of report.failed) {
+      this.#deps.logger.warn('a function could not start and is quarantined', { script: key, reason });
+    }
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
@@ -174,7 +241,11 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     await this.#queue;
     const all = [this.#current, ...this.#retiring].filter((g): g is WorkerdGroup => g !== undefined);
     this.#current = undefined;
+    this.#direct = undefined;
+    this.#front = undefined;
     await Promise.all(all.map((p) => p.stop(2_000)));
+    await Promise.all([...this.#backends.values()].map((b) => b.stop(2_000)));
+    this.#backends.clear();
     for (const socket of this.#sockets ?? []) socket.handle.close();
     this.#sockets = undefined;
     this.#watchdog.stop();
@@ -188,9 +259,18 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     this.#claim = undefined;
   }
 
-  reload(): Promise<void> {
-    if (!this.#sockets || this.#stopped) return Promise.resolve();
-    const run = this.#queue.then(() => this.#swap());
+  /**
+   * Brings what runs in line with the deployments. Resolves with the scripts whose new configuration failed
+   * to start (each is reported to its own deploy; it never fails the others); rejects only when the runtime
+   * itself cannot start processes (the front runs no tenant code).
+   */
+  reload(): Promise<ReloadReport> {
+    return this.#enqueue(false);
+  }
+
+  #enqueue(restartFront: boolean): Promise<ReloadReport> {
+    if (!this.#sockets || this.#stopped) return Promise.resolve({ failed: new Map() });
+    const run = this.#queue.then(() => this.#apply(restartFront));
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -201,20 +281,27 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return `http://${script}.${subdomain}.${this.#deps.config.functionsDomain}${port === 80 ? '' : `:${port}`}`;
   }
 
-  async check(candidate: DeployedScript): Promise<void> {
+  /**
+   * Loads one script in a throwaway workerd exactly as a script's own process runs it (same config, wrapper
+   * and V8 flags), as it is served on workers.dev (the wrapper that guards its Host reads the default export
+   * the way serving does: wrangler enables the route right after an upload).
+   */
+  async check(candidate: DeployedScript): Promise<string | undefined> {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
-      const configPath = writeWorkerdConfig(dir, this.#configInput([candidate], 'single'));
+      const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
       const process = new WorkerdProcess({
-        configPath,
+        configPath: this.#scriptConfig(dir, served),
+        pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
         onStderrLine: () => undefined,
-        readyTimeoutMs: READY_TIMEOUT_MS,
+        readyTimeoutMs: this.#startTimeoutMs,
       });
       try {
         await process.ready;
+        return undefined;
       } catch (error) {
-        throw WorkerErrors.scriptStartupFailed(cleanWorkerdError((error as Error).message));
+        return cleanWorkerdError((error as Error).message);
       } finally {
         await process.stop(1_000);
       }
@@ -223,12 +310,213 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     }
   }
 
+  async #apply(restartFront: boolean): Promise<ReloadReport> {
+    if (!this.#sockets || this.#stopped) return { failed: new Map() };
+    const deployed = await this.#deps.deployed();
+    const wanted = deployed.filter(isLoaded).map((d) => ({
+      key: scriptKey(d.script.account_id, d.script.name),
+      deployed: d,
+      fingerprint: runtimeFingerprint(d),
+    }));
+    const failed = new Map<string, string>();
+    for (const key of this.#status.keys()) if (!wanted.some((w) => w.key === key)) this.#status.delete(key);
+    for (const key of this.#failed.keys()) if (!wanted.some((w) => w.key === key)) this.#failed.delete(key);
+    const [only] = wanted;
+    if (wanted.length === 1 && only!.deployed.script.workers_dev && !this.#knownToFail(only!)) {
+      if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
+      try {
+        await this.#swapGroup(only!);
+        this.#running(only!);
+        return { failed };
+      } catch (error) {
+        const reason = cleanWorkerdError((error as Error).message);
+        this.#remember(only!, reason);
+        failed.set(only!.key, reason);
+        // The previous generation ran this script: it keeps serving its previous version.
+        if (this.#direct?.key === only!.key) {
+          this.#running(this.#direct);
+          return { failed };
+        }
+      }
+    }
+    await this.#applyFront(wanted, failed, restartFront);
+    return { failed };
+  }
+
+  #knownToFail(wanted: Wanted): boolean {
+    return this.#failed.get(wanted.key)?.fingerprint === wanted.fingerprint;
+  }
+
+  #remember(wanted: Wanted, reason: string): void {
+    const at = new Date().toISOString();
+    this.#failed.set(wanted.key, { fingerprint: wanted.fingerprint, reason, at });
+    this.#deps.logger.warn('a function failed to start', { script: wanted.key, reason });
+  }
+
+  #running(wanted: Wanted): void {
+    this.#status.set(wanted.key, {
+      state: 'running',
+      version_id: wanted.deployed.version.id,
+      ...this.#failureOf(wanted.key),
+    });
+  }
+
+  #failureOf(key: string): Pick<ScriptRuntimeStatus, 'failure'> {
+    const failure = this.#failed.get(key);
+    return failure ? { failure: { reason: failure.reason, at: failure.at } } : {};
+  }
+
   /**
-   * Starts the next generation and retires the current one. After a crash (a process of the current one
-   * died) the new generation joins the same socket: connections queued there while fewer processes
-   * accepted are served, not dropped with a closing socket, and the survivors serve until it is up.
+   * Front mode: each script in a process of its own. Unchanged processes stay; changed and new scripts start
+   * theirs (in parallel, each on its own); then the routes table moves their hosts, and the replaced
+   * processes are retired once no router can still pick them.
    */
-  async #swap(): Promise<void> {
+  async #applyFront(wanted: Wanted[], failed: Map<string, string>, restartFront: boolean): Promise<void> {
+    const next = new Map<string, ScriptBackend>();
+    const quarantined: Wanted[] = [];
+    const toStart: Wanted[] = [];
+    for (const w of wanted) {
+      const running = this.#backends.get(w.key);
+      if (running?.fingerprint === w.fingerprint) next.set(w.key, running);
+      else if (!this.#knownToFail(w)) toStart.push(w);
+      else if (running) next.set(w.key, running);
+      else quarantined.push(w);
+    }
+    const started = await this.#startBackends(toStart);
+    // A script the direct generation runs now has already loaded in this very config: a failure to start it
+    // again (going from one script to several) can only be one at random, so it gets one more try before it is
+    // quarantined for another script's deploy.
+    const again = toStart.filter(
+      (w, index) => started[index]!.status === 'rejected' && this.#direct?.fingerprint === w.fingerprint,
+    );
+    if (again.length > 0) {
+      const retried = await this.#startBackends(again);
+      again.forEach((w, index) => (started[toStart.indexOf(w)] = retried[index]!));
+    }
+    toStart.forEach((w, index) => {
+      const result = started[index]!;
+      if (result.status === 'fulfilled') {
+        next.set(w.key, result.value);
+        this.#failed.delete(w.key);
+        return;
+      }
+      const reason = cleanWorkerdError((result.reason as Error).message);
+      this.#remember(w, reason);
+      failed.set(w.key, reason);
+      const running = this.#backends.get(w.key);
+      if (running) next.set(w.key, running);
+      else quarantined.push(w);
+    });
+    for (const w of wanted) {
+      if (next.has(w.key)) this.#running({ ...w, deployed: next.get(w.key)!.deployed });
+    }
+    for (const w of quarantined) {
+      this.#status.set(w.key, { state: 'failed', version_id: w.deployed.version.id, ...this.#failureOf(w.key) });
+    }
+    const table: FrontRoutes = { routes: {}, quarantined: {} };
+    for (const backend of next.values()) {
+      const { script, subdomain } = backend.deployed;
+      if (script.workers_dev) table.routes[`${script.name}.${subdomain}`] = `S${backend.slot}`;
+    }
+    for (const w of quarantined) {
+      if (w.deployed.script.workers_dev) table.quarantined[`${w.deployed.script.name}.${w.deployed.subdomain}`] = true;
+    }
+    const retired = [...this.#backends].filter(([key, backend]) => next.get(key) !== backend).map(([, b]) => b);
+    const front = this.#front;
+    const declared = front && [...next.values()].every((b) => front.slots.has(b.slot));
+    if (front && declared && !restartFront) {
+      const changed = JSON.stringify(table) !== JSON.stringify(front.table);
+      if (changed) writeFrontRoutes(front.routesDir, table);
+      front.table = table;
+      this.#backends = next;
+      // Once the change answers, every router goes by the new table (and no request reaches a retired process).
+      if (changed || retired.length > 0) await new Promise((r) => setTimeout(r, ROUTE_SETTLE_MS));
+      await Promise.all(retired.map((b) => b.stop()));
+      return;
+    }
+    // A new front: first start, coming from the direct mode, more slots than the front declares, or a crash.
+    const slots = new Set([...next.values()].map((b) => b.slot));
+    for (let slot = this.#nextSlot; slot < this.#nextSlot + SPARE_SLOTS; slot++) slots.add(slot);
+    const routesDir = join(this.#deps.runtimeDir, `front-${++this.#fronts}`);
+    writeFrontRoutes(routesDir, table);
+    try {
+      await this.#swapGroup(undefined, { slots, routesDir });
+    } catch (error) {
+      // The front runs no tenant code: this is the runtime's own failure. What started for it goes again.
+      rmSync(routesDir, { recursive: true, force: true });
+      await Promise.all([...next.values()].filter((b) => !this.#hasBackend(b)).map((b) => b.stop(1_000)));
+      throw error;
+    }
+    const previousRoutes = front?.routesDir;
+    this.#front = { slots, routesDir, table };
+    this.#backends = next;
+    // The previous front (or direct generation) has finished its requests by now (#swapGroup waited).
+    await Promise.all(retired.map((b) => b.stop()));
+    if (previousRoutes) rmSync(previousRoutes, { recursive: true, force: true });
+  }
+
+  #hasBackend(backend: ScriptBackend): boolean {
+    return [...this.#backends.values()].includes(backend);
+  }
+
+  /** Starts one backend process per script, each on a new slot, in parallel and each on its own. */
+  async #startBackends(wanted: Wanted[]): Promise<PromiseSettledResult<ScriptBackend>[]> {
+    if (wanted.length === 0) return [];
+    const slots = wanted.map(() => this.#nextSlot++);
+    const paths = slots.map((slot) => this.#slotPath(slot));
+    const sockets = await openUnixSockets([...paths, ...paths.map((path) => `${path}.spare`)]);
+    return Promise.allSettled(
+      wanted.map(async (w, index) => {
+        const backend = new ScriptBackend({
+          accountId: w.deployed.script.account_id,
+          scriptName: w.deployed.script.name,
+          fingerprint: w.fingerprint,
+          deployed: w.deployed,
+          slot: slots[index]!,
+          socket: sockets[index]!,
+          socketPath: paths[index]!,
+          spare: sockets[paths.length + index]!,
+          launch: (socket, beforeKill) => this.#launchBackend(w, socket, beforeKill),
+          logger: this.#deps.logger,
+          onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
+        });
+        try {
+          await backend.start();
+        } catch (error) {
+          await backend.stop(1_000);
+          throw error;
+        }
+        return backend;
+      }),
+    );
+  }
+
+  /** One process of a script's backend: written config, started on the socket, ready, watched. */
+  async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
+    const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
+    try {
+      const process = new WorkerdProcess({
+        configPath: this.#scriptConfig(dir, wanted.deployed),
+        socket: socket.handle,
+        pingSocket: this.#pingSocketPath(),
+        ...this.#processOutput(wanted.key),
+        readyTimeoutMs: this.#startTimeoutMs,
+      });
+      await process.ready;
+      this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key }, beforeKill);
+      return process;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Starts the next generation on the functions port, running one script itself (`direct`) or the front,
+   * and retires the current one. After a crash (a process of the current one died) the new generation joins
+   * the same socket: connections queued there while fewer processes accepted are served, not dropped with a
+   * closing socket, and the survivors serve until it is up.
+   */
+  async #swapGroup(direct: Wanted | undefined, front?: { slots: Set<number>; routesDir: string }): Promise<void> {
     const current = this.#sockets;
     if (!current || this.#stopped) return;
     const generation = ++this.#generation;
@@ -243,58 +531,53 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       (await steerConnections(current[0]!, { base: 0, count: current.length }));
     const sockets = steered ? await openListeningSockets(functionsHost, current[0]!.port, functionsProcesses) : current;
     // Then (the holder is gone) send them to the new sockets: they wait in their backlogs until the new
-    // generation is up, and the old one has all that time to read what it accepted before.
+    // generation is up, and the old one has all that time to read what it had accepted before.
     if (steered) await steerConnections(current[0]!, { base: current.length, count: sockets.length });
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
-    let next: WorkerdGroup | undefined;
-    let backends: AccountBackend[] = [];
+    let next: WorkerdGroup;
     try {
-      const deployed = await this.#deps.deployed();
-      const accounts = loadedByAccount(deployed);
       let configPath: string;
       let pingSockets: string[] | undefined;
-      if (accounts.size > 1) {
-        // Several accounts: each runs in its own process behind the front processes (see the class comment).
-        backends = await this.#startBackends(generation, accounts);
+      if (direct) {
+        configPath = this.#scriptConfig(dir, direct.deployed);
+        pingSockets = sockets.map(() => this.#pingSocketPath());
+      } else {
+        const slots = [...front!.slots].map((index) => ({ index, address: `unix:${this.#slotPath(index)}` }));
         configPath = writeFrontConfig(dir, {
           domain: this.#deps.config.functionsDomain,
-          backends: backends.map((backend) => ({
-            address: `unix:${backend.socketPath}`,
-            hosts: accounts
-              .get(backend.accountId)!
-              .filter((d) => d.script.workers_dev)
-              .map((d) => `${d.script.name}.${d.subdomain}`),
-          })),
+          slots,
+          routesDir: front!.routesDir,
         });
-      } else {
-        configPath = writeWorkerdConfig(dir, { ...this.#configInput(deployed, 'router'), ping: true });
-        pingSockets = sockets.map(() => this.#pingSocketPath());
       }
       next = new WorkerdGroup(
         sockets.map((socket) => socket.handle),
-        { configPath, pingSockets, ...this.#processOutput(generation), readyTimeoutMs: READY_TIMEOUT_MS },
-        backends,
+        {
+          configPath,
+          pingSockets,
+          ...this.#processOutput(direct?.key ?? 'front'),
+          readyTimeoutMs: this.#startTimeoutMs,
+        },
       );
       await next.ready;
-      if (pingSockets) {
-        const limits = limitsFor([...accounts.values()].flat());
-        for (const process of next.processes) this.#watch(process, limits, { generation });
-      }
+      if (direct)
+        for (const process of next.processes) this.#watch(process, limitsFor(direct.deployed), { generation });
     } catch (error) {
-      await Promise.all(backends.map((b) => b.stop(1_000)));
       if (sockets !== current) {
         // Back to the running generation; connections already queued on the new sockets are lost. They
         // are the last of the group, so closing them from the end moves no other socket's index.
         await steerConnections(current[0]!, { base: 0, count: current.length });
         for (const socket of [...sockets].reverse()) socket.handle.close();
       }
-      throw WorkerErrors.runtimeUnavailable(cleanWorkerdError((error as Error).message));
+      throw error;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    const oldFront = this.#front;
     this.#current = next;
     this.#sockets = sockets;
+    this.#direct = direct;
+    if (direct) this.#front = undefined;
     void next.exited.then(({ process, code }) => this.#onExit(next, process, code));
     if (previous) {
       // New connections now go to the new sockets; the old generation finishes the requests it has,
@@ -306,6 +589,13 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
       await previous.stop().finally(() => this.#retiring.delete(previous));
       if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
       if (shared) await steerConnections(current[0]!, { base: 0, count: current.length });
+    }
+    if (direct && oldFront) {
+      // From front mode to one script: the backends and the old routes go once the front has finished.
+      const backends = [...this.#backends.values()];
+      this.#backends.clear();
+      await Promise.all(backends.map((b) => b.stop()));
+      rmSync(oldFront.routesDir, { recursive: true, force: true });
     }
   }
 
@@ -339,6 +629,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (first) await steerConnections(first, { base: 0, count: live });
   }
 
+  /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
   #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
     if (group.stopping || this.#stopped || this.#current !== group) return;
     const now = Date.now();
@@ -350,74 +641,30 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     if (process.limitExceeded) this.#deps.logger.info('restarting the functions processes after a limit kill', fields);
     else this.#deps.logger.error('workerd exited unexpectedly; restarting', fields);
     setTimeout(() => {
-      this.reload().catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
+      this.#enqueue(true).catch((error: unknown) => this.#deps.logger.error('workerd restart failed', { err: error }));
     }, delay).unref();
   }
 
-  /** Starts one backend process per account (in parallel), each on its own held unix socket. */
-  async #startBackends(generation: number, accounts: Map<string, DeployedScript[]>): Promise<AccountBackend[]> {
-    const entries = [...accounts];
-    const paths = entries.map((_, index) => join(this.#socketDir(), `g${generation}-a${index}.sock`));
-    const sockets = await openUnixSockets(paths);
-    const backends = entries.map(
-      ([accountId, scripts], index) =>
-        new AccountBackend({
-          accountId,
-          socket: sockets[index]!,
-          socketPath: paths[index]!,
-          launch: () => this.#launchBackend(generation, accountId, scripts, sockets[index]!),
-          logger: this.#deps.logger,
-          onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
-        }),
-    );
-    const started = await Promise.allSettled(backends.map((b) => b.start()));
-    const failed = started.find((r) => r.status === 'rejected');
-    if (failed) {
-      await Promise.all(backends.map((b) => b.stop(1_000)));
-      throw failed.reason;
-    }
-    return backends;
+  #watch(
+    process: WorkerdProcess,
+    limits: ProcessLimits,
+    label: Record<string, unknown>,
+    beforeKill?: () => void,
+  ): void {
+    if (process.pingSocket)
+      this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label, beforeKill });
   }
 
-  /** One process of an account's backend: written config, started on the socket, ready, watched. */
-  async #launchBackend(
-    generation: number,
-    accountId: string,
-    scripts: DeployedScript[],
-    socket: ListeningSocket,
-  ): Promise<WorkerdProcess> {
-    const dir = join(this.#deps.runtimeDir, `gen-${generation}-${randomUUID()}`);
-    try {
-      const configPath = writeWorkerdConfig(dir, { ...this.#configInput(scripts, 'router'), ping: true });
-      const process = new WorkerdProcess({
-        configPath,
-        socket: socket.handle,
-        pingSocket: this.#pingSocketPath(),
-        ...this.#processOutput(generation),
-        readyTimeoutMs: READY_TIMEOUT_MS,
-      });
-      await process.ready;
-      this.#watch(process, limitsFor(scripts), { generation, account: accountId });
-      return process;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-
-  #watch(process: WorkerdProcess, limits: ProcessLimits, label: Record<string, unknown>): void {
-    if (process.pingSocket) this.#watchdog.watch(process, { pingSocket: process.pingSocket, limits, label });
-  }
-
-  #processOutput(generation: number) {
+  #processOutput(label: string) {
     return {
       onStdoutLine: (line: string, process: WorkerdProcess) => {
         if (this.#deps.traces.ingestLine(line, process)) return;
-        if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { generation, line });
+        if (!this.#deps.logs.ingestLine(line)) this.#deps.logger.info('workerd', { process: label, line });
       },
       onStderrLine: (line: string) =>
         isWorkerdNoise(line)
-          ? this.#deps.logger.debug('workerd', { generation, line })
-          : this.#deps.logger.warn('workerd', { generation, line }),
+          ? this.#deps.logger.debug('workerd', { process: label, line })
+          : this.#deps.logger.warn('workerd', { process: label, line }),
     };
   }
 
@@ -439,29 +686,33 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
     return join(this.#socketDir(), `ping-${++this.#pings}.sock`);
   }
 
-  #configInput(scripts: DeployedScript[], mode: 'router' | 'single') {
-    return {
-      scripts,
+  /** A slot's socket: never reused while the runtime runs, so no router holds a stale connection to it. */
+  #slotPath(slot: number): string {
+    return join(this.#socketDir(), `slot-${slot}.sock`);
+  }
+
+  /** The config of a process that runs one script: a backend, the direct generation, and the upload check. */
+  #scriptConfig(dir: string, script: DeployedScript): string {
+    return writeWorkerdConfig(dir, {
+      scripts: [script],
       r2: this.#deps.r2,
       domain: this.#deps.config.functionsDomain,
       maxCompatibilityDate: this.#maxDate,
       tailFlagsDir: this.#deps.traces.flagsDir,
-      mode,
-    };
+      egress: this.#deps.config.egress,
+      mode: 'router',
+      ping: true,
+      subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
+    });
   }
-}
-
-/** The scripts the runtime runs (routed on workers.dev, or with Cron Triggers), by account. */
-function loadedByAccount(deployed: DeployedScript[]): Map<string, DeployedScript[]> {
-  const accounts = new Map<string, DeployedScript[]>();
-  for (const d of deployed) {
-    if (!isLoaded(d)) continue;
-    accounts.set(d.script.account_id, [...(accounts.get(d.script.account_id) ?? []), d]);
-  }
-  return accounts;
 }
 
 /** workerd prefixes load errors with the service name ("service acct/script: Uncaught ..."): keep the message. */
 function cleanWorkerdError(text: string): string {
-  return text.replace(/^service [^:]+: /gm, '').trim();
+  return text
+    .split('\n')
+    .filter((line) => !isWorkerdNoise(line))
+    .join('\n')
+    .replace(/^service [^:]+: /gm, '')
+    .trim();
 }

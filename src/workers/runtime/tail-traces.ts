@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TAIL_FLAG_PEER, TRACE_MARKER } from './trace-shim.ts';
+import { TAIL_FLAG_FILE, TAIL_FLAG_PEER, TRACE_MARKER } from './trace-shim.ts';
 import { WatchCounts } from './watch-counts.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
@@ -88,8 +88,19 @@ export class TracedRequest {
 }
 
 /**
+ * The directory of one script's tail flag (`<flagsDir>/<account>/<script>/`). Each script's isolates get a
+ * read-only disk service rooted here and nowhere else, so a function cannot read (or list) which other
+ * scripts, of its account or any other, are tailed. Account ids and script names are validated ids
+ * (hex, `[a-z0-9-]`), never `.` or `..`.
+ */
+export function scriptFlagDir(flagsDir: string, accountId: string, script: string): string {
+  return join(flagsDir, accountId, script);
+}
+
+/**
  * The requests traced for tail sessions. It sets the per-script flags that turn tracing on in the isolates
- * (files under `flagsDir`, read by the trace shim through a disk service: no workerd restart), pairs the
+ * (`<flagsDir>/<account>/<script>/flag`, read by the trace shim through a disk service of its own: no
+ * workerd restart), pairs the
  * start and end lines workerd writes for each request into one TailEvent, and publishes it to the
  * script's listeners. A request whose process dies before its end line (the watchdog's CPU or memory kill)
  * is published when the process exits, with the limit as its outcome.
@@ -131,13 +142,13 @@ export class TailTraces {
     if (reasons.size > 0) this.#tracedFor.set(key, reasons);
     else this.#tracedFor.delete(key);
     this.#updateWatch(accountId, script);
-    const dir = join(this.flagsDir, accountId);
+    const dir = scriptFlagDir(this.flagsDir, accountId, script);
     if (reasons.size > 0) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const flag = [...reasons.values()].some(Boolean) ? TAIL_FLAG_PEER : '1';
-      writeFileSync(join(dir, script), flag, { mode: 0o600 });
+      writeFileSync(join(dir, TAIL_FLAG_FILE), flag, { mode: 0o600 });
     } else {
-      rmSync(join(dir, script), { force: true });
+      rmSync(join(dir, TAIL_FLAG_FILE), { force: true });
       // A request whose client went away never writes its end line: nobody waits for those any more.
       for (const [id, pending] of this.#pending)
         if (pending.accountId === accountId && pending.script === script) this.#pending.delete(id);

@@ -1,9 +1,20 @@
-/** Marks the stdout lines of workerd that carry a traced request (see trace-collector.ts). */
+/** Marks the stdout lines of workerd that carry a traced request (see tail-traces.ts). */
 export const TRACE_MARKER = '\u0001ledge-trace ';
 /** The module that patches bucket bindings to read large bodies from the blob files (local-body-shim.ts). */
 export const LOCAL_BODY_MODULE = '__ledge_r2.js';
-/** The binding (hidden from the user's `env`) that reads the per-script tail flags (see tail-flags.ts). */
-export const TAIL_FLAG_BINDING = '__LEDGE_TAIL_FLAGS';
+/**
+ * The platform's binding names (any case), and its module names in lower case (`__ledge_*.js`). Users
+ * cannot name a binding, secret or module this way (upload.ts), and the platform's modules take these
+ * bindings out of `env` before any user code runs (here and local-body-shim.ts).
+ */
+export const RESERVED_BINDING_PREFIX = '__LEDGE';
+const RESERVED_PREFIX = RESERVED_BINDING_PREFIX;
+/** The module that words a fetch() the egress policy refuses (network-service.ts egressShimSource). */
+export const EGRESS_MODULE = '__ledge_egress.js';
+/** The binding (hidden from the user's `env`) that reads the script's own tail flag (see tail-traces.ts). */
+export const TAIL_FLAG_BINDING = `${RESERVED_PREFIX}_TAIL_FLAGS`;
+/** The flag's file name in its script's own flag directory (tail-traces.ts scriptFlagDir). */
+export const TAIL_FLAG_FILE = 'flag';
 /** The tail flag's text when the events must carry the client's peer address (a session filters by it). */
 export const TAIL_FLAG_PEER = 'peer';
 /** How long an isolate trusts what it last read about its script's tail flag. */
@@ -29,11 +40,23 @@ export const ALS_FLAG = 'nodejs_als';
  */
 export function traceShimSource(accountId: string, script: string): string {
   return `import { AsyncLocalStorage } from 'node:async_hooks';
+import { env as platformEnv } from 'cloudflare:workers';
 import { withLocalBodies } from ${JSON.stringify(`./${LOCAL_BODY_MODULE}`)};
+import ${JSON.stringify(`./${EGRESS_MODULE}`)};
 const traceStore = new AsyncLocalStorage();
 const TRACE = ${JSON.stringify(TRACE_MARKER)};
 const FLAG = ${JSON.stringify(TAIL_FLAG_BINDING)};
-const FLAG_URL = ${JSON.stringify(`http://tail-flags/${encodeURIComponent(accountId)}/${encodeURIComponent(script)}`)};
+// The platform's own binding names (hidden-bindings.ts); a legacy user binding that merely starts with the
+// reserved prefix (allowed before it was reserved) stays the user's.
+const platformBinding = (name) => name === FLAG || /^${RESERVED_PREFIX}_(?:R2|BLOBS)_\\d+$/.test(name);
+// Taken out of env before any user module runs (this module is imported first): user code reaches the
+// flag binding neither through a handler's env nor through cloudflare:workers (issue 26 point 3).
+let flagBinding;
+if (platformEnv !== null && typeof platformEnv === 'object' && FLAG in platformEnv) {
+  flagBinding = platformEnv[FLAG];
+  delete platformEnv[FLAG];
+}
+const FLAG_URL = ${JSON.stringify(`http://tail-flags/${TAIL_FLAG_FILE}`)};
 const HEAD = TRACE + ${JSON.stringify(`${accountId} ${script} `)};
 const logValue = (value) => {
   if (value === undefined || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
@@ -47,10 +70,10 @@ traceLog = (level, args) => {
 let tailing = false;
 let withPeer = false;
 let checkedAt = -Infinity;
-async function readFlag(env) {
+async function readFlag() {
   checkedAt = Date.now();
   try {
-    const answer = await env[FLAG].fetch(FLAG_URL);
+    const answer = await flagBinding.fetch(FLAG_URL);
     tailing = answer.ok;
     withPeer = tailing && (await answer.text()) === ${JSON.stringify(TAIL_FLAG_PEER)};
     if (!tailing) await answer.body?.cancel();
@@ -60,14 +83,20 @@ async function readFlag(env) {
 }
 let envIn;
 let envOut;
+// The platform's bindings are gone from env already (deleted above and in the local body module); a
+// copy without them is made only should a runtime ever keep them (a delete that did not take).
 function userEnv(env) {
-  if (env === envIn || env === null || typeof env !== 'object' || !(FLAG in env)) return env === envIn ? envOut : env;
-  const copy = { ...env };
-  delete copy[FLAG];
-  withLocalBodies(env, copy);
+  if (env === envIn) return envOut;
+  if (env === null || typeof env !== 'object') return env;
+  let out = env;
+  if (Object.keys(env).some(platformBinding)) {
+    out = {};
+    for (const name of Object.keys(env)) if (!platformBinding(name)) out[name] = env[name];
+  }
+  withLocalBodies(out);
   envIn = env;
-  envOut = copy;
-  return copy;
+  envOut = out;
+  return out;
 }
 // Ids are unique per isolate by their counter, and across isolates by a random prefix made once (in a
 // request: workerd refuses randomness at startup) instead of per request.
@@ -80,7 +109,7 @@ let sequence = 0;
 // request's context, so only a fallback). Measured, a console.log that carries an end line cost workerd
 // ~15-25 µs more per traced request than a start line alone, whether the end line rode with the next
 // start line (the earlier design) or left alone; 64 end lines in one call cost a fraction of that each
-// (docs/benchmarks.md, session 10). A process killed at its limit loses its queued end lines, so each
+// (docs/benchmarks-history.md, session 10). A process killed at its limit loses its queued end lines, so each
 // start line also names the requests that ended since the last write: the server then knows they
 // finished, and does not report them as killed.
 const END_AGE_MS = 10;
@@ -143,7 +172,7 @@ async function traced(request, run, ctx) {
       name: isError && typeof error.name === 'string' ? error.name : 'Error',
       message: isError && 'message' in error ? String(error.message) : String(error),
       // Without the frames of Ledge's own wrapper modules: the stack is the user's.
-      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main|metrics)\\.js/.test(line)).join('\\n') : undefined,
+      stack: isError && typeof error.stack === 'string' ? error.stack.split('\\n').filter((line) => !/__ledge_(console|main|metrics|limits)\\.js/.test(line)).join('\\n') : undefined,
       timestamp: Date.now(),
     });
     throw error;
@@ -157,7 +186,7 @@ async function traced(request, run, ctx) {
     // \`cf\` is empty unless a session filters by client address: Ledge has no edge to fill Cloudflare's
     // properties in, and workerd's own cf object here is only its peer address, which workerd parses and
     // freezes on first read (~5-10 µs of a traced request; 3% of a tailed GET 1 KiB's throughput,
-    // docs/benchmarks.md session 10).
+    // docs/benchmarks-history.md session 10).
     const event = {
       outcome,
       scriptName: tag.s,
@@ -167,7 +196,7 @@ async function traced(request, run, ctx) {
       event: { request: { url, method, headers, cf: withPeer ? (request.cf ?? {}) : {} } },
       wallTime: Date.now() - eventTimestamp,
       diagnosticsChannelEvents: [],
-      truncated: false,
+      truncated: logBudget.getStore()?.over === true,
       executionModel: 'stateless',
     };
     if (status !== undefined) event.event.response = { status };
@@ -175,7 +204,7 @@ async function traced(request, run, ctx) {
   }
 }
 async function fetchSlow(fetch, self, request, env, ctx) {
-  await readFlag(env);
+  await readFlag();
   return tailing ? traced(request, () => fetch.call(self, request, userEnv(env), ctx), ctx) : fetch.call(self, request, userEnv(env), ctx);
 }
 function tracedFetch(fetch, self, request, env, ctx) {
@@ -191,7 +220,8 @@ export function __ledgeTrace(main) {
       constructor(ctx, env, ...rest) { super(ctx, userEnv(env), ...rest); rawEnv.set(this, env); }
       fetch(request, ...rest) {
         const fetch = super.fetch;
-        return tracedFetch((req) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined);
+        // Each invocation has its own console budget (logBudget, console-shim.ts).
+        return logBudget.run(newBudget(), () => tracedFetch((req) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined));
       }
     };
   }
@@ -207,8 +237,8 @@ export function __ledgeTrace(main) {
   for (const key of new Set([...Object.keys(main), ...handlers])) {
     const value = main[key];
     if (typeof value !== 'function') wrapped[key] = value;
-    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return tracedFetch(value, main, request, env, ctx); };
-    else wrapped[key] = function (event, env, ...rest) { return value.call(main, event, userEnv(env), ...rest); };
+    else if (key === 'fetch') wrapped.fetch = function (request, env, ctx) { return logBudget.run(newBudget(), () => tracedFetch(value, main, request, env, ctx)); };
+    else wrapped[key] = function (event, env, ...rest) { return logBudget.run(newBudget(), () => value.call(main, event, userEnv(env), ...rest)); };
   }
   return wrapped;
 }

@@ -15,8 +15,8 @@ const TICK_MS = 20;
  * The most often a process is pinged: a ping only has to prove that the JavaScript thread came free
  * once in a while, and each one costs an HTTP exchange in Node and a request through workerd's thread.
  * Pinging every tick cost Node more CPU than serving R2 reads under bench/functions' GET 1 MiB load
- * (22% of the server's busy samples were in the ping client; docs/benchmarks.md, 2026-11-23). A ping is
- * sent once the previous one was answered and this much time has passed since it was sent, or an
+ * (22% of the server's busy samples were in the ping client; docs/benchmarks-history.md, 2026-11-23).
+ * A ping is sent once the previous one was answered and this much time has passed since it was sent, or an
  * eighth of the CPU limit if that is shorter, so a spin that starts right after an answer runs at most
  * that much beyond its limit.
  */
@@ -41,6 +41,7 @@ interface Watched {
   stat: ProcFile;
   statm: ProcFile;
   baselineBytes: number;
+  beforeKill: (() => void) | undefined;
 }
 
 /**
@@ -71,6 +72,8 @@ export class Watchdog {
       pingSocket: string;
       limits: ProcessLimits;
       label: Record<string, unknown>;
+      /** Runs just before the kill (a script's backend lets go of its socket, see script-backend.ts). */
+      beforeKill?: (() => void) | undefined;
     },
   ): void {
     const pid = process.child.pid;
@@ -89,6 +92,7 @@ export class Watchdog {
       stat: new ProcFile(`/proc/${pid}/stat`),
       statm,
       baselineBytes: residentBytes(statm) ?? 0,
+      beforeKill: options.beforeKill,
     };
     this.#watched.add(watched);
     void process.exited.then(() => {
@@ -158,6 +162,7 @@ export class Watchdog {
       { ...watched.label, pid: watched.pid, limit_cpu_ms: watched.limits.cpuMs, ...detail },
     );
     watched.process.limitExceeded = reason;
+    watched.beforeKill?.();
     watched.process.child.kill('SIGKILL');
     this.#forget(watched);
   }

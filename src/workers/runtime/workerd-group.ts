@@ -1,4 +1,3 @@
-import type { AccountBackend } from './account-backend.ts';
 import { WorkerdProcess, type WorkerdOptions } from './workerd-process.ts';
 
 /**
@@ -12,8 +11,6 @@ import { WorkerdProcess, type WorkerdOptions } from './workerd-process.ts';
 export class WorkerdGroup {
   /** The processes on the functions port. */
   readonly processes: readonly WorkerdProcess[];
-  /** With several accounts: one process per account behind the front processes (see account-backend.ts). */
-  readonly backends: readonly AccountBackend[];
   /** Settles once every process listens, or rejects with the first failure (the others are stopped). */
   readonly ready: Promise<void>;
   /** Resolves when any process exits, with that process and its exit code. */
@@ -23,10 +20,8 @@ export class WorkerdGroup {
   constructor(
     sockets: readonly { fd: number }[],
     options: Omit<WorkerdOptions, 'socket' | 'pingSocket'> & { pingSockets?: readonly string[] | undefined },
-    backends: readonly AccountBackend[] = [],
   ) {
     const { pingSockets, ...common } = options;
-    this.backends = backends;
     this.processes = sockets.map(
       (socket, index) => new WorkerdProcess({ ...common, socket, pingSocket: pingSockets?.[index] }),
     );
@@ -55,12 +50,8 @@ export class WorkerdGroup {
     return this.processes.some((p) => p.stopping);
   }
 
-  /**
-   * SIGTERM to all (they finish in-flight requests), SIGKILL after `graceMs`. The backends stop once the
-   * front processes have finished: their requests in flight need them.
-   */
+  /** SIGTERM to all (they finish in-flight requests), SIGKILL after `graceMs`. */
   async stop(graceMs?: number): Promise<void> {
     await Promise.all(this.processes.map((p) => p.stop(graceMs)));
-    await Promise.all(this.backends.map((b) => b.stop(graceMs)));
   }
 }

@@ -4,7 +4,7 @@ import type { TailEvent } from '../runtime/tail-traces.ts';
 const OUTCOMES = ['ok', 'canceled', 'exception', 'exceededCpu', 'exceededMemory', 'unknown'] as const;
 
 /**
- * The filters `wrangler tail` sends in the body of POST .../tails (workers-sdk src/tail/filters.ts): every
+ * The filters `wrangler tail` sends in the body of POST .../tails (cloudflare/workers-sdk packages/wrangler/src/tail/filters.ts): every
  * filter must match (AND); a list matches when any of its entries does.
  */
 const filterSchema = z.union([

@@ -187,6 +187,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`PUT ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleUpdate' },
   [`GET ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleGet' },
   [`GET ${W}/scripts/:script/schedules/runs`]: { notInSdk: 'Ledge extension: the recorded Cron Trigger runs' },
+  [`GET ${W}/runtime/scripts`]: {
+    notInSdk: 'Ledge extension: whether each deployed script runs on this node, or why it is quarantined',
+  },
   [`POST ${W}/scripts/:script/schedules/trigger`]: { notInSdk: 'Ledge extension: run scheduled() now' },
   ['GET /metrics']: { notInSdk: 'Prometheus text exposition (outside /client/v4), not a v4 route' },
   ['GET /healthz']: {

@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+import type { DeployedScript } from '../types.ts';
+
+/** `<account>/<script>`: how the runtime names a script in its reports and maps. */
+export const scriptKey = (accountId: string, script: string): string => `${accountId}/${script}`;
+
+/**
+ * Everything about a deployed script that changes what its workerd process runs: the version (code,
+ * bindings, limits, compatibility), its secrets, whether and where it is routed, whether it has Cron
+ * Triggers. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
+ * the same broken configuration is not tried again on every other tenant's change, and a new deploy, a
+ * secret or a delete (anything that changes the fingerprint) tries again.
+ */
+export function runtimeFingerprint(deployed: DeployedScript): string {
+  const { script, version, secrets, subdomain, scheduled } = deployed;
+  return createHash('sha256')
+    .update(
+      JSON.stringify([version.id, secrets.map((s) => [s.name, s.text]), script.workers_dev, subdomain, scheduled]),
+    )
+    .digest('hex');
+}
