@@ -27,6 +27,9 @@ export const LAYERS = {
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
   // notification_email migration run through the client against /client/v4 in-process.
   dashboard: [...SUBSYSTEM_BASE, 'accounts', 'load-balancing', 'client', 'email-migration'],
+  // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
+  // engine, bodies sent as the wire backend does.
+  s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -53,6 +56,7 @@ export const LAYERS = {
     'workers',
     'r2',
     'dashboard',
+    's3',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

@@ -157,7 +157,20 @@ async function scale(nodes: Node[], count: number, work: string, env: NodeJS.Pro
 async function startNode(work: string, name: string, env: NodeJS.ProcessEnv): Promise<Node> {
   const child = spawn(
     join(ROOT, 'bin/ledge'),
-    ['server', '--json', '--data-dir', join(work, name), '--port', '0', '--functions-port', '0', '--traffic-port', '0'],
+    [
+      'server',
+      '--json',
+      '--data-dir',
+      join(work, name),
+      '--port',
+      '0',
+      '--functions-port',
+      '0',
+      '--traffic-port',
+      '0',
+      '--s3-api-port',
+      '0',
+    ],
     { env: { ...env, LEDGE_NODE_ID: name }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const line = await new Promise<string>((resolveLine, reject) => {

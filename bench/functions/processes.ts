@@ -82,7 +82,10 @@ export { freePort } from '../../test/helpers/free-port.ts';
  * load balancer data plane, which have no such flag.
  */
 export function benchServerArgs(root: string, dataDir: string, apiPort: number, fnPort: number): string[] {
-  const traffic = existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : [];
+  const traffic = [
+    ...(existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : []),
+    ...(existsSync(join(root, 'src/s3')) ? ['--s3-api-port', '0'] : []),
+  ];
   return [
     'server',
     '--json',

@@ -59,7 +59,7 @@ export async function runWrk(
   return parseWrk(stdout);
 }
 
-function parseWrk(out: string): WrkResult {
+export function parseWrk(out: string): WrkResult {
   const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? 'NaN');
   const latency = (percent: number) => {
     const match = new RegExp(`\\s${percent}%\\s+([\\d.]+)(us|ms|s)`).exec(out);

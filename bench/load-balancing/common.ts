@@ -20,7 +20,15 @@ export async function startBenchLedge(): Promise<{
   const dataDir = mkdtempSync(join(tmpdir(), 'ledge-bench-'));
   const database = await benchDatabase();
   const config = resolveServerConfig(
-    { dataDir, databaseUrl: database.databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0, trafficPort: 0 },
+    {
+      dataDir,
+      databaseUrl: database.databaseUrl,
+      host: '127.0.0.1',
+      port: 0,
+      functionsPort: 0,
+      trafficPort: 0,
+      s3ApiPort: 0,
+    },
     { LEDGE_BOOTSTRAP_API_TOKEN: BENCH_TOKEN, LEDGE_BOOTSTRAP_ACCOUNT_ID: BENCH_ACCOUNT },
   );
   const server = await startServer(config, createLogger('warn'));

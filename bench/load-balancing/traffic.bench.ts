@@ -246,6 +246,8 @@ async function startLedge(dataDir: string): Promise<{ child: ChildProcess; apiUr
       '0',
       '--traffic-port',
       '0',
+      '--s3-api-port',
+      '0',
       '--functions-processes',
       '1',
     ],

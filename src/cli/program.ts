@@ -15,6 +15,7 @@ import { registerMail } from './mail.ts';
 import { registerNotifications } from './notifications.ts';
 import { registerMigrationCommands } from './notifications-migration.ts';
 import { registerCrons } from './crons.ts';
+import { registerS3 } from './s3.ts';
 import { registerScripts } from './scripts.ts';
 import { registerSecret } from './secret.ts';
 import { registerServer } from './server.ts';
@@ -55,6 +56,7 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
   registerAdmin(program);
   registerBucket(program);
   registerObject(program);
+  registerS3(program);
   registerPools(program);
   registerMonitors(program);
   registerZones(program);

@@ -44,6 +44,11 @@ export function registerServer(program: Command): void {
       'port where load balancers take traffic, routed by Host (env LEDGE_TRAFFIC_PORT; default 8789)',
       undefined,
     )
+    .option(
+      '--s3-api-port <port>',
+      'port of the S3 API (R2-compatible; env LEDGE_S3_API_PORT; default 8790). The --s3-* blob options are unrelated',
+      undefined,
+    )
     .option('--smtp-url <url>', 'send mail through this SMTP server (env LEDGE_SMTP_URL)', undefined)
     .option(
       '--egress-allow <cidrs>',
@@ -87,6 +92,7 @@ export function registerServer(program: Command): void {
           functionsDomain: o['functionsDomain'],
           functionsProcesses: o['functionsProcesses'],
           trafficPort: o['trafficPort'],
+          s3ApiPort: o['s3ApiPort'],
           smtpUrl: o['smtpUrl'],
           egressAllow: o['egressAllow'],
           egressDeny: o['egressDeny'],
@@ -114,6 +120,8 @@ export function registerServer(program: Command): void {
           functions_domain: config.functionsDomain,
           // Load balancers answer here for their hostname (Host header): http://<lb name>:<traffic_port>/.
           traffic_port: running.platform.traffic.port,
+          // The S3 API: endpoint http://<account_id>.r2.localhost:<s3_api_port> or http://<host>:<s3_api_port>.
+          s3_api_port: running.platform.s3Api.port,
           credentials_file: credentialsFile,
           ...(running.credentials
             ? { api_key: running.credentials.api_key, api_token: running.credentials.api_token }
@@ -124,8 +132,9 @@ export function registerServer(program: Command): void {
         } else {
           const functions = `http://<script>.<subdomain>.${config.functionsDomain}:${summary.functions_port}/`;
           const traffic = `http://<load balancer hostname>:${summary.traffic_port}/`;
+          const s3 = `http://<account id>.r2.localhost:${summary.s3_api_port}/`;
           process.stdout.write(
-            `Ledge is running.\n  Dashboard: ${running.dashboardUrl} (sign in with an API token, or run \`ledge dashboard\`)\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  Data dir:  ${config.dataDir}\n`,
+            `Ledge is running.\n  Dashboard: ${running.dashboardUrl} (sign in with an API token, or run \`ledge dashboard\`)\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  S3 API:    ${s3}\n  Data dir:  ${config.dataDir}\n`,
           );
           if (running.credentials) {
             process.stdout.write(

@@ -18,3 +18,8 @@ export async function listAccounts(api: ApiClient): Promise<AccountSummary[]> {
   for await (const account of api.paginate<AccountSummary>('/accounts', {}, 50)) accounts.push(account);
   return accounts;
 }
+
+/** The token the client authenticates with (`GET /user/tokens/verify`): its id and status. */
+export async function verifyToken(api: ApiClient): Promise<{ id: string; status: string }> {
+  return (await api.request<{ id: string; status: string }>('GET', '/user/tokens/verify')).result;
+}

@@ -7,7 +7,7 @@ export {
   type ApiResponse,
   type Query,
 } from './api-client.ts';
-export { getUser, listAccounts, type AccountSummary } from './accounts.ts';
+export { getUser, listAccounts, verifyToken, type AccountSummary } from './accounts.ts';
 export {
   bulkEditPools,
   createMonitor,

@@ -27,3 +27,6 @@ export {
   type TempPermission,
   type TemporaryGrant,
 } from './temp-credentials/index.ts';
+// The S3 API sends object bodies the way the wire backend does.
+export { FileSender } from './wire/send-file.ts';
+export { ClientGone, sendStream } from './wire/send-stream.ts';

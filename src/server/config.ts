@@ -1,6 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
+import {
+  DEFAULT_API_PORT,
+  DEFAULT_FUNCTIONS_PORT,
+  DEFAULT_S3_API_PORT,
+  DEFAULT_TRAFFIC_PORT,
+} from '../shared/default-ports.ts';
 import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
 import type { S3Settings } from '../storage/index.ts';
@@ -49,6 +54,8 @@ export interface ServerConfig {
   metricsToken?: string | undefined;
   /** Load balancer traffic (the data plane): requests proxied by Host to a load balancer's origins; 0 = free port. */
   trafficPort: number;
+  /** The S3 API (`--s3-api-port`; the `--s3-*` blob settings are another thing); 0 = free port. */
+  s3ApiPort: number;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
   /**
@@ -69,6 +76,7 @@ export interface ServerFlags extends S3Flags {
   functionsDomain?: string | undefined;
   functionsProcesses?: string | number | undefined;
   trafficPort?: string | number | undefined;
+  s3ApiPort?: string | number | undefined;
   egressAllow?: string | undefined;
   egressDeny?: string | undefined;
   logFormat?: string | undefined;
@@ -94,6 +102,15 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
       throw new Error(
         `the load balancer traffic port must differ from the others (${other} is taken): use --traffic-port or ${flag}`,
       );
+    }
+  }
+  for (const [other, flag] of [
+    [config.port, '--port'],
+    [config.functionsPort, '--functions-port'],
+    [config.trafficPort, '--traffic-port'],
+  ] as const) {
+    if (config.s3ApiPort !== 0 && config.s3ApiPort === other) {
+      throw new Error(`the S3 API port must differ from the others (${other} is taken): use --s3-api-port or ${flag}`);
     }
   }
   return config;
@@ -126,6 +143,7 @@ function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig
     ),
     metricsToken: nonEmpty(flags.metricsToken ?? env['LEDGE_METRICS_TOKEN']),
     trafficPort: toPort(flags.trafficPort ?? env['LEDGE_TRAFFIC_PORT'], DEFAULT_TRAFFIC_PORT),
+    s3ApiPort: toPort(flags.s3ApiPort ?? env['LEDGE_S3_API_PORT'], DEFAULT_S3_API_PORT),
     egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
     env,
   };

@@ -32,6 +32,7 @@ import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
 import { httpTimeouts } from '../shared/http-timeouts.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
+import { chainSources, S3Listener, temporaryAccessKeys, tokenAccessKeys } from '../s3/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -60,6 +61,8 @@ export interface Platform {
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
+  /** The S3 API on its own port (`--s3-api-port`), over the same storage engine. */
+  s3Api: S3Listener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
@@ -219,6 +222,17 @@ export async function createPlatform(
   r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
   cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
+  const s3Api = new S3Listener({
+    host: config.host,
+    port: config.s3ApiPort,
+    storage,
+    // Temporary credentials (with a session token) first, then API tokens' key pairs.
+    credentials: chainSources([temporaryAccessKeys(r2.tempCredentials), tokenAccessKeys(accounts.service)]),
+    httpTimeouts: httpTimeouts(config.env),
+    logger: logger.child({ component: 's3-api' }),
+  });
+  egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
+
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
   const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
   return {
@@ -237,6 +251,7 @@ export async function createPlatform(
     zones: zones.service,
     loadBalancing: loadBalancing.service,
     traffic,
+    s3Api,
     notifications: notifications.service,
     functions: workers.functions,
     storage,
@@ -249,7 +264,7 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), s3Api, traffic],
   };
 }
 

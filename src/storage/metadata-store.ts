@@ -66,6 +66,16 @@ export interface MetadataStore {
 
   createUpload(upload: UploadRecord): Promise<boolean>;
   getUpload(bucketId: string, uploadId: string): Promise<UploadRecord | undefined>;
+  /** An upload's parts in part-number order (the S3 API's ListParts). */
+  listParts(uploadId: string): Promise<PartRecord[]>;
+  /**
+   * A bucket's unfinished uploads under `prefix`, in (key, upload id) order, after `after` (the S3 API's
+   * ListMultipartUploads).
+   */
+  listUploads(
+    bucketId: string,
+    query: { prefix: string; after?: { key: string; uploadId: string } | undefined; limit: number },
+  ): Promise<UploadRecord[]>;
   putPart(bucketId: string, part: PartRecord): Promise<PartResult>;
   /**
    * Turns an upload into an object: `build` sees the upload and its parts and returns the object (or

@@ -131,6 +131,20 @@ export class MultipartService {
     }
   }
 
+  /** An upload's parts in part-number order; NoSuchUpload when the key has no such upload. */
+  async listParts(bucket: BucketRecord, key: string, uploadId: string): Promise<PartRecord[]> {
+    await this.#requireUpload(bucket, key, uploadId);
+    return this.#store.listParts(uploadId);
+  }
+
+  /** Unfinished uploads under `prefix` in (key, upload id) order, after `after`. */
+  listUploads(
+    bucket: BucketRecord,
+    query: { prefix: string; after?: { key: string; uploadId: string } | undefined; limit: number },
+  ): Promise<UploadRecord[]> {
+    return this.#store.listUploads(bucket.id, query);
+  }
+
   async #requireUpload(bucket: BucketRecord, key: string, uploadId: string): Promise<UploadRecord> {
     const upload = await this.#findUpload(bucket, key, uploadId);
     if (!upload) throw R2Errors.noSuchUpload();

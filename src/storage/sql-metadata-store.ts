@@ -231,6 +231,26 @@ export class SqlMetadataStore implements MetadataStore {
     return selectUpload(this.#db, bucketId, uploadId, '');
   }
 
+  listParts(uploadId: string): Promise<PartRecord[]> {
+    return partsOf(this.#db, uploadId);
+  }
+
+  async listUploads(
+    bucketId: string,
+    query: { prefix: string; after?: { key: string; uploadId: string } | undefined; limit: number },
+  ): Promise<UploadRecord[]> {
+    const upper = query.prefix === '' ? null : prefixUpperBound(query.prefix);
+    const afterKey = query.after?.key ?? null;
+    const afterId = query.after?.uploadId ?? '';
+    const rows = await this.#db.all<UploadRow>(
+      `SELECT * FROM r2_uploads WHERE bucket_id = ? AND key >= ? AND (CAST(? AS TEXT) IS NULL OR key < ?)
+         AND (CAST(? AS TEXT) IS NULL OR key > ? OR (key = ? AND upload_id > ?))
+       ORDER BY key, upload_id LIMIT ?`,
+      [bucketId, query.prefix, upper, upper, afterKey, afterKey, afterKey, afterId, query.limit],
+    );
+    return rows.map(toUpload);
+  }
+
   async putPart(bucketId: string, part: PartRecord): Promise<PartResult> {
     const result = await this.#db.transaction(async (tx): Promise<PartResult> => {
       // Shared: parts of one upload arrive in parallel; its completion or abort waits for them.

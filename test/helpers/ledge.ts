@@ -78,7 +78,16 @@ export async function startLedge(
   const dataDir = options.dataDir ?? tempDir();
   const databaseUrl = await databaseUrlFor(dataDir);
   const config = resolveServerConfig(
-    { dataDir, databaseUrl, host: '127.0.0.1', port: 0, functionsPort: 0, trafficPort: 0, ...options.flags },
+    {
+      dataDir,
+      databaseUrl,
+      host: '127.0.0.1',
+      port: 0,
+      functionsPort: 0,
+      trafficPort: 0,
+      s3ApiPort: 0,
+      ...options.flags,
+    },
     {
       // Tunables a test file sets in process.env (e.g. LEDGE_LB_MIN_INTERVAL) reach the server too.
       ...process.env,
@@ -181,6 +190,8 @@ export async function spawnLedge(
       '--functions-port',
       '0',
       '--traffic-port',
+      '0',
+      '--s3-api-port',
       '0',
       ...extraArgs,
     ],

@@ -59,7 +59,20 @@ async function deployHello(server: SpawnedLedge, text: string) {
 async function refusedStart(dataDir: string, args: string[] = []): Promise<CliResult & { ms: number }> {
   const started = Date.now();
   const result = await runCli(
-    ['server', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', '--traffic-port', '0', ...args],
+    [
+      'server',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--functions-port',
+      '0',
+      '--traffic-port',
+      '0',
+      '--s3-api-port',
+      '0',
+      ...args,
+    ],
     { env: { LEDGE_LOG_LEVEL: 'warn' } },
   );
   return { ...result, ms: Date.now() - started };
@@ -127,7 +140,20 @@ describe('one data dir, one server', () => {
     };
     const args = [
       CLI_ENTRY,
-      ...['server', '--json', '--data-dir', dataDir, '--port', '0', '--functions-port', '0', '--traffic-port', '0'],
+      ...[
+        'server',
+        '--json',
+        '--data-dir',
+        dataDir,
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ],
     ];
     const starts = [0, 1].map(() => {
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -28,10 +28,14 @@ describe('ledge server ports and first boot', () => {
   beforeAll(async () => {
     home = scratchHome();
     firstDir = tempDir('ledge-user-');
-    first = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
-      cwd: firstDir,
-      env: env(),
-    });
+    first = startAs(
+      LEDGE_BIN,
+      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      {
+        cwd: firstDir,
+        env: env(),
+      },
+    );
     const [, api] = (await first.waitFor(/API: +http:\/\/127\.0\.0\.1:(\d+)\//))!;
     const [, functions] = (await first.waitFor(/Functions: +http:\/\/\S+:(\d+)\//))!;
     await first.waitFor(/Press Ctrl\+C to stop/);
@@ -50,6 +54,8 @@ describe('ledge server ports and first boot', () => {
       '--functions-port',
       String(functionsPort),
       '--traffic-port',
+      '0',
+      '--s3-api-port',
       '0',
     ]);
     expect(result.code).toBe(1);
@@ -78,7 +84,16 @@ describe('ledge server ports and first boot', () => {
     try {
       const port = Number(await new Promise<string>((r) => createInterface({ input: holder.stdout! }).once('line', r)));
       const cwd = tempDir('ledge-user-');
-      const result = await failingStart(cwd, ['--port', '0', '--functions-port', String(port), '--traffic-port', '0']);
+      const result = await failingStart(cwd, [
+        '--port',
+        '0',
+        '--functions-port',
+        String(port),
+        '--traffic-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: functions port ${port} on 127.0.0.1 is in use by another process`);
     } finally {
@@ -88,7 +103,16 @@ describe('ledge server ports and first boot', () => {
 
   it('a taken API port: exit 1 naming it; the failed first start leaves no account, so the next one bootstraps', async () => {
     const cwd = tempDir('ledge-user-');
-    const result = await failingStart(cwd, ['--port', String(apiPort), '--functions-port', '0', '--traffic-port', '0']);
+    const result = await failingStart(cwd, [
+      '--port',
+      String(apiPort),
+      '--functions-port',
+      '0',
+      '--traffic-port',
+      '0',
+      '--s3-api-port',
+      '0',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: API port ${apiPort} on 127.0.0.1 is in use by another process`);
     expect(result.stderr).toContain('--port');
@@ -97,10 +121,14 @@ describe('ledge server ports and first boot', () => {
     expect(existsSync(join(cwd, '.ledge/ledge.db'))).toBe(true);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
 
-    const second = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
-      cwd,
-      env: env(),
-    });
+    const second = startAs(
+      LEDGE_BIN,
+      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      {
+        cwd,
+        env: env(),
+      },
+    );
     try {
       await second.waitFor(/Press Ctrl\+C to stop/);
       const token = second.stdout().match(/API token: +(\S+)/)?.[1];
@@ -123,12 +151,14 @@ describe('ledge server ports and first boot', () => {
       String(functionsPort),
       '--traffic-port',
       '0',
+      '--s3-api-port',
+      '0',
     ]);
     expect(failed.code).toBe(1);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
     const next = startAs(
       LEDGE_BIN,
-      ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0'],
+      ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
       { cwd, env: env() },
     );
     try {
@@ -159,10 +189,14 @@ describe('ledge server ports and first boot', () => {
   it('a restart says where the credentials are (they are printed on the first start only)', async () => {
     // firstDir was bootstrapped by the first server; a restart on it needs that server gone.
     await first.stop('SIGTERM');
-    const again = startAs(LEDGE_BIN, ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0'], {
-      cwd: firstDir,
-      env: env(),
-    });
+    const again = startAs(
+      LEDGE_BIN,
+      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      {
+        cwd: firstDir,
+        env: env(),
+      },
+    );
     try {
       await again.waitFor(/Press Ctrl\+C to stop/);
       const credentialsFile = join(firstDir, '.ledge/credentials.json');

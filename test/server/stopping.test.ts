@@ -50,6 +50,8 @@ describe('stopping npm start', () => {
         '0',
         '--traffic-port',
         '0',
+        '--s3-api-port',
+        '0',
       ],
       {
         cwd: tempDir('ledge-user-'),

@@ -299,5 +299,31 @@ export function metadataStoreConformance(
       expect(found.map((u) => u.uploadId)).toEqual([old.uploadId]);
       expect(await store.bucketUploadsCreatedBefore(bucket.id, '', Date.now() - 5_000, 10)).toHaveLength(2);
     });
+
+    it("lists an upload's parts in number order, and a bucket's uploads by key and id after a marker", async () => {
+      const upload = uploadRecord(bucket.id, 'b/key');
+      await store.createUpload(upload);
+      for (const number of [3, 1, 2]) await store.putPart(bucket.id, partRecord(upload.uploadId, number));
+      expect((await store.listParts(upload.uploadId)).map((p) => p.partNumber)).toEqual([1, 2, 3]);
+      expect(await store.listParts(newId())).toEqual([]);
+
+      const other = uploadRecord(bucket.id, 'b/key');
+      await store.createUpload(other);
+      await store.createUpload(uploadRecord(bucket.id, 'a/first'));
+      await store.createUpload(uploadRecord(bucket.id, 'c/last'));
+      const all = await store.listUploads(bucket.id, { prefix: '', limit: 10 });
+      expect(all.map((u) => u.key)).toEqual(['a/first', 'b/key', 'b/key', 'c/last']);
+      const ids = [upload.uploadId, other.uploadId].sort();
+      expect(all.slice(1, 3).map((u) => u.uploadId)).toEqual(ids);
+      const underB = await store.listUploads(bucket.id, { prefix: 'b/', limit: 10 });
+      expect(underB.map((u) => u.uploadId)).toEqual(ids);
+      const after = await store.listUploads(bucket.id, {
+        prefix: '',
+        after: { key: 'b/key', uploadId: ids[0]! },
+        limit: 10,
+      });
+      expect(after.map((u) => u.key)).toEqual(['b/key', 'c/last']);
+      expect(await store.listUploads(bucket.id, { prefix: '', limit: 1 })).toHaveLength(1);
+    });
   });
 }
