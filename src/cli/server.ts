@@ -134,7 +134,7 @@ export function registerServer(program: Command): void {
           const traffic = `http://<load balancer hostname>:${summary.traffic_port}/`;
           const s3 = `http://<account id>.r2.localhost:${summary.s3_api_port}/`;
           process.stdout.write(
-            `Ledge is running.\n  Dashboard: ${running.dashboardUrl} (sign in with an API token, or run \`ledge dashboard\`)\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  S3 API:    ${s3}\n  Data dir:  ${config.dataDir}\n`,
+            `Ledge is running.\n  Dashboard: ${running.dashboardUrl} (\`ledge dashboard\` prints a sign-in link)\n  API:       ${running.apiUrl}\n  Functions: ${functions}\n  Traffic:   ${traffic}\n  S3 API:    ${s3}\n  Data dir:  ${config.dataDir}\n`,
           );
           if (running.credentials) {
             process.stdout.write(

@@ -19,8 +19,14 @@ import { assertCustomMetadata, assertObjectKey } from './validation.ts';
 
 export interface UploadedPart {
   partNumber: number;
+  /** The part's etag as the binding gives it: random per upload, as R2's (Miniflare models it so). */
   etag: string;
+  /** The MD5 of the part's bytes: what the S3 API shows as a part's ETag, and what S3 clients check it against. */
+  md5: string;
 }
+
+/** A part as a completion lists it: its number and the etag the binding gave. */
+export type ListedPart = Pick<UploadedPart, 'partNumber' | 'etag'>;
 
 /**
  * Multipart uploads. Each part is a blob of its own; completing an upload publishes an object whose
@@ -93,7 +99,7 @@ export class MultipartService {
       throw R2Errors.noSuchUpload();
     }
     if (result.replaced) this.#garbage.discard([result.replaced.blobId]);
-    return { partNumber, etag: part.etag };
+    return { partNumber, etag: part.etag, md5: part.md5 };
   }
 
   /**
@@ -105,7 +111,7 @@ export class MultipartService {
     bucket: BucketRecord,
     key: string,
     uploadId: string,
-    parts: readonly UploadedPart[],
+    parts: readonly ListedPart[],
   ): Promise<ObjectRecord> {
     if (!(await this.#findUpload(bucket, key, uploadId))) {
       throw (await this.#wasFinished(bucket, key, uploadId)) ? R2Errors.noSuchUpload() : R2Errors.internalError(404);
@@ -169,7 +175,7 @@ export class MultipartService {
  * listed* at least 5 MiB (EntityTooSmall), then in part-number order every part but the last the same
  * size and the last not larger (BadUpload). The object's parts are in part-number order.
  */
-function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly UploadedPart[]): ObjectRecord {
+function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly ListedPart[]): ObjectRecord {
   const listed = new Set<number>();
   for (const wanted of requested) {
     if (listed.has(wanted.partNumber)) throw R2Errors.internalError(400);

@@ -126,7 +126,7 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
       source.body,
       length,
     );
-    return xmlReply(renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }));
+    return xmlReply(renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.md5}"` }));
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 10001) {
       throw new S3Error(404, 'NoSuchUpload', 'The specified multipart upload does not exist.');

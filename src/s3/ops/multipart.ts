@@ -58,7 +58,9 @@ export async function uploadPart(request: S3Request, uploadId: string): Promise<
   const part = await asUploadError(() =>
     request.storage.multipart.uploadPart(bucket, request.key!, uploadId, partNumber, body.stream, body.size),
   );
-  return emptyReply(200, { etag: `"${part.etag}"`, ...checksumEcho(body.checksum) });
+  // S3 shows a part's ETag as the MD5 of its bytes, and S3 clients (s3cmd) check it against their own; the
+  // binding's part etag is random per upload, as R2's. CompleteMultipartUpload takes either.
+  return emptyReply(200, { etag: `"${part.md5}"`, ...checksumEcho(body.checksum) });
 }
 
 /** CompleteMultipartUpload: the parts as listed; R2's rules (equal part sizes, etags) are the engine's. */
@@ -81,7 +83,18 @@ export async function completeUpload(request: S3Request, uploadId: string): Prom
       );
     }
   }
-  const object = await asUploadError(() => request.storage.multipart.complete(bucket, request.key!, uploadId, parts));
+  const stored = new Map(
+    (await asUploadError(() => request.storage.multipart.listParts(bucket, request.key!, uploadId))).map((p) => [
+      p.partNumber,
+      p,
+    ]),
+  );
+  // An ETag this door gave (the part's MD5) names the part the engine knows by its own etag.
+  const named = parts.map((p) => {
+    const part = stored.get(p.partNumber);
+    return part && p.etag === part.md5 ? { ...p, etag: part.etag } : p;
+  });
+  const object = await asUploadError(() => request.storage.multipart.complete(bucket, request.key!, uploadId, named));
   return xmlReply(
     renderXml('CompleteMultipartUploadResult', {
       Location: `/${bucket.name}/${awsEncode(object.key, true)}`,
@@ -125,7 +138,7 @@ export async function listParts(request: S3Request, uploadId: string): Promise<S
       Part: page.map((p) => ({
         PartNumber: p.partNumber,
         LastModified: new Date(p.uploadedAt).toISOString(),
-        ETag: `"${p.etag}"`,
+        ETag: `"${p.md5}"`,
         Size: p.size,
       })),
       Initiator: owner(request.accountId),
