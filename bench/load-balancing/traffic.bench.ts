@@ -16,6 +16,7 @@ import { freePort } from '../../test/helpers/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { benchServerArgs } from '../functions/processes.ts';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
 import { processTreeCpuMs } from './process-cpu.ts';
 
@@ -236,18 +237,7 @@ async function startLedge(dataDir: string): Promise<{ child: ChildProcess; apiUr
     [
       ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
       join(ROOT, 'src/cli/main.ts'),
-      'server',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--functions-port',
-      '0',
-      '--traffic-port',
-      '0',
-      '--s3-api-port',
-      '0',
+      ...benchServerArgs(ROOT, dataDir, 0, 0),
       '--functions-processes',
       '1',
     ],

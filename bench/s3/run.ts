@@ -18,6 +18,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { parseSignedRequest, verifySignature } from '../../src/s3/sigv4.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
+import { benchServerArgs } from '../functions/processes.ts';
 import { parseWrk, type WrkResult } from '../functions/wrk.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -94,23 +95,7 @@ function waitForLine(child: ChildProcess, match: (line: string) => boolean): Pro
 async function startLedge(dataDir: string) {
   const child = spawn(
     process.execPath,
-    [
-      join(ROOT, 'src/cli/main.ts'),
-      'server',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--functions-port',
-      '0',
-      '--traffic-port',
-      '0',
-      '--s3-api-port',
-      '0',
-      '--functions-processes',
-      '1',
-    ],
+    [join(ROOT, 'src/cli/main.ts'), ...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
     {
       env: {
         ...process.env,

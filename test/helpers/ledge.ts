@@ -169,6 +169,23 @@ export interface SpawnedLedge {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** `ledge server`'s flags for a test: JSON output, the data dir, and every port chosen by the system. */
+export function serverFlags(dataDir: string): string[] {
+  return [
+    '--json',
+    '--data-dir',
+    dataDir,
+    '--port',
+    '0',
+    '--functions-port',
+    '0',
+    '--traffic-port',
+    '0',
+    '--s3-api-port',
+    '0',
+  ];
+}
+
 /** Starts `ledge server --json` as a child process (for restart, SIGTERM and kill -9 tests). */
 export async function spawnLedge(
   dataDir: string,
@@ -177,41 +194,22 @@ export async function spawnLedge(
 ): Promise<SpawnedLedge> {
   // In the postgres project a spawned server gets its data dir's database too (a restart finds its records).
   const databaseUrl = await databaseUrlFor(dataDir);
-  const child = spawn(
-    process.execPath,
-    [
-      CLI_ENTRY,
-      'server',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--functions-port',
-      '0',
-      '--traffic-port',
-      '0',
-      '--s3-api-port',
-      '0',
-      ...extraArgs,
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...cleanEnv(),
-        LEDGE_LOG_LEVEL: 'warn',
-        LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
-        LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
-        LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
-        // The server registers itself for `ledge` (server-registry.ts): in a throwaway dir, not the user's.
-        LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'),
-        ...(databaseUrl ? { LEDGE_DATABASE_URL: databaseUrl } : {}),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [CLI_ENTRY, 'server', ...serverFlags(dataDir), ...extraArgs], {
+    cwd: REPO_ROOT,
+    env: {
+      ...cleanEnv(),
+      LEDGE_LOG_LEVEL: 'warn',
+      LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
+      LEDGE_BOOTSTRAP_API_KEY: TEST_CREDENTIALS.apiKey,
+      LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: TEST_CREDENTIALS.accountId,
+      // The server registers itself for `ledge` (server-registry.ts): in a throwaway dir, not the user's.
+      LEDGE_CONFIG_DIR: tempDir('ledge-cfg-'),
+      ...(databaseUrl ? { LEDGE_DATABASE_URL: databaseUrl } : {}),
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

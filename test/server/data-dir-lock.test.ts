@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CLI_ENTRY,
+  serverFlags,
   cleanEnv,
   REPO_ROOT,
   runCli,
@@ -138,23 +139,7 @@ describe('one data dir, one server', () => {
       LEDGE_BOOTSTRAP_EMAIL: TEST_CREDENTIALS.email,
       LEDGE_BOOTSTRAP_API_TOKEN: TEST_CREDENTIALS.apiToken,
     };
-    const args = [
-      CLI_ENTRY,
-      ...[
-        'server',
-        '--json',
-        '--data-dir',
-        dataDir,
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-    ];
+    const args = [CLI_ENTRY, 'server', ...serverFlags(dataDir)];
     const starts = [0, 1].map(() => {
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempDir } from '../helpers/ledge.ts';
+import { REPO_ROOT, serverFlags, tempDir } from '../helpers/ledge.ts';
 import {
   alive,
   descendants,
@@ -33,32 +33,11 @@ describe('stopping npm start', () => {
   /** `npm start` with the machine's npm, in a scratch HOME and working directory, on free ports. */
   const npmStart = async () => {
     const dataDir = tempDir('ledge-npm-start-');
-    const npm = startAs(
-      'npm',
-      [
-        'start',
-        '--prefix',
-        REPO_ROOT,
-        '--silent',
-        '--',
-        '--json',
-        '--data-dir',
-        dataDir,
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-      {
-        cwd: tempDir('ledge-user-'),
-        env: userEnv(scratchHome(), { PATH: `${SYSTEM_NODE_DIR ?? '/usr/bin'}:/bin` }),
-        detached: true,
-      },
-    );
+    const npm = startAs('npm', ['start', '--prefix', REPO_ROOT, '--silent', '--', ...serverFlags(dataDir)], {
+      cwd: tempDir('ledge-user-'),
+      env: userEnv(scratchHome(), { PATH: `${SYSTEM_NODE_DIR ?? '/usr/bin'}:/bin` }),
+      detached: true,
+    });
     running.push(npm);
     const [line] = (await npm.waitFor(/^\{.*\}$/m, 60_000))!;
     const ready = JSON.parse(line) as { api_url: string; functions_port: number };
