@@ -11,17 +11,22 @@ export const LAYERS = {
   shared: [],
   db: ['shared'],
   egress: ['shared'],
+  // Engines: the parts products run on, below them and blind to them. The function runtime (workerd
+  // processes, their configs and the modules that run inside them) serves the functions product.
+  workerd: ['shared', 'egress'],
+  // The HTTP proxy engine (pooled origin connections, the raw data plane) that load balancing routes through.
+  proxy: ['shared', 'egress'],
   storage: ['shared', 'db'],
   'api-kit': ['shared', 'db'],
   // Nodes sharing one database: leases, heartbeats, the change feed.
   cluster: ['shared', 'db'],
   accounts: [...SUBSYSTEM_BASE],
   zones: [...SUBSYSTEM_BASE, 'accounts'],
-  'load-balancing': [...SUBSYSTEM_BASE, 'accounts', 'egress', 'zones'],
+  'load-balancing': [...SUBSYSTEM_BASE, 'accounts', 'egress', 'zones', 'proxy'],
   // Notifications consume load balancing's health events; load balancing never imports notifications.
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
-  // The runtime gives bindings the R2 wire backend's workerd services.
-  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2'],
+  // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
+  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { workerdBinary } from '../../src/workers/runtime/workerd-process.ts';
+import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 import { benchDatabase, stopBenchDatabases, type BenchDatabase } from '../database.ts';
 import { benchServerArgs, freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';

@@ -1,6 +1,6 @@
 /**
  * How fast one account's history reads (`GET .../tail?history=`) are streamed, all its reads together: a whole
- * kept history of a script (at most 16 MiB, runtime/log-limits.ts) in about a second. Streaming is cheap per
+ * kept history of a script (at most 16 MiB, src/workerd/log-limits.ts) in about a second. Streaming is cheap per
  * chunk but not free, and a tenant reading its history back in a loop would otherwise take as much of the
  * server's event loop as its clients can read, at the expense of every other tenant's API calls.
  */

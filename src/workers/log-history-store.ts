@@ -1,5 +1,5 @@
 import type { SqlDatabase } from '../db/index.ts';
-import type { FunctionLogLine } from './runtime/log-hub.ts';
+import type { FunctionLogLine } from '../workerd/index.ts';
 
 interface LogRow {
   time: string;

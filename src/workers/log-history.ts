@@ -1,7 +1,7 @@
 import type { JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SqlLogHistoryStore } from './log-history-store.ts';
-import type { FunctionLogLine } from './runtime/log-hub.ts';
+import type { FunctionLogLine } from '../workerd/index.ts';
 
 /** Lines wait at most this long (or until BATCH lines) before one INSERT takes them. */
 const FLUSH_MS = 200;
@@ -12,7 +12,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 /**
  * A script keeps at most its newest KEEP_LINES lines (the most a history read asks for), trimmed after every
  * TRIM_EVERY lines this node wrote for it: a tenant's flood is bounded by count here as by bytes in the
- * files of a lone node (runtime/log-limits.ts); each line is bounded by the per-invocation cap.
+ * files of a lone node (src/workerd/log-limits.ts); each line is bounded by the per-invocation cap.
  */
 export const KEEP_LINES = 100_000;
 const TRIM_EVERY = 5_000;

@@ -14,7 +14,7 @@ import {
   SecretsBulkSchema,
 } from './schemas.ts';
 import { parseSettingsPatch } from './settings-patch.ts';
-import type { FunctionLogHub } from './runtime/log-hub.ts';
+import type { FunctionLogHub } from '../workerd/index.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
 import { mountDeleteRoutes } from './delete-routes.ts';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { DEFAULT_CPU_MS, ModuleTypes, type Binding, type ModuleType, type WorkerModule } from '../workerd/index.ts';
 
-/** CPU time one invocation may use when the upload sets no `limits.cpu_ms` (Cloudflare's default). */
-export const DEFAULT_CPU_MS = 30_000;
+// What a script is made of is what the runtime can run: the engine declares it (src/workerd/script.ts).
+export { DEFAULT_CPU_MS, ModuleTypes, type Binding, type ModuleType, type WorkerModule };
 /** The highest `limits.cpu_ms` Cloudflare accepts: 5 minutes. */
 export const MAX_CPU_MS = 300_000;
 
@@ -22,29 +23,6 @@ export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A script name doubles as the first label of its hostname, so it must be a DNS label. */
 export const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** The bindings a stored version may hold (secrets live apart, encrypted; see store.ts). */
-export type Binding =
-  | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
-  | { name: string; type: 'plain_text'; text: string }
-  | { name: string; type: 'json'; json: unknown };
-
-export const ModuleTypes = {
-  esModule: 'application/javascript+module',
-  commonJs: 'application/javascript',
-  text: 'text/plain',
-  data: 'application/octet-stream',
-  wasm: 'application/wasm',
-  json: 'application/json',
-} as const;
-export type ModuleType = keyof typeof ModuleTypes;
-
-export interface WorkerModule {
-  name: string;
-  type: ModuleType;
-  /** base64 of the module bytes (modules may be binary: wasm, data). */
-  content: string;
-}
 
 /** The `metadata` part of a script or version upload, as wrangler and the API docs send it. */
 export const UploadMetadataSchema = z

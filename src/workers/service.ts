@@ -3,6 +3,7 @@ import type { AccountService } from '../accounts/index.ts';
 import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
+import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
 import { WorkerErrors } from './errors.ts';
 import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
@@ -24,21 +25,9 @@ import {
   type ScriptUpload,
 } from './upload.ts';
 
-/** What a reload did: the scripts (`<account>/<script>`) whose new configuration failed to start, and why. */
-export interface ReloadReport {
-  failed: ReadonlyMap<string, string>;
-}
+export type { ReloadReport, ScriptRuntimeStatus };
 
-/** Whether a loaded script runs in this node's runtime, and the last failure to start it. */
-export interface ScriptRuntimeStatus {
-  /** `running` (its version_id serves), or `failed`: it could not start, and its host answers 503 (1101). */
-  state: 'running' | 'failed';
-  version_id: string;
-  /** The last configuration of it that failed to start (a newer deploy that failed, while this one serves). */
-  failure?: { reason: string; at: string };
-}
-
-/** What the service needs from the function runtime (implemented by runtime/supervisor.ts). */
+/** What the service needs from the function runtime (the workerd engine's FunctionsRuntime). */
 export interface FunctionRuntime {
   /** Loads one script alone in a throwaway workerd as the runtime will; resolves with why it failed, if it did. */
   check(candidate: DeployedScript): Promise<string | undefined>;

@@ -6,7 +6,7 @@ import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { BytePace } from './history-rate.ts';
-import type { FunctionLogHub } from './runtime/log-hub.ts';
+import type { FunctionLogHub } from '../workerd/index.ts';
 import type { WorkersService } from './service.ts';
 import { resolveSelf, tailCreateBodySchema } from './tail/filters.ts';
 import type { TailSessions } from './tail/sessions.ts';

@@ -68,6 +68,3 @@ export interface DeployedScript {
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }
-
-/** A deployed script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */
-export const isLoaded = (d: DeployedScript): boolean => d.script.workers_dev || d.scheduled;

@@ -1,7 +1,7 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api/body.ts';
 import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
-import { RESERVED_BINDING_PREFIX } from './runtime/trace-shim.ts';
+import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
 import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,

@@ -3,16 +3,19 @@ import type { AccountService } from '../accounts/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { R2ServiceResolver } from './runtime/config.ts';
+import {
+  DEFAULT_SUBREQUESTS_PER_INVOCATION,
+  FunctionLogHub,
+  FunctionMetricsCollector,
+  FunctionsRuntime,
+  TailTraces,
+  type FunctionsConfig,
+  type R2ServiceResolver,
+} from '../workerd/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
 import { scheduledTailEvent } from './crons/scheduled-tail-event.ts';
-import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
-import { FunctionLogHub } from './runtime/log-hub.ts';
-import { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './runtime/subrequest-limit.ts';
-import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
-import { TailTraces } from './runtime/tail-traces.ts';
 import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/ledge.ts';
 
 /**
- * Comments and docs cite files by path (`src/workers/runtime/config.ts`) or by name (`see tail-flags.ts`);
+ * Comments and docs cite files by path (`src/workerd/config.ts`) or by name (`see tail-flags.ts`);
  * a file that was renamed or removed leaves them pointing nowhere. Every path cited in a comment of the code
  * or in the docs must exist, and every file name cited in a comment must be the name of some file of the
  * repo. (String literals are left alone: tests name files of the projects they make. Docs that speak of a

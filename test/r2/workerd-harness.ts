@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { WorkerdR2Service } from '../../src/r2/index.ts';
 import { REPO_ROOT, tempDir } from '../helpers/ledge.ts';
-import { spawnBoundToParent } from '../../src/workers/runtime/workerd-process.ts';
+import { spawnBoundToParent } from '../../src/workerd/workerd-process.ts';
 
 export const WORKERD = join(REPO_ROOT, 'node_modules/.bin/workerd');
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB } from '../../src/workers/runtime/limits.ts';
+import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB } from '../../src/workerd/limits.ts';
 import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,

@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, readdirSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GulpedOutput } from '../../src/workers/runtime/gulped-output.ts';
+import { GulpedOutput } from '../../src/workerd/gulped-output.ts';
 
 /** Runs `script` in sh with its stdout read by a GulpedOutput; resolves with what was seen when. */
 async function run(script: string) {

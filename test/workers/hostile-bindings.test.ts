@@ -5,8 +5,8 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
-import { writeWorkerdConfig } from '../../src/workers/runtime/config.ts';
-import { localBodyShimSource } from '../../src/workers/runtime/local-body-shim.ts';
+import { writeWorkerdConfig } from '../../src/workerd/config.ts';
+import { localBodyShimSource } from '../../src/workerd/local-body-shim.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB, limitsFor } from '../../src/workers/runtime/limits.ts';
+import { ISOLATE_MEMORY_MIB, PROCESS_HEADROOM_MIB, limitsFor } from '../../src/workerd/limits.ts';
 import type { DeployedScript } from '../../src/workers/types.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {

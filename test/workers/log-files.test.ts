@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ScriptLogFile } from '../../src/workers/runtime/log-file.ts';
-import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from '../../src/workers/runtime/log-limits.ts';
+import { ScriptLogFile } from '../../src/workerd/log-file.ts';
+import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from '../../src/workerd/log-limits.ts';
 import { tempDir } from '../helpers/ledge.ts';
 
 /**

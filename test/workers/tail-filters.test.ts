@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesFilters } from '../../src/workers/tail/filters.ts';
-import type { TailEvent } from '../../src/workers/runtime/tail-traces.ts';
+import type { TailEvent } from '../../src/workerd/tail-traces.ts';
 
 function event(headers: Record<string, string>, cf: Record<string, unknown> = {}): TailEvent {
   return {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TailTraces, type TracedRequest, type TraceSource } from '../../src/workers/runtime/tail-traces.ts';
-import { TRACE_MARKER } from '../../src/workers/runtime/trace-shim.ts';
+import { TailTraces, type TracedRequest, type TraceSource } from '../../src/workerd/tail-traces.ts';
+import { TRACE_MARKER } from '../../src/workerd/trace-shim.ts';
 
 /** A workerd process as the traces see it: its output ends when the test says, after a limit kill. */
 function killableSource(): TraceSource & { kill(limit: 'cpu' | 'memory'): void } {

@@ -5,19 +5,24 @@ import { applyIdleTimeout, httpServerOptions, type HttpTimeouts } from '../../sh
 import type { Logger } from '../../shared/logger.ts';
 import { portInUse } from '../../shared/port-in-use.ts';
 import type { HealthEventBus } from '../health/events.ts';
+import {
+  adoptClientSocket,
+  ClientConnection,
+  coarseClock,
+  EndpointRegistry,
+  hostnameOf,
+  proxyRequest,
+  proxyUpgrade,
+  type ClientHost,
+  type ProxyDeps,
+} from '../../proxy/index.ts';
 import { HeaderSessions } from './affinity.ts';
 import type { LoadBalancerDirectory } from './directory.ts';
-import { EndpointRegistry } from './endpoints.ts';
-import { hostnameOf } from './forwarded-headers.ts';
 import type { HostHandler } from './host-handler.ts';
 import { HealthSource, type HealthReader } from './health-source.ts';
-import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { RouteCache } from './route-cache.ts';
+import { routeRequest, type RouterDeps } from './router.ts';
 import type { TrafficSettings } from './settings.ts';
-import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-import { adoptClientSocket } from './raw/client-socket.ts';
-import { coarseClock } from './raw/coarse-clock.ts';
-import { proxyUpgrade } from './websocket-proxy.ts';
 
 export interface TrafficListenerOptions {
   host: string;
@@ -39,18 +44,18 @@ export interface TrafficListenerOptions {
  * The load balancers' data plane: an HTTP listener (the traffic port) whose requests are proxied by
  * Host to the origins their load balancer steers to. A BackgroundService of the platform.
  *
- * Connections are served by the raw data plane (raw/: node:net sockets, a strict head parser, bodies
- * relayed as bytes, pooled origin connections), which costs a fraction of node:http's CPU per request.
- * A connection whose request is an upgrade (WebSocket), HTTP/1.0 or carries Expect: 100-continue is
- * handed to a node:http server that never listens (`emit('connection')`) and is proxied by
- * http-proxy.ts / websocket-proxy.ts as before.
+ * Connections are served by the proxy engine's raw data plane (src/proxy/raw/: node:net sockets, a strict
+ * head parser, bodies relayed as bytes, pooled origin connections), which costs a fraction of node:http's
+ * CPU per request. A connection whose request is an upgrade (WebSocket), HTTP/1.0 or carries Expect:
+ * 100-continue is handed to a node:http server that never listens (`emit('connection')`) and is proxied by
+ * the engine's http-proxy.ts / websocket-proxy.ts. Routing (router.ts) is this product's part.
  */
 export class TrafficListener {
   readonly name = 'lb-traffic';
   readonly #options: TrafficListenerOptions;
   #server: Server | undefined;
   #httpServer: HttpServer | undefined;
-  #deps: ProxyDeps | undefined;
+  #routing: RouterDeps | undefined;
   readonly #connections = new Set<ClientConnection>();
   #handedOff = new Set<Socket>();
   #sweep: NodeJS.Timeout | undefined;
@@ -67,12 +72,15 @@ export class TrafficListener {
 
   async start(): Promise<void> {
     const options = this.#options;
-    const deps: ProxyDeps = {
+    const routing: RouterDeps = {
       routes: new RouteCache(options.directory),
       health: new HealthSource(options.health, options.healthEvents),
       endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress),
       sessions: new HeaderSessions(),
       random: Math.random,
+    };
+    const deps: ProxyDeps = {
+      route: (request, https) => routeRequest(routing, request, https),
       settings: options.settings,
       egress: options.egress,
       logger: options.logger,
@@ -134,7 +142,7 @@ export class TrafficListener {
     httpServer.emit('listening');
     this.#server = server;
     this.#httpServer = httpServer;
-    this.#deps = deps;
+    this.#routing = routing;
     this.#port = (server.address() as AddressInfo).port;
     const timeouts = options.httpTimeouts;
     this.#sweep = setInterval(
@@ -147,13 +155,13 @@ export class TrafficListener {
   async stop(): Promise<void> {
     const server = this.#server;
     const httpServer = this.#httpServer;
-    const deps = this.#deps;
+    const routing = this.#routing;
     this.#server = undefined;
     this.#httpServer = undefined;
-    this.#deps = undefined;
+    this.#routing = undefined;
     this.#port = undefined;
     clearInterval(this.#sweep);
-    if (!server || !deps) return;
+    if (!server || !routing) return;
     const connections = this.#connections;
     const handedOff = this.#handedOff;
     await new Promise<void>((resolve) => {
@@ -174,10 +182,10 @@ export class TrafficListener {
     });
     // Stops its connection checks (the callback's "not running" error only says it never listened).
     httpServer?.close(() => {});
-    deps.routes.close();
-    deps.health.close();
-    deps.endpoints.close();
-    deps.sessions.clear();
+    routing.routes.close();
+    routing.health.close();
+    routing.endpoints.close();
+    routing.sessions.clear();
   }
 }
 

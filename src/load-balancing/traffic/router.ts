@@ -6,23 +6,58 @@ import {
   type HeaderSessions,
   type Pin,
 } from './affinity.ts';
-import type { EndpointRegistry } from './endpoints.ts';
-import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { hostnameOf } from './forwarded-headers.ts';
+import {
+  hostnameOf,
+  TrafficErrors,
+  type EndpointRegistry,
+  type ProxyRoute,
+  type RequestView,
+  type RouteResult,
+} from '../../proxy/index.ts';
 import type { HealthSource, PoolHealthSnapshot } from './health-source.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
 import type { RouteCache } from './route-cache.ts';
 import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext, type Target } from './steering.ts';
 import type { Random } from './weighted-pick.ts';
 
-/** Where a request goes, and what the session affinity needs written back. */
-export interface Route {
-  ctx: SteeringContext;
-  target: Target;
+/** Where a request goes, and what the session affinity needs written back: the proxy engine's route. */
+export class Route implements ProxyRoute<Target> {
+  readonly ctx: SteeringContext;
+  readonly target: Target;
   /** Set-Cookie for a new cookie session. */
-  setCookie?: string;
+  readonly setCookie: string | undefined;
   /** Header-affinity key to record once the origin answered. */
-  headerKey?: string;
+  readonly headerKey: string | undefined;
+  readonly #sessions: HeaderSessions;
+
+  constructor(ctx: SteeringContext, target: Target, sessions: HeaderSessions, setCookie?: string, headerKey?: string) {
+    this.ctx = ctx;
+    this.target = target;
+    this.#sessions = sessions;
+    this.setCookie = setCookie;
+    this.headerKey = headerKey;
+  }
+
+  /** The origin's `header.Host`, when set, replaces the client's. */
+  hostFor(target: Target): string | undefined {
+    return target.origin.header?.Host[0];
+  }
+
+  /** Another origin after a connection failure, by the same steering (the failed one avoided). */
+  retryTarget(failed: Target): Target | undefined {
+    return chooseTarget(this.ctx, failed);
+  }
+
+  /** A cookie session whose first origin failed is pinned to the one that answered. */
+  retryCookie(target: Target): string | undefined {
+    const lb = this.ctx.resolved.loadBalancer;
+    const mode = affinityMode(lb);
+    return mode === 'cookie' || mode === 'ip_cookie' ? affinityCookie(lb, target, false) : undefined;
+  }
+
+  answered(target: Target): void {
+    if (this.headerKey) this.#sessions.set(this.ctx.resolved.loadBalancer, this.headerKey, target);
+  }
 }
 
 export interface RouterDeps {
@@ -32,16 +67,6 @@ export interface RouterDeps {
   sessions: HeaderSessions;
   random: Random;
 }
-
-/** What routing reads of a request, from node:http's IncomingMessage or the raw data plane's parsed head. */
-export interface RequestView {
-  host: string | undefined;
-  clientAddress: string;
-  /** A header's value by lowercase name (repeated ones joined), for session affinity. */
-  header(lowercaseName: string): string | undefined;
-}
-
-export type RouteResult = Route | ErrorAnswer;
 
 /**
  * Host -> load balancer -> pool -> origin for one request: the steering policy over the health
@@ -93,45 +118,22 @@ function steer(
   const mode = affinityMode(lb);
   if (mode === 'none') {
     const target = chooseTarget(ctx);
-    return target ? { ctx, target } : TrafficErrors.noHealthyPool();
+    return target ? new Route(ctx, target, deps.sessions) : TrafficErrors.noHealthyPool();
   }
   if (mode === 'header') {
     const key = headerSessionKey(lb, (name) => req.header(name));
     const pin = key ? deps.sessions.get(key) : undefined;
     const pinned = pin && pinnedTarget(ctx, pin.poolId, pin.originName);
-    if (pinned) return { ctx, target: pinned };
+    if (pinned) return new Route(ctx, pinned, deps.sessions);
     const target = chooseTarget(ctx);
     if (!target) return TrafficErrors.noHealthyPool();
-    return key ? { ctx, target, headerKey: key } : { ctx, target };
+    return new Route(ctx, target, deps.sessions, undefined, key);
   }
   // cookie and ip_cookie: the __cflb cookie pins; ip_cookie's first pick hashes the client address.
   const pin: Pin | undefined = cookiePin(req.header('cookie'));
   const pinned = pin && pinnedTarget(ctx, pin.poolId, pin.originName);
-  if (pinned) return { ctx, target: pinned };
+  if (pinned) return new Route(ctx, pinned, deps.sessions);
   const target = chooseTarget(ctx, undefined, mode === 'ip_cookie');
   if (!target) return TrafficErrors.noHealthyPool();
-  return { ctx, target, setCookie: affinityCookie(lb, target, https) };
-}
-
-export function isErrorAnswer(value: RouteResult): value is ErrorAnswer {
-  return (value as ErrorAnswer).status !== undefined;
-}
-
-/**
- * Calls `then` with the route, at once when routing answered synchronously; `fail` gets a routing error
- * (a thrown one or a rejected lookup) either way.
- */
-export function whenRouted(
-  route: () => RouteResult | Promise<RouteResult>,
-  then: (result: RouteResult) => void,
-  fail: (error: unknown) => void,
-): void {
-  let result: RouteResult | Promise<RouteResult>;
-  try {
-    result = route();
-  } catch (error) {
-    return fail(error);
-  }
-  if (result instanceof Promise) result.then(then, fail);
-  else then(result);
+  return new Route(ctx, target, deps.sessions, affinityCookie(lb, target, https));
 }

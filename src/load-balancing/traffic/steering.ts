@@ -1,7 +1,7 @@
 import { APPLIED_STEERING_POLICIES } from '../load-balancers/schemas.ts';
 import type { Origin, Pool } from '../pool-schemas.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
-import { isFailing, type Endpoint, type EndpointRegistry } from './endpoints.ts';
+import { isFailing, type Endpoint, type EndpointRegistry } from '../../proxy/index.ts';
 import type { PoolHealthSnapshot } from './health-source.ts';
 import { pickByHash, pickLeastLoaded, pickWeighted, type Random } from './weighted-pick.ts';
 

@@ -4,8 +4,7 @@ import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { newRequestId } from '../../shared/ids.ts';
 import { currentRequestId, outsideRequest } from '../../shared/request-context.ts';
-import type { FunctionLogHub } from '../runtime/log-hub.ts';
-import type { ScheduledOutcome } from '../runtime/scheduled-call.ts';
+import type { FunctionLogHub, ScheduledOutcome } from '../../workerd/index.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
 import type { CronRunRecord, CronStore, ScheduleRecord } from './cron-store.ts';
 

@@ -1,5 +1,4 @@
-import type { TailEvent } from '../runtime/tail-traces.ts';
-import type { ScheduledOutcome } from '../runtime/scheduled-call.ts';
+import type { ScheduledOutcome, TailEvent } from '../../workerd/index.ts';
 import type { CronRunRecord } from './cron-store.ts';
 
 /**

@@ -1,7 +1,6 @@
 import type { Cluster } from '../../cluster/index.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { FunctionLogHub, FunctionLogLine } from '../runtime/log-hub.ts';
-import type { TailEvent, TailTraces } from '../runtime/tail-traces.ts';
+import type { FunctionLogHub, FunctionLogLine, TailEvent, TailTraces } from '../../workerd/index.ts';
 
 const WATCH = 'tail_watch';
 const RELAY = 'tail_relay';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TailEvent, TailRequestEvent } from '../runtime/tail-traces.ts';
+import type { TailEvent, TailRequestEvent } from '../../workerd/index.ts';
 
 const OUTCOMES = ['ok', 'canceled', 'exception', 'exceededCpu', 'exceededMemory', 'unknown'] as const;
 

@@ -1,10 +1,10 @@
 import { request, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import { EgressRefusedError, type EgressPolicy } from '../../egress/index.ts';
+import { EgressRefusedError, type EgressPolicy } from '../egress/index.ts';
 import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 import type { Endpoint } from './endpoints.ts';
-import type { TrafficSettings } from './settings.ts';
-import type { Target } from './steering.ts';
+import type { ProxyTarget as Target } from './route.ts';
+import type { ProxySettings } from './settings.ts';
 
 /** An attempt that ended before the origin answered. */
 export interface UpstreamFailure {
@@ -30,7 +30,7 @@ export interface UpstreamCallbacks {
 export function sendUpstream(
   target: Target,
   init: { method: string; path: string; headers: OutgoingHttpHeaders; upgrade: boolean },
-  settings: TrafficSettings,
+  settings: ProxySettings,
   egress: EgressPolicy,
   callbacks: UpstreamCallbacks,
 ): ClientRequest | undefined {

@@ -1,5 +1,5 @@
 import { networkInterfaces } from 'node:os';
-import { DEFAULT_DENY, parseCidr, parseIp, type Cidr } from '../../egress/index.ts';
+import { DEFAULT_DENY, parseCidr, parseIp, type Cidr } from '../egress/index.ts';
 import { capnpList, capnpString } from './capnp.ts';
 
 /** The operator's egress lists (--egress-allow / --egress-deny), as monitors and webhooks use them. */

@@ -1,9 +1,8 @@
 import type { Socket } from 'node:net';
 import type { ErrorAnswer } from '../error-answers.ts';
 import { TrafficErrors } from '../error-answers.ts';
-import { retryCookie, type ProxyDeps } from '../http-proxy.ts';
-import type { Route } from '../router.ts';
-import { chooseTarget, type Target } from '../steering.ts';
+import type { ProxyDeps } from '../http-proxy.ts';
+import type { ProxyRoute as Route, ProxyTarget as Target } from '../route.ts';
 import { classify, egressRefuses, type UpstreamFailure } from '../upstream.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
 import {
@@ -205,10 +204,7 @@ export class ProxyExchange implements OriginUser {
     const origin = (fresh ? undefined : takeIdle(endpoint)) ?? new OriginConnection(endpoint, this.#deps.settings);
     origin.user = this;
     this.#origin = origin;
-    origin.socket.write(
-      upstreamHead(this.#request, target.origin.header?.Host[0], this.#client.clientAddress),
-      'latin1',
-    );
+    origin.socket.write(upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress), 'latin1');
     origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
   }
 
@@ -218,7 +214,7 @@ export class ProxyExchange implements OriginUser {
     const { endpoint } = this.#target;
     if (endpoint.failedAt !== 0) endpoint.failedAt = 0;
     const route = this.#route;
-    if (route.headerKey) this.#deps.sessions.set(route.ctx.resolved.loadBalancer, route.headerKey, this.#target);
+    route.answered(this.#target);
     const status = response.status;
     const hasBody = this.#request.method !== 'HEAD' && status !== 204 && status !== 304;
     if (!hasBody) this.#framer.length(0);
@@ -229,7 +225,7 @@ export class ProxyExchange implements OriginUser {
     const client = this.#client;
     client.lastActive = coarseClock.now;
     this.#closeClient = client.closeRequested || !client.requestComplete || (hasBody && response.framing === 'close');
-    const cookie = this.#target === route.target ? route.setCookie : retryCookie(route, this.#target);
+    const cookie = this.#target === route.target ? route.setCookie : route.retryCookie(this.#target);
     const head = downstreamHead(response, hasBody, cookie, this.#closeClient);
     let taken: number;
     try {
@@ -325,7 +321,7 @@ export class ProxyExchange implements OriginUser {
     if (failure.connectionFailed) target.endpoint.failedAt = Date.now();
     if (this.#mayRetry && failure.connectionFailed) {
       this.#mayRetry = false;
-      const next = chooseTarget(this.#route.ctx, target);
+      const next = this.#route.retryTarget(target);
       if (next) return this.#attempt(next, false);
     }
     this.#state = DONE;

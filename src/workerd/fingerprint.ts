@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DeployedScript } from '../types.ts';
+import type { ScriptToRun } from './script.ts';
 
 /** `<account>/<script>`: how the runtime names a script in its reports and maps. */
 export const scriptKey = (accountId: string, script: string): string => `${accountId}/${script}`;
@@ -11,7 +11,7 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
  * the same broken configuration is not tried again on every other tenant's change, and a new deploy, a
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
-export function runtimeFingerprint(deployed: DeployedScript): string {
+export function runtimeFingerprint(deployed: ScriptToRun): string {
   const { script, version, secrets, subdomain, scheduled } = deployed;
   return createHash('sha256')
     .update(

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import type { Endpoint } from '../endpoints.ts';
-import type { TrafficSettings } from '../settings.ts';
+import type { ProxySettings } from '../settings.ts';
 
 /** Idle kept-alive connections per origin endpoint; more are closed when their exchange ends. */
 const MAX_IDLE_PER_ENDPOINT = 128;
@@ -48,7 +48,7 @@ export class OriginConnection {
   #connectTimer: NodeJS.Timeout | undefined;
   #responseTimer: NodeJS.Timeout | undefined;
 
-  constructor(endpoint: Endpoint, settings: TrafficSettings) {
+  constructor(endpoint: Endpoint, settings: ProxySettings) {
     this.endpoint = endpoint;
     const socket = connect({
       host: endpoint.address,

@@ -1,6 +1,6 @@
 import { renameSync, rmSync } from 'node:fs';
-import type { Logger } from '../../shared/logger.ts';
-import type { DeployedScript } from '../types.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { ScriptToRun } from './script.ts';
 import { openUnixSockets, type ListeningSocket } from './listen-socket.ts';
 import type { WorkerdProcess } from './workerd-process.ts';
 
@@ -25,7 +25,7 @@ export class ScriptBackend {
   /** Which version, secrets and settings it runs (see runtimeFingerprint): equal means nothing to reload. */
   readonly fingerprint: string;
   /** What it runs. */
-  readonly deployed: DeployedScript;
+  readonly deployed: ScriptToRun;
   /** The front's binding index of its socket. */
   readonly slot: number;
   readonly socketPath: string;
@@ -45,7 +45,7 @@ export class ScriptBackend {
     accountId: string;
     scriptName: string;
     fingerprint: string;
-    deployed: DeployedScript;
+    deployed: ScriptToRun;
     slot: number;
     socket: ListeningSocket;
     socketPath: string;

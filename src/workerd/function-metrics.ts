@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { statusClass, type LedgeMetrics } from '../../shared/ledge-metrics.ts';
+import { statusClass, type LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { IsolateCounts } from './metrics-shim.ts';
 
 /** A scrape of one process waits at most this long (a process spinning in a script cannot answer). */

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BackgroundService } from '../../shared/background-service.ts';
-import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { FunctionRuntime } from '../service.ts';
-import { isLoaded, type DeployedScript } from '../types.ts';
+import type { BackgroundService } from '../shared/background-service.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import type { Logger } from '../shared/logger.ts';
+import { isLoaded, type ScriptToRun } from './script.ts';
 import {
   writeFrontConfig,
   writeFrontRoutes,
@@ -17,7 +16,7 @@ import {
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
-import type { ReloadReport, ScriptRuntimeStatus } from '../service.ts';
+import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
 import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
 import type { FunctionLogHub } from './log-hub.ts';
@@ -51,7 +50,7 @@ export interface RuntimeDeps {
   traces: TailTraces;
   r2: R2ServiceResolver;
   /** The scripts to serve, read fresh on every (re)load. */
-  deployed: () => Promise<DeployedScript[]>;
+  deployed: () => Promise<ScriptToRun[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
   metrics?: LedgeMetrics | undefined;
   /** How long a script's process may take to load it (LEDGE_FUNCTIONS_START_TIMEOUT_MS, default 15 s). */
@@ -73,7 +72,7 @@ const SPARE_SLOTS = 32;
 /** One script the runtime should run now: what it is, and the fingerprint of that. */
 interface Wanted {
   key: string;
-  deployed: DeployedScript;
+  deployed: ScriptToRun;
   fingerprint: string;
 }
 
@@ -97,7 +96,7 @@ interface Wanted {
  *
  * Every process that runs functions is watched (watchdog.ts) and killed at its CPU or memory limit.
  */
-export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
+export class FunctionsRuntime implements BackgroundService {
   readonly name = 'functions-runtime';
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
@@ -287,7 +286,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
    * and V8 flags), as it is served on workers.dev (the wrapper that guards its Host reads the default export
    * the way serving does: wrangler enables the route right after an upload).
    */
-  async check(candidate: DeployedScript): Promise<string | undefined> {
+  async check(candidate: ScriptToRun): Promise<string | undefined> {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
@@ -693,7 +692,7 @@ export class FunctionsRuntime implements BackgroundService, FunctionRuntime {
   }
 
   /** The config of a process that runs one script: a backend, the direct generation, and the upload check. */
-  #scriptConfig(dir: string, script: DeployedScript): string {
+  #scriptConfig(dir: string, script: ScriptToRun): string {
     return writeWorkerdConfig(dir, {
       scripts: [script],
       r2: this.#deps.r2,

@@ -1,10 +1,9 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { rawErrorResponse, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
+import { clientAddress, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
 import type { ProxyDeps } from './http-proxy.ts';
-import { isErrorAnswer, routeRequest, whenRouted, type Route } from './router.ts';
-import { chooseTarget, type Target } from './steering.ts';
+import { isErrorAnswer, whenRouted, type ProxyRoute as Route, type ProxyTarget as Target } from './route.ts';
 import { sendUpstream } from './upstream.ts';
 
 /**
@@ -15,7 +14,7 @@ import { sendUpstream } from './upstream.ts';
 export function proxyUpgrade(deps: ProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
   client.on('error', () => client.destroy());
   whenRouted(
-    () => routeRequest(deps, incomingView(req), false),
+    () => deps.route(incomingView(req), false),
     (route) => {
       if (isErrorAnswer(route)) return answer(client, route);
       attemptUpgrade(deps, req, client, head, route, route.target, true);
@@ -39,7 +38,7 @@ function attemptUpgrade(
   const { endpoint } = target;
   const occupied = endpoint.occupy();
   const done = occupied.release;
-  const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', true);
+  const headers = upstreamRequestHeaders(req, route.hostFor(target), clientAddress(req), 'http', true);
   const upstream = sendUpstream(
     target,
     { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: true },
@@ -71,7 +70,7 @@ function attemptUpgrade(
         done();
         if (failure.connectionFailed) endpoint.failedAt = Date.now();
         if (mayRetry && failure.connectionFailed && !client.destroyed) {
-          const next = chooseTarget(route.ctx, target);
+          const next = route.retryTarget(target);
           if (next) return attemptUpgrade(deps, req, client, head, route, next, false);
         }
         answer(client, failure.answer);

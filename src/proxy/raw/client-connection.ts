@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
-import { isErrorAnswer, routeRequest, whenRouted, type RequestView, type RouteResult } from '../router.ts';
+import { isErrorAnswer, whenRouted, type RequestView, type RouteResult } from '../route.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
 import { isBorrowed, owned } from './client-socket.ts';
 import { coarseClock } from './coarse-clock.ts';
@@ -226,7 +226,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#state = ROUTING;
     const deps = this.#host.deps;
     whenRouted(
-      () => routeRequest(deps, this, false),
+      () => deps.route(this, false),
       (route) => this.#routed(request, route),
       (error: unknown) => {
         deps.logger.error('load balancer routing failed', { host: request.host, err: error });

@@ -1,20 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EgressPolicy } from '../../egress/index.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { affinityCookie, affinityMode, type HeaderSessions } from './affinity.ts';
+import type { EgressPolicy } from '../egress/index.ts';
+import type { Logger } from '../shared/logger.ts';
 import { errorBody, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { downstreamResponseHeaders, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
-import { isErrorAnswer, routeRequest, whenRouted, type Route, type RouterDeps } from './router.ts';
-import type { TrafficSettings } from './settings.ts';
-import { chooseTarget, type Target } from './steering.ts';
+import { clientAddress, downstreamResponseHeaders, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
+import {
+  isErrorAnswer,
+  whenRouted,
+  type ProxyRoute as Route,
+  type ProxyTarget as Target,
+  type Router,
+} from './route.ts';
+import type { ProxySettings } from './settings.ts';
 import { sendUpstream, type UpstreamFailure } from './upstream.ts';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
-export interface ProxyDeps extends RouterDeps {
-  settings: TrafficSettings;
+export interface ProxyDeps {
+  /** Where each request goes (the product's routing). */
+  route: Router;
+  settings: ProxySettings;
   egress: EgressPolicy;
-  sessions: HeaderSessions;
   logger: Logger;
 }
 
@@ -27,7 +32,7 @@ export function hasNoBody(req: IncomingMessage): boolean {
 /** The listener's request handler: route, proxy with one retry for a failed connection, answer errors. */
 export function proxyRequest(deps: ProxyDeps, req: IncomingMessage, res: ServerResponse): void {
   whenRouted(
-    () => routeRequest(deps, incomingView(req), false),
+    () => deps.route(incomingView(req), false),
     (route) => {
       if (isErrorAnswer(route)) return answerError(res, route);
       const retry = IDEMPOTENT.has(req.method ?? '') && hasNoBody(req);
@@ -51,7 +56,7 @@ function attempt(
   const { endpoint } = target;
   const occupied = endpoint.occupy();
   const done = occupied.release;
-  const headers = upstreamRequestHeaders(req, target, route.ctx.clientAddress, 'http', false);
+  const headers = upstreamRequestHeaders(req, route.hostFor(target), clientAddress(req), 'http', false);
   const upstream = sendUpstream(
     target,
     { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: false },
@@ -61,9 +66,9 @@ function attempt(
       onResponse: (response) => {
         endpoint.failedAt = 0;
         const out = downstreamResponseHeaders(response.headers);
-        const cookie = target === route.target ? route.setCookie : retryCookie(route, target);
+        const cookie = target === route.target ? route.setCookie : route.retryCookie(target);
         if (cookie) out['set-cookie'] = appendCookie(out['set-cookie'], cookie);
-        if (route.headerKey) deps.sessions.set(route.ctx.resolved.loadBalancer, route.headerKey, target);
+        route.answered(target);
         res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
         response.pipe(res);
         response.once('end', done);
@@ -99,17 +104,10 @@ function retryOrAnswer(
 ): void {
   if (res.destroyed || res.headersSent) return void res.destroy();
   if (mayRetry && failure.connectionFailed) {
-    const next = chooseTarget(route.ctx, failed);
+    const next = route.retryTarget(failed);
     if (next) return attempt(deps, req, res, route, next, false);
   }
   answerError(res, failure.answer);
-}
-
-/** A cookie session whose first origin failed is pinned to the one that answered. */
-export function retryCookie(route: Route, target: Target): string | undefined {
-  const lb = route.ctx.resolved.loadBalancer;
-  const mode = affinityMode(lb);
-  return mode === 'cookie' || mode === 'ip_cookie' ? affinityCookie(lb, target, false) : undefined;
 }
 
 function appendCookie(existing: string | string[] | number | undefined, cookie: string): string[] {

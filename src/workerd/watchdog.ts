@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import type { Logger } from '../../shared/logger.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { ProcessLimits } from './limits.ts';
 import type { LimitExceeded, WorkerdProcess } from './workerd-process.ts';
 

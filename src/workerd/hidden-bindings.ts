@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import type { WorkerdR2Service } from '../../r2/index.ts';
-import type { DeployedScript } from '../types.ts';
+import type { ScriptToRun } from './script.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { scriptFlagDir } from './tail-traces.ts';
 import { RESERVED_BINDING_PREFIX, TAIL_FLAG_BINDING } from './trace-shim.ts';
-import type { R2ServiceResolver } from './config.ts';
+import type { R2ServiceResolver, WorkerdR2Service } from './config.ts';
 
 /** The hidden r2Bucket binding whose gets may be answered with a blob file (R2WireBackend.localReads). */
 export const localBucketBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_R2_${slot}`;
@@ -32,7 +31,7 @@ export interface HiddenBindings {
  *   disk service on that bucket's blob directory alone, not the account's, nor other buckets'.
  */
 export function hiddenBindings(
-  deployed: DeployedScript,
+  deployed: ScriptToRun,
   input: { r2: R2ServiceResolver; tailFlagsDir: string },
 ): HiddenBindings {
   const { script, version } = deployed;

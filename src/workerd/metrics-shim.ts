@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS } from '../../shared/metrics.ts';
+import { LATENCY_BUCKETS } from '../shared/metrics.ts';
 import { SCHEDULED_TRACE_SYMBOL } from './trace-shim.ts';
 
 /** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { LocalReads, WorkerdR2Service } from '../../r2/index.ts';
-import { isLoaded, type DeployedScript } from '../types.ts';
+import { isLoaded, type ScriptToRun } from './script.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { consoleShimSource, wrapperSource } from './console-shim.ts';
 import { ISOLATE_MEMORY_MIB } from './limits.ts';
@@ -13,7 +12,26 @@ import { localBodyShimSource } from './local-body-shim.ts';
 import { externalService, hiddenBindings } from './hidden-bindings.ts';
 import { egressShimSource, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
 
-/** How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. */
+/** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
+export interface WorkerdR2Service {
+  address: string;
+  injectRequestHeaders: { name: string; value: string }[];
+}
+
+/** How the functions runtime reads one bucket's large bodies itself (the R2 wire backend's localReads). */
+export interface LocalReads {
+  /** The bucket's blob directory, handed read-only to the isolates of scripts bound to it. */
+  directory: string;
+  /** The hidden r2Bucket binding whose gets may be answered with a file instead of bytes. */
+  service: WorkerdR2Service;
+  /** The custom metadata key under which such a get's answer names the file (relative to `directory`). */
+  metadataKey: string;
+}
+
+/**
+ * How a bucket binding reaches the storage backend (the R2 wire protocol): see r2.md section 2. The
+ * R2 product's wire backend implements it; the engine knows only this shape.
+ */
 export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
   /** Set when a bucket's blobs are files here that bound isolates may read themselves (local-body-shim.ts). */
@@ -21,7 +39,7 @@ export interface R2ServiceResolver {
 }
 
 export interface ConfigInput {
-  scripts: DeployedScript[];
+  scripts: ScriptToRun[];
   r2: R2ServiceResolver;
   /** Functions answer at <script>.<subdomain>.<domain>. */
   domain: string;

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { RequestView } from './router.ts';
-import type { Target } from './steering.ts';
+import type { RequestView } from './route.ts';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 7.6.1); upgrades add theirs back. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -36,12 +35,12 @@ export function incomingView(req: IncomingMessage): RequestView {
 
 /**
  * The request headers an origin receives: the client's minus hop-by-hop ones (and those the client's
- * Connection header names), Host replaced by the origin's `header.Host` when set, and the client's
+ * Connection header names), Host replaced by `hostOverride` (the origin's `header.Host`) when set, and the client's
  * address appended to X-Forwarded-For and given in CF-Connecting-IP, with X-Forwarded-Proto.
  */
 export function upstreamRequestHeaders(
   req: IncomingMessage,
-  target: Target,
+  hostOverride: string | undefined,
   client: string,
   proto: string,
   upgrade: boolean,
@@ -53,7 +52,6 @@ export function upstreamRequestHeaders(
     if (HOP_BY_HOP.has(name) || (named && named.has(name))) continue;
     headers[name] = incoming[name];
   }
-  const hostOverride = target.origin.header?.Host[0];
   if (hostOverride) headers['host'] = hostOverride;
   const previous = incoming['x-forwarded-for'];
   headers['x-forwarded-for'] = previous ? `${previous}, ${client}` : client;

@@ -1,7 +1,6 @@
 import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import type { EgressPolicy } from '../../egress/index.ts';
-import type { Origin } from '../pool-schemas.ts';
+import type { EgressPolicy } from '../egress/index.ts';
 import type { OriginConnection } from './raw/origin-connection.ts';
 
 /** Origins without a port are reached on HTTP's. */
@@ -94,6 +93,12 @@ export function isFailing(endpoint: Endpoint, now: number): boolean {
 
 export function originPort(origin: Origin): number {
   return origin.port || DEFAULT_ORIGIN_PORT;
+}
+
+/** An origin as configured: its address (IP or name) and port (0 or none: HTTP's). */
+export interface Origin {
+  address: string;
+  port?: number | undefined;
 }
 
 /** Endpoints by address and port, created on first use and kept while traffic runs. */

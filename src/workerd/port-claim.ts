@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { portInUse } from '../../shared/port-in-use.ts';
+import { portInUse } from '../shared/port-in-use.ts';
 
 /** A functions port this server owns until release(); see claimFunctionsPort. */
 export interface PortClaim {

@@ -1,5 +1,5 @@
-import { DEFAULT_CPU_MS } from '../schemas.ts';
-import type { DeployedScript } from '../types.ts';
+import { DEFAULT_CPU_MS } from './script.ts';
+import type { ScriptToRun } from './script.ts';
 
 /**
  * Memory one isolate may use, as on Cloudflare (128 MB per isolate). workerd takes it as V8's old
@@ -25,7 +25,7 @@ export interface ProcessLimits {
 }
 
 /** A script's own limits, whatever else its account runs: its cpu_ms, and one isolate's memory plus headroom. */
-export function limitsFor(script: DeployedScript): ProcessLimits {
+export function limitsFor(script: ScriptToRun): ProcessLimits {
   return {
     cpuMs: script.version.cpu_ms ?? DEFAULT_CPU_MS,
     memoryBytes: (ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB) * MIB,

@@ -1,0 +1,24 @@
+/**
+ * The function runtime: workerd processes supervised for the functions product (workers/), the configs
+ * generated for them, and the modules that run inside them. The product hands it the scripts to run
+ * (ScriptToRun) and an R2 service resolver; it serves them on the functions port and reports back logs,
+ * traces, metrics and which scripts failed to start.
+ */
+export { FunctionsRuntime, type FunctionsConfig, type RuntimeDeps } from './supervisor.ts';
+export type { LocalReads, R2ServiceResolver, WorkerdR2Service } from './config.ts';
+export {
+  DEFAULT_CPU_MS,
+  ModuleTypes,
+  type Binding,
+  type ModuleType,
+  type ReloadReport,
+  type ScriptRuntimeStatus,
+  type ScriptToRun,
+  type WorkerModule,
+} from './script.ts';
+export { FunctionLogHub, type FunctionLogLine } from './log-hub.ts';
+export { TailTraces, type TailEvent, type TailRequestEvent } from './tail-traces.ts';
+export type { ScheduledOutcome } from './scheduled-call.ts';
+export { FunctionMetricsCollector } from './function-metrics.ts';
+export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './subrequest-limit.ts';
+export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './trace-shim.ts';
