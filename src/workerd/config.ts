@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isLoaded, type ScriptToRun } from './script.ts';
 import { capnpList, capnpString } from './capnp.ts';
-import { consoleShimSource, wrapperSource } from './console-shim.ts';
-import { ISOLATE_MEMORY_MIB } from './limits.ts';
-import { metricsShimSource, pingSource } from './metrics-shim.ts';
-import { DEFAULT_SUBREQUESTS_PER_INVOCATION, SUBREQUEST_MODULE, subrequestLimitSource } from './subrequest-limit.ts';
-import { ALS_FLAG, EGRESS_MODULE, LOCAL_BODY_MODULE } from './trace-shim.ts';
-import { localBodyShimSource } from './local-body-shim.ts';
+import {
+  isolateModule,
+  paramsModule,
+  PARAMS_MODULE,
+  platformModuleName,
+  PING_MODULES,
+  SCRIPT_MODULES,
+  WRAPPER,
+  wrapperSource,
+  type IsolateModule,
+} from './isolate-modules.ts';
+import { DEFAULT_SUBREQUESTS_PER_INVOCATION, ISOLATE_MEMORY_MIB } from './limits.ts';
 import { externalService, hiddenBindings } from './hidden-bindings.ts';
-import { egressShimSource, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
+import { egressRules, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
@@ -34,7 +40,7 @@ export interface LocalReads {
  */
 export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
-  /** Set when a bucket's blobs are files here that bound isolates may read themselves (local-body-shim.ts). */
+  /** Set when a bucket's blobs are files here that bound isolates may read themselves (isolate/local-body.ts). */
   localReads?(accountId: string, bucketName: string): LocalReads | undefined;
 }
 
@@ -56,7 +62,7 @@ export interface ConfigInput {
   egress?: FunctionsEgress | undefined;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
-  /** fetch() calls one invocation may make (subrequest-limit.ts). */
+  /** fetch() calls one invocation may make (isolate/subrequests.ts). */
   subrequestsPerInvocation?: number | undefined;
 }
 
@@ -68,14 +74,8 @@ export interface FrontSlot {
   address: string;
 }
 
-let routerSource: string | undefined;
-/** The entry router's source, read on first use (nothing is read while modules load). */
-function entryRouterSource(): string {
-  return (routerSource ??= readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8'));
-}
-const SHIM = '__ledge_console.js';
-const WRAPPER = '__ledge_main.js';
-const METRICS = '__ledge_metrics.js';
+/** workerd's compatibility flag that makes `node:async_hooks` (AsyncLocalStorage) importable. */
+const ALS_FLAG = 'nodejs_als';
 /**
  * V8 flags for workerd. The stalls that set GET 1 KiB's p99 are full collections: the C++ objects behind
  * each request (requests, headers, R2 results, I/O contexts) are only freed by a full collection, whose
@@ -116,7 +116,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   const r2Services = new Map<string, string>();
   const routes: Record<string, string> = {};
   const routerBindings: string[] = [];
-  // Lets the ping service (and only it) ask each script's isolate for its request counts: see metrics-shim.ts.
+  // Lets the ping service (and only it) ask each script's isolate for its request counts: see isolate/metrics.ts.
   const metricsSecret = randomUUID();
   const metricsScripts: Record<string, { a: string; s: string }> = {};
   const pingBindings: string[] = [];
@@ -131,6 +131,16 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   // The platform's own bindings of each script, least privilege (hidden-bindings.ts).
   const hiddenServices = new Map<string, string>();
   const network = input.egress ? functionsNetwork(input.egress) : undefined;
+  const egress = egressRules(network);
+  // The platform's modules are the same for every script: written once, embedded by each.
+  const platformModule = (name: IsolateModule) => {
+    const moduleName = platformModuleName(name);
+    const path = join(dir, moduleName);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, isolateModule(name), { mode: 0o600 });
+    return `(name = ${capnpString(moduleName)}, esModule = embed ${capnpString(moduleName)})`;
+  };
+  const scriptModules = SCRIPT_MODULES.map(platformModule);
 
   scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
@@ -144,13 +154,20 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       writeFileSync(path, content, { mode: 0o600 });
       return capnpString(`${folder}/${name}`);
     };
+    const hostGuard = direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined;
+    const params = paramsModule({
+      accountId: script.account_id,
+      scriptName: script.name,
+      metricsSecret,
+      subrequestLimit: input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION,
+      localBodyKey: hidden.localBodyKey,
+      localBuckets: hidden.localBuckets,
+      egress,
+    });
     const modules = [
-      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(SHIM, version.main_module, direct ? { host: `${script.name}.${deployed.subdomain}.${domain}`, domain } : undefined, METRICS))})`,
-      `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
-      `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
-      `(name = ${capnpString(SUBREQUEST_MODULE)}, esModule = embed ${file(SUBREQUEST_MODULE, subrequestLimitSource(input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION))})`,
-      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(hidden.localBodyKey, hidden.localBuckets))})`,
-      `(name = ${capnpString(EGRESS_MODULE)}, esModule = embed ${file(EGRESS_MODULE, egressShimSource(network))})`,
+      `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(version.main_module, hostGuard))})`,
+      ...scriptModules,
+      `(name = ${capnpString(PARAMS_MODULE)}, esModule = embed ${file(PARAMS_MODULE, params)})`,
       ...version.modules.map(
         (m) =>
           `(name = ${capnpString(m.name)}, ${MODULE_FIELD[m.type]} = embed ${file(m.name, Buffer.from(m.content, 'base64'))})`,
@@ -196,7 +213,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   let entry: string;
   if (input.mode === 'router' && !direct) {
-    writeFileSync(join(dir, 'entry-router.js'), entryRouterSource(), { mode: 0o600 });
+    writeFileSync(join(dir, 'entry-router.js'), isolateModule('entry-router'), { mode: 0o600 });
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(domain)})`,
@@ -216,10 +233,14 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   if (network) services.push(networkService(network));
   const sockets = [`(name = "http", address = "127.0.0.1:0", http = (), service = ${capnpString(entry)})`];
   if (input.ping) {
-    writeFileSync(join(dir, 'ledge-ping.js'), pingSource(metricsSecret));
-    const bindings = [`(name = "SCRIPTS", json = ${capnpString(JSON.stringify(metricsScripts))})`, ...pingBindings];
+    const modules = PING_MODULES.map(platformModule);
+    const bindings = [
+      `(name = "SCRIPTS", json = ${capnpString(JSON.stringify(metricsScripts))})`,
+      `(name = "SECRET", text = ${capnpString(metricsSecret)})`,
+      ...pingBindings,
+    ];
     services.push(
-      `(name = "ledge-ping", worker = (modules = [(name = "ledge-ping.js", esModule = embed "ledge-ping.js")], compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
+      `(name = "ledge-ping", worker = (modules = ${capnpList(modules)}, compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
     );
     // The address is a placeholder: every process gets its own unix socket with --socket-addr.
     sockets.push(`(name = "ping", address = "127.0.0.1:0", http = (), service = "ledge-ping")`);
@@ -239,7 +260,7 @@ export function writeFrontConfig(
   input: { domain: string; slots: FrontSlot[]; routesDir: string },
 ): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(dir, 'entry-router.js'), entryRouterSource());
+  writeFileSync(join(dir, 'entry-router.js'), isolateModule('entry-router'));
   const bindings: string[] = [];
   const services: string[] = [];
   for (const slot of input.slots) {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { statusClass, type LedgeMetrics } from '../shared/ledge-metrics.ts';
-import type { IsolateCounts } from './metrics-shim.ts';
+import type { IsolateCounts } from './isolate/contract.ts';
 
 /** A scrape of one process waits at most this long (a process spinning in a script cannot answer). */
 const SCRAPE_TIMEOUT_MS = 1_000;
@@ -11,7 +11,7 @@ interface ScriptCounts extends IsolateCounts {
 }
 
 /**
- * Pulls the per-script counts every workerd process keeps in memory (metrics-shim.ts) through its ping
+ * Pulls the per-script counts every workerd process keeps in memory (isolate/metrics.ts) through its ping
  * socket when /metrics is scraped, and adds what grew since the last scrape to Ledge's counters, so
  * they stay monotonic across redeploys and restarts (each process has its own ping socket: a new
  * process starts from zero). What a process counted after the last scrape before it exited is lost.

@@ -13,7 +13,7 @@ const READ_BYTES = 64 * 1024;
 
 /**
  * A child's stdout, read in gulps: after each read the server stops reading for GULP_MS, so the lines
- * written meanwhile (a traced request writes one, see trace-shim.ts) wait in the pipe and the next read
+ * written meanwhile (a traced request writes one, see isolate/trace.ts) wait in the pipe and the next read
  * takes them all. Read as they come, each traced request woke the server (an epoll wait and a read) and
  * made its writer wake it (bench/functions/tail-cost.ts); nothing waits on these lines sooner than that.
  *

@@ -2,20 +2,15 @@ import { mkdirSync } from 'node:fs';
 import type { ScriptToRun } from './script.ts';
 import { capnpList, capnpString } from './capnp.ts';
 import { scriptFlagDir } from './tail-traces.ts';
-import { RESERVED_BINDING_PREFIX, TAIL_FLAG_BINDING } from './trace-shim.ts';
+import { localBlobsBinding, localBucketBinding, TAIL_FLAG_BINDING } from './isolate/contract.ts';
 import type { R2ServiceResolver, WorkerdR2Service } from './config.ts';
-
-/** The hidden r2Bucket binding whose gets may be answered with a blob file (R2WireBackend.localReads). */
-export const localBucketBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_R2_${slot}`;
-/** The hidden read-only disk service on that bucket's blob directory. */
-export const localBlobsBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_BLOBS_${slot}`;
 
 export interface HiddenBindings {
   /** Binding entries for the script's worker. */
   bindings: string[];
   /** Services they name, by service name (shared between scripts that name the same one). */
   services: Map<string, string>;
-  /** For the local body shim: each bucket binding of the user's that reads bodies locally, and its slot. */
+  /** For the local body module (isolate/local-body.ts): each bucket binding of the user's that reads bodies locally, and its slot. */
   localBuckets: Record<string, number>;
   /** The reserved metadata key the local read path is told the file under (undefined: no local reads). */
   localBodyKey: string | undefined;

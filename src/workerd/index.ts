@@ -20,5 +20,5 @@ export { FunctionLogHub, type FunctionLogLine } from './log-hub.ts';
 export { TailTraces, type TailEvent, type TailRequestEvent } from './tail-traces.ts';
 export type { ScheduledOutcome } from './scheduled-call.ts';
 export { FunctionMetricsCollector } from './function-metrics.ts';
-export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './subrequest-limit.ts';
-export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './trace-shim.ts';
+export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
+export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';

@@ -31,3 +31,10 @@ export function limitsFor(script: ScriptToRun): ProcessLimits {
     memoryBytes: (ISOLATE_MEMORY_MIB + PROCESS_HEADROOM_MIB) * MIB,
   };
 }
+
+/**
+ * Subrequests one invocation may make: Cloudflare's limit on paid plans ("Subrequests: 10,000/request",
+ * developers.cloudflare.com/workers/platform/limits). LEDGE_SUBREQUESTS_PER_INVOCATION changes it; the count
+ * is kept inside workerd (isolate/subrequests.ts).
+ */
+export const DEFAULT_SUBREQUESTS_PER_INVOCATION = 10_000;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOG_MARKER } from './console-shim.ts';
+import { LOG_MARKER } from './isolate/contract.ts';
 import { ScriptLogFile } from './log-file.ts';
 import { WatchCounts } from './watch-counts.ts';
 

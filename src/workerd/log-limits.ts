@@ -8,9 +8,8 @@
  * rotated file is kept, at most 2 x LOG_FILE_BYTES of history per script (about 160,000 lines of 100 bytes,
  * more than the 99,999 a history read asks for).
  */
-export const LOG_BYTES_PER_INVOCATION = 256 * 1024;
-/** Console output outside any invocation (module top level, unwrapped handlers) gets this much a second. */
-export const AMBIENT_LOG_WINDOW_MS = 1_000;
+// The per-invocation budget and the ambient window are enforced inside workerd (isolate/console.ts).
+export { AMBIENT_LOG_WINDOW_MS, LOG_BYTES_PER_INVOCATION } from './isolate/contract.ts';
 /** A script's log file is rotated (to `<script>.log.1`, replacing the older one) past this size. */
 export const LOG_FILE_BYTES = 8 * 1024 * 1024;
 /**

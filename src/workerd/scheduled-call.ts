@@ -13,7 +13,7 @@ export interface ScheduledOutcome {
 /** A Cron Trigger run may take this long (Cloudflare allows up to 15 minutes of wall time). */
 const SCHEDULED_TIMEOUT_MS = 15 * 60_000;
 
-/** Asks a process's ping service (metrics-shim.ts) to run a script's scheduled() handler. */
+/** Asks a process's ping service (isolate/metrics.ts) to run a script's scheduled() handler. */
 export function callScheduled(
   pingSocket: string,
   target: { accountId: string; script: string; cron: string; scheduledTime: number },

@@ -63,7 +63,7 @@ export interface RuntimeDeps {
 const SETTLE_MS = 100;
 /**
  * How long a replaced backend keeps serving after the routes table changed: the routers re-read it at most
- * every 100 ms (entry-router.js), and a request that read the old table must still reach its process.
+ * every 100 ms (isolate/entry-router.ts), and a request that read the old table must still reach its process.
  */
 const ROUTE_SETTLE_MS = 300;
 /** Slots a front generation declares beyond those in use, so that new scripts and redeploys need no new front. */

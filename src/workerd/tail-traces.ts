@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TAIL_FLAG_FILE, TAIL_FLAG_PEER, TRACE_MARKER } from './trace-shim.ts';
+import { TAIL_FLAG_FILE, TAIL_FLAG_PEER, TRACE_MARKER } from './isolate/contract.ts';
 import { WatchCounts } from './watch-counts.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
@@ -164,7 +164,7 @@ export class TailTraces {
   }
 
   /**
-   * Takes one line of workerd stdout; returns false when it is not a trace line. Lines (trace-shim.ts):
+   * Takes one line of workerd stdout; returns false when it is not a trace line. Lines (isolate/trace.ts):
    * `<marker><account> <script> s <id> <ended ids|-> <method> <url>` and
    * `<marker><account> <script> e <id> <json>`.
    */

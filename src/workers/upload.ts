@@ -90,7 +90,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
         `Invalid module name "${clip(field)}": use a relative path without "." or ".." segments.`,
       );
     }
-    // The platform's own modules (__ledge_console.js, __ledge_r2.js, ...) sit beside the user's.
+    // The platform's own modules (__ledge_main.js, __ledge/trace.js, ...) sit beside the user's.
     if (isReservedName(field)) {
       throw WorkerErrors.invalidScript(
         `Module name "${clip(field)}" is reserved: names starting with ${RESERVED_BINDING_PREFIX.toLowerCase()} (any case) belong to the platform.`,
@@ -159,7 +159,7 @@ export function checkBindingName(name: string, what = 'Binding'): void {
   }
 }
 
-/** The platform's namespace of binding, secret and module names (trace-shim.ts RESERVED_BINDING_PREFIX). */
+/** The platform's namespace of binding, secret and module names (isolate/trace.ts RESERVED_BINDING_PREFIX). */
 function isReservedName(name: string): boolean {
   return name.slice(0, RESERVED_BINDING_PREFIX.length).toUpperCase() === RESERVED_BINDING_PREFIX;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
 import { writeWorkerdConfig } from '../../src/workerd/config.ts';
-import { localBodyShimSource } from '../../src/workerd/local-body-shim.ts';
+import { localBodies } from '../../src/workerd/isolate/local-body.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
@@ -439,18 +439,14 @@ describe('a hostile function and the platform it runs on', () => {
 });
 
 /**
- * The local body shim itself (the module workerd runs), fed crafted answers: only a blob file name in its
- * own shard (`<2 hex>/<the 32-hex id starting with them>`) is ever opened; anything else gets the body
- * from the server. Run in Node with workerd's objects stood in for (the module's one import replaced).
+ * The local body module itself (isolate/local-body.ts, which workerd runs), fed crafted answers: only a blob
+ * file name in its own shard (`<2 hex>/<the 32-hex id starting with them>`) is ever opened; anything else gets
+ * the body from the server. Run in Node with workerd's objects stood in for (the module env passed in).
  */
 describe('the local body shim', () => {
   const KEY = '__ledge_local_body';
-  const load = (platformEnv: Record<string, unknown>) => {
-    const source = localBodyShimSource(KEY, { BUCKET: 0 })
-      .replace("import { env as platformEnv } from 'cloudflare:workers';", '')
-      .replace('export function withLocalBodies', 'function withLocalBodies');
-    return new Function('platformEnv', `${source}\nreturn withLocalBodies;`)(platformEnv) as (env: object) => void;
-  };
+  const load = (platformEnv: Record<string, unknown>) =>
+    localBodies(platformEnv, KEY, { BUCKET: 0 }) as (env: object) => void;
 
   it('opens only well-formed blob file names and strips the key either way', async () => {
     const valid = `ab/ab${'0'.repeat(30)}`;

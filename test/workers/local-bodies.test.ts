@@ -91,7 +91,7 @@ function filesUnder(dir: string, prefix = ''): string[] {
 
 /**
  * Large whole-object gets through a binding: the server answers with the metadata only and the isolate
- * reads the blob file itself (local-body-shim.ts). What the function sees must not change.
+ * reads the blob file itself (isolate/local-body.ts). What the function sees must not change.
  */
 describe('large bodies read by the isolate from the account blob directory', () => {
   let ledge: TestLedge;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_TRUNCATED_NOTE } from '../../src/workerd/console-shim.ts';
+import { LOG_TRUNCATED_NOTE } from '../../src/workerd/isolate/contract.ts';
 import { LOG_BYTES_PER_INVOCATION } from '../../src/workerd/log-limits.ts';
 import { HISTORY_BYTES_PER_SECOND } from '../../src/workers/history-rate.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';

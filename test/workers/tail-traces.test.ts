@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TailTraces, type TracedRequest, type TraceSource } from '../../src/workerd/tail-traces.ts';
-import { TRACE_MARKER } from '../../src/workerd/trace-shim.ts';
+import { TRACE_MARKER } from '../../src/workerd/isolate/contract.ts';
 
 /** A workerd process as the traces see it: its output ends when the test says, after a limit kill. */
 function killableSource(): TraceSource & { kill(limit: 'cpu' | 'memory'): void } {

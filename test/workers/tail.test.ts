@@ -245,7 +245,7 @@ describe('wrangler tail', () => {
     await waitForSessions(ledge, 1);
     const spinnerHost = host.replace(/^tailed\./, 'spinner.');
     // Requests that finish just before the spin: their end lines are still queued in the isolate when the
-    // spin starts (trace-shim.ts), so the spinner's start line names them as ended and they must not be
+    // spin starts (isolate/trace.ts), so the spinner's start line names them as ended and they must not be
     // reported as killed along with it.
     for (const n of [1, 2, 3]) expect((await callFunction(port, spinnerHost, `/quick-${n}`)).status).toBe(200);
     // The process is killed under it: with one account there is no front process to answer 1102.

@@ -78,7 +78,7 @@ export async function handleWireRequest(
       // R2 reports the range served on every read, the whole object when none (or an unusable header) was asked.
       const range = result.range ?? wholeObject(result.object);
       if ('localFile' in result.body) {
-        // No bytes: the isolate reads them from the file itself (see local-body-shim.ts), told where by
+        // No bytes: the isolate reads them from the file itself (see isolate/local-body.ts), told where by
         // one more custom metadata entry under the reserved key (no stored object has one: see
         // wireObject), which the shim removes before the function sees the object. The file is always one
         // of this bucket's (ObjectService.read), relative to the bucket's directory.

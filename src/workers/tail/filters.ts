@@ -32,7 +32,7 @@ export function resolveSelf(filters: TailFilter[], selfIp: string | undefined): 
 /**
  * The client's address as far as a traced request shows it: one a proxy in front reported (CF-Connecting-IP,
  * as Ledge's load balancer sets it, X-Real-IP or the first X-Forwarded-For hop), else workerd's peer address,
- * which the events carry in `cf.clientIp` (`ip:port`) while a session filters by address (trace-shim.ts).
+ * which the events carry in `cf.clientIp` (`ip:port`) while a session filters by address (isolate/trace.ts).
  */
 function clientIp(request: TailRequestEvent['request']): string | undefined {
   const headers = request.headers;

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
  * How long a session gathers events before they leave together: at 4,000 traced requests a second, 80
  * events per write and 50 wake-ups of the client a second (at 5 ms the server's CPU per traced request was
  * ~3 µs higher, docs/benchmarks-history.md session 10). Events already wait up to 10 ms in the isolate and
- * 5 ms in the pipe (trace-shim.ts, gulped-output.ts); 20 ms more is still invisible to someone reading a tail.
+ * 5 ms in the pipe (isolate/trace.ts, gulped-output.ts); 20 ms more is still invisible to someone reading a tail.
  */
 const GATHER_MS = 20;
 

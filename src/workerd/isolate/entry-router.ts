@@ -1,4 +1,3 @@
-/* global Response */
 // The entry worker of every workerd generation: it owns the functions socket and hands each request to
 // the deployed script named by its Host, `<script>.<subdomain>.<domain>`, through a service binding, so
 // function traffic stays inside workerd. ROUTES maps "<script>.<subdomain>" to a binding name.
@@ -11,19 +10,35 @@
 const ROUTES_TTL_MS = 100;
 /** While another request reads the table, one this much past its TTL is still used (the read is on its way). */
 const READ_GRACE_MS = 50;
-let table;
+
+/** `<script>.<subdomain>` -> binding, and the hosts of quarantined scripts (config.ts FrontRoutes). */
+interface Table {
+  routes: Record<string, string>;
+  quarantined: Record<string, true>;
+}
+interface Env {
+  DOMAIN: string;
+  ROUTES: Record<string, string>;
+  ROUTES_FILE?: Fetcher;
+  FRONT?: boolean;
+  [binding: string]: unknown;
+}
+type ErrorCode = 1101 | 1102;
+
+let table: Table | undefined;
 let readAt = -Infinity;
 let readStarted = -Infinity;
 
 export default {
-  async fetch(request, env) {
+  async fetch(request: Request, env: Env): Promise<Response> {
     const host = (request.headers.get('host') ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     const suffix = `.${env.DOMAIN}`;
     const prefix = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
     const { routes, quarantined } = env.ROUTES_FILE ? await currentTable(env) : { routes: env.ROUTES, quarantined: {} };
     // Own keys only: a Host of constructor.<domain> or __proto__.<domain> must not find Object.prototype's.
     const binding = Object.hasOwn(routes, prefix) ? routes[prefix] : undefined;
-    if (binding === undefined || env[binding] === undefined) {
+    const target = binding === undefined ? undefined : (env[binding] as Fetcher | undefined);
+    if (target === undefined) {
       if (Object.hasOwn(quarantined, prefix)) return errorPage(request, host, 1101);
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
@@ -33,9 +48,9 @@ export default {
         },
       );
     }
-    if (!env.FRONT) return env[binding].fetch(request);
+    if (!env.FRONT) return target.fetch(request);
     try {
-      return await env[binding].fetch(request);
+      return await target.fetch(request);
     } catch {
       return errorPage(request, host, 1102);
     }
@@ -48,7 +63,7 @@ export default {
  * read started just now, in which case the table (at most ROUTES_TTL_MS + READ_GRACE_MS old) is used. The
  * runtime retires a replaced script's process only after longer than that (ROUTE_SETTLE_MS).
  */
-async function currentTable(env) {
+async function currentTable(env: Env): Promise<Table> {
   const now = Date.now();
   const fresh = now - readAt < ROUTES_TTL_MS;
   const readingNow = now - readStarted < READ_GRACE_MS && now - readAt < ROUTES_TTL_MS + READ_GRACE_MS;
@@ -56,13 +71,13 @@ async function currentTable(env) {
   return table ?? { routes: env.ROUTES, quarantined: {} };
 }
 
-async function readTable(env) {
+async function readTable(env: Env): Promise<void> {
   const started = Date.now();
   readStarted = started;
   try {
-    const answer = await env.ROUTES_FILE.fetch('http://routes/routes.json');
+    const answer = await env.ROUTES_FILE!.fetch('http://routes/routes.json');
     if (answer.ok) {
-      table = await answer.json();
+      table = await answer.json<Table>();
       readAt = Math.max(readAt, started);
     } else await answer.body?.cancel();
   } catch {
@@ -70,7 +85,7 @@ async function readTable(env) {
   }
 }
 
-const ERRORS = {
+const ERRORS: Record<ErrorCode, { title: string; text: string }> = {
   1101: {
     title: 'Worker threw exception',
     text: 'This function could not start: its code throws or does not finish while it loads. If you own it, run `ledge scripts` to see the reason, then deploy a fixed version or delete it.',
@@ -82,7 +97,7 @@ const ERRORS = {
 };
 
 /** Cloudflare's answer: a short HTML error page for browsers, `error code: N` for other clients. */
-function errorPage(request, host, code) {
+function errorPage(request: Request, host: string, code: ErrorCode): Response {
   const headers = { 'cache-control': 'no-store' };
   if (!(request.headers.get('accept') ?? '').includes('text/html')) {
     return new Response(`error code: ${code}`, {
@@ -104,6 +119,6 @@ function errorPage(request, host, code) {
   return new Response(page, { status: 503, headers: { ...headers, 'content-type': 'text/html; charset=UTF-8' } });
 }
 
-function escapeHtml(text) {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

@@ -1,0 +1,69 @@
+/**
+ * What the server and the modules that run inside workerd agree on: markers of workerd's stdout lines,
+ * header and binding names, bounds. Imported by both sides (it is plain constants and types, so it
+ * typechecks as Node code and as worker code, and is loaded into workerd as `__ledge/contract.js`).
+ */
+
+/** Marks the stdout lines of workerd that carry a function's console output (see log-hub.ts). */
+export const LOG_MARKER = '\u0001ledge-log ';
+/** Marks the stdout lines of workerd that carry a traced request (see tail-traces.ts). */
+export const TRACE_MARKER = '\u0001ledge-trace ';
+
+/**
+ * Console output one invocation may write, as on Cloudflare (log-limits.ts says why): past it, one note
+ * says the rest is not recorded.
+ */
+export const LOG_BYTES_PER_INVOCATION = 256 * 1024;
+/** Console output outside any invocation (module top level, unwrapped handlers) gets this much a second. */
+export const AMBIENT_LOG_WINDOW_MS = 1_000;
+/** What a console line says in place of the lines an invocation wrote past its budget. */
+export const LOG_TRUNCATED_NOTE = `[ledge] console output of this invocation passed ${LOG_BYTES_PER_INVOCATION / 1024} KB: the rest of it is not recorded`;
+
+/**
+ * The platform's binding names (any case), and its module names in lower case (`__ledge_main.js`,
+ * `__ledge/*.js`). Users cannot name a binding, secret or module this way (upload.ts), and the platform's
+ * modules take these bindings out of `env` before any user code runs (trace.ts and r2.ts).
+ */
+export const RESERVED_BINDING_PREFIX = '__LEDGE';
+/** The hidden r2Bucket binding whose gets may be answered with a blob file (R2WireBackend.localReads). */
+export const localBucketBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_R2_${slot}`;
+/** The hidden read-only disk service on that bucket's blob directory. */
+export const localBlobsBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_BLOBS_${slot}`;
+/** The binding (hidden from the user's `env`) that reads the script's own tail flag (see tail-traces.ts). */
+export const TAIL_FLAG_BINDING = `${RESERVED_BINDING_PREFIX}_TAIL_FLAGS`;
+/** The flag's file name in its script's own flag directory (tail-traces.ts scriptFlagDir). */
+export const TAIL_FLAG_FILE = 'flag';
+/** The tail flag's text when the events must carry the client's peer address (a session filters by it). */
+export const TAIL_FLAG_PEER = 'peer';
+/** How long an isolate trusts what it last read about its script's tail flag. */
+export const TAIL_FLAG_TTL_MS = 1_000;
+/** The symbol (Symbol.for) under which a scheduled() run's console calls wait for the metrics module. */
+export const SCHEDULED_TRACE_SYMBOL = 'ledge.scheduledTrace';
+
+/** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */
+export const METRICS_HEADER = 'x-ledge-metrics';
+/** With METRICS_HEADER: run the scheduled() handler instead (JSON `{cron, time}`). */
+export const SCHEDULED_HEADER = 'x-ledge-scheduled';
+
+/** Frames of the platform's own modules, left out of the stacks a user sees (trace.ts, metrics.ts). */
+export const PLATFORM_FRAME = /__ledge(?:_main|\/(?:console|trace|metrics|subrequests|host-guard))\.js/;
+
+/** What one isolate has counted since it started (see metrics.ts); latency buckets are non-cumulative. */
+export interface IsolateCounts {
+  requests: number;
+  exceptions: number;
+  /** Responses by status class: index 0 is 1xx ... 4 is 5xx. */
+  status: number[];
+  /** Latency counts per LATENCY_BUCKETS bound, then +Inf. */
+  buckets: number[];
+  /** Seconds. */
+  sum: number;
+}
+
+/** One egress rule as the egress module compares it: an IPv4 rule in the IPv4-mapped space, base in hex. */
+export interface EgressRule {
+  text: string;
+  v4: boolean;
+  base: string;
+  bits: number;
+}

@@ -1,0 +1,51 @@
+import { METRICS_HEADER, SCHEDULED_HEADER } from './contract.js';
+
+/**
+ * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
+ * every routed script (SCRIPTS: binding name -> account and script) for its counts and answers them
+ * as one JSON array (a script without a fetch handler answers an error, and is left out);
+ * `/scheduled?a=&s=&cron=&time=` has a script's wrapper run its scheduled() handler. SECRET is the
+ * generation's metrics secret (a text binding).
+ */
+interface Env {
+  SECRET: string;
+  SCRIPTS?: Record<string, { a: string; s: string }>;
+  [binding: string]: unknown;
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    const scripts = env.SCRIPTS ?? {};
+    const script = (binding: string) => env[binding] as Fetcher;
+    if (url.pathname === '/scheduled') {
+      // A Cron Trigger (cron-service.ts): runs the script's scheduled() handler, answers its outcome.
+      const q = url.searchParams;
+      const binding = Object.keys(scripts).find((b) => scripts[b]!.a === q.get('a') && scripts[b]!.s === q.get('s'));
+      if (!binding) return Response.json({ outcome: 'not_loaded' }, { status: 404 });
+      const headers = {
+        [METRICS_HEADER]: env.SECRET,
+        [SCHEDULED_HEADER]: JSON.stringify({ cron: q.get('cron') ?? '', time: Number(q.get('time')) }),
+      };
+      try {
+        return Response.json(
+          await (await script(binding).fetch('http://scheduled/', { method: 'POST', headers })).json(),
+        );
+      } catch (error) {
+        return Response.json({ outcome: 'error', error: String((error as Error | null)?.message ?? error) });
+      }
+    }
+    if (url.pathname !== '/metrics') return new Response(null, { status: 204 });
+    const out = [];
+    for (const [binding, id] of Object.entries(scripts)) {
+      try {
+        const response = await script(binding).fetch('http://metrics/', { headers: { [METRICS_HEADER]: env.SECRET } });
+        if (response.ok && response.headers.get('content-type') === 'application/json')
+          out.push({ ...id, ...(await response.json<object>()) });
+      } catch {
+        // A script without a fetch handler (or one that failed) is left out.
+      }
+    }
+    return Response.json(out);
+  },
+};
