@@ -6,10 +6,12 @@ import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import {
+  bodyStream,
   conditionalFromHeaders,
   conditionHolds,
   R2_LIMITS,
   R2Errors,
+  releaseBody,
   STORAGE_CLASSES,
   type HttpMetadata,
   type ObjectRecord,
@@ -70,7 +72,7 @@ export function objectRoutes(storage: StorageService, metrics?: LedgeMetrics): H
     const responseHeaders = objectHeaders(result.object);
     if (c.req.method === 'HEAD') {
       // Hono answers HEAD with this GET handler: release the opened blob instead of leaving it to GC.
-      result.body.destroy();
+      void releaseBody(result.body);
       metrics?.r2('head', 'api');
       responseHeaders.set('content-length', String(result.object.size));
       return new Response(null, { status: 200, headers: responseHeaders });
@@ -82,7 +84,7 @@ export function objectRoutes(storage: StorageService, metrics?: LedgeMetrics): H
       const { offset } = result.range;
       responseHeaders.set('content-range', `bytes ${offset}-${offset + length - 1}/${result.object.size}`);
     }
-    const body = Readable.toWeb(result.body) as ReadableStream<Uint8Array>;
+    const body = Readable.toWeb(bodyStream(result.body)) as ReadableStream<Uint8Array>;
     return new Response(body, { status: result.range ? 206 : 200, headers: responseHeaders });
   });
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
-import type { BucketRecord, OpenBlobFile, StorageService } from '../storage/index.ts';
+import type { BodySource, BucketRecord, StorageService } from '../storage/index.ts';
 import type { RequestBody } from './body.ts';
 import type { S3AccessKey } from './credentials.ts';
 
@@ -30,8 +29,8 @@ export interface S3Request {
 export interface S3Reply {
   status: number;
   headers?: Record<string, string> | undefined;
-  /** XML text, bytes, a stream, or an open blob file; with `length` for the last two. */
-  body?: string | Buffer | Readable | OpenBlobFile | undefined;
+  /** XML text or bytes, or an object read's body (storage's BodySource) with its `length`. */
+  body?: string | Buffer | BodySource | undefined;
   length?: number | undefined;
 }
 

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { ClientGone, FileSender, sendStream } from '../r2/index.ts';
+import { ClientGone, FileSender, sendBody } from '../r2/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import { applyIdleTimeout, httpServerOptions, type HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import { portInUse } from '../shared/port-in-use.ts';
-import type { StorageService } from '../storage/index.ts';
+import { releaseBody, type StorageService } from '../storage/index.ts';
 import { authenticate } from './authenticate.ts';
 import type { S3Reply } from './context.ts';
 import type { S3CredentialSource } from './credentials.ts';
@@ -94,8 +93,7 @@ export class S3Listener implements BackgroundService {
     const headers: Record<string, string> = { ...reply.headers };
     const body = reply.body;
     if (body === undefined || req.method === 'HEAD') {
-      if (body instanceof Readable) body.destroy();
-      else if (body && typeof body === 'object' && 'handle' in body) await body.handle.close();
+      if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) await releaseBody(body);
       if (headers['content-length'] === undefined && req.method !== 'HEAD') headers['content-length'] = '0';
       res.writeHead(reply.status, headers).end();
       return;
@@ -109,8 +107,7 @@ export class S3Listener implements BackgroundService {
     if (reply.length !== undefined) headers['content-length'] = String(reply.length);
     res.writeHead(reply.status, headers);
     try {
-      if (body instanceof Readable) await sendStream(body, res);
-      else await this.#files.send(body, res);
+      await sendBody(res, body, this.#files);
     } catch (error) {
       res.destroy();
       if (!(error instanceof ClientGone)) this.#options.logger.error('s3 body failed mid-stream', { err: error });

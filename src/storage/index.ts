@@ -35,6 +35,7 @@ export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
 export { SqlMetadataStore } from './sql-metadata-store.ts';
 export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
+export { bodyStream, releaseBody, type BodySource } from './body-source.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
 export { S3BlobStore } from './s3-blob-store.ts';
 export type { S3Settings } from './s3-client.ts';

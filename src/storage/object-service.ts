@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
 import { newId } from '../shared/ids.ts';
-import { blobNamespace, type BlobStore, type OpenBlobFile } from './blob-store.ts';
+import { blobNamespace, type BlobStore } from './blob-store.ts';
+import type { BodySource } from './body-source.ts';
 import { conditionHolds } from './conditionals.ts';
 import { assertDigestShapes, measure, verifyDigests } from './digest-stream.ts';
 import { R2Errors } from './errors.ts';
@@ -39,27 +39,14 @@ export interface GetOptions {
   onlyIf?: Conditional | undefined;
 }
 
-export type GetResult =
-  | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: Readable }
-  | { status: 'precondition-failed'; object: ObjectRecord };
-
 /**
- * Like GetResult, but the body of a small object (or range) arrives as one buffer, and with `files` a
- * larger body that lies within one blob arrives as that blob's open file (BlobStore.openFile).
+ * An object read: its metadata, the range served, and its body (body-source.ts). `get` answers a stream
+ * or, for an inline body, its bytes; `read` also answers a small body's bytes, a file span, or a local file.
  */
 export type ReadResult =
-  | {
-      status: 'found';
-      object: ObjectRecord;
-      range: ResolvedRange | undefined;
-      body: Readable | Buffer | OpenBlobFile | LocalBlobBody;
-    }
+  | { status: 'found'; object: ObjectRecord; range: ResolvedRange | undefined; body: BodySource }
   | { status: 'precondition-failed'; object: ObjectRecord };
-
-/** A body the reader opens itself: its blob's path under the owning namespace's directory (see `read`). */
-export interface LocalBlobBody {
-  localFile: { namespace: string; path: string };
-}
+export type GetResult = ReadResult;
 
 /**
  * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
@@ -150,9 +137,9 @@ export class ObjectService {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
-    const body = object.inlineBody
-      ? Readable.from([inlineSlice(object.inlineBody, span)], { objectMode: false })
-      : await openSegments(this.#blobs, object.segments, span);
+    const body: BodySource = object.inlineBody
+      ? { kind: 'bytes', bytes: inlineSlice(object.inlineBody, span) }
+      : { kind: 'stream', stream: await openSegments(this.#blobs, object.segments, span) };
     return { status: 'found', object, range, body };
   }
 
@@ -168,20 +155,22 @@ export class ObjectService {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
     const { object, range, span } = found;
-    if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
+    if (object.inlineBody)
+      return { status: 'found', object, range, body: { kind: 'bytes', bytes: inlineSlice(object.inlineBody, span) } };
     const small = span.length <= options.bufferUpTo;
     // `local`: a whole object in one blob of this very bucket is read by the caller from its file (never a
     // blob of another bucket: the reader is handed this bucket's directory only).
     if (options.local && !small && range === undefined && object.segments.length === 1) {
       const localFile = this.#blobs.localFile?.(object.segments[0]!.blobId);
       if (localFile?.namespace === blobNamespace(bucket))
-        return { status: 'found', object, range, body: { localFile } };
+        return { status: 'found', object, range, body: { kind: 'local', localFile } };
     }
-    const body =
-      (small ? await readSegments(this.#blobs, object.segments, span) : undefined) ??
-      (options.files && !small ? await openSingleFile(this.#blobs, object.segments, span) : undefined) ??
-      (await openSegments(this.#blobs, object.segments, span));
-    return { status: 'found', object, range, body };
+    const bytes = small ? await readSegments(this.#blobs, object.segments, span) : undefined;
+    if (bytes) return { status: 'found', object, range, body: { kind: 'bytes', bytes } };
+    const file = options.files && !small ? await openSingleFile(this.#blobs, object.segments, span) : undefined;
+    if (file) return { status: 'found', object, range, body: { kind: 'file', file } };
+    const stream = await openSegments(this.#blobs, object.segments, span);
+    return { status: 'found', object, range, body: { kind: 'stream', stream } };
   }
 
   async #find(bucket: BucketRecord, key: string, options: GetOptions) {

@@ -3,10 +3,12 @@ import { pipeline } from 'node:stream';
 import { LedgeError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import {
+  bodyStream,
   conditionalFromHeaders,
   conditionHolds,
   corsActual,
   corsPreflight,
+  releaseBody,
   type BucketRecord,
   type ObjectRecord,
   type StorageService,
@@ -98,14 +100,14 @@ async function serve(deps: Deps, req: IncomingMessage, res: ServerResponse, meth
   }
   const { object, range, body } = result;
   if (rangeHeader !== undefined && range === undefined && unsatisfiable(rangeHeader, object.size)) {
-    body.destroy();
+    void releaseBody(body);
     return sendPage(res, 416, method, { ...cors, 'content-range': `bytes */${object.size}` });
   }
   const headers: Record<string, string> = { ...objectHeaders(object), ...cors };
   headers['content-length'] = String(range ? range.length : object.size);
   if (range) headers['content-range'] = `bytes ${range.offset}-${range.offset + range.length - 1}/${object.size}`;
   res.writeHead(range ? 206 : 200, headers);
-  pipeline(body, res, (error) => {
+  pipeline(bodyStream(body), res, (error) => {
     if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE')
       deps.logger?.warn('public bucket body stopped', { host: req.headers.host, err: error });
   });

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
@@ -13,7 +12,8 @@ import { handleWireRequest, type WireOptions, type WireReply } from './handlers.
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
 import { FileSender } from './send-file.ts';
-import { ClientGone, sendStream } from './send-stream.ts';
+import { sendBody } from './send-body.ts';
+import { ClientGone } from './send-stream.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
@@ -286,15 +286,7 @@ export class R2WireBackend {
       res.end(json);
       return;
     }
-    const { data } = reply.body;
-    if (Buffer.isBuffer(data)) {
-      // A buffered body is small (see handlers.ts): one write with the JSON, one syscall.
-      res.end(Buffer.concat([json, data]));
-      return;
-    }
-    res.write(json);
-    if (data instanceof Readable) await sendStream(data, res);
-    else await this.#files.send(data, res);
+    await sendBody(res, reply.body.data, this.#files, json);
   }
 
   #sendError(res: ServerResponse, error: unknown): void {

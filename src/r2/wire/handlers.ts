@@ -1,9 +1,8 @@
-import type { Readable } from 'node:stream';
 import {
   R2Errors,
+  type BodySource,
   type BucketRecord,
   type ObjectRecord,
-  type OpenBlobFile,
   type ResolvedRange,
   type StorageClass,
   type StorageService,
@@ -17,10 +16,10 @@ export interface WireReply {
   status: number;
   json: unknown;
   /**
-   * Small bodies come as one buffer (sent with the JSON in one write), larger ones within one blob as its
-   * open file (sent through reused buffers, see send-file.ts), the rest as a stream.
+   * Small bodies come as bytes (sent with the JSON in one write), larger ones within one blob as its open
+   * file (sent through reused buffers, see send-file.ts), the rest as a stream (send-body.ts).
    */
-  body?: { data: Readable | Buffer | OpenBlobFile; length: number } | undefined;
+  body?: { data: BodySource; length: number } | undefined;
   /** The bytes the runtime reads from the blob file itself, when it does (counted as served). */
   localBytes?: number;
 }
@@ -77,7 +76,7 @@ export async function handleWireRequest(
       }
       // R2 reports the range served on every read, the whole object when none (or an unusable header) was asked.
       const range = result.range ?? wholeObject(result.object);
-      if ('localFile' in result.body) {
+      if (result.body.kind === 'local') {
         // No bytes: the isolate reads them from the file itself (see isolate/local-body.ts), told where by
         // one more custom metadata entry under the reserved key (no stored object has one: see
         // wireObject), which the shim removes before the function sees the object. The file is always one

@@ -1,4 +1,4 @@
-import type { GetResult, ObjectRecord, ResolvedRange } from '../../storage/index.ts';
+import { bodyStream, releaseBody, type GetResult, type ObjectRecord, type ResolvedRange } from '../../storage/index.ts';
 import { xmlReply, type S3Reply, type S3Request } from '../context.ts';
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, storageClassFrom } from '../metadata.ts';
@@ -58,7 +58,7 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
   const sourceObject = source.object;
   const sameKey = sourceObject.bucketId === destination.id && sourceObject.key === request.key;
   if (sameKey && directive === 'COPY' && storageClass === undefined) {
-    source.body.destroy();
+    void releaseBody(source.body);
     throw S3Errors.invalidRequest(
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
     );
@@ -66,7 +66,7 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
   const { httpMetadata, customMetadata } = metadataFor(directive, sourceObject, request);
   let copied: ObjectRecord | null;
   try {
-    copied = await request.storage.objects.put(destination, request.key!, source.body, {
+    copied = await request.storage.objects.put(destination, request.key!, bodyStream(source.body), {
       size: sourceObject.size,
       httpMetadata,
       customMetadata,
@@ -74,7 +74,7 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
       storageClass,
     });
   } finally {
-    source.body.destroy();
+    void releaseBody(source.body);
   }
   if (!copied) throw S3Errors.preconditionFailed();
   return xmlReply(
@@ -113,7 +113,7 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
   }
   const source = await openSource(request, range);
   if (range && range.offset + range.length > source.object.size) {
-    source.body.destroy();
+    void releaseBody(source.body);
     throw new S3Error(400, 'InvalidRange', 'The requested range is not satisfiable');
   }
   const length = source.range ? source.range.length : source.object.size;
@@ -123,7 +123,7 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
       request.key!,
       uploadId,
       partNumber,
-      source.body,
+      bodyStream(source.body),
       length,
     );
     return xmlReply(renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.md5}"` }));
@@ -133,6 +133,6 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
     }
     throw error;
   } finally {
-    source.body.destroy();
+    void releaseBody(source.body);
   }
 }

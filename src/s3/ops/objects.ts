@@ -1,4 +1,10 @@
-import { conditionHolds, type BucketRecord, type ObjectRecord, type ResolvedRange } from '../../storage/index.ts';
+import {
+  conditionHolds,
+  releaseBody,
+  type BucketRecord,
+  type ObjectRecord,
+  type ResolvedRange,
+} from '../../storage/index.ts';
 import { emptyReply, xmlReply, type S3Reply, type S3Request } from '../context.ts';
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, objectHeaders, storageClassFrom } from '../metadata.ts';
@@ -101,13 +107,12 @@ export async function getObject(request: S3Request): Promise<S3Reply> {
   if (result.status === 'precondition-failed') notModifiedOrFailed(request, result.object);
   const { object, range } = result;
   if (rangeHeader && range === undefined && unsatisfiable(rangeHeader, object.size)) {
-    closeBody(result.body);
+    void releaseBody(result.body);
     throw S3Errors.invalidRange(object.size);
   }
   const out = describe(request, object, range, partRequest?.partsCount);
   // `local` was not asked for, so the body is never a file for the caller to open itself.
-  const body = result.body as Exclude<typeof result.body, { localFile: unknown }>;
-  return { status: range ? 206 : 200, headers: out, body, length: range ? range.length : object.size };
+  return { status: range ? 206 : 200, headers: out, body: result.body, length: range ? range.length : object.size };
 }
 
 /** A failed read condition: If-Match / If-Unmodified-Since is 412, If-None-Match / If-Modified-Since 304. */
@@ -131,13 +136,6 @@ function describe(
   if (request.req.headers['x-amz-checksum-mode'] === 'ENABLED' && !range) Object.assign(out, storedChecksums(object));
   out['content-length'] = String(range ? range.length : object.size);
   return out;
-}
-
-function closeBody(body: unknown): void {
-  if (body && typeof body === 'object') {
-    if ('destroy' in body && typeof body.destroy === 'function') body.destroy();
-    else if ('handle' in body) void (body as { handle: { close(): Promise<void> } }).handle.close();
-  }
 }
 
 /** A multipart object's part N is its N-th segment; any other object has one part, the whole of it. */
