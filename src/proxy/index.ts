@@ -4,6 +4,8 @@
  * that uses it (load-balancing/traffic/) accepts the connections and routes each request (a Router
  * returning a ProxyRoute), and the engine asks the route again when a target cannot be reached.
  */
+export { ProxyServer, type ProxyServerOptions } from './server.ts';
+export type { HostHandler } from './host-handler.ts';
 export { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 export { proxyUpgrade } from './websocket-proxy.ts';
 export { ClientConnection, type ClientHost } from './raw/client-connection.ts';

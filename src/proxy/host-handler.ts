@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
- * Hostnames the traffic port serves with something other than a load balancer (public R2 buckets),
- * injected by the platform so the data plane never imports what serves them. `claims` is asked for every
- * request before load-balancer routing, so it must answer from memory; a claimed request is served on
+ * Hostnames a ProxyServer serves with something other than its router (on the traffic port: public R2
+ * buckets), injected by the platform so the data plane never imports what serves them. `claims` is asked
+ * for every request before routing, so it must answer from memory; a claimed request is served on
  * node:http (its connection is handed over, as upgrades are) by `handle`.
  */
 export interface HostHandler {

@@ -1,0 +1,179 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { EgressPolicy } from '../egress/index.ts';
+import { applyIdleTimeout, httpServerOptions, type HttpTimeouts } from '../shared/http-timeouts.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { HostHandler } from './host-handler.ts';
+import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
+import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
+import { adoptClientSocket } from './raw/client-socket.ts';
+import { coarseClock } from './raw/coarse-clock.ts';
+import { hostnameOf } from './forwarded-headers.ts';
+import type { Router } from './route.ts';
+import type { ProxySettings } from './settings.ts';
+import { proxyUpgrade } from './websocket-proxy.ts';
+
+export interface ProxyServerOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Where each request goes (the product's routing). */
+  route: Router;
+  egress: EgressPolicy;
+  settings: ProxySettings;
+  /** The client-side bounds (slowloris, idle clients), as on the API listener. */
+  httpTimeouts: HttpTimeouts;
+  logger: Logger;
+  /** Hostnames served by something other than the router (public buckets), checked first. */
+  hostHandler?: HostHandler | undefined;
+  /** The error a taken port stops the start with (naming the product's flag). */
+  portInUse(host: string, port: number): Error;
+  /** What the listener serves, for the error when it cannot listen. */
+  purpose: string;
+}
+
+/**
+ * An HTTP listener whose requests are proxied to the origins `route` names.
+ *
+ * Connections are served by the raw data plane (raw/: node:net sockets, a strict head parser, bodies
+ * relayed as bytes, pooled origin connections), which costs a fraction of node:http's CPU per request.
+ * A connection whose request is an upgrade (WebSocket), HTTP/1.0 or carries Expect: 100-continue is
+ * handed to a node:http server that never listens (`emit('connection')`) and is proxied by
+ * http-proxy.ts / websocket-proxy.ts.
+ */
+export class ProxyServer {
+  readonly #options: ProxyServerOptions;
+  #server: Server | undefined;
+  #httpServer: HttpServer | undefined;
+  readonly #connections = new Set<ClientConnection>();
+  #handedOff = new Set<Socket>();
+  #sweep: NodeJS.Timeout | undefined;
+  #port: number | undefined;
+
+  constructor(options: ProxyServerOptions) {
+    this.#options = options;
+  }
+
+  /** The port once listening (undefined before start and after stop). */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  async start(): Promise<void> {
+    const options = this.#options;
+    const deps: ProxyDeps = {
+      route: options.route,
+      settings: options.settings,
+      egress: options.egress,
+      logger: options.logger,
+    };
+    const hostHandler = options.hostHandler;
+    const httpServer = createHttpServer(httpServerOptions(options.httpTimeouts), (req, res) => {
+      if (hostHandler?.claims(hostnameOf(req.headers.host))) hostHandler.handle(req, res);
+      else proxyRequest(deps, req, res);
+    });
+    applyIdleTimeout(httpServer, options.httpTimeouts);
+    httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
+    httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      const status =
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? '408 Request Timeout'
+            : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    });
+    const handedOff = new Set<Socket>();
+    const connections = this.#connections;
+    const host: ClientHost = {
+      deps,
+      servedElsewhere: hostHandler ? (hostHeader) => hostHandler.claims(hostnameOf(hostHeader)) : () => false,
+      forget: (connection) => connections.delete(connection),
+      handOff: (socket, unread) => {
+        handedOff.add(socket);
+        socket.once('close', () => handedOff.delete(socket));
+        socket.pause();
+        if (unread) socket.unshift(unread);
+        httpServer.emit('connection', socket);
+        socket.resume();
+      },
+    };
+    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect:
+    // the accepted socket must not read before its handle is re-wrapped to read with `onread`.
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
+      // (Reads reach the callback from the event loop, after `connection` is set.)
+      const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
+      const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);
+      if (!adopted) accepted.resume();
+      connections.add(connection);
+    });
+    this.#handedOff = handedOff;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? options.portInUse(options.host, options.port)
+            : new Error(`cannot listen on ${options.host}:${options.port} for ${options.purpose}: ${error.message}`),
+        ),
+      );
+      server.listen(options.port, options.host, () => resolve());
+    });
+    // This node:http server never listens: its connections come from the raw listener. 'listening' starts
+    // its connection tracking, so its headers and request timeouts apply to the connections it is given.
+    httpServer.emit('listening');
+    this.#server = server;
+    this.#httpServer = httpServer;
+    this.#port = (server.address() as AddressInfo).port;
+    const timeouts = options.httpTimeouts;
+    this.#sweep = setInterval(
+      () => sweepConnections(connections, timeouts),
+      httpServerOptions(timeouts).connectionsCheckingInterval,
+    );
+    this.#sweep.unref();
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    const httpServer = this.#httpServer;
+    this.#server = undefined;
+    this.#httpServer = undefined;
+    this.#port = undefined;
+    clearInterval(this.#sweep);
+    if (!server) return;
+    const connections = this.#connections;
+    const handedOff = this.#handedOff;
+    await new Promise<void>((resolve) => {
+      // Requests in flight get 2 s to finish; idle connections close at once.
+      server.close(() => resolve());
+      const closeIdle = () => {
+        for (const connection of connections) if (connection.idle) connection.socket.destroy();
+        httpServer?.closeIdleConnections();
+      };
+      closeIdle();
+      const poll = setInterval(closeIdle, 100);
+      setTimeout(() => {
+        clearInterval(poll);
+        for (const connection of connections) connection.socket.destroy();
+        for (const socket of handedOff) socket.destroy();
+      }, 2_000).unref();
+      server.once('close', () => clearInterval(poll));
+    });
+    // Stops its connection checks (the callback's "not running" error only says it never listened).
+    httpServer?.close(() => {});
+  }
+}
+
+/** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
+function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
+  const now = Date.now();
+  coarseClock.now = now;
+  for (const connection of connections) {
+    if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
+    else if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs)
+      connection.timedOut();
+    else if (connection.requestStartedAt !== 0 && now - connection.requestStartedAt > timeouts.requestMs) {
+      connection.timedOut();
+    } else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();
+  }
+}
