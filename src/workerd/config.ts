@@ -17,6 +17,7 @@ import {
 import { DEFAULT_SUBREQUESTS_PER_INVOCATION, ISOLATE_MEMORY_MIB } from './limits.ts';
 import { externalService, hiddenBindings } from './hidden-bindings.ts';
 import { egressRules, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
+import { EGRESS_BINDING, METRICS_SECRET_BINDING } from './isolate/contract.ts';
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
@@ -158,11 +159,9 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
     const params = paramsModule({
       accountId: script.account_id,
       scriptName: script.name,
-      metricsSecret,
       subrequestLimit: input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION,
       localBodyKey: hidden.localBodyKey,
       localBuckets: hidden.localBuckets,
-      egress,
     });
     const modules = [
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(version.main_module, hostGuard))})`,
@@ -190,6 +189,9 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       }
     }
     bindings.push(...hidden.bindings);
+    // Kept from user code by the modules that take them (isolate/contract.ts METRICS_SECRET_BINDING).
+    bindings.push(`(name = ${capnpString(METRICS_SECRET_BINDING)}, text = ${capnpString(metricsSecret)})`);
+    if (egress) bindings.push(`(name = ${capnpString(EGRESS_BINDING)}, json = ${capnpString(JSON.stringify(egress))})`);
     const bound = new Set(version.bindings.map((b) => b.name));
     for (const secret of secrets) {
       if (!bound.has(secret.name))

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
 import { LATENCY_BUCKETS } from '../shared/metrics.ts';
-import type { EgressRule } from './isolate/contract.ts';
 
 /**
  * The modules of the platform's that run inside workerd (src/workerd/isolate/): TypeScript files that
@@ -62,11 +61,9 @@ export const platformModuleName = (name: IsolateModule): string => `${PLATFORM_D
 export interface IsolateParams {
   accountId: string;
   scriptName: string;
-  metricsSecret: string;
   subrequestLimit: number;
   localBodyKey: string | undefined;
   localBuckets: Record<string, number>;
-  egress: { allow: EgressRule[]; deny: EgressRule[] } | null;
 }
 
 /** `__ledge/params.js`: constants only, each a JSON literal. */
@@ -74,12 +71,10 @@ export function paramsModule(params: IsolateParams): string {
   const values: Record<string, unknown> = {
     ACCOUNT_ID: params.accountId,
     SCRIPT_NAME: params.scriptName,
-    METRICS_SECRET: params.metricsSecret,
     LATENCY_BUCKETS,
     SUBREQUEST_LIMIT: params.subrequestLimit,
     LOCAL_BODY_KEY: params.localBodyKey ?? null,
     LOCAL_BUCKETS: params.localBuckets,
-    EGRESS: params.egress,
   };
   return Object.entries(values)
     .map(([name, value]) => `export const ${name} = ${JSON.stringify(value)};\n`)

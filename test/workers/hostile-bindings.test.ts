@@ -25,13 +25,14 @@ const DENIED_RANGE = '198.51.100.0/24';
 const DENIED_ADDRESS = '198.51.100.7';
 
 /**
- * What a hostile function tries. `GET /env`: the names it can see. `/flags?path=`: the tail-flag service
+ * What a hostile function tries. `GET /env`: the names it can see; `/params`: what the platform params module exports. `/flags?path=`: the tail-flag service
  * under its old name, wherever it can find it. `/get/<key>` and `/proto/<key>`: the binding's get, and
  * the prototype's own unpatched get. `/put`, `/mpu`: writes with a reserved metadata key. `/fetch?url=`,
  * `/connect?to=`: egress.
  */
 const PROBER = `import { env as moduleEnv } from 'cloudflare:workers';
 import { connect } from 'cloudflare:sockets';
+import * as platformParams from './__ledge/params.js';
 const reserved = (names) => names.filter((name) => /^__ledge/i.test(name));
 export default {
   async fetch(request, env) {
@@ -45,6 +46,7 @@ export default {
         hidden: reserved([...Object.getOwnPropertyNames(env), ...Object.getOwnPropertyNames(moduleEnv)]),
       });
     }
+    if (action === 'params') return Response.json(Object.keys(platformParams).sort());
     if (action === 'flags') {
       const flags = moduleEnv.__LEDGE_TAIL_FLAGS ?? env.__LEDGE_TAIL_FLAGS;
       if (!flags) return new Response('unreachable');
@@ -201,6 +203,17 @@ describe('a hostile function and the platform it runs on', () => {
       expect(seen.env).toEqual(['BUCKET']);
       expect(seen.moduleEnv).toEqual(['BUCKET']);
       expect(seen.hidden).toEqual([]);
+    });
+
+    it('can import the platform modules, but they export no secret: the metrics secret and egress lists stay in their modules', async () => {
+      expect(JSON.parse((await call('/params')).text)).toEqual([
+        'ACCOUNT_ID',
+        'LATENCY_BUCKETS',
+        'LOCAL_BODY_KEY',
+        'LOCAL_BUCKETS',
+        'SCRIPT_NAME',
+        'SUBREQUEST_LIMIT',
+      ]);
     });
 
     it("cannot read another account's tail flag nor list the flag directory; each script has its own", async () => {

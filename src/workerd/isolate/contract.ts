@@ -31,6 +31,22 @@ export const localBucketBinding = (slot: number): string => `${RESERVED_BINDING_
 export const localBlobsBinding = (slot: number): string => `${RESERVED_BINDING_PREFIX}_BLOBS_${slot}`;
 /** The binding (hidden from the user's `env`) that reads the script's own tail flag (see tail-traces.ts). */
 export const TAIL_FLAG_BINDING = `${RESERVED_BINDING_PREFIX}_TAIL_FLAGS`;
+/**
+ * Values the platform's modules must keep from user code (which can import any module of its worker, so
+ * they cannot be exports of __ledge/params.js): each arrives as a hidden binding that its module takes out
+ * of the env at load, before any user module runs. The generation's metrics secret (metrics.ts), and the
+ * egress lists, which name the host's own addresses (egress.ts).
+ */
+export const METRICS_SECRET_BINDING = `${RESERVED_BINDING_PREFIX}_METRICS_SECRET`;
+export const EGRESS_BINDING = `${RESERVED_BINDING_PREFIX}_EGRESS`;
+/** Take a hidden binding out of the module env (cloudflare:workers' env), so user code never sees it. */
+export function takeBinding(env: unknown, name: string): unknown {
+  const bindings = env as Record<string, unknown> | null;
+  if (bindings === null || typeof bindings !== 'object' || !(name in bindings)) return undefined;
+  const value = bindings[name];
+  delete bindings[name];
+  return value;
+}
 /** The flag's file name in its script's own flag directory (tail-traces.ts scriptFlagDir). */
 export const TAIL_FLAG_FILE = 'flag';
 /** The tail flag's text when the events must carry the client's peer address (a session filters by it). */

@@ -1,5 +1,5 @@
-import type { EgressRule } from './contract.js';
-import { EGRESS } from './params.js';
+import { env as platformEnv } from 'cloudflare:workers';
+import { EGRESS_BINDING, takeBinding, type EgressRule } from './contract.js';
 
 /**
  * Checks the address of a fetch() to an IP literal (or `localhost`) against the operator's egress lists
@@ -7,7 +7,8 @@ import { EGRESS } from './params.js';
  * for a refused fetch is "internal error; reference = ...". The check here only words the refusal, so a
  * function sees `fetch() to http://10.0.0.5/ is refused: ...`. connect() is workerd's own (its error says
  * it cannot connect to the address). Rules are compared in one 128-bit space, IPv4 as IPv4-mapped IPv6,
- * the way kj's NetworkFilter matches them. Without lists (EGRESS null) fetch() is left alone.
+ * the way kj's NetworkFilter matches them. The lists come in a hidden json binding this module keeps (they
+ * name the host's own addresses); without it fetch() is left alone.
  */
 
 interface Rule {
@@ -65,7 +66,8 @@ function refusal(host: string, allow: Rule[], deny: Rule[]): string | undefined 
   return undefined;
 }
 
-if (EGRESS !== null) {
+const EGRESS = takeBinding(platformEnv, EGRESS_BINDING) as { allow: EgressRule[]; deny: EgressRule[] } | undefined;
+if (EGRESS !== undefined) {
   const parse = (rules: EgressRule[]): Rule[] => rules.map((rule) => ({ ...rule, base: BigInt('0x' + rule.base) }));
   const allow = parse(EGRESS.allow);
   const deny = parse(EGRESS.deny);

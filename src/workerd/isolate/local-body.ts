@@ -1,4 +1,4 @@
-import { localBlobsBinding, localBucketBinding } from './contract.js';
+import { localBlobsBinding, localBucketBinding, takeBinding } from './contract.js';
 
 /**
  * Lets a script's bucket bindings take large bodies from the bucket's blob files themselves instead of
@@ -63,13 +63,7 @@ export function localBodies(
   key: string | null,
   buckets: Readonly<Record<string, number>>,
 ): (env: Record<string, unknown>) => void {
-  const env = platformEnv as Record<string, unknown> | null;
-  const take = (name: string): unknown => {
-    if (env === null || typeof env !== 'object' || !(name in env)) return undefined;
-    const value = env[name];
-    delete env[name];
-    return value;
-  };
+  const take = (name: string) => takeBinding(platformEnv, name);
   const hidden = new Map<number, Local>();
   for (const slot of new Set(Object.values(buckets))) {
     const bucket = take(localBucketBinding(slot));

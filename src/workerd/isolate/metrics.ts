@@ -1,11 +1,14 @@
+import { env as platformEnv } from 'cloudflare:workers';
 import {
   METRICS_HEADER,
+  METRICS_SECRET_BINDING,
   PLATFORM_FRAME,
   SCHEDULED_HEADER,
   SCHEDULED_TRACE_SYMBOL,
+  takeBinding,
   type IsolateCounts,
 } from './contract.js';
-import { LATENCY_BUCKETS, METRICS_SECRET } from './params.js';
+import { LATENCY_BUCKETS } from './params.js';
 
 /**
  * Counts a script's requests in the isolate's memory: `instrument(main)` wraps the default export's fetch
@@ -18,6 +21,8 @@ import { LATENCY_BUCKETS, METRICS_SECRET } from './params.js';
  */
 
 const BOUNDS = LATENCY_BUCKETS;
+// Kept in this module only: whoever has it can read the counts and run scheduled() (a hidden text binding).
+const METRICS_SECRET = takeBinding(platformEnv, METRICS_SECRET_BINDING) as string | undefined;
 const counts: IsolateCounts = {
   requests: 0,
   exceptions: 0,
@@ -67,7 +72,8 @@ function withRay(response: unknown): unknown {
     return copy;
   }
 }
-const isScrape = (request: Request) => request.headers.get(METRICS_HEADER) === METRICS_SECRET;
+const isScrape = (request: Request) =>
+  METRICS_SECRET !== undefined && request.headers.get(METRICS_HEADER) === METRICS_SECRET;
 const scrape = () => new Response(JSON.stringify(counts), { headers: { 'content-type': 'application/json' } });
 type Scheduled = ((controller: object) => unknown) | undefined | false;
 // A Cron Trigger run (cron-service.ts via the ping service): the scheduled() handler is called here,

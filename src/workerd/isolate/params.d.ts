@@ -1,14 +1,11 @@
-import type { EgressRule } from './contract.js';
-
 /**
  * The one module of the platform's that is generated: `__ledge/params.js`, written per script by
- * isolate-modules.ts (paramsModule) with the values the platform's modules are parameterised by.
+ * isolate-modules.ts (paramsModule) with the values the platform's modules are parameterised by. User code
+ * can import it too: nothing in it is secret (see METRICS_SECRET_BINDING in contract.ts).
  */
 /** The script's account and name, which tag its console lines and trace lines. */
 export declare const ACCOUNT_ID: string;
 export declare const SCRIPT_NAME: string;
-/** The generation's secret a metrics scrape or a scheduled() call carries (METRICS_HEADER). */
-export declare const METRICS_SECRET: string;
 /** Latency bucket bounds in seconds (shared/metrics.ts LATENCY_BUCKETS). */
 export declare const LATENCY_BUCKETS: readonly number[];
 /** fetch() calls one invocation may make. */
@@ -17,5 +14,3 @@ export declare const SUBREQUEST_LIMIT: number;
 export declare const LOCAL_BODY_KEY: string | null;
 /** Each bucket binding of the user's that reads bodies locally, and its slot. */
 export declare const LOCAL_BUCKETS: Readonly<Record<string, number>>;
-/** What fetch() may reach (the operator's egress lists); null: no check here. */
-export declare const EGRESS: { allow: EgressRule[]; deny: EgressRule[] } | null;

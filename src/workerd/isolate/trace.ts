@@ -4,6 +4,8 @@ import { withLocalBodies } from './r2.js';
 import './egress.js';
 import { logBudget, newBudget, onConsoleCall, tag, write } from './console.js';
 import {
+  EGRESS_BINDING,
+  METRICS_SECRET_BINDING,
   PLATFORM_FRAME,
   RESERVED_BINDING_PREFIX,
   SCHEDULED_TRACE_SYMBOL,
@@ -57,7 +59,8 @@ const FLAG = TAIL_FLAG_BINDING;
 const PLATFORM_BINDING = new RegExp(`^${RESERVED_BINDING_PREFIX}_(?:R2|BLOBS)_\\d+$`);
 // The platform's own binding names (hidden-bindings.ts); a legacy user binding that merely starts with the
 // reserved prefix (allowed before it was reserved) stays the user's.
-const platformBinding = (name: string) => name === FLAG || PLATFORM_BINDING.test(name);
+const platformBinding = (name: string) =>
+  name === FLAG || name === METRICS_SECRET_BINDING || name === EGRESS_BINDING || PLATFORM_BINDING.test(name);
 // Taken out of env before any user module runs (this module is imported first): user code reaches the
 // flag binding neither through a handler's env nor through cloudflare:workers (issue 26 point 3).
 let flagBinding: Fetcher | undefined;
