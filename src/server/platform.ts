@@ -5,32 +5,25 @@ import { EgressPolicy } from '../egress/index.ts';
 import {
   createLoadBalancingSubsystem,
   HealthEventBus,
-  loadBalancingSettings,
   PoolEnablementBus,
   type LoadBalancing,
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
-import {
-  createMailer,
-  createNotificationsSubsystem,
-  notificationSettings,
-  type NotificationService,
-} from '../notifications/index.ts';
+import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, r2PublicDomain, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
+import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
-import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
-import { httpTimeouts } from '../shared/http-timeouts.ts';
+import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { chainSources, S3Listener, temporaryAccessKeys, tokenAccessKeys } from '../s3/index.ts';
 
@@ -91,7 +84,7 @@ export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
 ): Promise<Platform> {
-  const publicDomain = r2PublicDomain(config.env);
+  const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
@@ -111,7 +104,7 @@ export async function createPlatform(
     db,
     nodeId: nodeIdOf(config.dataDir, config.nodeId),
     logger: logger.child({ component: 'cluster' }),
-    heartbeatMs: positiveInteger(config.env['LEDGE_CLUSTER_HEARTBEAT_MS']),
+    heartbeatMs: config.cluster.heartbeatMs,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
   const metrics = new LedgeMetrics();
@@ -122,7 +115,7 @@ export async function createPlatform(
   const poolEnablement = new PoolEnablementBus();
   const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
     logger,
-    lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
+    lifecycleIntervalMs: config.r2.lifecycleIntervalMs,
     gate,
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
@@ -151,7 +144,7 @@ export async function createPlatform(
     logger,
     bus: healthEvents,
     enablement: poolEnablement,
-    settings: loadBalancingSettings(config.env),
+    settings: config.loadBalancing,
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
     reservedHostnames: {
@@ -167,7 +160,7 @@ export async function createPlatform(
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
   zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
-  const notify = notificationSettings(config.env);
+  const notify = config.notifications;
   const notifications = createNotificationsSubsystem({
     db,
     secretBox,
@@ -186,7 +179,7 @@ export async function createPlatform(
   });
   const workers = createWorkersSubsystem({
     config,
-    env: config.env,
+    settings: config.workers,
     db,
     secretBox,
     accounts: accounts.service,
@@ -209,8 +202,8 @@ export async function createPlatform(
     health: loadBalancing.service.health,
     healthEvents,
     egress,
-    settings: trafficSettings(config.env),
-    httpTimeouts: httpTimeouts(config.env),
+    settings: config.traffic,
+    httpTimeouts: config.httpTimeouts,
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
@@ -228,7 +221,7 @@ export async function createPlatform(
     storage,
     // Temporary credentials (with a session token) first, then API tokens' key pairs.
     credentials: chainSources([temporaryAccessKeys(r2.tempCredentials), tokenAccessKeys(accounts.service)]),
-    httpTimeouts: httpTimeouts(config.env),
+    httpTimeouts: config.httpTimeouts,
     logger: logger.child({ component: 's3-api' }),
   });
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
@@ -308,9 +301,4 @@ async function openBlobStore(config: ServerConfig, blobsDir: string, logger: Log
     prefix: config.s3.prefix,
   });
   return store;
-}
-
-/** An operator-set interval in ms, or undefined (the default) when unset or not a positive integer. */
-function positiveInteger(raw: string | undefined): number | undefined {
-  return raw !== undefined && /^[1-9]\d*$/.test(raw) ? Number(raw) : undefined;
 }

@@ -101,14 +101,14 @@ describe('exit codes and errors', () => {
     const processes = await runCli(['server', '--data-dir', dataDir, '--port', '0', '--functions-processes', '0']);
     expect(processes).toMatchObject({
       code: 1,
-      stderr: 'error: invalid number of functions processes: 0 (use 1 to 64)\n',
+      stderr: 'error: invalid number of functions processes: 0 (use 1 to 64), from --functions-processes\n',
     });
     const fromEnv = await runCli(['server', '--data-dir', dataDir, '--port', '0'], {
       env: { LEDGE_FUNCTIONS_PROCESSES: 'many' },
     });
     expect(fromEnv).toMatchObject({
       code: 1,
-      stderr: 'error: invalid number of functions processes: many (use 1 to 64)\n',
+      stderr: 'error: invalid number of functions processes: many (use 1 to 64), from LEDGE_FUNCTIONS_PROCESSES\n',
     });
   });
 
