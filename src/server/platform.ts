@@ -25,7 +25,7 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
-import { chainSources, S3Listener, temporaryAccessKeys, tokenAccessKeys } from '../s3/index.ts';
+import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -178,7 +178,14 @@ export async function createPlatform(
     poolEnablement,
   });
   const workers = createWorkersSubsystem({
-    config,
+    // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
+    config: {
+      functionsHost: config.functionsHost,
+      functionsPort: config.functionsPort,
+      functionsDomain: config.functionsDomain,
+      functionsProcesses: config.functionsProcesses,
+      egress: config.egress,
+    },
     settings: config.workers,
     db,
     secretBox,
@@ -215,18 +222,19 @@ export async function createPlatform(
   r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
   cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
-  const s3Api = new S3Listener({
+  const s3 = createS3Subsystem({
     host: config.host,
     port: config.s3ApiPort,
     storage,
-    // Temporary credentials (with a session token) first, then API tokens' key pairs.
-    credentials: chainSources([temporaryAccessKeys(r2.tempCredentials), tokenAccessKeys(accounts.service)]),
+    accounts: accounts.service,
+    tempCredentials: r2.tempCredentials,
     httpTimeouts: config.httpTimeouts,
-    logger: logger.child({ component: 's3-api' }),
+    logger,
   });
+  const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
   const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
   return {
     dashboard,
@@ -257,7 +265,7 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), s3Api, traffic],
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }
 
