@@ -115,6 +115,8 @@ describe('the settings schema', () => {
       failure({}, { LEDGE_EGRESS_DENY: '10.0.0.0/8,bogus' }),
       failure({}, { LEDGE_R2_PUBLIC_DOMAIN: 'not a domain' }),
       failure({ s3Endpoint: 'localhost:9000' }),
+      failure({}, { LEDGE_NODE_ID: 'node one' }),
+      failure({}, { LEDGE_SECRET_KEY: 'c2hvcnQga2V5' }),
     ];
     expect(lines).toEqual([
       'invalid port: x (use 0 to 65535), from --traffic-port',
@@ -126,6 +128,9 @@ describe('the settings schema', () => {
       'LEDGE_EGRESS_DENY: "bogus" is not a CIDR range (use e.g. 10.0.0.0/8 or fd00::/8)',
       'LEDGE_R2_PUBLIC_DOMAIN must be a hostname (like r2.localhost), not "not a domain"',
       'invalid --s3-endpoint localhost:9000: expected http(s)://host[:port]',
+      'invalid LEDGE_NODE_ID: node one (use 1 to 64 letters, digits, dots, dashes or underscores)',
+      // A secret is never repeated in the line.
+      'invalid LEDGE_SECRET_KEY: (hidden) (use 32 bytes, base64)',
     ]);
   });
 

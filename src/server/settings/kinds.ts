@@ -85,6 +85,21 @@ export function cidrList(): Kind<readonly Cidr[]> {
   };
 }
 
+/** Text that matches `pattern`, which `range` says in words. */
+export function matching(pattern: RegExp, range: string, valueName: string): Kind<string> {
+  return { parse: (raw) => (pattern.test(raw) ? { value: raw } : { range }), range, valueName };
+}
+
+/** A key of `bytes` bytes, base64-encoded (kept as the text given). */
+export function base64Key(bytes: number): Kind<string> {
+  const range = `${bytes} bytes, base64`;
+  return {
+    parse: (raw) => (Buffer.from(raw, 'base64').length === bytes ? { value: raw } : { range }),
+    range,
+    valueName: 'key',
+  };
+}
+
 /** A DNS name, lower-cased and without a trailing dot. */
 export function hostname(example: string): Kind<string> {
   return {

@@ -30,12 +30,14 @@ function field<T>(setting: Setting<T>) {
       if (raw === undefined) return setting.defaultValue();
       const parsed = setting.kind.parse(raw);
       if ('value' in parsed) return parsed.value;
+      // A secret's value is never repeated, not even a wrong one (it may be a real key set in the wrong place).
+      const shown = setting.secret ? '(hidden)' : raw;
       const message =
         'message' in parsed
           ? parsed.message
           : setting.label === undefined
-            ? `invalid {setting}: ${raw} (use ${parsed.range})`
-            : `invalid ${setting.label}: ${raw} (use ${parsed.range}), from {setting}`;
+            ? `invalid {setting}: ${shown} (use ${parsed.range})`
+            : `invalid ${setting.label}: ${shown} (use ${parsed.range}), from {setting}`;
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     });

@@ -7,7 +7,7 @@ import {
 } from '../../shared/default-ports.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../../shared/logger.ts';
-import { boolean, cidrList, hostname, integer, oneOf, port, serviceUrl, text } from './kinds.ts';
+import { base64Key, boolean, cidrList, hostname, integer, matching, oneOf, port, serviceUrl, text } from './kinds.ts';
 import { optional, withDefault } from './setting.ts';
 
 const MiB = 1024 * 1024;
@@ -103,7 +103,7 @@ export const SETTINGS = {
   }),
   secretKey: optional({
     env: 'LEDGE_SECRET_KEY',
-    kind: text('key', '32 bytes, base64'),
+    kind: base64Key(32),
     description: 'Key that encrypts secrets at rest; every node sharing a database needs the same one.',
     unsetText: '<data-dir>/secret.key, made on first start',
     section: 'Records and keys',
@@ -111,7 +111,7 @@ export const SETTINGS = {
   }),
   nodeId: optional({
     env: 'LEDGE_NODE_ID',
-    kind: text('id', '1 to 64 letters, digits, dots, dashes or underscores'),
+    kind: matching(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, dots, dashes or underscores', 'id'),
     description: "This node's name among the nodes sharing the database.",
     unsetText: 'made once per data dir',
     section: 'Nodes',
