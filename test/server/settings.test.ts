@@ -140,7 +140,6 @@ describe('the settings schema', () => {
 
   it("declares the same defaults as the subsystems' own (used when a test builds one directly)", () => {
     const config = resolveServerConfig({}, {});
-    // (The traffic and runtime defaults are left out: their folders are moving, see issue 27.)
     expect(config.notifications).toMatchObject({
       retry: DEFAULT_RETRY,
       historyRetentionMs: DEFAULT_HISTORY_RETENTION_MS,
