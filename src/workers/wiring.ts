@@ -106,8 +106,7 @@ export function createFunctions(deps: {
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
   });
-  // Cron Trigger runs reach the script's open tail sessions as scheduled events.
-  crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+  tailCronRuns(crons, traces);
   // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
   workers.onScriptDeleted(async (accountId, name) => {
     tails.closeScript(accountId, name);
@@ -136,6 +135,11 @@ export function createFunctions(deps: {
 
 const RUNTIME_TOPIC = 'workers_runtime';
 const CRONS_TOPIC = 'workers_crons';
+
+/** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */
+export function tailCronRuns(crons: CronService, traces: TailTraces): () => void {
+  return crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+}
 
 /**
  * The runtime as the service sees it, telling the other nodes to reload too whenever it reloads here: every
