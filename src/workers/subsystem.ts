@@ -118,7 +118,7 @@ export function createWorkersSubsystem(deps: {
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
   });
   // Cron Trigger runs reach the script's open tail sessions as scheduled events.
-  crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+  tailCronRuns(crons, traces);
   // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
   workers.onScriptDeleted(async (accountId, name) => {
     tails.closeScript(accountId, name);
@@ -156,6 +156,11 @@ export function createWorkersSubsystem(deps: {
 }
 
 const RUNTIME_TOPIC = 'workers_runtime';
+
+/** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */
+export function tailCronRuns(crons: CronService, traces: TailTraces): () => void {
+  return crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+}
 const CRONS_TOPIC = 'workers_crons';
 
 /**
