@@ -2,24 +2,25 @@
 // presigned GETs, header-signed PUTs, so every request's signature is checked), side by side in one run
 // with the /client/v4 object routes on the same objects, a node:http file-stream ceiling (bench/functions/
 // file-server.ts) and, with --swift, OpenStack Swift's s3api (/work/shared/reference/scale-out/start-s3.sh).
-// Each figure is `wrk -t1 -c<connections> -d<seconds>s`, the targets alternating for --rounds rounds
-// (medians reported). Also the cost of one signature check (parse + verify of a presigned GET), in process.
-// Needs wrk (and Swift for --swift).
-// Usage: npm run bench:s3 [-- --seconds 5 --rounds 1 --only get|put --swift]
+// Each figure is `wrk -t1 -c<connections> -d<seconds>s`. Built for a noisy, shared machine: the targets of a
+// scenario run interleaved, one after the other, for --rounds rounds, in an order rotated each round (no
+// target always first or last); the medians are reported, and the targets' ratios are taken per round (a
+// pair measured seconds apart shares the machine's load) and their median reported, with the range. Also the
+// cost of one signature check (parse + verify of a presigned GET), in process. Needs wrk (and Swift for --swift).
+// Usage: npm run bench:s3 [-- --seconds 5 --rounds 5 --only get|put --swift]
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { parseSignedRequest, verifySignature } from '../../src/s3/sigv4.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
-import { benchServerArgs } from '../functions/processes.ts';
 import { parseWrk, type WrkResult } from '../functions/wrk.ts';
+import { ACCOUNT, s3CredentialsFor, startLedge, TOKEN, waitForLine } from './server.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const argument = (name: string, fallback: number) => {
@@ -31,11 +32,9 @@ const textArgument = (name: string) => {
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
 const SECONDS = argument('--seconds', 5);
-const ROUNDS = argument('--rounds', 1);
+const ROUNDS = argument('--rounds', 5);
 const ONLY = textArgument('--only');
 const SWIFT = process.argv.includes('--swift');
-const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
-const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const SIZES = { '1 KiB': 1024, '1 MiB': 1024 * 1024 } as const;
 
 class NodeSha256 {
@@ -82,40 +81,6 @@ async function wrk(target: Target, dir: string, connections: number): Promise<Wr
   return parseWrk(stdout);
 }
 
-function waitForLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
-  return new Promise((resolveLine, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      if (match(line)) resolveLine(line);
-    });
-    child.once('exit', (code) => reject(new Error(`process exited (${code}) before it was ready`)));
-  });
-}
-
-async function startLedge(dataDir: string) {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'src/cli/main.ts'), ...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
-    {
-      env: {
-        ...process.env,
-        LEDGE_LOG_LEVEL: 'warn',
-        LEDGE_BOOTSTRAP_EMAIL: 'bench@example.com',
-        LEDGE_BOOTSTRAP_API_KEY: '0123456789abcdef0123456789abcdef01234',
-        LEDGE_BOOTSTRAP_API_TOKEN: TOKEN,
-        LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
-        LEDGE_CONFIG_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const info = JSON.parse(await waitForLine(child, (line) => line.startsWith('{'))) as {
-    api_url: string;
-    s3_api_port: number;
-  };
-  return { child, apiUrl: info.api_url, s3Port: info.s3_api_port };
-}
-
 async function startSwift(work: string): Promise<Record<string, string>> {
   const script = '/work/shared/reference/scale-out/start-s3.sh';
   const { stdout } = await promisify(execFile)('bash', [script, join(work, 'swift-run')], { maxBuffer: 1 << 20 });
@@ -134,15 +99,7 @@ async function main() {
   try {
     const ledge = await startLedge(join(work, 'data'));
     children.push(ledge.child);
-    const verify = (await (
-      await fetch(`${ledge.apiUrl}/user/tokens/verify`, { headers: { authorization: `Bearer ${TOKEN}` } })
-    ).json()) as {
-      result: { id: string };
-    };
-    const credentials = {
-      accessKeyId: verify.result.id,
-      secretAccessKey: createHash('sha256').update(TOKEN).digest('hex'),
-    };
+    const credentials = await s3CredentialsFor(ledge.apiUrl);
     const endpoint = `http://127.0.0.1:${ledge.s3Port}`;
     const s3 = new S3Client({ endpoint, region: 'auto', forcePathStyle: true, credentials });
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
@@ -248,10 +205,12 @@ async function main() {
       }
     }
 
+    const ratios: { scenario: string; of: string; to: string; values: number[] }[] = [];
     async function measure(scenario: string, targets: Target[], connections: number) {
       const runs = new Map<string, WrkResult[]>();
       for (let round = 0; round < ROUNDS; round++) {
-        for (const target of targets) {
+        const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+        for (const target of order) {
           const result = await wrk(target, work, connections);
           if (result.errors > 0 || result.non2xx > 0) {
             throw new Error(
@@ -264,6 +223,18 @@ async function main() {
       for (const [target, list] of runs) {
         const sorted = [...list].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
         results.push({ scenario, target, result: sorted[Math.floor(sorted.length / 2)]! });
+      }
+      // The S3 API against each other target, round by round.
+      const [first, ...others] = targets;
+      for (const other of others) {
+        const mine = runs.get(first!.name)!;
+        const theirs = runs.get(other.name)!;
+        ratios.push({
+          scenario,
+          of: first!.name,
+          to: other.name,
+          values: mine.map((r, i) => r.requestsPerSec / theirs[i]!.requestsPerSec),
+        });
       }
     }
 
@@ -293,6 +264,19 @@ async function main() {
         `| ${scenario} | ${target} | ${result.requestsPerSec.toFixed(0)} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(result.readBytesPerSec / 1024 / 1024).toFixed(1)} |\n`,
       );
     }
+    process.stdout.write(`\n| scenario | ratio (per round) | median | min-max |\n|---|---|---|---|\n`);
+    for (const { scenario, of, to, values } of ratios) {
+      const sorted = [...values].sort((a, b) => a - b);
+      const median = sorted[Math.floor(sorted.length / 2)]!;
+      process.stdout.write(
+        `| ${scenario} | ${of} / ${to} | ${median.toFixed(2)} | ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)} |\n`,
+      );
+    }
+    process.stdout.write(
+      `\nload average at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (${cpus().length} cores)\n`,
+    );
     process.stdout.write(
       `\nsignature check (parse + verify a presigned GET): ${perCheckCpuUs.toFixed(1)} us of CPU per request (${perCheckUs.toFixed(1)} us wall)\n`,
     );
