@@ -2,13 +2,14 @@
 // `aws s3 cp`s a file of --gib GiB (default 6) up (multipart) and back down, samples the server's RSS (the Node
 // process that serves the S3 port; the functions runtime takes no part) every 100 ms, checks the bytes came back
 // identical (SHA-256), and reports the growth of the RSS peak over the idle server. Target: under 64 MiB.
-// Needs the AWS CLI and about 3x --gib of free disk (the file, its blobs, the download); it deletes them after.
+// Needs the AWS CLI v2 (Debian's awscli, /usr/bin/aws; else `aws` on PATH) and about 3x --gib of free disk (the file, its blobs, the download); it deletes them after.
 // Usage: node bench/s3/large-object-memory.ts [--gib 6]
 import { execFile, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   createReadStream,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -25,6 +26,7 @@ import { s3CredentialsFor, startLedge } from './server.ts';
 const at = process.argv.indexOf('--gib');
 const GIB = at >= 0 ? Number(process.argv[at + 1]) || 6 : 6;
 const MiB = 1024 * 1024;
+const AWS = existsSync('/usr/bin/aws') ? '/usr/bin/aws' : 'aws';
 const BLOCK = 64 * MiB;
 
 function rssOf(pid: number): number {
@@ -80,7 +82,7 @@ async function main() {
       AWS_PAGER: '',
     };
     const aws = (...args: string[]) =>
-      promisify(execFile)('aws', ['--endpoint-url', `http://127.0.0.1:${ledge.s3Port}`, ...args], {
+      promisify(execFile)(AWS, ['--endpoint-url', `http://127.0.0.1:${ledge.s3Port}`, ...args], {
         env,
         maxBuffer: 16 * MiB,
       });

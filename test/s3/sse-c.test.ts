@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import {
   CompleteMultipartUploadCommand,
@@ -16,6 +17,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { trafficPort } from '../load-balancing/traffic-helpers.ts';
+import { call as apiCall } from '../notifications/api-helpers.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, functionsPort, uploadScript } from '../workers/helpers.ts';
 import { bodyBytes, run, s3Client, s3CredentialsOf, s3Port, signedFetch, tool } from './helpers.ts';
 
@@ -399,13 +402,39 @@ describe('S3 API: SSE-C (customer-provided keys)', () => {
     // The same object through S3 with the same key; an S3 SSE-C object through the binding.
     const viaS3 = await s3.send(new GetObjectCommand({ Bucket: 'secret', Key: 'bound', ...sse }));
     expect((await bodyBytes(viaS3.Body)).equals(body)).toBe(true);
-    const fromS3 = await call('/multi', { headers: { 'x-key': hex } });
+    const s3Body = randomBytes(300_000);
+    await s3.send(new PutObjectCommand({ Bucket: 'secret', Key: 'from-s3', Body: s3Body, ...sse }));
+    const fromS3 = await call('/from-s3', { headers: { 'x-key': hex } });
     expect(fromS3.status).toBe(200);
-    expect(fromS3.body.length).toBe(6 * MiB + 7);
+    expect(fromS3.body.equals(s3Body)).toBe(true);
     // /client/v4 has no way to send a key: the encrypted object is refused there, as on R2.
     const v4 = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/secret/objects/bound`, {
       headers: ledge.tokenHeaders,
     });
     expect(v4.status).toBe(400);
+    // Nor can a public URL: the managed public domain refuses it (GET and HEAD); a plain object is served.
+    const managed = await apiCall(ledge, 'PUT', `/accounts/${ledge.accountId}/r2/buckets/secret/domains/managed`, {
+      enabled: true,
+    });
+    const publicHost = (managed.body as { result: { domain: string } }).result.domain;
+    // node:http, not fetch: fetch does not send a Host of the caller's choosing.
+    const viaPublic = (path: string, method = 'GET') =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port: trafficPort(ledge), path, method, headers: { host: publicHost }, agent: false },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    expect((await viaPublic('/bound')).status).toBe(400);
+    expect((await viaPublic('/bound', 'HEAD')).status).toBe(400);
+    await s3.send(new PutObjectCommand({ Bucket: 'secret', Key: 'open', Body: 'not secret' }));
+    expect((await viaPublic('/open')).text).toBe('not secret');
   });
 });
