@@ -6,7 +6,9 @@
 // scenario run interleaved, one after the other, for --rounds rounds, in an order rotated each round (no
 // target always first or last); the medians are reported, and the targets' ratios are taken per round (a
 // pair measured seconds apart shares the machine's load) and their median reported, with the range. Also the
-// cost of one signature check (parse + verify of a presigned GET), in process. Needs wrk (and Swift for --swift).
+// cost of one signature check (parse + verify of a presigned GET), in process. Next to req/s, each target's
+// serving process's CPU per request (and the ratio of those): the figure that a shared machine disturbs least.
+// Needs wrk (and Swift for --swift).
 // Usage: npm run bench:s3 [-- --seconds 5 --rounds 5 --only get|put --swift]
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
@@ -19,6 +21,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { parseSignedRequest, verifySignature } from '../../src/s3/sigv4.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
+import { treeCpuMs } from '../functions/processes.ts';
 import { parseWrk, type WrkResult } from '../functions/wrk.ts';
 import { ACCOUNT, s3CredentialsFor, startLedge, TOKEN, waitForLine } from './server.ts';
 
@@ -58,7 +61,12 @@ interface Target {
   method: 'GET' | 'PUT';
   headers: Record<string, string>;
   body?: number;
+  /** The serving process, whose CPU per request is measured (none for Swift, several processes). */
+  pid?: number | undefined;
 }
+
+/** A wrk run, with the CPU (ms) the serving process spent per request during it. */
+type Run = WrkResult & { cpuMsPerRequest: number | undefined };
 
 async function wrk(target: Target, dir: string, connections: number): Promise<WrkResult> {
   const lua = join(dir, `t-${Date.now()}-${Math.random().toString(36).slice(2)}.lua`);
@@ -163,7 +171,7 @@ async function main() {
     const v4 = { authorization: `Bearer ${TOKEN}` };
     const objectsUrl = `${ledge.apiUrl}/accounts/${ACCOUNT}/r2/buckets/bench/objects`;
 
-    const results: { scenario: string; target: string; result: WrkResult }[] = [];
+    const results: { scenario: string; target: string; result: Run; cpuMsPerRequest: number | undefined }[] = [];
     const ratios: { scenario: string; of: string; to: string; values: number[] }[] = [];
     for (const [label, size] of Object.entries(SIZES)) {
       if (ONLY !== 'put') {
@@ -182,12 +190,25 @@ async function main() {
             name: 'S3 API (presigned)',
             method: 'GET',
             headers: {},
+            pid: ledge.child.pid,
             url: await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'bench', Key: `${size}.bin` }), {
               expiresIn: 3600,
             }),
           },
-          { name: '/client/v4 objects', method: 'GET', headers: v4, url: `${objectsUrl}/${size}.bin` },
-          { name: 'node:http file stream', method: 'GET', headers: {}, url: `http://127.0.0.1:${filePort}/` },
+          {
+            name: '/client/v4 objects',
+            method: 'GET',
+            headers: v4,
+            url: `${objectsUrl}/${size}.bin`,
+            pid: ledge.child.pid,
+          },
+          {
+            name: 'node:http file stream',
+            method: 'GET',
+            headers: {},
+            url: `http://127.0.0.1:${filePort}/`,
+            pid: fileServer.pid,
+          },
         ];
         if (swift) {
           targets.push({
@@ -207,22 +228,37 @@ async function main() {
           {
             name: 'S3 API (signed)',
             method: 'PUT',
+            pid: ledge.child.pid,
             headers: await signedPut(`put-${size}`),
             url: `${endpoint}/bench/put-${size}`,
             body: size,
           },
-          { name: '/client/v4 objects', method: 'PUT', headers: v4, url: `${objectsUrl}/put-v4-${size}`, body: size },
+          {
+            name: '/client/v4 objects',
+            method: 'PUT',
+            headers: v4,
+            url: `${objectsUrl}/put-v4-${size}`,
+            body: size,
+            pid: ledge.child.pid,
+          },
         ];
         await measure(`PUT ${label}`, targets, size > 1024 ? 8 : 32);
       }
     }
 
     async function measure(scenario: string, targets: Target[], connections: number) {
-      const runs = new Map<string, WrkResult[]>();
+      const runs = new Map<string, Run[]>();
       for (let round = 0; round < ROUNDS; round++) {
         const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
         for (const target of order) {
-          const result = await wrk(target, work, connections);
+          // CPU per request hardly moves with the machine's load (bench/functions/processes.ts), unlike req/s.
+          const cpuBefore = target.pid === undefined ? 0 : treeCpuMs(target.pid);
+          const measured = await wrk(target, work, connections);
+          const requests = measured.requestsPerSec * SECONDS;
+          const result: Run = {
+            ...measured,
+            cpuMsPerRequest: target.pid === undefined ? undefined : (treeCpuMs(target.pid) - cpuBefore) / requests,
+          };
           // A refused request is a fault; a few socket errors (timeouts) on a loaded machine are not.
           if (result.non2xx > 0 || result.errors > Math.max(2, result.requestsPerSec * SECONDS * 0.01)) {
             throw new Error(
@@ -234,7 +270,9 @@ async function main() {
       }
       for (const [target, list] of runs) {
         const sorted = [...list].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
-        results.push({ scenario, target, result: sorted[Math.floor(sorted.length / 2)]! });
+        const cpu = list.map((r) => r.cpuMsPerRequest).filter((c): c is number => c !== undefined);
+        const cpuMsPerRequest = cpu.length ? [...cpu].sort((a, b) => a - b)[Math.floor(cpu.length / 2)] : undefined;
+        results.push({ scenario, target, result: sorted[Math.floor(sorted.length / 2)]!, cpuMsPerRequest });
       }
       // The S3 API against each other target, round by round.
       const [first, ...others] = targets;
@@ -247,6 +285,16 @@ async function main() {
           to: other.name,
           values: mine.map((r, i) => r.requestsPerSec / theirs[i]!.requestsPerSec),
         });
+        // Also as CPU: the other's CPU per request over ours (how many of our requests a core serves per one of
+        // theirs), where both are measured.
+        if (mine.every((r) => r.cpuMsPerRequest) && theirs.every((r) => r.cpuMsPerRequest)) {
+          ratios.push({
+            scenario,
+            of: `${first!.name} (CPU)`,
+            to: other.name,
+            values: mine.map((r, i) => theirs[i]!.cpuMsPerRequest! / r.cpuMsPerRequest!),
+          });
+        }
       }
     }
 
@@ -270,10 +318,12 @@ async function main() {
     const perCheckCpuUs = (cpu.user + cpu.system) / checks;
     if (ok !== checks) throw new Error('the benchmark signature did not verify');
 
-    process.stdout.write(`\n| scenario | target | req/s | p50 ms | p99 ms | MiB/s |\n|---|---|---|---|---|---|\n`);
-    for (const { scenario, target, result } of results) {
+    process.stdout.write(
+      `\n| scenario | target | req/s | p50 ms | p99 ms | MiB/s | server CPU ms/request |\n|---|---|---|---|---|---|---|\n`,
+    );
+    for (const { scenario, target, result, cpuMsPerRequest } of results) {
       process.stdout.write(
-        `| ${scenario} | ${target} | ${result.requestsPerSec.toFixed(0)} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(result.readBytesPerSec / 1024 / 1024).toFixed(1)} |\n`,
+        `| ${scenario} | ${target} | ${result.requestsPerSec.toFixed(0)} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${(result.readBytesPerSec / 1024 / 1024).toFixed(1)} | ${cpuMsPerRequest === undefined ? 'n/a' : cpuMsPerRequest.toFixed(3)} |\n`,
       );
     }
     process.stdout.write(`\n| scenario | ratio (per round) | median | min-max |\n|---|---|---|---|\n`);
