@@ -19,10 +19,11 @@ export function waitForLine(child: ChildProcess, match: (line: string) => boolea
   });
 }
 
-export async function startLedge(dataDir: string) {
+/** `nodeArgs`: flags for the server's Node (e.g. `--cpu-prof` to see where a scenario's time goes). */
+export async function startLedge(dataDir: string, nodeArgs: string[] = []) {
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'src/cli/main.ts'), ...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
+    [...nodeArgs, join(ROOT, 'src/cli/main.ts'), ...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
     {
       env: {
         ...process.env,
