@@ -73,6 +73,20 @@ const SCRIPT = `export default {
         const object = await env.BUCKET.put(key, request.body, { ssecKey });
         return new Response(object.ssecKeyMd5 ?? 'none');
       }
+      if (request.method === 'POST') {
+        // A multipart upload through the binding: two parts of 5 MiB and 1 KiB, each with the key.
+        const upload = await env.BUCKET.createMultipartUpload(key, { ssecKey });
+        const first = await upload.uploadPart(1, new Uint8Array(5 * 1024 * 1024).fill(1), { ssecKey });
+        const second = await upload.uploadPart(2, new Uint8Array(1024).fill(2), { ssecKey });
+        let refused = 'no';
+        try {
+          await upload.uploadPart(3, new Uint8Array(10));
+        } catch (error) {
+          refused = String(error.message);
+        }
+        const object = await upload.complete([first, second]);
+        return new Response(JSON.stringify({ md5: object.ssecKeyMd5, refused }));
+      }
       if (url.searchParams.has('head')) {
         const object = await env.BUCKET.head(key);
         return new Response(object?.ssecKeyMd5 ?? 'none');
@@ -399,6 +413,14 @@ describe('S3 API: SSE-C (customer-provided keys)', () => {
     expect(noKey.body.toString()).toMatch(/Server Side Encryption.*\(10080\)/);
     const wrongKey = await call('/bound', { headers: { 'x-key': other.toString('hex') } });
     expect(wrongKey.body.toString()).toMatch(/\(10082\)/);
+    const multipart = await call('/bound-mp', { method: 'POST', headers: { 'x-key': hex } });
+    const answer = JSON.parse(multipart.body.toString()) as { md5: string; refused: string };
+    expect(answer.md5).toBe(keyMd5(key));
+    expect(answer.refused).toMatch(/\(10080\)/);
+    const mp = await s3.send(
+      new GetObjectCommand({ Bucket: 'secret', Key: 'bound-mp', Range: 'bytes=5242870-5242889', ...sse }),
+    );
+    expect([...(await bodyBytes(mp.Body))]).toEqual([...Array(10).fill(1), ...Array(10).fill(2)]);
     // The same object through S3 with the same key; an S3 SSE-C object through the binding.
     const viaS3 = await s3.send(new GetObjectCommand({ Bucket: 'secret', Key: 'bound', ...sse }));
     expect((await bodyBytes(viaS3.Body)).equals(body)).toBe(true);
