@@ -248,8 +248,7 @@ async function deployTutorialOn(server: Server): Promise<void> {
   const host = await deployTutorial(server.apiPort, { ...CREDS, account: ACCOUNT }, SECRET, script);
   server.host = `${host}:${server.fnPort}`;
   await put(server, 'k'.repeat(OBJECT_BYTES));
-  if (SCENARIO === 'list_small')
-    for (let i = 0; i < 10; i++) await put(server, 's'.repeat(100), `/${LIST_PREFIX}${i}`);
+  if (SCENARIO === 'list_small') for (let i = 0; i < 10; i++) await put(server, 's'.repeat(100), `/${LIST_PREFIX}${i}`);
 }
 
 function put(server: Server, body: string, path = '/cat-pic.jpg'): Promise<void> {

@@ -48,10 +48,7 @@ export async function deployTutorial(
       bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
     }),
   );
-  form.set(
-    'index.js',
-    new File([readFileSync(script)], 'index.js', { type: 'application/javascript+module' }),
-  );
+  form.set('index.js', new File([readFileSync(script)], 'index.js', { type: 'application/javascript+module' }));
   const upload = await fetch(`${base}/workers/scripts/r2-worker`, { method: 'PUT', headers, body: form });
   if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
   await call('PUT', '/workers/scripts/r2-worker/secrets', {

@@ -1,3 +1,5 @@
+import { invalidateEverywhere } from './runtime/r2-invalidation.ts';
+import { WorkerdProcess } from './runtime/workerd-process.ts';
 import { resolve } from 'node:path';
 import type { AccountService } from '../accounts/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
@@ -74,6 +76,8 @@ export function createFunctions(deps: {
       10_000_000,
     ),
   });
+  // Isolates' cached objects (r2-cache.js) are dropped in every live process before a write to them is answered.
+  deps.r2.onObjectsChanged?.((bucket, keys) => invalidateEverywhere(WorkerdProcess.live, bucket, keys));
   if (deps.metrics) {
     const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
     deps.metrics.registry.onCollect(() => collector.collect());
