@@ -8,8 +8,14 @@ export interface ChangedBucket {
   name: string;
 }
 
-/** Called after a write to watched keys commits and before the write is answered; the answer waits for it. */
-export type ObjectChangeListener = (bucket: ChangedBucket, keys: string[]) => Promise<void>;
+/**
+ * Called after a write to watched keys commits and before the write is answered; the answer waits for it.
+ * `bucket` and `keys` undefined: every copy of every object must go (see ObjectChanges.maxWatched).
+ */
+export type ObjectChangeListener = (bucket: ChangedBucket | undefined, keys: string[] | undefined) => Promise<void>;
+
+/** Keys watched at once before everything is dropped everywhere and watching starts afresh. */
+const MAX_WATCHED_KEYS = 100_000;
 
 /**
  * Which objects someone outside this process may hold a copy of (the functions runtime's per-isolate
@@ -26,8 +32,20 @@ export type ObjectChangeListener = (bucket: ChangedBucket, keys: string[]) => Pr
  * nodes commit writes this process never sees, so nothing may be cached there.
  */
 export class ObjectChanges {
-  readonly #watched = new Map<string, { bucket: ChangedBucket; keys: Set<string> }>();
+  #watched = new Map<string, { bucket: ChangedBucket; keys: Set<string> }>();
+  #count = 0;
+  /** Watches made before a reset still in flight: writes still wait for them until every copy is gone. */
+  #previous: Map<string, { bucket: ChangedBucket; keys: Set<string> }> | undefined;
   readonly #listeners: ObjectChangeListener[] = [];
+  readonly #maxWatched: number;
+
+  /**
+   * `maxWatched` bounds the memory of the watch list: past it, every holder drops everything (one
+   * invalidation with no keys) while a new list starts, and the old one is forgotten once that is done.
+   */
+  constructor(maxWatched = MAX_WATCHED_KEYS) {
+    this.#maxWatched = maxWatched;
+  }
 
   /** Listeners are awaited together; a listener that throws fails the write's answer (not its commit). */
   onChange(listener: ObjectChangeListener): void {
@@ -40,24 +58,45 @@ export class ObjectChanges {
       entry = { bucket: { id: bucket.id, accountId: bucket.accountId, name: bucket.name }, keys: new Set() };
       this.#watched.set(bucket.id, entry);
     }
+    if (entry.keys.has(key)) return;
     entry.keys.add(key);
+    if (++this.#count > this.#maxWatched && this.#previous === undefined) void this.#reset();
   }
 
   /** How many keys are watched now (tests, observability). */
   get watchedKeys(): number {
-    let count = 0;
-    for (const entry of this.#watched.values()) count += entry.keys.size;
-    return count;
+    return this.#count;
   }
 
   async changed(bucketId: string, keys: Iterable<string>): Promise<void> {
-    const entry = this.#watched.get(bucketId);
-    if (!entry) return;
-    const hit: string[] = [];
-    for (const key of keys) if (entry.keys.delete(key)) hit.push(key);
-    if (entry.keys.size === 0) this.#watched.delete(bucketId);
-    if (hit.length === 0 || this.#listeners.length === 0) return;
-    await Promise.all(this.#listeners.map((listener) => listener(entry.bucket, hit)));
+    const lists = this.#previous ? [this.#watched, this.#previous] : [this.#watched];
+    let bucket: ChangedBucket | undefined;
+    const hit = new Set<string>();
+    for (const watched of lists) {
+      const entry = watched.get(bucketId);
+      if (!entry) continue;
+      bucket = entry.bucket;
+      for (const key of keys) {
+        if (!entry.keys.delete(key)) continue;
+        hit.add(key);
+        if (watched === this.#watched) this.#count--;
+      }
+      if (entry.keys.size === 0) watched.delete(bucketId);
+    }
+    if (bucket === undefined || hit.size === 0 || this.#listeners.length === 0) return;
+    await Promise.all(this.#listeners.map((listener) => listener(bucket, [...hit])));
+  }
+
+  /** Drops every copy everywhere, then forgets the watches made before it started. */
+  async #reset(): Promise<void> {
+    this.#previous = this.#watched;
+    this.#watched = new Map();
+    this.#count = 0;
+    try {
+      await Promise.all(this.#listeners.map((listener) => listener(undefined, undefined)));
+    } finally {
+      this.#previous = undefined;
+    }
   }
 }
 

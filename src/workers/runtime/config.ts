@@ -20,9 +20,12 @@ export interface R2ServiceResolver {
   localReads?(accountId: string, bucketName: string): LocalReads | undefined;
   /**
    * Set when isolates may cache small objects (r2-cache.js): `listener` runs after each write to an object
-   * an isolate may hold, and the write is answered once it resolved (storage/object-changes.ts).
+   * an isolate may hold, and the write is answered once it resolved (storage/object-changes.ts); without a
+   * bucket and keys, every cached object must go.
    */
-  onObjectsChanged?(listener: (bucket: { accountId: string; name: string }, keys: string[]) => Promise<void>): void;
+  onObjectsChanged?(
+    listener: (bucket: { accountId: string; name: string } | undefined, keys: string[] | undefined) => Promise<void>,
+  ): void;
 }
 
 export interface ConfigInput {

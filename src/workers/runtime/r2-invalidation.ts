@@ -21,10 +21,13 @@ const RETRY_MS = 10;
  */
 export async function invalidateEverywhere(
   targets: Iterable<InvalidationTarget>,
-  bucket: { accountId: string; name: string },
-  keys: string[],
+  bucket: { accountId: string; name: string } | undefined,
+  keys: string[] | undefined,
 ): Promise<void> {
-  const body = JSON.stringify({ bucket: `${bucket.accountId}/${bucket.name}`, keys });
+  // No bucket and no keys: every cached object goes (r2-cache.js invalidate).
+  const body = JSON.stringify(
+    bucket === undefined || keys === undefined ? { all: true } : { bucket: `${bucket.accountId}/${bucket.name}`, keys },
+  );
   await Promise.all([...targets].map((target) => invalidateIn(target, body)));
 }
 
