@@ -138,11 +138,18 @@ export function watchedStore(store: MetadataStore, changes: ObjectChanges): Meta
       return changedCount;
     },
   };
+  // Methods bound once (a bind per call would cost every read of the store an allocation).
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
       if (Object.hasOwn(overrides, property)) return overrides[property as keyof MetadataStore];
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      let value = bound.get(property);
+      if (value !== undefined) return value;
+      value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      value = (value as (...args: unknown[]) => unknown).bind(target);
+      bound.set(property, value);
+      return value;
     },
   });
 }
