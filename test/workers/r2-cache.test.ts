@@ -136,7 +136,9 @@ describe('the isolate cache of small objects (issue 31)', () => {
     const calls = backend.calls;
     for (let i = 0; i < 3; i++) expect(await onOneProcess('get')).toEqual({ ...native, instanceOfNative: true });
     for (let i = 0; i < 3; i++) expect(await onOneProcess('head')).toEqual({ ...nativeHead, instanceOfNative: true });
-    expect(backend.calls - calls).toBe(6);
+    // With PostgreSQL other nodes may write: nothing is cached, every get and head reaches the server.
+    const cached = process.env['LEDGE_TEST_DATABASE'] !== 'postgres';
+    expect(backend.calls - calls).toBe(cached ? 6 : 12);
     agent.destroy();
     expect(native?.['json']).toMatchObject({ customMetadata: { owner: 'tests', n: '1' } });
     expect(native?.['headers']).toEqual([
