@@ -10,6 +10,8 @@ import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
 import { scheduledTailEvent } from './crons/scheduled-tail-event.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
+import { invalidateEverywhere } from './runtime/r2-invalidation.ts';
+import { WorkerdProcess } from './runtime/workerd-process.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
 import { TailTraces } from './runtime/tail-traces.ts';
@@ -90,6 +92,8 @@ export function createWorkersSubsystem(deps: {
     startTimeoutMs: settings.startTimeoutMs,
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
   });
+  // Isolates' cached objects (r2-cache.js) are dropped in every live process before a write to them is answered.
+  deps.r2.onObjectsChanged?.((bucket, keys) => invalidateEverywhere(WorkerdProcess.live, bucket, keys));
   if (deps.metrics) {
     const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
     deps.metrics.registry.onCollect(() => collector.collect());

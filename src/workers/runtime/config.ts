@@ -9,7 +9,7 @@ import { ISOLATE_MEMORY_MIB } from './limits.ts';
 import { metricsShimSource, pingSource } from './metrics-shim.ts';
 import { DEFAULT_SUBREQUESTS_PER_INVOCATION, SUBREQUEST_MODULE, subrequestLimitSource } from './subrequest-limit.ts';
 import { ALS_FLAG, EGRESS_MODULE, LOCAL_BODY_MODULE } from './trace-shim.ts';
-import { localBodyShimSource } from './local-body-shim.ts';
+import { localBodyShimSource, R2_CACHE_MODULE } from './local-body-shim.ts';
 import { externalService, hiddenBindings } from './hidden-bindings.ts';
 import { egressShimSource, functionsNetwork, networkService, type FunctionsEgress } from './network-service.ts';
 
@@ -18,6 +18,14 @@ export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
   /** Set when a bucket's blobs are files here that bound isolates may read themselves (local-body-shim.ts). */
   localReads?(accountId: string, bucketName: string): LocalReads | undefined;
+  /**
+   * Set when isolates may cache small objects (r2-cache.js): `listener` runs after each write to an object
+   * an isolate may hold, and the write is answered once it resolved (storage/object-changes.ts); without a
+   * bucket and keys, every cached object must go.
+   */
+  onObjectsChanged?(
+    listener: (bucket: { accountId: string; name: string } | undefined, keys: string[] | undefined) => Promise<void>,
+  ): void;
 }
 
 export interface ConfigInput {
@@ -51,6 +59,11 @@ export interface FrontSlot {
 }
 
 let routerSource: string | undefined;
+let cacheSource: string | undefined;
+/** The isolate's R2 cache module (r2-cache.js), read on first use like the router. */
+function r2CacheSource(): string {
+  return (cacheSource ??= readFileSync(join(import.meta.dirname, 'r2-cache.js'), 'utf8'));
+}
 /** The entry router's source, read on first use (nothing is read while modules load). */
 function entryRouterSource(): string {
   return (routerSource ??= readFileSync(join(import.meta.dirname, 'entry-router.js'), 'utf8'));
@@ -131,7 +144,8 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       `(name = ${capnpString(SHIM)}, esModule = embed ${file(SHIM, consoleShimSource(script.account_id, script.name))})`,
       `(name = ${capnpString(METRICS)}, esModule = embed ${file(METRICS, metricsShimSource(metricsSecret))})`,
       `(name = ${capnpString(SUBREQUEST_MODULE)}, esModule = embed ${file(SUBREQUEST_MODULE, subrequestLimitSource(input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION))})`,
-      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(hidden.localBodyKey, hidden.localBuckets))})`,
+      `(name = ${capnpString(LOCAL_BODY_MODULE)}, esModule = embed ${file(LOCAL_BODY_MODULE, localBodyShimSource(hidden.localBodyKey, hidden.localBuckets, hidden.localCache))})`,
+      `(name = ${capnpString(R2_CACHE_MODULE)}, esModule = embed ${file(R2_CACHE_MODULE, r2CacheSource())})`,
       `(name = ${capnpString(EGRESS_MODULE)}, esModule = embed ${file(EGRESS_MODULE, egressShimSource(network))})`,
       ...version.modules.map(
         (m) =>

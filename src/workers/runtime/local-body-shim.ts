@@ -1,5 +1,15 @@
 import { localBlobsBinding, localBucketBinding } from './hidden-bindings.ts';
 
+/** The name of the per-isolate cache module in workerd (its source: r2-cache.js, read by config.ts). */
+export const R2_CACHE_MODULE = '__ledge_r2_cache.js';
+
+/** Set when objects may be cached in the isolate (r2-cache.js): the server's mark, and each slot's bucket. */
+export interface LocalCache {
+  metadataKey: string;
+  /** Slot -> `account/bucket`, as the server's invalidations name buckets. */
+  buckets: Record<number, string>;
+}
+
 /**
  * Source of a module that lets a script's bucket bindings take large bodies from the bucket's blob
  * files themselves instead of through Ledge's server (see R2WireBackend.localReads).
@@ -27,15 +37,23 @@ import { localBlobsBinding, localBucketBinding } from './hidden-bindings.ts';
  * `withLocalBodies(env)` is called where the user's `env` is first seen (trace-shim.ts): it patches each
  * bucket binding once.
  */
-export function localBodyShimSource(metadataKey: string | undefined, buckets: Record<string, number>): string {
+export function localBodyShimSource(
+  metadataKey: string | undefined,
+  buckets: Record<string, number>,
+  cache?: LocalCache,
+): string {
   const slots = [...new Set(Object.values(buckets))].map((slot) => ({
     slot,
     bucket: localBucketBinding(slot),
     blobs: localBlobsBinding(slot),
   }));
   return `import { env as platformEnv } from 'cloudflare:workers';
+import { cacheEnabled, cachedGet, cachedHead } from ${JSON.stringify(`./${R2_CACHE_MODULE}`)};
 const KEY = ${JSON.stringify(metadataKey ?? null)};
 const BUCKETS = ${JSON.stringify(buckets)};
+// With a cache (r2-cache.js): the server's cacheable mark, and each slot's bucket as invalidations name it.
+const CACHE_KEY = ${JSON.stringify(cache?.metadataKey ?? null)};
+const SLOT_BUCKETS = ${JSON.stringify(cache?.buckets ?? {})};
 const BLOB_FILE = /^([0-9a-f]{2})\\/([0-9a-f]{32})$/;
 const take = (name) => {
   if (platformEnv === null || typeof platformEnv !== 'object' || !(name in platformEnv)) return undefined;
@@ -57,16 +75,34 @@ export function withLocalBodies(env) {
     const local = hidden.get(slot);
     if (local === undefined || bucket === null || typeof bucket !== 'object' || patched.has(bucket)) continue;
     patched.add(bucket);
+    const cacheId = CACHE_KEY === null ? undefined : SLOT_BUCKETS[slot];
+    const nativeHead = bucket.head;
+    const viaServer = (key, options) => local.bucket.get(key, options).then((object) =>
+      object === null ? null : localBody(object, local.blobs, () => local.bucket.get(key, { ...options, range: { offset: 0 } })));
     Object.defineProperty(bucket, 'get', {
       configurable: true,
       writable: true,
       enumerable: false,
       value: {
-        async get(key, options) {
-          const object = await local.bucket.get(key, options);
-          return object === null ? null : localBody(object, local.blobs, () => local.bucket.get(key, { ...options, range: { offset: 0 } }));
+        get(key, options) {
+          // A plain get(key) of a string key may be answered from the isolate's cache (r2-cache.js).
+          if (cacheId === undefined || options !== undefined || typeof key !== 'string' || !cacheEnabled()) return viaServer(key, options);
+          return cachedGet(cacheId, key, CACHE_KEY, () => local.bucket.get(key), (object) =>
+            object === null ? null : localBody(object, local.blobs, () => local.bucket.get(key, { range: { offset: 0 } })));
         },
       }.get,
+    });
+    if (cacheId === undefined) continue;
+    Object.defineProperty(bucket, 'head', {
+      configurable: true,
+      writable: true,
+      enumerable: false,
+      value: {
+        head(key) {
+          if (typeof key !== 'string' || arguments.length !== 1 || !cacheEnabled()) return nativeHead.apply(bucket, arguments);
+          return cachedHead(cacheId, key, CACHE_KEY, () => local.bucket.head(key));
+        },
+      }.head,
     });
   }
 }
@@ -74,6 +110,8 @@ async function localBody(object, blobs, again) {
   // A failed precondition answers an R2Object without a body: nothing to do.
   if (!('body' in object)) return object;
   const custom = object.customMetadata;
+  // A get with options the cache does not take may still be marked cacheable by the server: never shown.
+  if (CACHE_KEY !== null && custom !== undefined && CACHE_KEY in custom) delete custom[CACHE_KEY];
   if (custom === undefined || !(KEY in custom)) return object;
   const path = custom[KEY];
   delete custom[KEY];

@@ -1,10 +1,15 @@
 import { LATENCY_BUCKETS } from '../../shared/metrics.ts';
 import { SCHEDULED_TRACE_SYMBOL } from './trace-shim.ts';
+import { R2_CACHE_MODULE } from './local-body-shim.ts';
 
 /** The header a metrics scrape carries to a script's wrapper (with the generation's secret as its value). */
 export const METRICS_HEADER = 'x-ledge-metrics';
 /** With METRICS_HEADER: run the scheduled() handler instead (JSON `{cron, time}`). */
 export const SCHEDULED_HEADER = 'x-ledge-scheduled';
+/** With METRICS_HEADER: drop cached R2 objects (body: JSON `{bucket, keys}`, see r2-cache.js). */
+export const R2_INVALIDATE_HEADER = 'x-ledge-r2-invalidate';
+/** The ping service's path for an R2 invalidation (r2-invalidation.ts). */
+export const R2_INVALIDATE_PATH = '/r2-invalidate';
 
 /** What one isolate has counted since it started (see metricsShimSource); latency buckets are non-cumulative. */
 export interface IsolateCounts {
@@ -28,7 +33,8 @@ export interface IsolateCounts {
  * time a handler waited for subrequests and bindings, 0 for pure computation.
  */
 export function metricsShimSource(secret: string): string {
-  return `const SECRET = ${JSON.stringify(secret)};
+  return `import { enableCache, invalidate } from ${JSON.stringify(`./${R2_CACHE_MODULE}`)};
+const SECRET = ${JSON.stringify(secret)};
 const HEADER = ${JSON.stringify(METRICS_HEADER)};
 const BOUNDS = ${JSON.stringify(LATENCY_BUCKETS)};
 const counts = { requests: 0, exceptions: 0, status: [0, 0, 0, 0, 0], buckets: new Array(BOUNDS.length + 1).fill(0), sum: 0 };
@@ -99,10 +105,20 @@ async function runScheduled(request, handler) {
     return Response.json({ outcome: 'exception', error: String(error?.message ?? error), logs: logs(), exception });
   }
 }
+// The server's invalidation of cached R2 objects: applied before it is answered (the write waits for it).
+async function applyInvalidation(request) {
+  let message;
+  try { message = await request.json(); } catch { message = null; }
+  invalidate(message);
+  return new Response(null, { status: 204 });
+}
 const internal = (request, scheduled) =>
-  request.headers.has(${JSON.stringify(SCHEDULED_HEADER)}) ? runScheduled(request, scheduled) : scrape();
+  request.headers.has(${JSON.stringify(R2_INVALIDATE_HEADER)})
+    ? applyInvalidation(request)
+    : request.headers.has(${JSON.stringify(SCHEDULED_HEADER)}) ? runScheduled(request, scheduled) : scrape();
 export function instrument(main) {
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
+    enableCache();
     return class extends main {
       fetch(request, ...rest) {
         if (isScrape(request)) return internal(request, this.scheduled && ((c) => this.scheduled(c)));
@@ -111,6 +127,7 @@ export function instrument(main) {
     };
   }
   if (main !== null && typeof main === 'object' && (typeof main.fetch === 'function' || typeof main.scheduled === 'function')) {
+    enableCache();
     const fetch = main.fetch;
     return Object.assign(Object.create(Object.getPrototypeOf(main)), main, {
       fetch(request, env, ctx) {
@@ -147,6 +164,18 @@ export function pingSource(secret: string): string {
       } catch (error) {
         return Response.json({ outcome: 'error', error: String(error?.message ?? error) });
       }
+    }
+    if (url.pathname === ${JSON.stringify(R2_INVALIDATE_PATH)}) {
+      // Cached R2 objects changed (r2-invalidation.ts): every script of this process drops them before the answer.
+      const body = await request.text();
+      const headers = { ${JSON.stringify(METRICS_HEADER)}: ${JSON.stringify(secret)}, ${JSON.stringify(R2_INVALIDATE_HEADER)}: '1' };
+      await Promise.allSettled(Object.keys(env.SCRIPTS ?? {}).map(async (binding) => {
+        const response = await env[binding].fetch('http://r2-invalidate/', { method: 'POST', headers, body });
+        await response.body?.cancel();
+      }));
+      // A script whose handlers the metrics module does not wrap never caches (r2-cache.js enableCache) and
+      // cannot answer; the others have applied it once their answer is in.
+      return new Response(null, { status: 204 });
     }
     if (url.pathname !== '/metrics') return new Response(null, { status: 204 });
     const out = [];
