@@ -27,6 +27,8 @@ const POSTGRES_SUITES = [
   'test/workers/{tail,orphans}.test.ts',
   'test/server/{lifecycle,stopping}.test.ts',
   'test/cli/{first-hour,foundation}.test.ts',
+  // Dashboard sessions live in the database.
+  'test/dashboard/server.test.ts',
 ];
 
 export default defineConfig({
