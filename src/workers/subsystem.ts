@@ -23,6 +23,8 @@ export function createWorkersSubsystem(
       functions.logs,
       ...(functions.logHistory ? [functions.logHistory] : []),
       functions.runtime,
+      // Stopped before the runtime, so its last scrape still finds the processes.
+      functions.requestHistory,
       functions.crons,
     ],
     mountRoutes: (api) =>
@@ -32,6 +34,7 @@ export function createWorkersSubsystem(
           uploadLimit,
           crons: functions.crons,
           tails: functions.tails,
+          requestHistory: functions.requestHistory,
         }),
       ),
   };

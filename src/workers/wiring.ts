@@ -9,6 +9,8 @@ import { CronService } from './crons/cron-service.ts';
 import { CronStore } from './crons/cron-store.ts';
 import { scheduledTailEvent } from './crons/scheduled-tail-event.ts';
 import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
+import { FunctionSamples } from './function-samples.ts';
+import { RequestHistory } from './request-history.ts';
 import { FunctionLogHub } from './runtime/log-hub.ts';
 import { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './runtime/subrequest-limit.ts';
 import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
@@ -33,6 +35,8 @@ export interface FunctionsPlatform {
   tails: TailSessions;
   /** With several nodes: console lines kept in the database (stopped after the runtime: its last lines kept). */
   logHistory: SharedLogHistory | undefined;
+  /** Requests and status classes per script over time (the dashboard's chart), sampled from the runtime. */
+  requestHistory: RequestHistory;
 }
 
 /** Composes the functions subsystem; nothing starts until `runtime.start()` (a BackgroundService). */
@@ -74,10 +78,14 @@ export function createFunctions(deps: {
       10_000_000,
     ),
   });
-  if (deps.metrics) {
-    const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
-    deps.metrics.registry.onCollect(() => collector.collect());
-  }
+  const samples = new FunctionSamples(deps.db);
+  const collector = new FunctionMetricsCollector(
+    deps.metrics,
+    () => runtime.pingSockets(),
+    (growth) => samples.add(growth),
+  );
+  deps.metrics?.registry.onCollect(() => collector.collect());
+  const requestHistory = new RequestHistory(collector, samples);
   const cluster = deps.cluster;
   const sharedRuntime = cluster ? announcingReloads(runtime, cluster) : runtime;
   const workers: WorkersService = new WorkersService({
@@ -111,6 +119,7 @@ export function createFunctions(deps: {
   // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
   workers.onScriptDeleted(async (accountId, name) => {
     tails.closeScript(accountId, name);
+    await requestHistory.forget(accountId, name);
     await logs.forget(accountId, name);
     await crons.reschedule();
   });
@@ -131,7 +140,7 @@ export function createFunctions(deps: {
     });
     logs.shareHistory(logHistory);
   }
-  return { workers, runtime, logs, crons, traces, tails, logHistory };
+  return { workers, runtime, logs, crons, traces, tails, logHistory, requestHistory };
 }
 
 const RUNTIME_TOPIC = 'workers_runtime';

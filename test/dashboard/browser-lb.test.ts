@@ -243,7 +243,10 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
       await page.goto(`${origin(ledge)}/#/notifications`);
       const before = receiver.received.length;
       await page.getByRole('button', { name: 'Test tested policy' }).click();
-      await page.getByRole('status').getByText(/pager hook: test message accepted/).waitFor();
+      await page
+        .getByRole('status')
+        .getByText(/pager hook: test message accepted/)
+        .waitFor();
       await expect(page.getByRole('status').textContent()).resolves.toContain('email recipient(s): not tested');
       expect(receiver.received.length).toBe(before + 1);
       // Signed with the stored secret, as real alerts are.
@@ -251,12 +254,18 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
 
       receiver.status = 500;
       await page.getByRole('button', { name: 'Test tested policy' }).click();
-      await page.getByRole('alert').getByText(/pager hook: failed/).waitFor();
+      await page
+        .getByRole('alert')
+        .getByText(/pager hook: failed/)
+        .waitFor();
       // The destinations page tests one webhook the same way.
       receiver.status = 200;
       await page.goto(`${origin(ledge)}/#/notifications/destinations`);
       await page.getByRole('button', { name: 'Test pager hook' }).click();
-      await page.getByRole('status').getByText(/pager hook: test message accepted/).waitFor();
+      await page
+        .getByRole('status')
+        .getByText(/pager hook: test message accepted/)
+        .waitFor();
       expect(errors).toEqual([]);
     } finally {
       await receiver.close();

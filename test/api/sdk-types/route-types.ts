@@ -213,6 +213,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`PUT ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleUpdate' },
   [`GET ${W}/scripts/:script/schedules`]: { sdk: 'ScheduleGet' },
   [`GET ${W}/scripts/:script/schedules/runs`]: { notInSdk: 'Ledge extension: the recorded Cron Trigger runs' },
+  [`GET ${W}/scripts/:script/requests/history`]: {
+    notInSdk: "Ledge extension: a script's requests and status classes over time (the dashboard's chart)",
+  },
   [`GET ${W}/runtime/scripts`]: {
     notInSdk: 'Ledge extension: whether each deployed script runs on this node, or why it is quarantined',
   },

@@ -88,7 +88,10 @@ async function testPolicy(policy: Policy, hooks: Webhook[]): Promise<{ text: str
   const emails = (policy.mechanisms.email ?? []).length;
   if (emails > 0) outcomes.push(`${emails} email recipient(s): not tested (the API offers no test for email)`);
   if (outcomes.length === 0) outcomes.push('no destinations to test');
-  return { text: `Test of "${policy.name}": ${outcomes.join('; ')}`, failed: outcomes.some((o) => o.includes(': failed')) };
+  return {
+    text: `Test of "${policy.name}": ${outcomes.join('; ')}`,
+    failed: outcomes.some((o) => o.includes(': failed')),
+  };
 }
 
 /** Policies: list, edit, test, delete; "Create" opens the form. */

@@ -32,7 +32,8 @@ export function uploadOne(bucket: string, key: string, file: File, list: HTMLEle
     bar.value = loaded;
     replace(state, `${Math.floor((100 * loaded) / (file.size || 1))}%`);
   };
-  const transfer = file.size > MULTIPART_THRESHOLD ? multipart(bucket, key, file, progress) : single(bucket, key, file, progress);
+  const transfer =
+    file.size > MULTIPART_THRESHOLD ? multipart(bucket, key, file, progress) : single(bucket, key, file, progress);
   return transfer.then(
     () => {
       bar.value = bar.max;
@@ -56,7 +57,10 @@ async function single(bucket: string, key: string, file: File, progress: (loaded
  */
 async function multipart(bucket: string, key: string, file: File, progress: (loaded: number) => void): Promise<void> {
   const uploads = `${bucketPath(bucket)}/uploads`;
-  const created = await call<{ upload_id: string }>('POST', uploads, { key, ...(file.type ? { content_type: file.type } : {}) });
+  const created = await call<{ upload_id: string }>('POST', uploads, {
+    key,
+    ...(file.type ? { content_type: file.type } : {}),
+  });
   const uploadId = created.result.upload_id;
   const keyQuery = `key=${encodeURIComponent(key)}`;
   const partSize = partSizeFor(file.size);
