@@ -231,8 +231,11 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
       '#/notifications',
       '#/notifications/new?alert_type=load_balancing_health_alert',
       '#/notifications/migration',
+      '#/notifications/destinations',
       '#/workers',
       '#/zones',
+      '#/members',
+      '#/tokens',
     ]) {
       await page.goto(`${origin(ledge)}/${hash}`);
       await page.locator('main h1').first().waitFor();
