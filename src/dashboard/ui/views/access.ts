@@ -32,15 +32,16 @@ interface Token {
 const EDIT_GROUP = 'c8fed203ed3043cba015a93ad1616f1f';
 const READ_GROUP = '82e64a83756745bbbb1c9c2701bf816b';
 
-/** A labelled select (the label is its accessible name). */
-function select(label: string, options: { value: string; text: string }[], value?: string) {
+/** A labelled select (the label is its accessible name; `quiet`: read by screen readers only, as in a table row). */
+function select(label: string, options: { value: string; text: string }[], value?: string, quiet = false) {
   const id = uid();
   const element = h(
     'select',
     { id },
     options.map((o) => h('option', { value: o.value, selected: o.value === value }, o.text)),
   );
-  return { row: h('div', { class: 'field' }, h('label', { for: id }, label), element), element };
+  const caption = h('label', { for: id, class: quiet ? 'sr-only' : undefined }, label);
+  return { row: h('div', { class: quiet ? 'field inline' : 'field' }, caption, element), element };
 }
 
 /**
@@ -83,8 +84,7 @@ export async function members(main: HTMLElement): Promise<void> {
     );
   });
   const rows = list.map((m) => {
-    const choice = select(`Role of ${m.email}`, roleOptions, m.roles[0]?.id);
-    choice.row.className = 'field inline';
+    const choice = select(`Role of ${m.email}`, roleOptions, m.roles[0]?.id, true);
     if (!state.session || state.session.read_only) choice.element.disabled = true;
     return [
       h('span', { class: 'name' }, m.email),
