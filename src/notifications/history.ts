@@ -134,6 +134,33 @@ export class DeliveryHistory {
   }
 
   /**
+   * Attempts per hour since `since` (bounded by the retention), by outcome: the dashboard's deliveries chart. Counted
+   * in the database over the index (account_id, sent, status), not by reading pages of rows: 100,000 attempts in a
+   * week are one grouped scan of index entries.
+   */
+  async hourly(
+    accountId: string,
+    since: string | undefined,
+  ): Promise<{ hour: string; delivered: number; failed: number; other: number }[]> {
+    const oldest = Date.now() - this.retentionMs;
+    const from = since ? Math.max(Date.parse(since), oldest) : oldest;
+    const rows = await this.#db.all<{ hour: string; delivered: number; failed: number; total: number }>(
+      `SELECT substr(sent, 1, 13) AS hour,
+              SUM(CASE WHEN status = 'delivered' THEN 1 ELSE 0 END) AS delivered,
+              SUM(CASE WHEN status = 'failed' OR status = 'retrying' THEN 1 ELSE 0 END) AS failed,
+              COUNT(*) AS total
+         FROM notification_history WHERE account_id = ? AND sent >= ?
+        GROUP BY substr(sent, 1, 13) ORDER BY 1`,
+      [accountId, new Date(from).toISOString()],
+    );
+    return rows.map((row) => {
+      const delivered = Number(row.delivered);
+      const failed = Number(row.failed);
+      return { hour: `${row.hour}:00:00.000Z`, delivered, failed, other: Number(row.total) - delivered - failed };
+    });
+  }
+
+  /**
    * Deletes up to `limit` of the oldest attempts sent before `cutoff`, then the stored bodies that neither a
    * remaining attempt nor a pending delivery refers to, in one transaction. Attempts are appended as they
    * happen, so the oldest by insertion order are the oldest by time: no index on `sent` is needed.

@@ -223,6 +223,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`DELETE ${AL}/destinations/webhooks/:webhook_id`]: { sdk: 'WebhookDelete' },
   [`GET ${AL}/history`]: { sdk: 'History' },
   [`GET ${AL}/legacy_migration`]: { notInSdk: 'Ledge extension: the notification_email migration status' },
+  [`GET ${AL}/history/hourly`]: {
+    notInSdk: "Ledge extension: alert attempts per hour by outcome (the dashboard's deliveries chart)",
+  },
 
   [`POST ${W}/scripts/:script/tails`]: { sdk: 'TailCreate' },
   [`GET ${W}/scripts/:script/tails`]: {

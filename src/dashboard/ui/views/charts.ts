@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import { enc, get, page } from '../api.ts';
+import { enc, get } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { onHealth } from '../live.ts';
 import { href } from '../router.ts';
@@ -40,7 +40,7 @@ function chart(
   new uPlot(opts, data, box);
 }
 
-/** Alert deliveries per hour by outcome, from the history (last 7 days, up to 10,000 attempts). */
+/** Alert deliveries per hour by outcome over the period (counted by the server: `history/hourly`). */
 export async function deliveriesChart(box: HTMLElement, base: string, since: string): Promise<void> {
   const hour = 3600;
   const start = Math.floor(Date.parse(since) / 1000 / hour) * hour;
@@ -48,15 +48,12 @@ export async function deliveriesChart(box: HTMLElement, base: string, since: str
   const slots = Math.max(1, (end - start) / hour + 1);
   const delivered = new Array<number>(slots).fill(0);
   const failed = new Array<number>(slots).fill(0);
-  for (let p = 1; p <= 10; p++) {
-    const result = await page<{ sent: string; status: string }>(`${base}/history`, p, 1000, { since });
-    for (const item of result.items) {
-      const slot = Math.floor((Date.parse(item.sent) / 1000 - start) / hour);
-      if (slot < 0 || slot >= slots) continue;
-      if (item.status === 'delivered') delivered[slot]!++;
-      else if (item.status === 'failed' || item.status === 'retrying') failed[slot]!++;
-    }
-    if (p >= result.totalPages) break;
+  const counts = await get<{ hour: string; delivered: number; failed: number }[]>(`${base}/history/hourly`, { since });
+  for (const count of counts) {
+    const slot = Math.floor((Date.parse(count.hour) / 1000 - start) / hour);
+    if (slot < 0 || slot >= slots) continue;
+    delivered[slot]! += count.delivered;
+    failed[slot]! += count.failed;
   }
   const xs = Array.from({ length: slots }, (_, i) => start + i * hour);
   chart(
