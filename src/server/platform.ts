@@ -240,7 +240,7 @@ export async function createPlatform(
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
-  const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
+  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger });
   return {
     dashboard,
     config,
