@@ -146,8 +146,21 @@ try {
       'history: last page (50)',
       () => `/alerting/v3/history?page=${historyPages}&per_page=50&since=${since}`,
     ),
-    await measure('history chart: one page of 1,000', () => `/alerting/v3/history?page=1&per_page=1000&since=${since}`),
+    // Before, the chart read up to 10 of these (and at 100,000 rows saw only the newest 10,000).
+    await measure('history: one page of 1,000', () => `/alerting/v3/history?page=1&per_page=1000&since=${since}`),
+    await measure('history chart: attempts per hour, 7 days', () => `/alerting/v3/history/hourly?since=${since}`),
+    await measure('members (first page)', () => '/members?per_page=50'),
   ]);
+  // Outside /accounts/{id}: the API Tokens page.
+  const tokenSamples: number[] = [];
+  for (let i = 0; i < ROUNDS + 5; i++) {
+    const started = performance.now();
+    const response = await fetch(`${ledge.server.apiUrl}/user/tokens?per_page=50`, { headers });
+    if (!response.ok) throw new Error(`/user/tokens: ${response.status}`);
+    await response.arrayBuffer();
+    if (i >= 5) tokenSamples.push(performance.now() - started);
+  }
+  requests['tokens (first page)'] = summary(tokenSamples);
 
   const browser: Record<string, number> = {};
   if (existsSync('/usr/bin/chromium')) {
@@ -174,6 +187,8 @@ try {
       await view('object browser, bucket root', '#/r2/big', 'Objects in');
       await view('object browser, one folder', '#/r2/big?prefix=folder-050%2F', 'Objects in');
       await view('alert history (+ chart of 7 days)', '#/notifications/history', 'Alert history');
+      await view('API Tokens', '#/tokens', 'API tokens');
+      await view('Members', '#/members', 'Members of this account');
       await view(
         `email migration (${POOLS / 2} legacy pools)`,
         '#/notifications/migration',

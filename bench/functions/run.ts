@@ -6,15 +6,15 @@
 // Usage: npm run bench:functions [-- --seconds 10 --rounds 3 --only get_1k,put_1k,get_1m,put_1m --cpu-prof <dir>
 //        --database postgres]   (Ledge's state on a throwaway PostgreSQL 15 instead of the embedded SQLite)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 import { benchDatabase, stopBenchDatabases, type BenchDatabase } from '../database.ts';
 import { benchServerArgs, freePort, stop, treeCpuMs, treeRss } from './processes.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
+import { startWorkerdHello } from './hello-world.ts';
 import { deployTutorial, TUTORIAL_SCRIPT } from './tutorial.ts';
 import { listArgument, numberArgument } from '../arguments.ts';
 
@@ -323,20 +323,7 @@ async function startCeilings(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   fileServer.stdout!.resume();
-  const helloDir = join(work, 'hello');
-  const helloPort = await freePort();
-  mkdirSync(helloDir);
-  writeFileSync(
-    join(helloDir, 'hello.js'),
-    `const body = ${JSON.stringify('k'.repeat(KiB))};\nexport default { fetch() { return new Response(body); } };\n`,
-  );
-  writeFileSync(
-    join(helloDir, 'config.capnp'),
-    `using Workerd = import "/workerd/workerd.capnp";\nconst config :Workerd.Config = (\n` +
-      `  services = [(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "hello.js")], compatibilityDate = "2025-01-01"))],\n` +
-      `  sockets = [(name = "http", address = "127.0.0.1:${helloPort}", http = (), service = "hello")],\n);\n`,
-  );
-  const hello = spawn(workerdBinary(), ['serve', join(helloDir, 'config.capnp')], { stdio: 'ignore' });
+  const { child: hello, port: helloPort } = await startWorkerdHello(work);
   const nodeFile = { name: NODE_FILE, host: `127.0.0.1:${filePort}`, port: filePort, pid: fileServer.pid! };
   const workerdHello = { name: WORKERD_HELLO, host: `127.0.0.1:${helloPort}`, port: helloPort, pid: hello.pid! };
   await Promise.all([firstResponse(nodeFile), firstResponse(workerdHello)]);

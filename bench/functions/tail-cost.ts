@@ -5,8 +5,12 @@
 // connected (its events counted; `--no-tail` skips it). Prints req/s medians and the CPU per request of
 // Node and of workerd apart. `--targets` picks the targets by name, in the order each round measures them;
 // `base_tailed` (the base with one session) compares the traced path of two builds directly.
-// Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base [--scenario get_1k|put_1k|get_1m]
-//        [--seconds 10 --rounds 3 --no-tail] [--targets base,head,head_tailed,base_tailed] [--pace <ms>]
+// `hello` (a workerd hello-world answering 1 KiB from memory: the small-request ceiling, bench/functions/
+// hello-world.ts) can be one of the targets: each build's req/s is then also given as a share of it, the
+// median of the per-round shares (issue 31).
+// Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base
+//        [--scenario get_1k|put_1k|get_1m|put_1m|head_1k|list_small] [--seconds 10 --rounds 3 --no-tail]
+//        [--targets base,head,head_tailed,base_tailed,hello] [--pace <ms>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -16,7 +20,8 @@ import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { benchServerArgs, freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
-import { deployTutorial } from './tutorial.ts';
+import { deployTutorial, SMALL_OPS_SCRIPT, TUTORIAL_SCRIPT } from './tutorial.ts';
+import { startWorkerdHello } from './hello-world.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SECRET = 'bench-secret';
@@ -30,12 +35,16 @@ const SECONDS = Number(argument('--seconds') ?? 10);
 const ROUNDS = Number(argument('--rounds') ?? 3);
 const BASE = argument('--base');
 /**
- * `--scenario put_1k` / `get_1m`: measure that instead of GET 1 KiB (the builds still alternate round by
+ * `--scenario put_1k` / `get_1m` / ...: measure that instead of GET 1 KiB (the builds still alternate round by
  * round, so this is also the same-run A/B of any two builds for one scenario; `--no-tail` skips the session).
+ * `head_1k` and `list_small` deploy the tutorial with two more reads (bench/functions/small-ops-worker.js):
+ * head() of the 1 KiB object, and list() of a prefix holding 10 small objects.
  */
+const SCENARIOS = ['get_1k', 'put_1k', 'get_1m', 'put_1m', 'head_1k', 'list_small'] as const;
 const SCENARIO = argument('--scenario') ?? 'get_1k';
+if (!(SCENARIOS as readonly string[]).includes(SCENARIO)) throw new Error(`--scenario: one of ${SCENARIOS.join(', ')}`);
 const WITH_TAIL = !process.argv.includes('--no-tail');
-const TARGET_NAMES = ['base', 'head', 'head_tailed', 'base_tailed'] as const;
+const TARGET_NAMES = ['base', 'head', 'head_tailed', 'base_tailed', 'hello'] as const;
 type TargetName = (typeof TARGET_NAMES)[number];
 /** What each target's req/s is compared with in the summary (when that target was measured). */
 const COMPARED: Partial<Record<TargetName, TargetName[]>> = {
@@ -56,6 +65,7 @@ const TARGETS = (argument('--targets')?.split(',') ?? ['base', 'head', ...(WITH_
  */
 const PACE_MS = argument('--pace') === undefined ? undefined : Number(argument('--pace'));
 const OBJECT_BYTES = SCENARIO === 'get_1m' ? 1024 * 1024 : 1024;
+const LIST_PREFIX = 'small/';
 
 interface Server {
   child: ChildProcess;
@@ -73,23 +83,27 @@ async function main() {
     servers.push(base);
     const head = await startServer(ROOT, join(work, 'head'));
     servers.push(head);
+    const hello = TARGETS.includes('hello') ? await startHello(work) : undefined;
+    if (hello) servers.push(hello);
     const samples: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
+    const p99s: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
     /** CPU per request (ms) of each target, Node and workerd apart: where a session's cost goes. */
     const cpu: Record<string, { node: number[]; workerd: number[] }> = Object.fromEntries(
       TARGETS.map((t) => [t, { node: [], workerd: [] }]),
     );
     const measure = async (name: string, server: Server) => {
       const [tree0, workerd0] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
-      const { requestsPerSec, requests } = await rps(server, work);
+      const { requestsPerSec, requests, p99Ms } = await rps(server, work, name === 'hello');
       const [tree1, workerd1] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
       samples[name]!.push(requestsPerSec);
+      p99s[name]!.push(p99Ms);
       cpu[name]!.workerd.push((workerd1 - workerd0) / requests);
       cpu[name]!.node.push((tree1 - tree0 - (workerd1 - workerd0)) / requests);
     };
     let events = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of TARGETS) {
-        const server = target.startsWith('base') ? base : head;
+        const server = target === 'hello' ? hello! : target.startsWith('base') ? base : head;
         if (!target.endsWith('_tailed')) {
           await measure(target, server);
           continue;
@@ -111,6 +125,16 @@ async function main() {
     process.stdout.write(
       `${SCENARIO} req/s (medians of ${ROUNDS}): ${described.join(', ')}; events received ${events}\n${JSON.stringify(samples)}\n`,
     );
+    process.stdout.write(
+      `p99 ms (medians): ${TARGETS.map((name) => `${name} ${median(p99s[name]!).toFixed(1)}`).join(', ')}\n`,
+    );
+    if (samples['hello'])
+      for (const name of TARGETS.filter((t) => t !== 'hello')) {
+        const shares = samples[name]!.map((v, round) => v / samples['hello']![round]!);
+        process.stdout.write(
+          `${name} / hello-world ceiling: ${(median(shares) * 100).toFixed(1)}% (rounds: ${shares.map((v) => (v * 100).toFixed(1)).join(' ')})\n`,
+        );
+      }
     for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
         `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms ` +
@@ -122,23 +146,57 @@ async function main() {
   }
 }
 
-async function rps(server: Server, work: string): Promise<{ requestsPerSec: number; requests: number }> {
+async function rps(
+  server: Server,
+  work: string,
+  hello: boolean,
+): Promise<{ requestsPerSec: number; requests: number; p99Ms: number }> {
+  const put = SCENARIO === 'put_1k' || SCENARIO === 'put_1m';
+  const path = hello
+    ? '/'
+    : SCENARIO === 'head_1k'
+      ? '/__head/cat-pic.jpg'
+      : SCENARIO === 'list_small'
+        ? `/__list/${LIST_PREFIX}`
+        : '/cat-pic.jpg';
   const result = await runWrk(
     `http://127.0.0.1:${server.fnPort}`,
-    SCENARIO === 'put_1k'
+    put && !hello
       ? {
           method: 'PUT',
           path: '/',
           headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
-          bodyBytes: 1024,
-          keys: 1000,
+          bodyBytes: SCENARIO === 'put_1m' ? 1024 * 1024 : 1024,
+          keys: SCENARIO === 'put_1m' ? 64 : 1000,
           delayMs: PACE_MS,
         }
-      : { method: 'GET', path: '/cat-pic.jpg', headers: { Host: server.host }, delayMs: PACE_MS },
+      : { method: 'GET', path, headers: { Host: server.host }, delayMs: PACE_MS },
     work,
     SECONDS,
   );
-  return { requestsPerSec: result.requestsPerSec, requests: Math.max(1, Math.round(result.requestsPerSec * SECONDS)) };
+  if (result.errors > 0 || result.non2xx > 0)
+    process.stderr.write(`warning: ${result.errors} socket errors, ${result.non2xx} non-2xx answers\n`);
+  return {
+    requestsPerSec: result.requestsPerSec,
+    requests: Math.max(1, Math.round(result.requestsPerSec * SECONDS)),
+    p99Ms: result.p99Ms,
+  };
+}
+
+/** The workerd hello-world ceiling, as a Server (its own process tree: CPU per request is workerd's). */
+async function startHello(work: string): Promise<Server> {
+  const { child, port } = await startWorkerdHello(work);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) throw new Error('the workerd hello-world did not answer');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { child, apiPort: 0, fnPort: port, host: `127.0.0.1:${port}` };
 }
 
 async function openTail(server: Server, onEvent: () => void): Promise<WebSocket> {
@@ -185,12 +243,15 @@ async function startServer(root: string, dataDir: string): Promise<Server> {
 
 /** The tutorial function with its bucket, secret and workers.dev route, and the object it serves. */
 async function deployTutorialOn(server: Server): Promise<void> {
-  const host = await deployTutorial(server.apiPort, { ...CREDS, account: ACCOUNT }, SECRET);
+  const small = SCENARIO === 'head_1k' || SCENARIO === 'list_small';
+  const script = small ? SMALL_OPS_SCRIPT : TUTORIAL_SCRIPT;
+  const host = await deployTutorial(server.apiPort, { ...CREDS, account: ACCOUNT }, SECRET, script);
   server.host = `${host}:${server.fnPort}`;
   await put(server, 'k'.repeat(OBJECT_BYTES));
+  if (SCENARIO === 'list_small') for (let i = 0; i < 10; i++) await put(server, 's'.repeat(100), `/${LIST_PREFIX}${i}`);
 }
 
-function put(server: Server, body: string): Promise<void> {
+function put(server: Server, body: string, path = '/cat-pic.jpg'): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const deadline = Date.now() + 60_000;
     const attempt = () => {
@@ -199,7 +260,7 @@ function put(server: Server, body: string): Promise<void> {
           host: '127.0.0.1',
           port: server.fnPort,
           method: 'PUT',
-          path: '/cat-pic.jpg',
+          path,
           headers: { host: server.host, 'X-Custom-Auth-Key': SECRET },
           agent: false,
         },

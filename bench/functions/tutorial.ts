@@ -13,11 +13,19 @@ export interface BenchCredentials {
   account: string;
 }
 
+/** The tutorial with HEAD and list() reads added, for the small-request scenarios of tail-cost.ts. */
+export const SMALL_OPS_SCRIPT = join(resolve(import.meta.dirname), 'small-ops-worker.js');
+
 /**
- * Deploys the tutorial function on a Ledge API (its bucket, the secret, the workers.dev route); returns the Host
+ * Deploys the tutorial function (or `script`, one ES module with the same bindings) on a Ledge API (its bucket, the secret, the workers.dev route); returns the Host
  * it answers to (`r2-worker.<subdomain>.localhost`, without a port).
  */
-export async function deployTutorial(apiPort: number, creds: BenchCredentials, secret: string): Promise<string> {
+export async function deployTutorial(
+  apiPort: number,
+  creds: BenchCredentials,
+  secret: string,
+  script = TUTORIAL_SCRIPT,
+): Promise<string> {
   const base = `http://127.0.0.1:${apiPort}/client/v4/accounts/${creds.account}`;
   const headers = { 'x-auth-email': creds.email, 'x-auth-key': creds.key };
   const call = async (method: string, path: string, body?: unknown) => {
@@ -40,10 +48,7 @@ export async function deployTutorial(apiPort: number, creds: BenchCredentials, s
       bindings: [{ name: 'MY_BUCKET', type: 'r2_bucket', bucket_name: 'my-bucket' }],
     }),
   );
-  form.set(
-    'index.js',
-    new File([readFileSync(TUTORIAL_SCRIPT)], 'index.js', { type: 'application/javascript+module' }),
-  );
+  form.set('index.js', new File([readFileSync(script)], 'index.js', { type: 'application/javascript+module' }));
   const upload = await fetch(`${base}/workers/scripts/r2-worker`, { method: 'PUT', headers, body: form });
   if (!upload.ok) throw new Error(`upload failed: ${await upload.text()}`);
   await call('PUT', '/workers/scripts/r2-worker/secrets', {

@@ -24,3 +24,43 @@ export type UserEdit = z.infer<typeof UserEditSchema>;
 export const MembershipUpdateSchema = z.strictObject({
   status: z.enum(['accepted', 'rejected'], { error: 'status must be "accepted" or "rejected"' }),
 });
+
+const isoDate = (name: string) =>
+  z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be a date and time (ISO 8601)`)
+    .transform((value) => new Date(value).toISOString());
+
+/** `POST /user/tokens`: Cloudflare's shape; what Ledge can express is checked in management.ts. */
+export const TokenCreateSchema = z.strictObject({
+  name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
+  policies: z
+    .array(
+      z.object({
+        effect: z.enum(['allow', 'deny']),
+        permission_groups: z.array(z.object({ id: z.string() })),
+        resources: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .min(1, 'give one policy'),
+  not_before: isoDate('not_before').optional(),
+  expires_on: isoDate('expires_on').optional(),
+  condition: z.object({}).optional(),
+});
+export type TokenCreate = z.infer<typeof TokenCreateSchema>;
+
+const roles = z.array(z.string().min(1)).min(1, 'give at least one role');
+
+/** `POST /accounts/{id}/members`: an e-mail and role ids (or names), pending unless `accepted` is asked. */
+export const MemberCreateSchema = z.strictObject({
+  email: z.string().trim().min(1, 'email must not be empty'),
+  roles,
+  status: z.enum(['accepted', 'pending']).optional(),
+});
+
+/** `PUT /accounts/{id}/members/{member_id}`: the member's roles, as `{id}` objects (the SDK's) or ids. */
+export const MemberUpdateSchema = z.object({
+  roles: z
+    .array(z.union([z.string().min(1), z.object({ id: z.string().min(1) }).transform((role) => role.id)]))
+    .min(1, 'give at least one role'),
+});

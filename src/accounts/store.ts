@@ -56,6 +56,23 @@ export interface AccountStore {
   getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
   /** A token by its id (the S3 Access Key ID of its key pair), with its hash (the pair's secret). */
   getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined>;
+  /** A user's tokens, oldest first. */
+  listTokens(userId: string): Promise<ApiToken[]>;
+  /** A new value for a token (its hash): the old value stops working at once. */
+  setTokenHash(id: string, tokenHash: string): Promise<void>;
+  deleteToken(id: string): Promise<void>;
+  /** The members of an account with their users' e-mails, oldest first. */
+  listAccountMembers(accountId: string): Promise<AccountMember[]>;
+  /**
+   * Sets a membership's roles unless that takes the Administrator role from the account's last accepted
+   * administrator (checked and done in one transaction, like deleteMembershipUnlessLastAdmin).
+   */
+  setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'>;
+}
+
+/** A membership seen from its account: who the member is. */
+export interface AccountMember extends Membership {
+  email: string;
 }
 
 const PROFILE_COLUMNS = ['first_name', 'last_name', 'telephone', 'country', 'zipcode'] as const;
@@ -236,6 +253,54 @@ export class SqlAccountStore implements AccountStore {
       [tokenHash],
     );
     return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+  }
+
+  async listTokens(userId: string): Promise<ApiToken[]> {
+    const rows = await this.#db.all<TokenRow>(
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+         FROM api_tokens WHERE user_id = ? ORDER BY created_on, id`,
+      [userId],
+    );
+    return rows.map(({ token_hash: _hash, ...row }) => ({ ...row, read_only: fromSqlBool(row.read_only) }));
+  }
+
+  async setTokenHash(id: string, tokenHash: string): Promise<void> {
+    await this.#db.run('UPDATE api_tokens SET token_hash = ? WHERE id = ?', [tokenHash, id]);
+  }
+
+  async deleteToken(id: string): Promise<void> {
+    await this.#db.run('DELETE FROM api_tokens WHERE id = ?', [id]);
+  }
+
+  async listAccountMembers(accountId: string): Promise<AccountMember[]> {
+    const rows = await this.#db.all<MembershipRow & { email: string }>(
+      `SELECT m.id, m.account_id, a.name AS account_name, a.type AS account_type, m.user_id, m.roles, m.status,
+              m.created_on, u.email
+         FROM memberships m JOIN accounts a ON a.id = m.account_id JOIN users u ON u.id = m.user_id
+        WHERE m.account_id = ? ORDER BY m.created_on, m.id`,
+      [accountId],
+    );
+    return rows.map((row) => ({ ...toMembership(row), email: row.email }));
+  }
+
+  async setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'> {
+    return this.#db.transaction(async (tx) => {
+      const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
+      if (!found) return 'missing';
+      await tx.lock(`accounts:members:${found.account_id}`);
+      const row = await tx.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
+      if (!row) return 'missing';
+      const before = toMembership(row);
+      if (isAcceptedAdmin(before) && !isAcceptedAdmin({ ...before, roles })) {
+        const others = await tx.all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.account_id = ? AND m.id != ?`, [
+          row.account_id,
+          id,
+        ]);
+        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
+      }
+      await tx.run('UPDATE memberships SET roles = ? WHERE id = ?', [JSON.stringify(roles), id]);
+      return 'updated';
+    });
   }
 
   async getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined> {

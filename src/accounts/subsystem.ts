@@ -1,6 +1,8 @@
 import type { SqlDatabase } from '../db/index.ts';
 import type { Subsystem } from '../api/subsystem.ts';
 import { accountRoutes } from './routes.ts';
+import { AccountManagement } from './management.ts';
+import { managementRoutes } from './management-routes.ts';
 import { AccountService } from './service.ts';
 import { SqlAccountStore } from './store.ts';
 
@@ -8,13 +10,18 @@ export interface AccountsSubsystem extends Subsystem {
   service: AccountService;
 }
 
-/** Accounts, users, keys, tokens and memberships: /user, /accounts, /memberships. */
+/** Accounts, users, keys, tokens and memberships: /user, /user/tokens, /accounts, /accounts/{id}/members, /memberships. */
 export function createAccountsSubsystem(deps: { db: SqlDatabase }): AccountsSubsystem {
-  const service = new AccountService(new SqlAccountStore(deps.db));
+  const store = new SqlAccountStore(deps.db);
+  const service = new AccountService(store);
   return {
     name: 'accounts',
     service,
     background: [],
-    mountRoutes: (api) => api.route('/', accountRoutes(service)),
+    mountRoutes: (api) => {
+      api.route('/', accountRoutes(service));
+      // After /user/tokens/verify, which is not a token id.
+      api.route('/', managementRoutes(new AccountManagement(store)));
+    },
   };
 }

@@ -16,7 +16,7 @@ export interface CredentialHeaders {
  * Where a request without API headers may get its credentials: the dashboard's cookie session (src/dashboard/).
  * It throws when the session is there but the request may not use it (a write without the session's CSRF token).
  */
-export type SessionCredentials = (request: Request) => CredentialHeaders | undefined;
+export type SessionCredentials = (request: Request) => Promise<CredentialHeaders | undefined>;
 
 /**
  * Authenticates every /client/v4 request, then applies the two rules that hold for all routes:
@@ -32,7 +32,7 @@ export function authMiddleware(accounts: AccountService, session?: SessionCreden
     };
     // API headers always win; a cookie session only stands in for a request that carries none.
     const fromSession =
-      headers.authorization === undefined && headers.key === undefined ? session?.(c.req.raw) : undefined;
+      headers.authorization === undefined && headers.key === undefined ? await session?.(c.req.raw) : undefined;
     const principal = await accounts.authenticate(fromSession ?? headers);
     c.set('principal', principal);
     const accountId = ACCOUNT_PATH.exec(new URL(c.req.url).pathname)?.[1];

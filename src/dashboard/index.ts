@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
 import type { AppEnv } from '../api/context.ts';
+import type { SqlDatabase } from '../db/index.ts';
 import type { HealthEventBus } from '../load-balancing/index.ts';
 import { LedgeError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -13,12 +14,13 @@ import { sameSecret, SessionStore } from './sessions.ts';
 
 export { buildDashboardAssets, type DashboardAssets } from './assets.ts';
 export { SessionStore } from './sessions.ts';
+export { dashboardMigrations } from './migrations.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface Dashboard {
   /** For the API's auth middleware: a request's session credentials (src/api/auth.ts SessionCredentials). */
-  credentials(request: Request): ReturnType<typeof credentialHeaders> | undefined;
+  credentials(request: Request): Promise<ReturnType<typeof credentialHeaders> | undefined>;
   mount(root: Hono<AppEnv>, api: (request: Request) => Promise<Response>): void;
   /** Builds the bundle now (the server calls it at start, so the first page view does not wait). */
   assets(): Promise<DashboardAssets>;
@@ -30,10 +32,12 @@ export interface Dashboard {
  */
 export function createDashboard(deps: {
   accounts: AccountService;
+  /** Where sessions live, shared by every node on the same database. */
+  db: SqlDatabase;
   healthEvents?: HealthEventBus | undefined;
   logger: Logger;
 }): Dashboard {
-  const sessions = new SessionStore();
+  const sessions = new SessionStore(deps.db);
   let built: Promise<DashboardAssets> | undefined;
   const assets = () =>
     (built ??= buildDashboardAssets().then(
@@ -47,9 +51,9 @@ export function createDashboard(deps: {
       },
     ));
   return {
-    credentials(request) {
+    async credentials(request) {
       const id = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
-      const session = id ? sessions.get(id) : undefined;
+      const session = id ? await sessions.get(id) : undefined;
       if (!session) return undefined;
       if (!SAFE_METHODS.has(request.method) && !sameSecret(request.headers.get('x-csrf-token') ?? '', session.csrf)) {
         throw new LedgeError(403, 10000, 'Missing or wrong x-csrf-token for this dashboard session');

@@ -17,7 +17,7 @@ export function liveRoutes(
   deps: { accounts: AccountService; sessions: SessionStore; healthEvents: HealthEventBus | undefined },
 ): void {
   root.get('/dashboard/events', async (c) => {
-    const session = sessionOf(c, deps.sessions);
+    const session = await sessionOf(c, deps.sessions);
     if (!session) throw DashboardErrors.notSignedIn();
     const principal = await deps.accounts.authenticate(credentialHeaders(session.auth));
     const encoder = new TextEncoder();

@@ -26,7 +26,7 @@ export function migrationRoutes(
 ): void {
   root.post('/dashboard/migration', async (c) => {
     sameOrigin(c);
-    const session = sessionOf(c, deps.sessions);
+    const session = await sessionOf(c, deps.sessions);
     if (!session) throw DashboardErrors.notSignedIn();
     requireCsrf(c, session.csrf);
     const body = await readJson(c, MigrationRun, { code: 10000, emptyAs: {} });

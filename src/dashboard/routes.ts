@@ -68,7 +68,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
   });
 
   root.get('/dashboard/session', async (c) => {
-    const session = sessionOf(c, sessions);
+    const session = await sessionOf(c, sessions);
     if (!session) throw DashboardErrors.notSignedIn();
     const principal = await accounts.authenticate(credentialHeaders(session.auth));
     return ok(c, describe(principal, session.csrf), { status: 200 });
@@ -81,18 +81,18 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
       'api_token' in body ? { token: body.api_token } : { email: body.email, key: body.api_key };
     // The API's own check: a wrong token gets the API's own error (401 1000, 403 9103, ...).
     const principal = await accounts.authenticate(credentialHeaders(auth));
-    const { id, session } = sessions.create(auth);
+    const { id, session } = await sessions.create(auth);
     c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
     return ok(c, describe(principal, session.csrf));
   });
 
-  root.delete('/dashboard/session', (c) => {
+  root.delete('/dashboard/session', async (c) => {
     sameOrigin(c);
     const id = readCookie(c.req.header('cookie'), SESSION_COOKIE);
-    const session = id ? sessions.get(id) : undefined;
+    const session = id ? await sessions.get(id) : undefined;
     if (id && session) {
       requireCsrf(c, session.csrf);
-      sessions.delete(id);
+      await sessions.delete(id);
     }
     c.header('set-cookie', sessionCookie('', isHttps(c.req.raw), 0));
     return ok(c, {});
@@ -106,16 +106,16 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     await accounts.authenticate({ authorization, email, key });
     const token = authorization?.replace(/^Bearer\s+/i, '').trim();
     const auth: SessionAuth = token ? { token } : { email: email ?? '', key: key ?? '' };
-    const code = sessions.createLink(auth);
+    const code = await sessions.createLink(auth);
     const origin = new URL(c.req.url).origin;
     return ok(c, { url: `${origin}/dashboard/link?code=${code}`, expires_in_seconds: 300 });
   });
 
   root.get('/dashboard/link', async (c) => {
-    const auth = sessions.consumeLink(c.req.query('code') ?? '');
+    const auth = await sessions.consumeLink(c.req.query('code') ?? '');
     if (!auth) throw DashboardErrors.badLink();
     await accounts.authenticate(credentialHeaders(auth));
-    const { id } = sessions.create(auth);
+    const { id } = await sessions.create(auth);
     return new Response(null, {
       status: 303,
       headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id, isHttps(c.req.raw)) },
@@ -123,7 +123,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
   });
 }
 
-export function sessionOf(c: ApiContext, sessions: SessionStore) {
+export async function sessionOf(c: ApiContext, sessions: SessionStore) {
   const id = readCookie(c.req.header('cookie'), SESSION_COOKIE);
   return id ? sessions.get(id) : undefined;
 }

@@ -115,15 +115,57 @@ export class DeliveryHistory {
       params,
     );
     const total = count?.n ?? 0;
+    // The page's rows are found in the index alone (account_id, sent, seq), then only those rows are read: with a
+    // plain OFFSET the database reads every skipped row (and its message) to throw it away, which took a deep page
+    // of 100,000 rows past 150 ms (bench/dashboard). The API is page-numbered, as Cloudflare's is, so the skip stays;
+    // it is now a walk over index entries only.
     const rows = await this.#db.all<HistoryItem & { body: string | null }>(
       `SELECT h.id, h.alert_type, h.description, h.mechanism, h.mechanism_type, h.name, h.policy_id, h.sent, h.status,
               h.attempt, h.error, m.body
-         FROM notification_history h LEFT JOIN notification_messages m ON m.id = h.message_id
-        WHERE ${clause} ORDER BY h.sent DESC, h.seq DESC LIMIT ? OFFSET ?`,
+         FROM (SELECT h.seq FROM notification_history h WHERE ${clause}
+                ORDER BY h.sent DESC, h.seq DESC LIMIT ? OFFSET ?) page
+         JOIN notification_history h ON h.seq = page.seq
+         LEFT JOIN notification_messages m ON m.id = h.message_id
+        ORDER BY h.sent DESC, h.seq DESC`,
       [...params, query.limit, query.offset],
     );
     const items = rows.map(({ body, ...item }) => ({ ...item, alert_body: alertBody(item.mechanism_type, body) }));
     return { items, total };
+  }
+
+  /**
+   * Attempts per hour since `since` (bounded by the retention), by outcome: the dashboard's deliveries chart. One
+   * statement with a range count per hour over the index (account_id, sent, status): each hour is an index seek and a
+   * short walk. A single GROUP BY over the hour of `sent` reads the same entries but sorts them all into a temporary
+   * b-tree, which measured 10 times slower at 100,000 attempts in a week (SQLite, same run).
+   */
+  async hourly(
+    accountId: string,
+    since: string | undefined,
+  ): Promise<{ hour: string; delivered: number; failed: number; other: number }[]> {
+    const HOUR = 3_600_000;
+    const oldest = Date.now() - this.retentionMs;
+    const from = since ? Math.max(Date.parse(since), oldest) : oldest;
+    const hours: string[] = [];
+    for (let t = Math.floor(from / HOUR) * HOUR; t <= Date.now(); t += HOUR) hours.push(new Date(t).toISOString());
+    const bounds = hours.map((hour, i) => [i === 0 ? new Date(from).toISOString() : hour, nextHour(hour)]);
+    const count = (status: string) =>
+      `(SELECT COUNT(*) FROM notification_history h WHERE h.account_id = ? AND h.sent >= b.s AND h.sent < b.e${status})`;
+    const rows = await this.#db.all<{ s: string; total: number; delivered: number; failed: number }>(
+      `WITH b(s, e) AS (VALUES ${bounds.map(() => '(CAST(? AS TEXT), CAST(? AS TEXT))').join(', ')})
+       SELECT b.s AS s, ${count('')} AS total, ${count(" AND h.status = 'delivered'")} AS delivered,
+              ${count(" AND h.status IN ('failed', 'retrying')")} AS failed
+         FROM b ORDER BY b.s`,
+      [...bounds.flat(), accountId, accountId, accountId],
+    );
+    return rows
+      .filter((row) => Number(row.total) > 0)
+      .map((row) => {
+        const delivered = Number(row.delivered);
+        const failed = Number(row.failed);
+        const hour = `${row.s.slice(0, 13)}:00:00.000Z`;
+        return { hour, delivered, failed, other: Number(row.total) - delivered - failed };
+      });
   }
 
   /**
@@ -167,4 +209,8 @@ export class DeliveryHistory {
 function alertBody(mechanismType: string, body: string | null): string {
   if (body === null) return '';
   return mechanismType === 'email' ? (JSON.parse(body) as { text: string }).text : body;
+}
+
+function nextHour(hourIso: string): string {
+  return new Date(Date.parse(hourIso) + 3_600_000).toISOString();
 }

@@ -95,6 +95,16 @@ export function notificationRoutes(notifications: NotificationService): Hono<App
     return ok(c, items, { resultInfo: pageInfo(paging, items.length, total) });
   });
 
+  // Ledge extension (not in Cloudflare's API): attempts per hour by outcome, for the dashboard's deliveries chart.
+  app.get(`${base}/history/hourly`, async (c) => {
+    const { since } = parseWith(
+      HistoryQuerySchema,
+      { since: c.req.query('since'), before: undefined },
+      NOTIFICATION_VALIDATION_CODE,
+    );
+    return ok(c, await notifications.history.hourly(c.req.param('account_id'), since));
+  });
+
   // Ledge extension (not in Cloudflare's API): where the account stands in the notification_email migration.
   app.get(`${base}/legacy_migration`, async (c) => {
     const accountId = c.req.param('account_id');

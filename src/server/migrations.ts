@@ -8,6 +8,7 @@ import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
+import { dashboardMigrations } from '../dashboard/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -23,4 +24,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...r2Migrations,
   // Nodes and job leases of several nodes sharing the database.
   ...clusterMigrations,
+  // Dashboard sessions, shared by the nodes.
+  ...dashboardMigrations,
 ];

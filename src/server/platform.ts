@@ -15,7 +15,7 @@ import { createMailer, createNotificationsSubsystem, type NotificationService } 
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
-import { SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
+import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
@@ -120,6 +120,9 @@ export async function createPlatform(
     gate,
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
+    // Only the embedded database has this process as its one writer: with PostgreSQL other nodes write
+    // too, so functions cache no objects (read-after-write across nodes, issue 31).
+    objectChanges: db.dialect === 'sqlite' ? new ObjectChanges() : undefined,
   });
   shareBucketChanges(storage, cluster);
 
@@ -197,6 +200,7 @@ export async function createPlatform(
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
       localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
+      onObjectsChanged: (listener) => storage.objectChanges?.onChange(listener),
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
@@ -236,7 +240,7 @@ export async function createPlatform(
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
-  const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
+  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger });
   return {
     dashboard,
     config,

@@ -34,6 +34,7 @@ export {
 export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
 export { SqlMetadataStore } from './sql-metadata-store.ts';
+export { ObjectChanges, type ChangedBucket, type ObjectChangeListener } from './object-changes.ts';
 export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
 export { bodyStream, releaseBody, type BodySource } from './body-source.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
@@ -41,7 +42,7 @@ export { S3BlobStore } from './s3-blob-store.ts';
 export type { S3Settings } from './s3-client.ts';
 export { R2Errors } from './errors.ts';
 export { R2_LIMITS } from './limits.ts';
-export { LOCAL_BODY_METADATA_KEY, isReservedMetadataKey } from './validation.ts';
+export { CACHEABLE_METADATA_KEY, LOCAL_BODY_METADATA_KEY, isReservedMetadataKey } from './validation.ts';
 export { conditionalFromHeaders, conditionHolds } from './conditionals.ts';
 export { INLINE_BODY_LIMIT, type GetResult, type PutOptions, type ReadResult } from './object-service.ts';
 export type { ListResult, ListOptions } from './object-listing.ts';

@@ -1,3 +1,4 @@
+import { type ObjectChanges, watchedStore } from './object-changes.ts';
 import { alwaysRun, type JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
@@ -31,6 +32,11 @@ export interface StorageOptions {
   sharedOrphanAgeMs?: number | undefined;
   /** One node at a time runs the sweeps and the lifecycle job (default: this node always). */
   gate?: JobGate | undefined;
+  /**
+   * Set when this process is the only writer of the store (the embedded SQLite database): objects may then be
+   * cached outside it, with every write told to `objectChanges` before it is answered (object-changes.ts).
+   */
+  objectChanges?: ObjectChanges | undefined;
 }
 
 /**
@@ -51,13 +57,17 @@ export class StorageService {
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
-  readonly #options: Required<Omit<StorageOptions, 'logger' | 'sharedOrphanAgeMs'>> & {
+  /** Undefined unless this process is the store's only writer: see StorageOptions.objectChanges. */
+  readonly objectChanges: ObjectChanges | undefined;
+  readonly #options: Required<Omit<StorageOptions, 'logger' | 'sharedOrphanAgeMs' | 'objectChanges'>> & {
     logger: Logger | undefined;
     sharedOrphanAgeMs: number | undefined;
   };
   #sweep: NodeJS.Timeout | undefined;
 
-  constructor(store: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
+  constructor(unwatched: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
+    this.objectChanges = options.objectChanges;
+    const store = options.objectChanges ? watchedStore(unwatched, options.objectChanges) : unwatched;
     this.#store = store;
     this.#blobs = blobs;
     this.#options = {

@@ -27,6 +27,8 @@ export function assertObjectKey(key: string): void {
  */
 export const RESERVED_METADATA_PREFIX = '__ledge';
 export const LOCAL_BODY_METADATA_KEY = `${RESERVED_METADATA_PREFIX}_local_body`;
+/** Marks a binding answer the runtime may cache until told it changed (r2/wire/handlers.ts, issue 31). */
+export const CACHEABLE_METADATA_KEY = `${RESERVED_METADATA_PREFIX}_cacheable`;
 
 export function isReservedMetadataKey(name: string): boolean {
   return name.slice(0, RESERVED_METADATA_PREFIX.length).toLowerCase() === RESERVED_METADATA_PREFIX;

@@ -33,6 +33,8 @@ export interface LocalReads {
   service: WorkerdR2Service;
   /** The custom metadata key under which such a get's answer names the file (relative to `directory`). */
   metadataKey: string;
+  /** Set when the server marks gets whose objects isolates may cache (isolate/r2-cache.ts). */
+  cacheableKey?: string | undefined;
 }
 
 /**
@@ -43,6 +45,14 @@ export interface R2ServiceResolver {
   workerdService(accountId: string, bucketName: string): WorkerdR2Service;
   /** Set when a bucket's blobs are files here that bound isolates may read themselves (isolate/local-body.ts). */
   localReads?(accountId: string, bucketName: string): LocalReads | undefined;
+  /**
+   * Set when isolates may cache small objects (isolate/r2-cache.ts): `listener` runs after each write to an object
+   * an isolate may hold, and the write is answered once it resolved (storage/object-changes.ts); without a
+   * bucket and keys, every cached object must go.
+   */
+  onObjectsChanged?(
+    listener: (bucket: { accountId: string; name: string } | undefined, keys: string[] | undefined) => Promise<void>,
+  ): void;
 }
 
 export interface ConfigInput {
@@ -162,6 +172,7 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       subrequestLimit: input.subrequestsPerInvocation ?? DEFAULT_SUBREQUESTS_PER_INVOCATION,
       localBodyKey: hidden.localBodyKey,
       localBuckets: hidden.localBuckets,
+      localCache: hidden.localCache,
     });
     const modules = [
       `(name = ${capnpString(WRAPPER)}, esModule = embed ${file(WRAPPER, wrapperSource(version.main_module, hostGuard))})`,

@@ -2,6 +2,15 @@ import { request } from 'node:http';
 import { statusClass, type LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { IsolateCounts } from './isolate/contract.ts';
 
+/** What one script's counters grew by since the last scrape (the product keeps it, e.g. as request samples). */
+export interface FunctionGrowth {
+  account: string;
+  script: string;
+  requests: number;
+  exceptions: number;
+  status: number[];
+}
+
 /** A scrape of one process waits at most this long (a process spinning in a script cannot answer). */
 const SCRAPE_TIMEOUT_MS = 1_000;
 
@@ -17,16 +26,23 @@ interface ScriptCounts extends IsolateCounts {
  * process starts from zero). What a process counted after the last scrape before it exited is lost.
  */
 export class FunctionMetricsCollector {
-  readonly #metrics: LedgeMetrics;
+  readonly #metrics: LedgeMetrics | undefined;
   readonly #pingSockets: () => string[];
+  /** Told what grew at each scrape (the dashboard's per-function samples, function-samples.ts). */
+  readonly #onGrowth: ((growth: FunctionGrowth[]) => Promise<void>) | undefined;
   /** Last counts seen, by ping socket, then by `account/script`. */
   #last = new Map<string, Map<string, ScriptCounts>>();
   /** Scrapes run one at a time: two overlapping ones would both add the same growth. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(metrics: LedgeMetrics, pingSockets: () => string[]) {
+  constructor(
+    metrics: LedgeMetrics | undefined,
+    pingSockets: () => string[],
+    onGrowth?: (growth: FunctionGrowth[]) => Promise<void>,
+  ) {
     this.#metrics = metrics;
     this.#pingSockets = pingSockets;
+    this.#onGrowth = onGrowth;
   }
 
   collect(): Promise<void> {
@@ -39,6 +55,7 @@ export class FunctionMetricsCollector {
     const sockets = this.#pingSockets();
     const scraped = await Promise.all(sockets.map((socket) => scrapeProcess(socket).catch(() => undefined)));
     const next = new Map<string, Map<string, ScriptCounts>>();
+    const growth: FunctionGrowth[] = [];
     sockets.forEach((socket, index) => {
       const previous = this.#last.get(socket);
       const counts = scraped[index];
@@ -50,27 +67,34 @@ export class FunctionMetricsCollector {
       const seen = new Map<string, ScriptCounts>();
       for (const entry of counts) {
         const key = `${entry.a}/${entry.s}`;
-        this.#add(entry, previous?.get(key));
+        growth.push(this.#add(entry, previous?.get(key)));
         seen.set(key, entry);
       }
       next.set(socket, seen);
     });
     this.#last = next;
+    // After the counts are taken as seen: a failed write loses these samples, never doubles them.
+    await this.#onGrowth?.(growth);
   }
 
-  #add(now: ScriptCounts, before: ScriptCounts | undefined): void {
+  #add(now: ScriptCounts, before: ScriptCounts | undefined): FunctionGrowth {
     const diff = (a: number, b: number | undefined) => Math.max(0, a - (b ?? 0));
     const labels = { account: now.a, script: now.s };
+    const requests = diff(now.requests, before?.requests);
     const exceptions = diff(now.exceptions, before?.exceptions);
-    const ok = diff(now.requests, before?.requests) - exceptions;
-    if (ok > 0) this.#metrics.functionRequests.inc({ ...labels, outcome: 'ok' }, ok);
-    if (exceptions > 0) this.#metrics.functionRequests.inc({ ...labels, outcome: 'exception' }, exceptions);
-    now.status.forEach((count, i) => {
-      const grew = diff(count, before?.status[i]);
-      if (grew > 0) this.#metrics.functionResponses.inc({ ...labels, status_class: statusClass((i + 1) * 100) }, grew);
-    });
-    const buckets = now.buckets.map((count, i) => diff(count, before?.buckets[i]));
-    if (buckets.some((n) => n > 0)) this.#metrics.functionLatency.add(labels, buckets, diff(now.sum, before?.sum));
+    const status = now.status.map((count, i) => diff(count, before?.status[i]));
+    const metrics = this.#metrics;
+    if (metrics) {
+      const ok = requests - exceptions;
+      if (ok > 0) metrics.functionRequests.inc({ ...labels, outcome: 'ok' }, ok);
+      if (exceptions > 0) metrics.functionRequests.inc({ ...labels, outcome: 'exception' }, exceptions);
+      status.forEach((grew, i) => {
+        if (grew > 0) metrics.functionResponses.inc({ ...labels, status_class: statusClass((i + 1) * 100) }, grew);
+      });
+      const buckets = now.buckets.map((count, i) => diff(count, before?.buckets[i]));
+      if (buckets.some((n) => n > 0)) metrics.functionLatency.add(labels, buckets, diff(now.sum, before?.sum));
+    }
+    return { account: now.a, script: now.s, requests, exceptions, status };
   }
 }
 

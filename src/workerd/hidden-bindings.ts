@@ -4,6 +4,7 @@ import { capnpList, capnpString } from './capnp.ts';
 import { scriptFlagDir } from './tail-traces.ts';
 import { localBlobsBinding, localBucketBinding, TAIL_FLAG_BINDING } from './isolate/contract.ts';
 import type { R2ServiceResolver, WorkerdR2Service } from './config.ts';
+import type { LocalCache } from './isolate/contract.ts';
 
 export interface HiddenBindings {
   /** Binding entries for the script's worker. */
@@ -14,6 +15,8 @@ export interface HiddenBindings {
   localBuckets: Record<string, number>;
   /** The reserved metadata key the local read path is told the file under (undefined: no local reads). */
   localBodyKey: string | undefined;
+  /** Set when small objects may be cached in the isolate (isolate/r2-cache.ts): the server's mark, each slot's bucket. */
+  localCache: LocalCache | undefined;
 }
 
 /**
@@ -41,6 +44,7 @@ export function hiddenBindings(
   const localBuckets: Record<string, number> = {};
   const slots = new Map<string, number>();
   let localBodyKey: string | undefined;
+  let localCache: LocalCache | undefined;
   for (const binding of version.bindings) {
     if (binding.type !== 'r2_bucket') continue;
     let slot = slots.get(binding.bucket_name);
@@ -50,6 +54,10 @@ export function hiddenBindings(
       slot = slots.size;
       slots.set(binding.bucket_name, slot);
       localBodyKey = reads.metadataKey;
+      if (reads.cacheableKey !== undefined) {
+        localCache ??= { metadataKey: reads.cacheableKey, buckets: {} };
+        localCache.buckets[slot] = `${account}/${binding.bucket_name}`;
+      }
       const r2Service = `ledge-r2-local:${account}/${binding.bucket_name}`;
       const blobService = `ledge-blobs:${account}/${binding.bucket_name}`;
       services.set(r2Service, externalService(r2Service, reads.service));
@@ -61,7 +69,7 @@ export function hiddenBindings(
     }
     localBuckets[binding.name] = slot;
   }
-  return { bindings, services, localBuckets, localBodyKey };
+  return { bindings, services, localBuckets, localBodyKey, localCache };
 }
 
 function diskService(name: string, path: string): string {

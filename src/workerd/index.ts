@@ -19,6 +19,8 @@ export {
 export { FunctionLogHub, type FunctionLogLine } from './log-hub.ts';
 export { TailTraces, type TailEvent, type TailRequestEvent } from './tail-traces.ts';
 export type { ScheduledOutcome } from './scheduled-call.ts';
-export { FunctionMetricsCollector } from './function-metrics.ts';
+export { FunctionMetricsCollector, type FunctionGrowth } from './function-metrics.ts';
+export { invalidateEverywhere } from './r2-invalidation.ts';
+export { WorkerdProcess } from './workerd-process.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';

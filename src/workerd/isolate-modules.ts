@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
 import { LATENCY_BUCKETS } from '../shared/metrics.ts';
+import type { LocalCache } from './isolate/contract.ts';
 
 /**
  * The modules of the platform's that run inside workerd (src/workerd/isolate/): TypeScript files that
@@ -23,6 +24,7 @@ export const SCRIPT_MODULES = [
   'metrics',
   'subrequests',
   'local-body',
+  'r2-cache',
   'r2',
   'egress',
   'host-guard',
@@ -64,6 +66,8 @@ export interface IsolateParams {
   subrequestLimit: number;
   localBodyKey: string | undefined;
   localBuckets: Record<string, number>;
+  /** Set when objects may be cached in the isolate (isolate/r2-cache.ts). */
+  localCache: LocalCache | undefined;
 }
 
 /** `__ledge/params.js`: constants only, each a JSON literal. */
@@ -75,6 +79,8 @@ export function paramsModule(params: IsolateParams): string {
     SUBREQUEST_LIMIT: params.subrequestLimit,
     LOCAL_BODY_KEY: params.localBodyKey ?? null,
     LOCAL_BUCKETS: params.localBuckets,
+    CACHE_KEY: params.localCache?.metadataKey ?? null,
+    SLOT_BUCKETS: params.localCache?.buckets ?? {},
   };
   return Object.entries(values)
     .map(([name, value]) => `export const ${name} = ${JSON.stringify(value)};\n`)

@@ -58,6 +58,11 @@ export interface WorkerdOptions {
 
 /** One running workerd. `ready` settles once it listens (resolves with the port) or fails to start. */
 export class WorkerdProcess {
+  /**
+   * Every process with a ping socket that has not exited yet, whatever its role or generation (starting,
+   * serving, retiring): what an R2 invalidation must reach (r2-invalidation.ts).
+   */
+  static readonly live = new Set<WorkerdProcess>();
   readonly child: ChildProcess;
   readonly ready: Promise<number>;
   readonly exited: Promise<number | null>;
@@ -97,6 +102,10 @@ export class WorkerdProcess {
       options.onStderrLine(line);
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    if (options.pingSocket) {
+      WorkerdProcess.live.add(this);
+      void this.exited.then(() => WorkerdProcess.live.delete(this));
+    }
     void this.exited.then(() => stdout.drain());
     this.ready = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {

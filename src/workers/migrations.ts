@@ -216,4 +216,25 @@ export const workerMigrations: readonly SchemaMigration[] = [
         CREATE INDEX worker_log_lines_time ON worker_log_lines(time);`,
     },
   },
+  {
+    // Requests and status classes per script per minute (then hour), for the dashboard's charts
+    // (function-samples.ts says what is kept and for how long).
+    id: 'workers/0007_request_samples',
+    sql: `
+      CREATE TABLE worker_request_samples (
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        resolution BIGINT NOT NULL,
+        bucket BIGINT NOT NULL,
+        requests BIGINT NOT NULL,
+        exceptions BIGINT NOT NULL,
+        s1xx BIGINT NOT NULL,
+        s2xx BIGINT NOT NULL,
+        s3xx BIGINT NOT NULL,
+        s4xx BIGINT NOT NULL,
+        s5xx BIGINT NOT NULL,
+        PRIMARY KEY (account_id, script_name, resolution, bucket)
+      );
+      CREATE INDEX worker_request_samples_age ON worker_request_samples(resolution, bucket);`,
+  },
 ];

@@ -23,6 +23,7 @@ import type { TailSessions } from './tail/sessions.ts';
 import { mountCronRoutes } from './crons/cron-routes.ts';
 import type { CronService } from './crons/cron-service.ts';
 import { parseScriptUpload } from './upload.ts';
+import { mountRequestHistoryRoute, type RequestHistory } from './request-history.ts';
 
 const CODE = 10021;
 
@@ -30,7 +31,7 @@ const CODE = 10021;
 export function workerRoutes(
   workers: WorkersService,
   logs: FunctionLogHub,
-  options: { uploadLimit?: number; crons?: CronService; tails: TailSessions },
+  options: { uploadLimit?: number; crons?: CronService; tails: TailSessions; requestHistory?: RequestHistory },
 ): Hono<AppEnv> {
   const uploadLimit = options.uploadLimit ?? WORKER_LIMITS.defaultUploadBytes;
   const app = new Hono<AppEnv>();
@@ -39,6 +40,7 @@ export function workerRoutes(
   mountPreviewRoutes(app);
   mountDeleteRoutes(app, workers);
   if (options.crons) mountCronRoutes(app, options.crons);
+  if (options.requestHistory) mountRequestHistoryRoute(app, workers, options.requestHistory);
   const base = '/accounts/:account_id/workers';
   const account = (c: ApiContext) => c.req.param('account_id')!;
   const script = (c: ApiContext) => c.req.param('script')!;

@@ -12,10 +12,14 @@ import {
   FunctionLogHub,
   FunctionMetricsCollector,
   FunctionsRuntime,
+  invalidateEverywhere,
   TailTraces,
+  WorkerdProcess,
   type FunctionsConfig,
   type R2ServiceResolver,
 } from '../workerd/index.ts';
+import { FunctionSamples } from './function-samples.ts';
+import { RequestHistory } from './request-history.ts';
 import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
@@ -36,6 +40,8 @@ export interface FunctionsPlatform {
   tails: TailSessions;
   /** With several nodes: console lines kept in the database (stopped after the runtime: its last lines kept). */
   logHistory: SharedLogHistory | undefined;
+  /** Requests and status classes per script over time (the dashboard's chart), sampled from the runtime. */
+  requestHistory: RequestHistory;
 }
 
 /** The functions' tunables, as the server's settings give them (src/server/settings/schema.ts). */
@@ -93,10 +99,16 @@ export function createWorkersSubsystem(deps: {
     startTimeoutMs: settings.startTimeoutMs,
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
   });
-  if (deps.metrics) {
-    const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
-    deps.metrics.registry.onCollect(() => collector.collect());
-  }
+  // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.
+  deps.r2.onObjectsChanged?.((bucket, keys) => invalidateEverywhere(WorkerdProcess.live, bucket, keys));
+  const samples = new FunctionSamples(deps.db);
+  const collector = new FunctionMetricsCollector(
+    deps.metrics,
+    () => runtime.pingSockets(),
+    (growth) => samples.add(growth),
+  );
+  deps.metrics?.registry.onCollect(() => collector.collect());
+  const requestHistory = new RequestHistory(collector, samples);
   const cluster = deps.cluster;
   const sharedRuntime = cluster ? announcingReloads(runtime, cluster) : runtime;
   const workers: WorkersService = new WorkersService({
@@ -125,6 +137,7 @@ export function createWorkersSubsystem(deps: {
   // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
   workers.onScriptDeleted(async (accountId, name) => {
     tails.closeScript(accountId, name);
+    await requestHistory.forget(accountId, name);
     await logs.forget(accountId, name);
     await crons.reschedule();
   });
@@ -145,16 +158,17 @@ export function createWorkersSubsystem(deps: {
     });
     logs.shareHistory(logHistory);
   }
-  const functions: FunctionsPlatform = { workers, runtime, logs, crons, traces, tails, logHistory };
+  const functions: FunctionsPlatform = { workers, runtime, logs, crons, traces, tails, logHistory, requestHistory };
   return {
     name: 'workers',
     functions,
     // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
     // Kept log lines are written last, once the runtime that prints them has stopped.
-    background: [logs, ...(logHistory ? [logHistory] : []), runtime, crons],
+    // The request samples stop before the runtime, so their last scrape still finds the processes.
+    background: [logs, ...(logHistory ? [logHistory] : []), runtime, requestHistory, crons],
     mountRoutes: (api) =>
-      api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails })),
+      api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails, requestHistory })),
   };
 }
 

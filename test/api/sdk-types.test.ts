@@ -94,6 +94,34 @@ describe('answers match the official SDK types', () => {
     await call('PUT /client/v4/memberships/:membership_id', mm, { status: 'accepted' }, asMember(true));
     await call('DELETE /client/v4/memberships/:membership_id', mm, undefined, asMember(false));
 
+    // API tokens and members (what `ledge admin` does, through the API).
+    await call('GET /client/v4/user/tokens/permission_groups', '/user/tokens/permission_groups');
+    const token = (await call('POST /client/v4/user/tokens', '/user/tokens', {
+      name: 'sdk token',
+      policies: [
+        {
+          effect: 'allow',
+          permission_groups: [{ id: 'c8fed203ed3043cba015a93ad1616f1f' }],
+          resources: { [`com.cloudflare.api.account.${ledge.accountId}`]: '*' },
+        },
+      ],
+    }))!;
+    await call('GET /client/v4/user/tokens', '/user/tokens');
+    await call('GET /client/v4/user/tokens/:token_id', `/user/tokens/${token['id']}`);
+    await call('PUT /client/v4/user/tokens/:token_id/value', `/user/tokens/${token['id']}/value`, {});
+    await call('DELETE /client/v4/user/tokens/:token_id', `/user/tokens/${token['id']}`);
+    await call(`GET ${A}/roles`, `${a}/roles`);
+    const invited = (await call(`POST ${A}/members`, `${a}/members`, {
+      email: 'invitee@example.com',
+      roles: ['e58cefd75d7adae0b761796c28815e5c'],
+    }))!;
+    await call(`GET ${A}/members`, `${a}/members`);
+    await call(`GET ${A}/members/:member_id`, `${a}/members/${invited['id']}`);
+    await call(`PUT ${A}/members/:member_id`, `${a}/members/${invited['id']}`, {
+      roles: [{ id: '05784afa30c1afe1440e79d9351c7430' }],
+    });
+    await call(`DELETE ${A}/members/:member_id`, `${a}/members/${invited['id']}`);
+
     // Load balancing: a monitor, a pool using it, previews, references, then deletes.
     const monitor = (await call(`POST ${LB}/monitors`, `${a}/load_balancers/monitors`, {
       type: 'http',

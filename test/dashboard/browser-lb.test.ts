@@ -4,7 +4,7 @@ import { launchBrowser, openPage, type PageWatch } from '../helpers/browser.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call, createPool } from '../notifications/api-helpers.ts';
-import { startSmtpReceiver, type SmtpReceiver } from '../notifications/receivers.ts';
+import { startSmtpReceiver, startWebhookReceiver, type SmtpReceiver } from '../notifications/receivers.ts';
 import { origin } from './helpers.ts';
 import { screenshot } from './shots.ts';
 
@@ -162,6 +162,8 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     }
     await history.getByRole('row').filter({ hasText: 'web health' }).filter({ hasText: 'delivered' }).first().waitFor();
     await page.locator('.chart canvas').first().waitFor();
+    // The chart's counts come from the server's hourly totals, and include this delivery.
+    await page.getByText(/^[1-9]\d* delivered and \d+ failed attempts in the period\.$/).waitFor({ state: 'attached' });
     await screenshot(page, 'alert-history');
     expect(smtp.received.length).toBeGreaterThan(0);
     expect(errors).toEqual([]);
@@ -220,4 +222,55 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     expect(await banner.count()).toBe(0);
     expect(errors).toEqual([]);
   }, 180_000);
+
+  it('tests a policy: its webhook gets the test message, the outcome shows, and a refusing receiver shows as failed', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, {
+        name: 'pager hook',
+        url: receiver.url,
+        secret: 'kept-secret',
+      });
+      expect(hook.status).toBe(200);
+      const hookId = (hook.body.result as { id: string }).id;
+      const policy = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
+        name: 'tested policy',
+        alert_type: 'load_balancing_health_alert',
+        enabled: true,
+        mechanisms: { webhooks: [{ id: hookId }], email: [{ id: 'ops@example.com' }] },
+        filters: { pool_id: [poolId], new_health: ['Unhealthy'] },
+      });
+      expect(policy.status).toBe(200);
+      const { page, errors } = await signedInPage();
+      await page.goto(`${origin(ledge)}/#/notifications`);
+      const before = receiver.received.length;
+      await page.getByRole('button', { name: 'Test tested policy' }).click();
+      await page
+        .getByRole('status')
+        .getByText(/pager hook: test message accepted/)
+        .waitFor();
+      await expect(page.getByRole('status').textContent()).resolves.toContain('email recipient(s): not tested');
+      expect(receiver.received.length).toBe(before + 1);
+      // Signed with the stored secret, as real alerts are.
+      expect(receiver.received.at(-1)!.headers['cf-webhook-auth']).toBe('kept-secret');
+
+      receiver.status = 500;
+      await page.getByRole('button', { name: 'Test tested policy' }).click();
+      await page
+        .getByRole('alert')
+        .getByText(/pager hook: failed/)
+        .waitFor();
+      // The destinations page tests one webhook the same way.
+      receiver.status = 200;
+      await page.goto(`${origin(ledge)}/#/notifications/destinations`);
+      await page.getByRole('button', { name: 'Test pager hook' }).click();
+      await page
+        .getByRole('status')
+        .getByText(/pager hook: test message accepted/)
+        .waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
 });

@@ -54,7 +54,7 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
     expect(errors).toEqual([]);
   });
 
-  it('creates a bucket, uploads 20 MiB with progress, downloads the same bytes, deletes with confirmation', async () => {
+  it('creates a bucket, uploads 20 MiB in parts (and 3 MiB in one PUT) with progress, downloads the same bytes, deletes with confirmation', async () => {
     const { page, errors } = await signedInPage();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'R2 Object Storage' }).click();
     await page.getByLabel('Bucket name').fill('browser-bucket');
@@ -65,22 +65,44 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
     await page.evaluate(`(() => {
       const seen = [];
       window.progressSeen = seen;
+      // The 20 MiB file's bar only (the small file's moves at the same time).
+      const big = (node) => node instanceof HTMLProgressElement && node.getAttribute('aria-label') === 'Upload of big.bin';
       new MutationObserver((records) => {
         for (const record of records) {
-          if (record.target instanceof HTMLProgressElement) seen.push(record.target.value / record.target.max);
+          if (big(record.target)) seen.push(record.target.value / record.target.max);
           for (const node of record.addedNodes)
-            if (node instanceof HTMLElement) node.querySelectorAll('progress').forEach((p) => seen.push(p.value / p.max));
+            if (node instanceof HTMLElement) node.querySelectorAll('progress').forEach((p) => big(p) && seen.push(p.value / p.max));
         }
       }).observe(document.querySelector('.uploads'), { subtree: true, childList: true, attributes: true, attributeFilter: ['value'] });
     })()`);
     const bytes = randomBytes(20 * 1024 * 1024);
-    await page
-      .getByLabel('Upload files')
-      .setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: bytes });
-    await page
-      .locator('.uploads li', { hasText: 'big.bin' })
-      .getByText('Uploaded', { exact: true })
-      .waitFor({ timeout: 60_000 });
+    const small = randomBytes(3 * 1024 * 1024);
+    const writes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() !== 'GET') writes.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    });
+    await page.getByLabel('Upload files').setInputFiles([
+      { name: 'big.bin', mimeType: 'application/octet-stream', buffer: bytes },
+      { name: 'small.bin', mimeType: 'application/octet-stream', buffer: small },
+    ]);
+    for (const name of ['big.bin', 'small.bin'])
+      await page
+        .locator('.uploads li', { hasText: name })
+        .getByText('Uploaded', { exact: true })
+        .waitFor({ timeout: 60_000 });
+    // Above the 8 MiB threshold: Ledge's multipart routes, parts of 8 MiB (8 + 8 + 4), then complete; below it one PUT.
+    const uploads = `/client/v4/accounts/${ledge.accountId}/r2/buckets/browser-bucket/uploads`;
+    expect(writes.filter((w) => w === `POST ${uploads}`)).toHaveLength(1);
+    expect(writes.filter((w) => /^PUT .*\/uploads\/[^/]+\/parts\/[123]$/.test(w))).toHaveLength(3);
+    expect(writes.filter((w) => /^POST .*\/uploads\/[^/]+\/complete$/.test(w))).toHaveLength(1);
+    expect(writes.filter((w) => w.endsWith('/objects/big.bin'))).toEqual([]);
+    expect(writes.filter((w) => w.endsWith('/objects/small.bin'))).toEqual([
+      `PUT /client/v4/accounts/${ledge.accountId}/r2/buckets/browser-bucket/objects/small.bin`,
+    ]);
+    const smallGot = await api('GET', '/r2/buckets/browser-bucket/objects/small.bin');
+    expect(Buffer.from(await smallGot.arrayBuffer()).equals(small)).toBe(true);
+    // A multipart object's etag names its part count, as R2's does.
+    expect((await api('HEAD', '/r2/buckets/browser-bucket/objects/big.bin')).headers.get('etag')).toMatch(/-3"?$/);
     const seen = (await page.evaluate('window.progressSeen')) as number[];
     expect(seen[0]).toBe(0);
     expect(seen.at(-1)).toBe(1);
@@ -209,8 +231,11 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
       '#/notifications',
       '#/notifications/new?alert_type=load_balancing_health_alert',
       '#/notifications/migration',
+      '#/notifications/destinations',
       '#/workers',
       '#/zones',
+      '#/members',
+      '#/tokens',
     ]) {
       await page.goto(`${origin(ledge)}/${hash}`);
       await page.locator('main h1').first().waitFor();

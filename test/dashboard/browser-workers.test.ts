@@ -91,6 +91,20 @@ describe('dashboard in Chromium: Workers & Pages', () => {
     await call('GET', '/needle');
     await log.getByText(/\/needle → 200/).waitFor();
     expect(await log.getByText('/hay').count()).toBe(0);
+
+    // The request chart: the calls above (2xx and a 404), by status class, drawn with uPlot.
+    await page.getByRole('button', { name: 'Last day' }).click();
+    await page.getByRole('button', { name: 'Last hour' }).click();
+    const totals = page.getByRole('status', { name: 'Request totals' });
+    await totals.getByText(/^\d+ requests in the period/).waitFor();
+    const text = (await totals.textContent()) ?? '';
+    const [, requests, ok, , notFound] =
+      /^(\d+) requests in the period \(2xx (\d+), 3xx (\d+), 4xx (\d+)/.exec(text) ?? [];
+    // The calls so far: /first, /hidden-get, /shown-post, /after-missing, /hay, /needle answered 200, /missing 404
+    // (the chart reads up to its own request, not up to the last periodic sample).
+    expect([Number(requests), Number(ok), Number(notFound)]).toEqual([7, 6, 1]);
+    await page.getByRole('img', { name: 'Requests of logger by status class' }).locator('canvas').waitFor();
+    expect(await page.locator('.u-legend').getByText('4xx').count()).toBeGreaterThan(0);
     await screenshot(page, 'worker');
 
     await page.getByRole('button', { name: 'Load history' }).click();

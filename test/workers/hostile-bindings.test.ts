@@ -208,10 +208,12 @@ describe('a hostile function and the platform it runs on', () => {
     it('can import the platform modules, but they export no secret: the metrics secret and egress lists stay in their modules', async () => {
       expect(JSON.parse((await call('/params')).text)).toEqual([
         'ACCOUNT_ID',
+        'CACHE_KEY',
         'LATENCY_BUCKETS',
         'LOCAL_BODY_KEY',
         'LOCAL_BUCKETS',
         'SCRIPT_NAME',
+        'SLOT_BUCKETS',
         'SUBREQUEST_LIMIT',
       ]);
     });

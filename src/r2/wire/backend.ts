@@ -7,7 +7,7 @@ import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
-import { LOCAL_BODY_METADATA_KEY, R2_LIMITS, R2Errors } from '../../storage/index.ts';
+import { CACHEABLE_METADATA_KEY, LOCAL_BODY_METADATA_KEY, R2_LIMITS, R2Errors } from '../../storage/index.ts';
 import { handleWireRequest, type WireOptions, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
@@ -39,6 +39,11 @@ export interface LocalReads {
   service: WorkerdR2Service;
   /** The custom metadata key under which such a get's answer names the file (relative to `directory`). */
   metadataKey: string;
+  /**
+   * Set when this process is the store's only writer: the key under which the hidden binding's answers are
+   * marked cacheable (the runtime may then keep small objects, see storage/object-changes.ts).
+   */
+  cacheableKey?: string | undefined;
 }
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
@@ -64,6 +69,7 @@ export class R2WireBackend {
   readonly #localSecret = newSecret(32);
   readonly #localKeys = new Map<string, string>();
   #localBodies = 0;
+  #calls = 0;
   #server: Server | undefined;
   readonly #files = new FileSender();
   readonly #metrics: LedgeMetrics | undefined;
@@ -78,6 +84,11 @@ export class R2WireBackend {
   /** Bodies answered from an open blob file through the reused buffers (observability; tests). */
   get fileBodies(): number {
     return this.#files.started;
+  }
+
+  /** Binding calls received (observability; tests check what the isolates' caches answered themselves). */
+  get calls(): number {
+    return this.#calls;
   }
 
   /** Gets answered without their bytes, which the isolate read from the blob file itself (see localReads). */
@@ -112,7 +123,8 @@ export class R2WireBackend {
     if (directory === undefined) return undefined;
     const service = this.workerdService(accountId, bucketName);
     service.injectRequestHeaders.push({ name: LOCAL_HEADER, value: this.#localKey(accountId) });
-    return { directory, service, metadataKey: LOCAL_BODY_METADATA_KEY };
+    const cacheableKey = this.#storage.objectChanges ? CACHEABLE_METADATA_KEY : undefined;
+    return { directory, service, metadataKey: LOCAL_BODY_METADATA_KEY, cacheableKey };
   }
 
   #localKey(accountId: string): string {
@@ -171,6 +183,7 @@ export class R2WireBackend {
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.#calls++;
     const state: { body?: WriteBody; trusted?: boolean } = {};
     let reply: WireReply | undefined;
     let failure: unknown;
@@ -178,7 +191,9 @@ export class R2WireBackend {
       this.#authenticate(req);
       state.trusted = true;
       const bucket = await this.#bucket(req);
-      const options: WireOptions = this.#isLocalRead(req, bucket) ? { localBodyKey: LOCAL_BODY_METADATA_KEY } : {};
+      const options: WireOptions = this.#isLocalRead(req, bucket)
+        ? { localBodyKey: LOCAL_BODY_METADATA_KEY, cache: this.#storage.objectChanges }
+        : {};
       reply = await this.#dispatch(req, bucket, state, options);
     } catch (error) {
       failure = error;

@@ -1,4 +1,6 @@
 import {
+  CACHEABLE_METADATA_KEY,
+  type ObjectChanges,
   R2Errors,
   type BodySource,
   type BucketRecord,
@@ -46,6 +48,13 @@ export interface WireOptions {
    * blob directory itself: the custom metadata key that tells it which file (see R2WireBackend.localReads).
    */
   localBodyKey?: string | undefined;
+  /**
+   * Set for the runtime's local-read binding when this process is the store's only writer: plain heads
+   * and whole-object gets of small objects are marked cacheable (one more custom metadata entry under
+   * CACHEABLE_METADATA_KEY, which the runtime removes), after the key is watched, so that any later write
+   * waits until the runtime has dropped its copy (storage/object-changes.ts, isolate/r2-cache.ts).
+   */
+  cache?: ObjectChanges | undefined;
 }
 
 const INCLUDE_HTTP = 0;
@@ -66,11 +75,17 @@ export async function handleWireRequest(
 ): Promise<WireReply> {
   switch (request.method) {
     case 'head': {
+      // Watched before the read: a write that commits after it finds the key watched (object-changes.ts).
+      options.cache?.watch(bucket, request.object);
       const object = await storage.objects.head(bucket, request.object);
       if (!object) throw R2Errors.noSuchKey();
-      return { status: 200, json: wireObject(object, { range: wholeObject(object) }) };
+      const json = wireObject(object, { range: wholeObject(object) });
+      if (options.cache) markCacheable(json);
+      return { status: 200, json };
     }
     case 'get': {
+      const cacheable = options.cache !== undefined && isWholeObjectGet(request);
+      if (cacheable) options.cache!.watch(bucket, request.object);
       const result = await storage.objects.read(bucket, request.object, {
         range: toRange(request),
         onlyIf: toConditional(request.onlyIf),
@@ -97,11 +112,11 @@ export async function handleWireRequest(
         });
         return { status: 200, json, localBytes: range.length };
       }
-      return {
-        status: 200,
-        json: wireObject(result.object, { range }),
-        body: { data: result.body, length: range.length },
-      };
+      const json = wireObject(result.object, { range });
+      // A small whole object, sent in one buffer: the runtime may keep it (body and metadata) until told.
+      if (cacheable && result.body.kind === 'bytes' && result.body.bytes.length === result.object.size)
+        markCacheable(json);
+      return { status: 200, json, body: { data: result.body, length: range.length } };
     }
     case 'put': {
       const object = await storage.objects.put(bucket, request.object, value, {
@@ -173,6 +188,14 @@ export async function handleWireRequest(
       return { status: 200, json: {} };
     }
   }
+}
+
+function isWholeObjectGet(request: Extract<WireRequest, { method: 'get' }>): boolean {
+  return request.range === undefined && request.rangeHeader === undefined && request.onlyIf === undefined;
+}
+
+function markCacheable(json: Record<string, unknown>): void {
+  (json['customFields'] as { k: string; v: string }[]).push({ k: CACHEABLE_METADATA_KEY, v: '1' });
 }
 
 function wholeObject(object: ObjectRecord): ResolvedRange {

@@ -76,6 +76,18 @@ export interface IsolateCounts {
   sum: number;
 }
 
+/** Set when objects may be cached in the isolate (r2-cache.ts): the server's mark, and each slot's bucket. */
+export interface LocalCache {
+  metadataKey: string;
+  /** Slot -> `account/bucket`, as the server's invalidations name buckets. */
+  buckets: Record<number, string>;
+}
+
+/** With METRICS_HEADER: drop cached R2 objects (body: JSON `{bucket, keys}`, see r2-cache.ts). */
+export const R2_INVALIDATE_HEADER = 'x-ledge-r2-invalidate';
+/** The ping service's path for an R2 invalidation (r2-invalidation.ts). */
+export const R2_INVALIDATE_PATH = '/r2-invalidate';
+
 /** One egress rule as the egress module compares it: an IPv4 rule in the IPv4-mapped space, base in hex. */
 export interface EgressRule {
   text: string;

@@ -1,4 +1,5 @@
 import { localBlobsBinding, localBucketBinding, takeBinding } from './contract.js';
+import { cacheEnabled, cachedGet, cachedHead } from './r2-cache.js';
 
 /**
  * Lets a script's bucket bindings take large bodies from the bucket's blob files themselves instead of
@@ -35,6 +36,7 @@ interface HiddenObject {
 }
 interface HiddenBucket {
   get(key: string, options?: Record<string, unknown>): Promise<HiddenObject | null>;
+  head(key: string): Promise<HiddenObject | null>;
 }
 interface BlobFile {
   readonly ok: boolean;
@@ -57,11 +59,15 @@ const BLOB_FILE = /^([0-9a-f]{2})\/([0-9a-f]{32})$/;
 /**
  * Takes each slot's hidden bindings out of `platformEnv` and returns `withLocalBodies(env)`, called where
  * the user's `env` is first seen (trace.ts): it patches each bucket binding once. `key` null: no local reads.
+ * With `cacheKey` (the server's cacheable mark) a plain `get(key)` and `head(key)` of a slot named in
+ * `slotBuckets` may be answered from the isolate's cache (r2-cache.ts).
  */
 export function localBodies(
   platformEnv: unknown,
   key: string | null,
   buckets: Readonly<Record<string, number>>,
+  cacheKey: string | null = null,
+  slotBuckets: Readonly<Record<number, string>> = {},
 ): (env: Record<string, unknown>) => void {
   const take = (name: string) => takeBinding(platformEnv, name);
   const hidden = new Map<number, Local>();
@@ -78,6 +84,8 @@ export function localBodies(
     // A failed precondition answers an R2Object without a body: nothing to do.
     if (!('body' in object)) return object;
     const custom = object.customMetadata;
+    // A get with options the cache does not take may still be marked cacheable by the server: never shown.
+    if (cacheKey !== null && custom !== undefined && cacheKey in custom) delete custom[cacheKey];
     if (custom === undefined || !(key! in custom)) return object;
     const path = custom[key!];
     delete custom[key!];
@@ -125,18 +133,57 @@ export function localBodies(
       const local = hidden.get(slot);
       if (local === undefined || bucket === null || typeof bucket !== 'object' || patched.has(bucket)) continue;
       patched.add(bucket);
+      const cacheId = cacheKey === null ? undefined : slotBuckets[slot];
+      const nativeHead = (bucket as { head?: (...args: unknown[]) => unknown }).head;
+      const viaServer = (key: string, options?: Record<string, unknown>) =>
+        local.bucket
+          .get(key, options)
+          .then((object) =>
+            object === null
+              ? null
+              : localBody(object, local.blobs, () => local.bucket.get(key, { ...options, range: { offset: 0 } })),
+          );
       Object.defineProperty(bucket, 'get', {
         configurable: true,
         writable: true,
         enumerable: false,
         value: {
-          async get(key: string, options?: Record<string, unknown>) {
-            const object = await local.bucket.get(key, options);
-            return object === null
-              ? null
-              : localBody(object, local.blobs, () => local.bucket.get(key, { ...options, range: { offset: 0 } }));
+          get(key: string, options?: Record<string, unknown>) {
+            // A plain get(key) of a string key may be answered from the isolate's cache (r2-cache.ts).
+            if (cacheId === undefined || options !== undefined || typeof key !== 'string' || !cacheEnabled())
+              return viaServer(key, options);
+            return cachedGet(
+              cacheId,
+              key,
+              cacheKey!,
+              () => local.bucket.get(key) as ReturnType<Parameters<typeof cachedGet>[3]>,
+              (object) =>
+                object === null
+                  ? null
+                  : localBody(object as HiddenObject, local.blobs, () =>
+                      local.bucket.get(key, { range: { offset: 0 } }),
+                    ),
+            );
           },
         }.get,
+      });
+      if (cacheId === undefined) continue;
+      Object.defineProperty(bucket, 'head', {
+        configurable: true,
+        writable: true,
+        enumerable: false,
+        value: {
+          head(key: string, ...rest: unknown[]) {
+            if (typeof key !== 'string' || rest.length !== 0 || !cacheEnabled())
+              return nativeHead?.call(bucket, key, ...rest);
+            return cachedHead(
+              cacheId,
+              key,
+              cacheKey!,
+              () => local.bucket.head(key) as ReturnType<Parameters<typeof cachedHead>[3]>,
+            );
+          },
+        }.head,
       });
     }
   };

@@ -3,12 +3,14 @@ import {
   METRICS_HEADER,
   METRICS_SECRET_BINDING,
   PLATFORM_FRAME,
+  R2_INVALIDATE_HEADER,
   SCHEDULED_HEADER,
   SCHEDULED_TRACE_SYMBOL,
   takeBinding,
   type IsolateCounts,
 } from './contract.js';
 import { LATENCY_BUCKETS } from './params.js';
+import { enableCache, invalidate } from './r2-cache.js';
 
 /**
  * Counts a script's requests in the isolate's memory: `instrument(main)` wraps the default export's fetch
@@ -106,8 +108,23 @@ async function runScheduled(request: Request, handler: Scheduled): Promise<Respo
     return Response.json({ outcome: 'exception', error: String(fields?.message ?? error), logs: logs(), exception });
   }
 }
+// The server's invalidation of cached R2 objects: applied before it is answered (the write waits for it).
+async function applyInvalidation(request: Request): Promise<Response> {
+  let message: unknown;
+  try {
+    message = await request.json();
+  } catch {
+    message = null;
+  }
+  invalidate(message);
+  return new Response(null, { status: 204 });
+}
 const internal = (request: Request, scheduled: Scheduled) =>
-  request.headers.has(SCHEDULED_HEADER) ? runScheduled(request, scheduled) : scrape();
+  request.headers.has(R2_INVALIDATE_HEADER)
+    ? applyInvalidation(request)
+    : request.headers.has(SCHEDULED_HEADER)
+      ? runScheduled(request, scheduled)
+      : scrape();
 
 type EntrypointClass = new (...args: unknown[]) => {
   fetch(request: Request, ...rest: unknown[]): unknown;
@@ -122,6 +139,7 @@ type Handlers = {
 export function instrument(main: unknown): unknown {
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     const Base = main as EntrypointClass;
+    enableCache();
     return class extends Base {
       override fetch(request: Request, ...rest: unknown[]) {
         if (isScrape(request)) return internal(request, this.scheduled && ((c) => this.scheduled!(c)));
@@ -135,6 +153,7 @@ export function instrument(main: unknown): unknown {
     typeof handlers === 'object' &&
     (typeof handlers.fetch === 'function' || typeof handlers.scheduled === 'function')
   ) {
+    enableCache();
     const fetch = handlers.fetch;
     return Object.assign(Object.create(Object.getPrototypeOf(handlers)), handlers, {
       fetch(this: unknown, request: Request, env: unknown, ctx: unknown) {

@@ -14,3 +14,7 @@ export declare const SUBREQUEST_LIMIT: number;
 export declare const LOCAL_BODY_KEY: string | null;
 /** Each bucket binding of the user's that reads bodies locally, and its slot. */
 export declare const LOCAL_BUCKETS: Readonly<Record<string, number>>;
+/** With an isolate cache (r2-cache.ts): the server's cacheable mark; null: no cache. */
+export declare const CACHE_KEY: string | null;
+/** Slot -> `account/bucket`, as the server's invalidations name buckets. */
+export declare const SLOT_BUCKETS: Readonly<Record<number, string>>;

@@ -1,4 +1,4 @@
-import { METRICS_HEADER, SCHEDULED_HEADER } from './contract.js';
+import { METRICS_HEADER, R2_INVALIDATE_HEADER, R2_INVALIDATE_PATH, SCHEDULED_HEADER } from './contract.js';
 
 /**
  * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
@@ -34,6 +34,20 @@ export default {
       } catch (error) {
         return Response.json({ outcome: 'error', error: String((error as Error | null)?.message ?? error) });
       }
+    }
+    if (url.pathname === R2_INVALIDATE_PATH) {
+      // Cached R2 objects changed (r2-invalidation.ts): every script of this process drops them before the answer.
+      const body = await request.text();
+      const headers = { [METRICS_HEADER]: env.SECRET, [R2_INVALIDATE_HEADER]: '1' };
+      await Promise.allSettled(
+        Object.keys(scripts).map(async (binding) => {
+          const response = await script(binding).fetch('http://r2-invalidate/', { method: 'POST', headers, body });
+          await response.body?.cancel();
+        }),
+      );
+      // A script whose handlers the metrics module does not wrap never caches (r2-cache.ts enableCache) and
+      // cannot answer; the others have applied it once their answer is in.
+      return new Response(null, { status: 204 });
     }
     if (url.pathname !== '/metrics') return new Response(null, { status: 204 });
     const out = [];

@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import { enc, get, page } from '../api.ts';
+import { enc, get } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { onHealth } from '../live.ts';
 import { href } from '../router.ts';
@@ -40,7 +40,7 @@ function chart(
   new uPlot(opts, data, box);
 }
 
-/** Alert deliveries per hour by outcome, from the history (last 7 days, up to 10,000 attempts). */
+/** Alert deliveries per hour by outcome over the period (counted by the server: `history/hourly`). */
 export async function deliveriesChart(box: HTMLElement, base: string, since: string): Promise<void> {
   const hour = 3600;
   const start = Math.floor(Date.parse(since) / 1000 / hour) * hour;
@@ -48,15 +48,12 @@ export async function deliveriesChart(box: HTMLElement, base: string, since: str
   const slots = Math.max(1, (end - start) / hour + 1);
   const delivered = new Array<number>(slots).fill(0);
   const failed = new Array<number>(slots).fill(0);
-  for (let p = 1; p <= 10; p++) {
-    const result = await page<{ sent: string; status: string }>(`${base}/history`, p, 1000, { since });
-    for (const item of result.items) {
-      const slot = Math.floor((Date.parse(item.sent) / 1000 - start) / hour);
-      if (slot < 0 || slot >= slots) continue;
-      if (item.status === 'delivered') delivered[slot]!++;
-      else if (item.status === 'failed' || item.status === 'retrying') failed[slot]!++;
-    }
-    if (p >= result.totalPages) break;
+  const counts = await get<{ hour: string; delivered: number; failed: number }[]>(`${base}/history/hourly`, { since });
+  for (const count of counts) {
+    const slot = Math.floor((Date.parse(count.hour) / 1000 - start) / hour);
+    if (slot < 0 || slot >= slots) continue;
+    delivered[slot]! += count.delivered;
+    failed[slot]! += count.failed;
   }
   const xs = Array.from({ length: slots }, (_, i) => start + i * hour);
   chart(
@@ -180,5 +177,86 @@ function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistor
     [times, ...withRtt.map((origin) => column(origin, (p) => p.rtt_avg_ms))] as uPlot.AlignedData,
     'ms',
     { x: span },
+  );
+}
+
+interface RequestHistory {
+  range: 'hour' | 'day' | 'week';
+  step_seconds: number;
+  points: {
+    t: number;
+    requests: number;
+    exceptions: number;
+    status: Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number>;
+  }[];
+}
+
+const CLASSES = [
+  { cls: '2xx', stroke: '#1a7f37' },
+  { cls: '3xx', stroke: '#0b57d0' },
+  { cls: '4xx', stroke: '#bc4c00' },
+  { cls: '5xx', stroke: '#cf222e' },
+] as const;
+
+/**
+ * A script's requests by status class (and its exceptions) per step over the last hour, day or week, with range
+ * buttons; steps without traffic are drawn as zero. The figures are also given as text (the chart is a picture).
+ */
+export async function requestsChart(box: HTMLElement, scriptBase: string, script: string): Promise<void> {
+  const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Requests of ${script} by status class` });
+  const summary = h('p', { role: 'status', 'aria-label': 'Request totals' });
+  const buttons = (['hour', 'day', 'week'] as const).map((range) =>
+    h(
+      'button',
+      { type: 'button', 'aria-pressed': range === 'hour' ? 'true' : 'false', onclick: () => void show(range) },
+      { hour: 'Last hour', day: 'Last day', week: 'Last week' }[range],
+    ),
+  );
+  let current: 'hour' | 'day' | 'week' = 'hour';
+  const show = async (range: 'hour' | 'day' | 'week') => {
+    current = range;
+    buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(['hour', 'day', 'week'][i] === range)));
+    const history = await get<RequestHistory>(`${scriptBase}/requests/history`, { range });
+    if (current === range) drawRequests(chartBox, summary, history);
+  };
+  replace(box, h('div', { class: 'actions', role: 'group', 'aria-label': 'Time range' }, buttons), summary, chartBox);
+  await show('hour');
+  const timer = setInterval(
+    () => (box.isConnected ? void show(current).catch(() => undefined) : clearInterval(timer)),
+    30_000,
+  );
+}
+
+function drawRequests(chartBox: HTMLElement, summary: HTMLElement, history: RequestHistory): void {
+  const step = history.step_seconds;
+  const now = Math.floor(Date.now() / 1000);
+  const start = Math.floor((now - RANGE_SECONDS[history.range]) / step) * step;
+  const slots = Math.floor((now - start) / step) + 1;
+  const xs = Array.from({ length: slots }, (_, i) => start + i * step);
+  const columns = CLASSES.map(() => new Array<number>(slots).fill(0));
+  const exceptions = new Array<number>(slots).fill(0);
+  const totals = { requests: 0, exceptions: 0, '1xx': 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 };
+  for (const point of history.points) {
+    totals.requests += point.requests;
+    totals.exceptions += point.exceptions;
+    for (const cls of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) totals[cls] += point.status[cls];
+    const slot = Math.floor((point.t - start) / step);
+    if (slot < 0 || slot >= slots) continue;
+    CLASSES.forEach(({ cls }, i) => (columns[i]![slot]! += point.status[cls]));
+    exceptions[slot]! += point.exceptions;
+  }
+  const per = step === 60 ? 'minute' : step === 300 ? '5 minutes' : 'hour';
+  replace(
+    summary,
+    `${totals.requests} requests in the period (2xx ${totals['2xx']}, 3xx ${totals['3xx']}, 4xx ${totals['4xx']}, ` +
+      `5xx ${totals['5xx']}), ${totals.exceptions} exceptions; one point per ${per}.`,
+  );
+  chart(
+    chartBox,
+    `Requests per ${per} by status class`,
+    [...CLASSES.map(({ cls, stroke }) => ({ label: cls, stroke })), { label: 'Exceptions', stroke: '#6e7781' }],
+    [xs, ...columns, exceptions] as uPlot.AlignedData,
+    'requests',
+    { x: [start, now] },
   );
 }

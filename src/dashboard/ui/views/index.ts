@@ -3,7 +3,8 @@ import { bucketSettings, buckets, objects } from './r2.ts';
 import { editPool, loadBalancers, loadBalancingHome, managePools, manageMonitors } from './lb.ts';
 import { destinations, history, migration, policies, policyForm } from './notifications.ts';
 import { scriptDetail, scripts } from './workers.ts';
-import { members, tokens, zones } from './account.ts';
+import { zones } from './account.ts';
+import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 
 type View = (main: HTMLElement) => Promise<void>;

@@ -1,8 +1,9 @@
-import { ApiFailure, call, csrf, del, enc, get, post, put, V4 } from '../api.ts';
+import { ApiFailure, call, del, enc, get, post, put, V4 } from '../api.ts';
 import { button, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, readOnly } from '../state.ts';
 import { confirmDialog, errorText, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
+import { uploadOne } from './upload.ts';
 
 interface Bucket {
   name: string;
@@ -206,8 +207,8 @@ function showDetails(box: HTMLElement, object: ObjectInfo): void {
 }
 
 /**
- * Upload: files or a whole folder, picked or dropped; each file is one PUT with its own progress bar (XHR: fetch
- * reports no upload progress). The object API takes up to 5 GiB in one PUT.
+ * Upload: files or a whole folder, picked or dropped, each with its own progress bar: one PUT, or in parts above
+ * MULTIPART_THRESHOLD (./upload.ts).
  */
 function uploader(bucket: string, prefix: string, done: () => void): HTMLElement {
   const filesId = uid();
@@ -278,43 +279,6 @@ async function droppedFiles(transfer: DataTransfer | null): Promise<{ file: File
   for (const entry of entries) await walk(entry, '');
   if (entries.length === 0) for (const file of Array.from(transfer?.files ?? [])) out.push({ file, path: file.name });
   return out;
-}
-
-function uploadOne(bucket: string, key: string, file: File, list: HTMLElement): Promise<void> {
-  const bar = h('progress', { max: file.size || 1, value: 0, 'aria-label': `Upload of ${key}` });
-  const state = h('span', { class: 'upload-state' }, 'Starting');
-  list.append(h('li', null, h('span', { class: 'name' }, key), ' ', bar, ' ', state));
-  return new Promise((resolve) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('PUT', V4 + objectPath(bucket, key));
-    xhr.setRequestHeader('x-csrf-token', csrf());
-    if (file.type) xhr.setRequestHeader('content-type', file.type);
-    xhr.upload.onprogress = (event) => {
-      bar.value = event.loaded;
-      replace(state, `${Math.floor((100 * event.loaded) / (event.total || 1))}%`);
-    };
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
-        bar.value = bar.max;
-        replace(state, 'Uploaded');
-      } else {
-        let message = `HTTP ${xhr.status}`;
-        try {
-          message = (JSON.parse(xhr.responseText) as { errors: { message: string }[] }).errors[0]?.message ?? message;
-        } catch {
-          // not an envelope
-        }
-        replace(state, `Failed: ${message}`);
-        state.setAttribute('role', 'alert');
-      }
-      resolve();
-    };
-    xhr.onerror = () => {
-      replace(state, 'Failed: the connection broke');
-      resolve();
-    };
-    xhr.send(file);
-  });
 }
 
 /** Bucket settings: CORS, lifecycle rules, public access (r2.dev) and custom domains, as Cloudflare names them. */

@@ -68,11 +68,18 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
     get<Run[]>(`${base}/schedules/runs`).catch(() => [] as Run[]),
   ]);
   const status = notice();
+  // The chart (uPlot, its own chunk) fills in when it has loaded; the rest of the page does not wait for it.
+  const requestsBox = h('div', { class: 'requests' }, 'Loading the request chart…');
+  void import('./charts.ts')
+    .then((charts) => charts.requestsChart(requestsBox, base, script))
+    .catch((error: unknown) => replace(requestsBox, `The request chart could not be loaded: ${errorText(error)}`));
   replace(
     main,
     pageView(
       `Worker ${script}`,
       h('p', null, h('a', { href: href('workers') }, '← Workers & Pages')),
+      h('h2', null, 'Requests'),
+      requestsBox,
       h('h2', null, 'Deployments'),
       table(
         'Deployments',

@@ -1,0 +1,155 @@
+import type { MetadataStore } from './metadata-store.ts';
+import type { BucketRecord } from './types.ts';
+
+/** A bucket as the listeners of ObjectChanges name it (the runtime's caches know buckets by account and name). */
+export interface ChangedBucket {
+  id: string;
+  accountId: string;
+  name: string;
+}
+
+/**
+ * Called after a write to watched keys commits and before the write is answered; the answer waits for it.
+ * `bucket` and `keys` undefined: every copy of every object must go (see ObjectChanges.maxWatched).
+ */
+export type ObjectChangeListener = (bucket: ChangedBucket | undefined, keys: string[] | undefined) => Promise<void>;
+
+/** Keys watched at once before everything is dropped everywhere and watching starts afresh. */
+const MAX_WATCHED_KEYS = 100_000;
+
+/**
+ * Which objects someone outside this process may hold a copy of (the functions runtime's per-isolate
+ * cache of small objects, issue 31), and the hook that tells them when one changes.
+ *
+ * Read-after-write: a reader calls `watch` *before* it reads the object it will hand out for caching, and
+ * every write to the object store (`watchedStore`: puts, deletes, multipart completions, lifecycle
+ * expiry and transitions, whatever door they came through) calls `changed` after its commit and before it
+ * returns. So a write either commits before the read (the read sees it) or finds the key watched and
+ * waits until every listener has dropped the copies. A watched key is forgotten once invalidated: a copy
+ * made from a read that raced the invalidation is refused by the reader itself (see isolate/r2-cache.ts).
+ *
+ * Only for a store no other process writes to (the embedded SQLite database): with PostgreSQL other
+ * nodes commit writes this process never sees, so nothing may be cached there.
+ */
+export class ObjectChanges {
+  #watched = new Map<string, { bucket: ChangedBucket; keys: Set<string> }>();
+  #count = 0;
+  /** Watches made before a reset still in flight: writes still wait for them until every copy is gone. */
+  #previous: Map<string, { bucket: ChangedBucket; keys: Set<string> }> | undefined;
+  readonly #listeners: ObjectChangeListener[] = [];
+  readonly #maxWatched: number;
+
+  /**
+   * `maxWatched` bounds the memory of the watch list: past it, every holder drops everything (one
+   * invalidation with no keys) while a new list starts, and the old one is forgotten once that is done.
+   */
+  constructor(maxWatched = MAX_WATCHED_KEYS) {
+    this.#maxWatched = maxWatched;
+  }
+
+  /** Listeners are awaited together; a listener that throws fails the write's answer (not its commit). */
+  onChange(listener: ObjectChangeListener): void {
+    this.#listeners.push(listener);
+  }
+
+  watch(bucket: BucketRecord, key: string): void {
+    let entry = this.#watched.get(bucket.id);
+    if (!entry) {
+      entry = { bucket: { id: bucket.id, accountId: bucket.accountId, name: bucket.name }, keys: new Set() };
+      this.#watched.set(bucket.id, entry);
+    }
+    if (entry.keys.has(key)) return;
+    entry.keys.add(key);
+    if (++this.#count > this.#maxWatched && this.#previous === undefined) void this.#reset();
+  }
+
+  /** How many keys are watched now (tests, observability). */
+  get watchedKeys(): number {
+    return this.#count;
+  }
+
+  async changed(bucketId: string, keys: Iterable<string>): Promise<void> {
+    const lists = this.#previous ? [this.#watched, this.#previous] : [this.#watched];
+    let bucket: ChangedBucket | undefined;
+    const hit = new Set<string>();
+    for (const watched of lists) {
+      const entry = watched.get(bucketId);
+      if (!entry) continue;
+      bucket = entry.bucket;
+      for (const key of keys) {
+        if (!entry.keys.delete(key)) continue;
+        hit.add(key);
+        if (watched === this.#watched) this.#count--;
+      }
+      if (entry.keys.size === 0) watched.delete(bucketId);
+    }
+    if (bucket === undefined || hit.size === 0 || this.#listeners.length === 0) return;
+    await Promise.all(this.#listeners.map((listener) => listener(bucket, [...hit])));
+  }
+
+  /** Drops every copy everywhere, then forgets the watches made before it started. */
+  async #reset(): Promise<void> {
+    this.#previous = this.#watched;
+    this.#watched = new Map();
+    this.#count = 0;
+    try {
+      await Promise.all(this.#listeners.map((listener) => listener(undefined, undefined)));
+    } finally {
+      this.#previous = undefined;
+    }
+  }
+}
+
+/**
+ * The store with every object write reported to `changes` after it commits (and before the caller goes on).
+ * The five methods below are all that change `r2_objects` (sql-metadata-store.ts); the rest pass through.
+ */
+export function watchedStore(store: MetadataStore, changes: ObjectChanges): MetadataStore {
+  const overrides: Partial<MetadataStore> = {
+    async commitObject(object, precondition) {
+      const result = await store.commitObject(object, precondition);
+      if (result.status === 'committed') await changes.changed(object.bucketId, [object.key]);
+      return result;
+    },
+    async deleteObjects(bucketId, keys) {
+      const removed = await store.deleteObjects(bucketId, keys);
+      await changes.changed(bucketId, keys);
+      return removed;
+    },
+    async completeUpload(bucketId, uploadId, build) {
+      const result = await store.completeUpload(bucketId, uploadId, build);
+      if (result.status === 'completed') await changes.changed(bucketId, [result.object.key]);
+      return result;
+    },
+    async deleteObjectVersions(bucketId, targets) {
+      const removed = await store.deleteObjectVersions(bucketId, targets);
+      await changes.changed(
+        bucketId,
+        targets.map((t) => t.key),
+      );
+      return removed;
+    },
+    async setObjectStorageClass(bucketId, targets, storageClass) {
+      const changedCount = await store.setObjectStorageClass(bucketId, targets, storageClass);
+      await changes.changed(
+        bucketId,
+        targets.map((t) => t.key),
+      );
+      return changedCount;
+    },
+  };
+  // Methods bound once (a bind per call would cost every read of the store an allocation).
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof MetadataStore];
+      let value = bound.get(property);
+      if (value !== undefined) return value;
+      value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      value = (value as (...args: unknown[]) => unknown).bind(target);
+      bound.set(property, value);
+      return value;
+    },
+  });
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ObjectChanges } from '../../src/storage/index.ts';
+import type { BucketRecord } from '../../src/storage/index.ts';
+
+const bucket = { id: 'b1', accountId: 'a', name: 'photos' } as BucketRecord;
+
+describe('ObjectChanges (what the functions runtime may have cached, issue 31)', () => {
+  it('tells listeners about watched keys only, once, and waits for them', async () => {
+    const changes = new ObjectChanges();
+    const seen: unknown[] = [];
+    let release!: () => void;
+    changes.onChange(async (b, keys) => {
+      seen.push([b?.name, keys]);
+      await new Promise<void>((r) => (release = r));
+    });
+    changes.watch(bucket, 'k1');
+    changes.watch(bucket, 'k2');
+    await changes.changed('b1', ['nope']);
+    expect(seen).toEqual([]);
+    let done = false;
+    const pending = changes.changed('b1', ['k1', 'k3']).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual([['photos', ['k1']]]);
+    expect(done).toBe(false);
+    release();
+    await pending;
+    // Forgotten once invalidated: a second write to it tells nobody.
+    await changes.changed('b1', ['k1']);
+    expect(seen).toHaveLength(1);
+    expect(changes.watchedKeys).toBe(1);
+  });
+
+  it('past its bound drops everything everywhere, and keeps the old watches until that is done', async () => {
+    const changes = new ObjectChanges(2);
+    const seen: unknown[] = [];
+    let releaseReset!: () => void;
+    changes.onChange(async (_bucket, keys) => {
+      seen.push(keys ?? 'all');
+      if (keys === undefined) await new Promise<void>((r) => (releaseReset = r));
+    });
+    changes.watch(bucket, 'k1');
+    changes.watch(bucket, 'k2');
+    changes.watch(bucket, 'k3');
+    expect(seen).toEqual(['all']);
+    // While everything is being dropped, a write to an old watch still waits for its own invalidation.
+    await changes.changed('b1', ['k1']);
+    expect(seen).toEqual(['all', ['k1']]);
+    changes.watch(bucket, 'k4');
+    releaseReset();
+    await new Promise((r) => setTimeout(r, 0));
+    // Afterwards the old watches are gone (their copies too); the new one stays.
+    await changes.changed('b1', ['k2', 'k4']);
+    expect(seen).toEqual(['all', ['k1'], ['k4']]);
+  });
+});
