@@ -10,6 +10,7 @@ import {
   type LoadBalancing,
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import {
@@ -90,6 +91,8 @@ export interface Platform {
 export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
+  /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
+  clock: Clock = systemClock,
 ): Promise<Platform> {
   const publicDomain = r2PublicDomain(config.env);
   ensureDataDir(config.dataDir);
@@ -112,6 +115,7 @@ export async function createPlatform(
     nodeId: nodeIdOf(config.dataDir, config.nodeId),
     logger: logger.child({ component: 'cluster' }),
     heartbeatMs: positiveInteger(config.env['LEDGE_CLUSTER_HEARTBEAT_MS']),
+    clock,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
   const metrics = new LedgeMetrics();
@@ -126,6 +130,7 @@ export async function createPlatform(
     gate,
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
+    clock,
   });
   shareBucketChanges(storage, cluster);
 
@@ -162,6 +167,7 @@ export async function createPlatform(
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
     cluster,
+    clock,
   });
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
@@ -183,6 +189,7 @@ export async function createPlatform(
     gate,
     healthEvents,
     poolEnablement,
+    clock,
   });
   const workers = createWorkersSubsystem({
     config,
@@ -199,6 +206,7 @@ export async function createPlatform(
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
+    clock,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');

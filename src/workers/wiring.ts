@@ -21,6 +21,7 @@ import { MAX_SCRIPTS_PER_ACCOUNT } from './limits.ts';
 import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import { SqlWorkerStore } from './store.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface FunctionsPlatform {
   workers: WorkersService;
@@ -50,6 +51,8 @@ export function createFunctions(deps: {
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
+  /** Cron Triggers run on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }): FunctionsPlatform {
   const logs = new FunctionLogHub(deps.paths.logs, (error) =>
     deps.logger.warn('function log lines could not be kept', { err: error }),
@@ -105,6 +108,7 @@ export function createFunctions(deps: {
     logger: deps.logger.child({ subsystem: 'crons' }),
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
+    clock: deps.clock,
   });
   // Cron Trigger runs reach the script's open tail sessions as scheduled events.
   crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
