@@ -71,6 +71,9 @@ export class HealthChecker implements BackgroundService {
   #armedFor = Infinity;
   #running = false;
   #lastTick = 0;
+  /** Probes started and not answered yet, and who waits for there to be none (see settled()). */
+  #probing = 0;
+  #onIdle: (() => void)[] = [];
 
   constructor(deps: {
     pools: PoolStore;
@@ -161,6 +164,15 @@ export class HealthChecker implements BackgroundService {
       }
     }
     this.#arm();
+  }
+
+  /**
+   * Resolves once no probe is in flight and every result so far is recorded: a test that advances the clock
+   * by one interval then knows the round it started is over (probes are real I/O, on real time).
+   */
+  async settled(): Promise<void> {
+    while (this.#probing > 0) await new Promise<void>((resolve) => this.#onIdle.push(resolve));
+    await this.#flush();
   }
 
   stats(): CheckerStats {
@@ -274,15 +286,21 @@ export class HealthChecker implements BackgroundService {
     if (late > this.#stats.maxLateMs) this.#stats.maxLateMs = late;
     if (late > 1000) this.#stats.lateOver1s++;
     job.inFlight = true;
-    void probe(job.target, this.#egress).then((result) => {
-      job.inFlight = false;
-      const plan = this.#plans.get(job.poolId);
-      if (job.cancelled || !this.#running || !plan) return;
-      this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
-      this.#pending.push({ plan, origin: job.origin, result });
-      // A batching delay for the writes, not a schedule: real time, whatever the clock.
-      this.#flushTimer ??= outsideRequest(() => setTimeout(() => void this.#flush(), FLUSH_DELAY_MS));
-    });
+    this.#probing++;
+    void probe(job.target, this.#egress)
+      .then((result) => {
+        job.inFlight = false;
+        const plan = this.#plans.get(job.poolId);
+        if (job.cancelled || !this.#running || !plan) return;
+        this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
+        this.#pending.push({ plan, origin: job.origin, result });
+        // A batching delay for the writes, not a schedule: real time, whatever the clock.
+        this.#flushTimer ??= outsideRequest(() => setTimeout(() => void this.#flush(), FLUSH_DELAY_MS));
+      })
+      .finally(() => {
+        if (--this.#probing > 0) return;
+        for (const resolve of this.#onIdle.splice(0)) resolve();
+      });
   }
 
   /**
