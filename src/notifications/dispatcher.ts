@@ -167,6 +167,26 @@ export class Dispatcher {
     this.#mailer.close();
   }
 
+  /**
+   * Resolves once every row due by the clock's now is sent and its outcome recorded. A test checks after it
+   * that a delivery did not happen, instead of waiting a while in case it might (sends are real I/O).
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.#running) return;
+      if (this.#tickQueued || this.#ticking) {
+        await this.#tickDone;
+      } else if (this.#inFlight > 0) {
+        await new Promise<void>((resolve) => this.#idle.push(resolve));
+      } else if (this.#outbox.freshWaiting > 0 || this.#tableDueMs <= this.#clock.now()) {
+        this.wake();
+      } else {
+        return;
+      }
+    }
+  }
+
   /** Called when rows are written; cheap and safe to call often (coalesced into one tick). */
   wake = (): void => {
     if (!this.#running || this.#tickQueued) return;

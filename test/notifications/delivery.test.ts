@@ -31,6 +31,8 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     policyIds[name] = (body.result as { id: string }).id;
   };
   const hooksFor = (name: string) => (hook: ReceivedWebhook) => hook.body['policy_id'] === policyIds[name];
+  /** Every delivery due is sent and recorded: one that has not reached a receiver by then never will. */
+  const settled = () => ledge.server.platform.notifications.dispatcher.settled();
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
@@ -73,8 +75,8 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     const [everything] = await receiver.waitFor(1, hooksFor('everything'));
     await receiver.waitFor(1, hooksFor('unhealthy only'));
     const [mail] = await smtp.waitFor(1, (m) => m.to.includes('oncall@example.com'));
-    // Give non-matching policies time to (wrongly) deliver before checking that they did not.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Non-matching policies would have (wrongly) delivered by now.
+    await settled();
     expect(receiver.received.filter(hooksFor('pools only'))).toHaveLength(0);
     expect(receiver.received.filter(hooksFor('other pool'))).toHaveLength(0);
     expect(receiver.received.filter(hooksFor('disabled'))).toHaveLength(0);
@@ -111,7 +113,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     const [, end] = await receiver.waitFor(2, hooksFor('everything'));
     expect(end?.body['alert_event']).toBe('ALERT_STATE_EVENT_END');
     expect(end?.body['alert_correlation_id']).toBe(start?.body['alert_correlation_id']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     expect(receiver.received.filter(hooksFor('unhealthy only'))).toHaveLength(1);
   });
 
@@ -134,7 +136,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     await expect(publishEvent(ledge.server.platform, { id: eventId, poolId: poolA }, true)).rejects.toThrow(
       /producer failed/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     expect(
       (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE event_id = ?', [eventId]))?.n,
     ).toBe(0);
@@ -159,7 +161,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
       reason: 'No failures',
     });
     await receiver.waitFor(2, hooksFor('throttled'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     const got = receiver.received
       .filter(hooksFor('throttled'))
       .map((h) => (h.body['data'] as { new_health: string }).new_health);
