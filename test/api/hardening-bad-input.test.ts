@@ -5,6 +5,7 @@ import { envelopeOf } from '../helpers/envelope.ts';
 import { startLedge, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
 import { api, callFunction, enableWorkersDev, functionsPort, uploadScript } from '../workers/helpers.ts';
 import { AUTH, rawSocket } from './hardening-helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const ACCOUNT = `/accounts/${TEST_CREDENTIALS.accountId}`;
 
@@ -161,11 +162,9 @@ describe('bad input gets a 4xx, never a 5xx', () => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       socket.destroy();
     }
-    const deadline = Date.now() + 5_000;
-    while (logLines.slice(before).filter((l) => l.msg === 'client went away mid-request').length < 4) {
-      if (Date.now() > deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await poll(() => logLines.slice(before).filter((l) => l.msg === 'client went away mid-request').length >= 4, {
+      timeoutMs: 5_000,
+    });
     const lines = logLines.slice(before);
     expect(lines.filter((l) => l.msg === 'client went away mid-request' && l.level === 'debug')).toHaveLength(4);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);

@@ -288,10 +288,23 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
         }
       }
 
-      // Back up again, then every recorded transition reaches the webhook (those node 2 had claimed too).
-      await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
+      // Once the surviving nodes have recorded pool 0 down (node 2's origins taken over), it comes back up; then
+      // every recorded transition reaches the webhook (those node 2 had claimed too). Probes are real HTTP from
+      // real processes: the waits are for the transitions themselves, each within a few intervals.
+      const transitions = (health: string) =>
+        sql<{ id: number }[]>`SELECT id::int AS id FROM lb_health_events
+          WHERE pool_id = ${pools[0]!} AND new_health = ${health}`;
+      await waitUntil(
+        async () => ((await transitions('Unhealthy')).length >= 4 ? true : undefined),
+        6 * INTERVAL_S * 1000,
+        'pool 0 and its 3 origins recorded down',
+      );
       for (const origin of origins.slice(0, 3)) origin.healthy = true;
-      await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
+      await waitUntil(
+        async () => ((await transitions('Healthy')).length >= 4 ? true : undefined),
+        6 * INTERVAL_S * 1000,
+        'pool 0 and its 3 origins recorded up',
+      );
       const events = await sql<
         { id: number }[]
       >`SELECT id::int AS id FROM lb_health_events WHERE pool_id = ${pools[0]!}`;

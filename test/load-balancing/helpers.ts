@@ -4,6 +4,7 @@ import type { TestLedge } from '../helpers/ledge.ts';
 import type { ManualClock } from '../helpers/manual-clock.ts';
 
 import type { AnyJson as Json } from '../helpers/envelope.ts';
+import { waitFor as waitUntil } from '../helpers/wait.ts';
 
 export type { Json };
 
@@ -93,19 +94,13 @@ export class TestOrigin {
   }
 }
 
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function waitFor<T>(
+/** Polls until `check` returns a value (not undefined) or the time runs out (../helpers/wait.ts). */
+export function waitFor<T>(
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 15_000,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return waitUntil(check, what, { timeoutMs, everyMs: 100 });
 }
 
 /**

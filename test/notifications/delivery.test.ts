@@ -9,6 +9,7 @@ import {
   type SmtpReceiver,
   type WebhookReceiver,
 } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 describe('health events -> policies -> webhook and email deliveries', () => {
   let ledge: TestLedge;
@@ -270,16 +271,16 @@ async function waitForHistory(
   since: string,
   done: (rows: HistoryRow[]) => boolean,
 ): Promise<HistoryRow[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  let rows: HistoryRow[] = [];
+  const reached = await poll(async () => {
     const { body } = await call(
       ledge,
       'GET',
       `${alerting(ledge)}/history?per_page=100&since=${encodeURIComponent(since)}`,
     );
-    const rows = body.result as HistoryRow[];
-    if (done(rows)) return rows;
-    if (Date.now() > deadline) throw new Error(`history never reached the expected state: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    rows = body.result as HistoryRow[];
+    return done(rows);
+  });
+  if (!reached) throw new Error(`history never reached the expected state: ${JSON.stringify(rows)}`);
+  return rows;
 }

@@ -13,6 +13,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const PROCESSES = 2;
 const SPIN_CPU_MS = 300;
@@ -256,10 +257,7 @@ describe('runtime limits with one account (the direct path)', () => {
     }
     expect(answer).toBe('b ok');
     // The supervisor may learn that the new generation listens just after the test saw its answer.
-    const answeredAt = Date.now();
-    while (runtime.pids.some((pid) => before.includes(pid)) && Date.now() - answeredAt < 5_000) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await poll(() => !runtime.pids.some((pid) => before.includes(pid)), { timeoutMs: 5_000, everyMs: 10 });
     expect(runtime.pids.some((pid) => before.includes(pid))).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { LOG_BYTES_PER_INVOCATION } from '../../src/workers/runtime/log-limits.t
 import { HISTORY_BYTES_PER_SECOND } from '../../src/workers/history-rate.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, functionsPort, tenant, uploadScript } from './helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const MIB = 1024 * 1024;
 const KIB = 1024;
@@ -195,12 +196,15 @@ type Line = { level: string; message: string[] };
 
 /** The history once `done` holds for it: console lines reach the server shortly after the response. */
 async function historyOnce(as: TestLedge, script: string, lines: number, done: (lines: Line[]) => boolean) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const got = await history(as, script, lines);
-    if (done(got) || Date.now() > deadline) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let got: Line[] = [];
+  await poll(
+    async () => {
+      got = await history(as, script, lines);
+      return done(got);
+    },
+    { timeoutMs: 10_000 },
+  );
+  return got;
 }
 
 describe('function logs are bounded and never block the server', () => {

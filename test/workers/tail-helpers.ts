@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cleanEnv, CLI_ENTRY, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { WRANGLER_ENTRY } from '../helpers/wrangler.ts';
+import { poll } from '../helpers/wait.ts';
 
 /** A long-running tail client (real wrangler or `ledge tail`) whose output lines are collected. */
 export interface RunningTail {
@@ -128,12 +129,8 @@ export async function waitForSessions(
   clients?: RunningTail[],
 ): Promise<void> {
   const tails = ledge.server.platform.functions.tails;
-  const deadline = Date.now() + timeoutMs;
-  while (tails.connectedCount < count) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (await poll(() => tails.connectedCount >= count, { timeoutMs })) return;
+  throw new Error(
+    `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
+  );
 }
