@@ -8,6 +8,7 @@ import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { alerting, call } from '../notifications/api-helpers.ts';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../notifications/receivers.ts';
 import { callFunctionOn, startCluster, uploadWorker, type ClusterNode, type TestCluster } from './cluster-helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const INTERVAL_S = 5;
 
@@ -108,8 +109,9 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       (await fetch(objectPath(one, 'shared', 'photo.jpg'), { method: 'DELETE', headers: one.tokenHeaders })).status,
     ).toBe(200);
     expect((await call(one, 'DELETE', `/accounts/${one.accountId}/r2/buckets/shared`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await call(two, 'GET', `/accounts/${two.accountId}/r2/buckets/shared`)).status).toBe(404);
+    const gone = async () => (await call(two, 'GET', `/accounts/${two.accountId}/r2/buckets/shared`)).status;
+    await poll(async () => (await gone()) === 404, { timeoutMs: 200, everyMs: 20 });
+    expect(await gone()).toBe(404);
     expect(await putObject(two, 'shared', 'again', Buffer.from('x'))).toBe(404);
 
     const pool = await call(one, 'POST', `/accounts/${one.accountId}/load_balancers/pools`, {

@@ -6,7 +6,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call, type LedgeTarget } from './api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
-import { poll } from '../helpers/wait.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 /** The API helpers' view of a spawned server. */
 function asLedge(spawned: SpawnedLedge): LedgeTarget {
@@ -64,7 +64,8 @@ describe('at-least-once delivery across a kill -9', () => {
 
     // The receiver hangs: the alert is claimed and in flight when the server dies.
     hooks.status = 0;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Two probes (real HTTP from the server process): the origin is recorded healthy before it stops.
+    await waitFor(() => origin.requests.length >= 2, 'two probes', { timeoutMs: 10_000 });
     await origin.stop();
     const [hung] = await hooks.waitFor(1, (h) => h.body['policy_name'] === 'outages');
     expect(hung?.answered).toBe(0);

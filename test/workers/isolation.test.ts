@@ -268,10 +268,13 @@ describe('runtime limits with one account (the direct path)', () => {
  * must not run the runaway code again. The successor then takes the slot.
  */
 async function afterLimitKill(port: number, host: string) {
-  const started = Date.now();
-  for (;;) {
-    const res = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) });
-    if (res.status !== 503 || res.text !== 'error code: 1102' || Date.now() - started > 5_000) return res;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let res: Awaited<ReturnType<typeof callFunction>> | undefined;
+  await poll(
+    async () => {
+      res = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) });
+      return res.status !== 503 || res.text !== 'error code: 1102';
+    },
+    { timeoutMs: 5_000 },
+  );
+  return res!;
 }

@@ -14,6 +14,11 @@ export interface RunningTail {
   waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   /** JSON stdout lines parsed (wrangler --format json prints one event per line). */
   events(): Record<string, unknown>[];
+  /**
+   * Waits until a whole event (all of its lines printed) satisfies `match`. Each session gets its events in
+   * request order, so once a request's event is here, every earlier one the session selected is too.
+   */
+  waitForEvent(match: (event: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +55,10 @@ function collect(child: ChildProcess): RunningTail {
     },
     events() {
       return wranglerJsonEvents(stdout.join('\n'));
+    },
+    async waitForEvent(match, timeoutMs) {
+      // Checked on each new line: the text so far must hold a whole event that matches.
+      await this.waitFor(() => wranglerJsonEvents(stdout.join('\n')).some(match), timeoutMs);
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
