@@ -13,7 +13,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
-import { poll } from '../helpers/wait.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 const PROCESSES = 2;
 const SPIN_CPU_MS = 300;
@@ -111,7 +111,8 @@ describe('runtime isolation between accounts', () => {
       }
     };
     const clientsA = Array.from({ length: 4 }, hammer);
-    await new Promise((r) => setTimeout(r, 300));
+    // A's traffic before the runaways: a window counted in requests served (real I/O), not in ms.
+    await waitFor(() => latencies.length >= 40, "A's first 40 requests");
 
     // As many runaway invocations as there are workerd processes (all of them on one shared runtime).
     const spinStarted = Date.now();
@@ -143,7 +144,9 @@ describe('runtime isolation between accounts', () => {
     expect(again.text).toBe('b ok');
     expect(runtime.accountPids(tenantB.accountId)).not.toEqual(backendB);
 
-    await new Promise((r) => setTimeout(r, 300));
+    // And after B is back: 40 more of A's requests.
+    const servedA = latencies.length;
+    await waitFor(() => latencies.length >= servedA + 40, "40 more of A's requests");
     hammering = false;
     await Promise.all(clientsA);
     agent.destroy();
@@ -197,8 +200,10 @@ describe('runtime isolation between accounts', () => {
         if (res instanceof Error) failures.push(res.message);
         else if (res.status !== 200) failures.push(`status ${res.status}: ${res.text}`);
         else seen.add(res.text);
+        served++;
       }
     };
+    let served = 0;
     const clients = Array.from({ length: 6 }, client);
     const secret = await api(ledge, 'PUT', `/accounts/${ledge.accountId}/workers/scripts/steady/secrets`, {
       name: 'GREETING',
@@ -209,7 +214,10 @@ describe('runtime isolation between accounts', () => {
     const logging = `export default { fetch(request, env) { console.log('served', env.GREETING); return new Response('a v2 ' + env.GREETING); } };`;
     const redeployed = await uploadScript(ledge, 'steady', { modules: { 'index.js': logging } });
     expect(redeployed.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    // Traffic on the new generation: 40 requests after the first one it answered (real I/O, not ms).
+    await waitFor(() => seen.has('a v2 hello from a secret'), 'the new version serving');
+    const servedBefore = served;
+    await waitFor(() => served >= servedBefore + 40, '40 requests on the new generation');
     running = false;
     await Promise.all(clients);
     expect(failures).toEqual([]);

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, cleanEnv, cliEnv, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
-import { poll } from '../helpers/wait.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 const versioned = (tag: string) => `export default { fetch() { return new Response(${JSON.stringify(tag)}); } };`;
 
@@ -62,12 +62,17 @@ describe('functions runtime (workerd supervisor)', () => {
       };
       const load = Array.from({ length: 16 }, worker);
       const tags = keepAlive ? ['k1', 'k2', 'k3'] : ['v1', 'v2', 'v3'];
+      // Load windows counted in requests served (real I/O), not in ms: each generation serves 60 of them.
+      const served = (count: number) => {
+        const from = total;
+        return waitFor(() => total >= from + count, `${count} requests under load`, { everyMs: 10 });
+      };
       for (const tag of tags) {
-        await new Promise((r) => setTimeout(r, 300));
+        await served(60);
         const up = await uploadScript(ledge, 'swap', { modules: { 'index.js': versioned(tag) } });
         expect(up.status).toBe(200);
       }
-      await new Promise((r) => setTimeout(r, 300));
+      await served(60);
       running = false;
       await Promise.all(load);
       agent.destroy();
