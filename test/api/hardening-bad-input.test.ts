@@ -159,6 +159,8 @@ describe('bad input gets a 4xx, never a 5xx', () => {
         server.port,
         `${head}host: 127.0.0.1\r\nauthorization: ${AUTH.authorization}\r\ncontent-length: 1048576\r\n\r\n--b\r\n{"name":`,
       );
+      // Real time: the server must be reading this body when the client goes (bytes in flight on a socket,
+      // nothing to poll), so that the disconnect lands mid-request.
       await new Promise((resolve) => setTimeout(resolve, 150));
       socket.destroy();
     }

@@ -270,6 +270,7 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       );
       const uploads = bodies.map((body, i) => putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body).catch(() => 0));
       for (const origin of origins.slice(0, 3)) origin.healthy = false;
+      // Real time: the uploads and the failing probes are under way in three processes when node 2 dies.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const killedAt = Date.now();
       await two.process.stop('SIGKILL');

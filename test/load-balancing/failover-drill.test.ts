@@ -80,6 +80,7 @@ describe('failover drill', () => {
         const startedAt = Date.now();
         const answer = await trafficRequest(port, host, '/', { agent }).catch(() => ({ status: 0, body: '' }));
         samples.push({ startedAt, endedAt: Date.now(), status: answer.status, origin: answer.body });
+        // The clients' pace: part of the traffic this test makes, not a wait for a result.
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       agent.destroy();

@@ -31,6 +31,7 @@ function trickle(
         return controller.error(new Error('upload abandoned'));
       }
       if (at >= body.length) return controller.close();
+      // The trickling upload's pace (the fixture's behaviour, not a wait of the test).
       await new Promise((r) => setTimeout(r, delayMs));
       controller.enqueue(body.subarray(at, at + chunk));
       at += chunk;

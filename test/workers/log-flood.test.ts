@@ -31,6 +31,7 @@ const FLOODER = `export default { async fetch(request) {
     console.table(url.searchParams.get('dir'));
   }
   if (url.searchParams.has('wait')) {
+    // The function under test waits as asked (the fixture's behaviour, not a wait of the test).
     await new Promise((r) => setTimeout(r, Number(url.searchParams.get('wait'))));
     for (let i = 0; i < lines; i++) console.log(tag + ' after ' + i, pad);
   }
@@ -148,6 +149,7 @@ const get = (url, options) => new Promise((resolve) => {
   req.on('error', (error) => resolve({ status: 0, text: error.message }));
   req.end();
 });
+// The flooding client's pace: part of the load this test makes, not a wait for a result.
 const pace = () => new Promise((r) => setTimeout(r, 5));
 async function loop(kind, url, options, ok) {
   while (running) {
