@@ -17,7 +17,7 @@ const POSTGRES_SUITES = [
   'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,isolation,large-objects,routing,runtime,tutorial,wrangler}.test.ts',
   'test/r2/{buckets-api,cli,cors,lifecycle,objects-api,public-buckets,temp-credentials,wire-backend,workerd-binding,wrangler-objects}.test.ts',
   // The S3 API with the SDK (the tool suites, CLI and rclone/s3cmd, run on SQLite only: they test the clients).
-  'test/s3/{sdk-objects,sdk-auth,streaming,multipart,three-doors,temp-credentials-cors,bad-input}.test.ts',
+  'test/s3/{sdk-objects,sdk-auth,streaming,multipart,three-doors,temp-credentials-cors,bad-input,sse-c}.test.ts',
   // Records in PostgreSQL and blobs on S3 (Swift): the scale-out setup.
   'test/r2/s3-blobs-e2e.test.ts',
   // The API's shared behaviour (envelopes, paging, bad input), egress checks, tail sessions, orphan

@@ -68,8 +68,11 @@ export const LAYERS = {
 /** src/api files every subsystem may use to write routes; the rest of api/ composes the app from them. */
 const API_KIT = new Set(['body.ts', 'context.ts', 'envelope.ts', 'pagination.ts', 'respond.ts', 'subsystem.ts']);
 const INFRASTRUCTURE = new Set(['shared', 'db', 'api-kit']);
-/** What the CLI may load of the server: its entry, and the signal handling `ledge server` installs before loading it. */
-const SERVER_ENTRIES = new Set(['server/index.ts', 'server/stop-request.ts']);
+/**
+ * What the CLI may load of the server: its entry, the signal handling `ledge server` installs before loading it,
+ * and the settings schema its flags and `--help` are made from (without loading the server).
+ */
+const SERVER_ENTRIES = new Set(['server/index.ts', 'server/stop-request.ts', 'server/settings/index.ts']);
 
 function layerOf(srcRelative) {
   const [folder, file] = srcRelative.split('/');

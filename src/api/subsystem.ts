@@ -4,7 +4,8 @@ import type { ApiApp } from './context.ts';
 /**
  * How every subsystem is assembled, one contract for all: its folder exports `<name>Migrations` (listed in
  * src/server/migrations.ts, applied before anything is built) and `create<Name>Subsystem(deps)`, which
- * builds its services from what it is handed (never from globals) and returns this. The composition root
+ * builds its services from what it is handed (never from globals; its tunables arrive typed, as its part of the
+ * server's settings, src/server/settings/schema.ts) and returns this. The composition root
  * (src/server/platform.ts) builds the subsystems in dependency order, the API app mounts their routes in
  * that order, and the server starts their background services after the API listens and stops them in
  * reverse. Building one starts nothing.

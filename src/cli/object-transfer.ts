@@ -6,7 +6,7 @@ import {
   completeUpload,
   createUpload,
   openObject,
-  putObject,
+  putObjectBytes,
   uploadPart,
   type ApiClient,
   type ObjectSummary,
@@ -76,10 +76,7 @@ export async function uploadFile(target: UploadTarget): Promise<ObjectSummary> {
     if (size <= MULTIPART_THRESHOLD) {
       const bytes = Buffer.alloc(size);
       await handle.read(bytes, 0, size, 0);
-      const stored = await putObject(api, accountId, bucket, key, bytes, {
-        size,
-        ...(target.contentType ? { contentType: target.contentType } : {}),
-      });
+      const stored = await putObjectBytes(api, accountId, bucket, key, bytes, target.contentType);
       progress?.add(size);
       progress?.finish();
       return stored;

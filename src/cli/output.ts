@@ -29,13 +29,23 @@ export interface ReportedError {
   message: string;
 }
 
+/** Why the API could not be reached at all (fetch's failure, or node:http's: object transfers use it), if so. */
+function unreachable(error: unknown): string | undefined {
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return cause?.code ?? cause?.message ?? 'network error';
+  }
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  const connecting = syscall === 'connect' || syscall === 'getaddrinfo';
+  return error instanceof Error && connecting && typeof code === 'string' ? code : undefined;
+}
+
 export function describeError(error: unknown): ReportedError {
   if (error instanceof ApiError) return { exitCode: 1, code: error.code, message: error.message };
   if (error instanceof UsageError) return { exitCode: 2, code: 2, message: error.message };
   if (error instanceof CliError) return { exitCode: error.exitCode, code: 1, message: error.message };
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? 'network error';
+  const reason = unreachable(error);
+  if (reason !== undefined) {
     return {
       exitCode: 1,
       code: 1,

@@ -1,34 +1,22 @@
 import { Command, CommanderError, Option } from 'commander';
-import { registerAdmin } from './admin.ts';
-import { registerCreate } from './create-app.ts';
-import { registerDashboard } from './dashboard.ts';
-import { registerDeploy } from './deploy.ts';
-import { registerDelete } from './delete.ts';
-import { registerBucket } from './bucket.ts';
-import { registerObject } from './object.ts';
-import { registerMonitors } from './monitors.ts';
-import { registerPools } from './pools.ts';
-import { registerZones } from './zones.ts';
-import { registerLoadBalancers } from './load-balancers.ts';
-import { registerLogin } from './login.ts';
-import { registerMail } from './mail.ts';
-import { registerNotifications } from './notifications.ts';
-import { registerMigrationCommands } from './notifications-migration.ts';
-import { registerCrons } from './crons.ts';
-import { registerS3 } from './s3.ts';
-import { registerScripts } from './scripts.ts';
-import { registerSecret } from './secret.ts';
-import { registerServer } from './server.ts';
-import { registerTail } from './tail.ts';
-import { registerWhoami } from './whoami.ts';
+import { registerCommands } from './commands.ts';
 import { printJsonError } from './output.ts';
 
 /**
- * The `ledge` command tree. Each noun registers itself from its own file. `writeErr` receives the parser's
- * own messages (usage errors); output settings are copied to each command when it is created, so they are
- * set here, first.
+ * The `ledge` command tree. Each noun registers itself from its own file (./commands.ts): with `command`, only
+ * that noun is loaded and registered; without, all of them. `writeErr` receives the parser's own messages (usage
+ * errors); output settings are copied to each command when it is created, so they are set here, first.
  */
-export function buildProgram(options: { writeErr?: (text: string) => void } = {}): Command {
+export async function buildProgram(
+  options: { writeErr?: (text: string) => void; command?: string | undefined } = {},
+): Promise<Command> {
+  const program = rootProgram(options);
+  await registerCommands(program, options.command);
+  return program;
+}
+
+/** The program without its commands: its description and the global options. */
+function rootProgram(options: { writeErr?: (text: string) => void }): Command {
   const program = new Command('ledge');
   if (options.writeErr) program.configureOutput({ writeErr: options.writeErr });
   // Every --help lists the options that apply, the global ones (--api-url, --api-token, ...) included.
@@ -48,30 +36,6 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
     .addOption(new Option('--account-id <id>', 'account to act on (env LEDGE_ACCOUNT_ID)'))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-
-  registerServer(program);
-  registerWhoami(program);
-  registerDashboard(program);
-  registerLogin(program);
-  registerAdmin(program);
-  registerBucket(program);
-  registerObject(program);
-  registerS3(program);
-  registerPools(program);
-  registerMonitors(program);
-  registerZones(program);
-  registerLoadBalancers(program);
-  registerNotifications(program);
-  registerMail(program);
-  // Adds `notifications migrate|migration-status` to the notifications noun: keep it after registerNotifications.
-  registerMigrationCommands(program);
-  registerCreate(program);
-  registerDeploy(program);
-  registerDelete(program);
-  registerSecret(program);
-  registerTail(program);
-  registerCrons(program);
-  registerScripts(program);
   return program;
 }
 
@@ -81,7 +45,8 @@ export function buildProgram(options: { writeErr?: (text: string) => void } = {}
  */
 export async function run(argv: string[]): Promise<number> {
   const json = argv.slice(2).includes('--json');
-  const program = buildProgram(json ? { writeErr: () => {} } : {});
+  const program = rootProgram(json ? { writeErr: () => {} } : {});
+  await registerCommands(program, commandOf(argv.slice(2), program));
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -95,4 +60,21 @@ export async function run(argv: string[]): Promise<number> {
     throw error;
   }
   return typeof process.exitCode === 'number' ? process.exitCode : 0;
+}
+
+/**
+ * The top-level command that `args` invoke, read as commander will: global options (and the value of those that
+ * take one) may come before it. Undefined when anything else comes first (`--help`, `--version`, an unknown
+ * option, `--`): then every command is loaded, so help and errors are what the whole program says.
+ */
+export function commandOf(args: string[], root: Command): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-')) return arg;
+    const [flag, inline] = arg.split(/=(.*)/s);
+    const option = root.options.find((o) => o.long === flag);
+    if (!option || option.long === '--version' || option.long === '--help') return undefined;
+    if (option.required && inline === undefined) i++;
+  }
+  return undefined;
 }

@@ -45,7 +45,11 @@ export class ApiError extends Error {
  * throws `ApiError` when `success` is false or the answer is not JSON.
  */
 export async function readEnvelope<T>(response: Response): Promise<ApiResponse<T>> {
-  const text = await response.text();
+  return parseEnvelope<T>(response.status, await response.text());
+}
+
+/** `readEnvelope` for an answer already read (status and body text), e.g. one received with node:http. */
+export function parseEnvelope<T>(status: number, text: string): ApiResponse<T> {
   let body: {
     success?: boolean;
     errors?: ErrorDetail[];
@@ -56,11 +60,9 @@ export async function readEnvelope<T>(response: Response): Promise<ApiResponse<T
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError(response.status, [
-      { code: 0, message: `non-JSON answer (HTTP ${response.status}): ${text.slice(0, 200)}` },
-    ]);
+    throw new ApiError(status, [{ code: 0, message: `non-JSON answer (HTTP ${status}): ${text.slice(0, 200)}` }]);
   }
-  if (!body.success) throw new ApiError(response.status, body.errors ?? []);
+  if (!body.success) throw new ApiError(status, body.errors ?? []);
   return { result: body.result as T, result_info: body.result_info, messages: body.messages ?? [] };
 }
 

@@ -1,6 +1,7 @@
 export {
   ApiClient,
   ApiError,
+  parseEnvelope,
   readEnvelope,
   type Auth,
   type ClientSettings,
@@ -98,4 +99,4 @@ export {
   type TailSessionHandle,
 } from './tail-session.ts';
 export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
-export { abortUpload, completeUpload, createUpload, openObject, uploadPart } from './r2-uploads.ts';
+export { abortUpload, completeUpload, createUpload, openObject, putObjectBytes, uploadPart } from './r2-uploads.ts';

@@ -1,7 +1,66 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { readEnvelope, type ApiClient } from './api-client.ts';
-import type { ObjectSummary } from './r2.ts';
+import type { Agent, IncomingMessage } from 'node:http';
+import { parseEnvelope, type ApiClient, type ApiResponse, type Query } from './api-client.ts';
+import { objectPath, type ObjectSummary } from './r2.ts';
+
+/*
+ * The object transfers of `ledge object put|get`, sent with node:http rather than fetch, so that the CLI moving a
+ * large file stays small:
+ * - fetch copies a byte body before sending it, and those copies wait for a garbage collection (a 300 MiB upload
+ *   reached ~240 MiB); here the caller's buffer is written as it is and can be reused for the next part;
+ * - fetch's body reads ahead of a slower disk (~85 MiB for a 300 MiB download); a node:http response paces the
+ *   socket as it is read;
+ * - fetch (and Response) load Node's bundled undici, ~15 MiB of memory for the rest of the run.
+ * node:http is taken with process.getBuiltinModule, not an ES import: importing node:http builds its module
+ * namespace by reading every export, and the `WebSocket` getter among them loads undici all the same.
+ */
+const http = process.getBuiltinModule('node:http');
+
+/** Keep-alive: one connection per part in flight, reused. The https agent (and TLS) only for an https API. */
+const httpAgent = new http.Agent({ keepAlive: true });
+let httpsAgent: Agent | undefined;
+
+/** Sends one request to `path` under the API URL; resolves with the response, its body not read. */
+function send(
+  api: ApiClient,
+  method: string,
+  path: string,
+  options: { query?: Query; body?: Uint8Array; json?: unknown; headers?: Record<string, string> } = {},
+): Promise<IncomingMessage> {
+  const url = new URL(`${api.apiUrl}${path}`);
+  for (const [name, value] of Object.entries(options.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  const headers: Record<string, string> = { ...api.requestHeaders(), ...options.headers };
+  let body = options.body;
+  if (options.json !== undefined) {
+    body = Buffer.from(JSON.stringify(options.json));
+    headers['content-type'] = 'application/json';
+  }
+  if (body) headers['content-length'] = String(body.byteLength);
+  const https = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : undefined;
+  const agent = https ? (httpsAgent ??= new https.Agent({ keepAlive: true })) : httpAgent;
+  return new Promise((resolve, reject) => {
+    const req = (https ?? http).request(url, { method, agent, headers }, resolve);
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Reads a response's v4 envelope; throws `ApiError` when it is a failure. */
+function readJson<T>(res: IncomingMessage): Promise<ApiResponse<T>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      try {
+        resolve(parseEnvelope<T>(res.statusCode ?? 500, Buffer.concat(chunks).toString()));
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+  });
+}
 
 const uploads = (accountId: string, bucket: string) =>
   `/accounts/${encodeURIComponent(accountId)}/r2/buckets/${encodeURIComponent(bucket)}/uploads`;
@@ -14,20 +73,13 @@ export async function createUpload(
   key: string,
   contentType?: string,
 ): Promise<string> {
-  const body = { key, ...(contentType ? { content_type: contentType } : {}) };
-  return (await api.request<{ upload_id: string }>('POST', uploads(accountId, bucket), { body })).result.upload_id;
+  const json = { key, ...(contentType ? { content_type: contentType } : {}) };
+  return (await readJson<{ upload_id: string }>(await send(api, 'POST', uploads(accountId, bucket), { json }))).result
+    .upload_id;
 }
 
-/** Keep-alive for the parts of one upload: one connection per part in flight, reused. */
-const httpAgent = new HttpAgent({ keepAlive: true });
-const httpsAgent = new HttpsAgent({ keepAlive: true });
-
-/**
- * Sends one part and answers its etag. Sent with node:http rather than fetch: fetch copies a byte body
- * before sending it, and those copies wait for a garbage collection, which let a 300 MiB upload reach
- * ~240 MiB of memory; here the caller's buffer is written as it is and can be reused for the next part.
- */
-export function uploadPart(
+/** Sends one part (the caller's buffer as it is: it may reuse it once this resolves) and answers its etag. */
+export async function uploadPart(
   api: ApiClient,
   accountId: string,
   bucket: string,
@@ -36,34 +88,25 @@ export function uploadPart(
   partNumber: number,
   bytes: Uint8Array,
 ): Promise<string> {
-  const url = new URL(`${api.apiUrl}${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}/parts/${partNumber}`);
-  url.searchParams.set('key', key);
-  const secure = url.protocol === 'https:';
-  const send = secure ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      url,
-      {
-        method: 'PUT',
-        agent: secure ? httpsAgent : httpAgent,
-        headers: { ...api.requestHeaders(), 'content-length': String(bytes.byteLength) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const answer = new Response(Buffer.concat(chunks), {
-            status: res.statusCode ?? 500,
-            headers: { 'content-type': String(res.headers['content-type'] ?? '') },
-          });
-          readEnvelope<{ etag: string }>(answer).then((body) => resolve(body.result.etag), reject);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(bytes);
-  });
+  const path = `${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}/parts/${partNumber}`;
+  const res = await send(api, 'PUT', path, { query: { key }, body: bytes });
+  return (await readJson<{ etag: string }>(res)).result.etag;
+}
+
+/** Uploads a small object in one PUT from bytes in memory (larger ones go in parts). */
+export async function putObjectBytes(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  key: string,
+  bytes: Uint8Array,
+  contentType?: string,
+): Promise<ObjectSummary> {
+  const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+  const res = await send(api, 'PUT', objectPath(accountId, bucket, key), { body: bytes, headers });
+  // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
+  const stored = (await readJson<Omit<ObjectSummary, 'size'> & { size: string | number }>(res)).result;
+  return { ...stored, size: Number(stored.size) };
 }
 
 /** Publishes the parts as one object. */
@@ -76,12 +119,8 @@ export async function completeUpload(
   parts: { part_number: number; etag: string }[],
 ): Promise<ObjectSummary> {
   const path = `${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}/complete`;
-  const stored = (
-    await api.request<Omit<ObjectSummary, 'size'> & { size: string | number }>('POST', path, {
-      body: { parts },
-      query: { key },
-    })
-  ).result;
+  const res = await send(api, 'POST', path, { json: { parts }, query: { key } });
+  const stored = (await readJson<Omit<ObjectSummary, 'size'> & { size: string | number }>(res)).result;
   return { ...stored, size: Number(stored.size) };
 }
 
@@ -93,40 +132,23 @@ export async function abortUpload(
   key: string,
   uploadId: string,
 ): Promise<void> {
-  await api.request('DELETE', `${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}`, { query: { key } });
+  await readJson(
+    await send(api, 'DELETE', `${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}`, { query: { key } }),
+  );
 }
 
 /**
- * Opens an object's body as a Node stream (node:http, so reading it paces the socket: fetch's body read ahead
- * of a slower disk, ~85 MiB for a 300 MiB download). Rejects with the API's error when it is not there.
+ * Opens an object's body as a Node stream, read at the pace of its consumer. Rejects with the API's error when
+ * it is not there.
  */
-export function openObject(api: ApiClient, accountId: string, bucket: string, key: string): Promise<IncomingMessage> {
-  const path = `/accounts/${encodeURIComponent(accountId)}/r2/buckets/${encodeURIComponent(bucket)}/objects/${key
-    .split('/')
-    .map(encodeURIComponent)
-    .join('/')}`;
-  const url = new URL(`${api.apiUrl}${path}`);
-  const secure = url.protocol === 'https:';
-  const send = secure ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      url,
-      { method: 'GET', agent: secure ? httpsAgent : httpAgent, headers: api.requestHeaders() },
-      (res) => {
-        if ((res.statusCode ?? 500) < 300) return resolve(res);
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const answer = new Response(Buffer.concat(chunks), {
-            status: res.statusCode ?? 500,
-            headers: { 'content-type': String(res.headers['content-type'] ?? '') },
-          });
-          readEnvelope(answer).then(() => reject(new Error(`HTTP ${res.statusCode}`)), reject);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+export async function openObject(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  key: string,
+): Promise<IncomingMessage> {
+  const res = await send(api, 'GET', objectPath(accountId, bucket, key));
+  if ((res.statusCode ?? 500) < 300) return res;
+  await readJson(res);
+  throw new Error(`HTTP ${res.statusCode}`);
 }

@@ -18,7 +18,7 @@ export interface ObjectSummary {
 }
 
 const buckets = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/r2/buckets`;
-const objectPath = (accountId: string, bucket: string, key: string) =>
+export const objectPath = (accountId: string, bucket: string, key: string) =>
   `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects/${key.split('/').map(encodeURIComponent).join('/')}`;
 
 /** Creates an R2 bucket (code 10004 when the account already has one of that name). */

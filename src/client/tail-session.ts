@@ -1,4 +1,3 @@
-import WebSocket from 'ws';
 import type { ApiClient } from './api-client.ts';
 
 /** The filters of a tail session, as `wrangler tail` sends them (POST .../tails `{filters}`). */
@@ -47,6 +46,8 @@ export async function openTailSession(
 ): Promise<TailSessionHandle> {
   const base = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/tails`;
   const { result } = await api.request<{ id: string; url: string }>('POST', base, { body: { filters } });
+  // Imported here, not at the top: every user of the client (`ledge object put`, ...) would load ws for nothing.
+  const { default: WebSocket } = await import('ws');
   const socket = new WebSocket(result.url, 'trace-v1');
   const queue: TailEventMessage[] = [];
   let wake: (() => void) | undefined;

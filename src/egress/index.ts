@@ -7,4 +7,3 @@ export {
   type EgressRefusal,
   type EgressSettings,
 } from './policy.ts';
-export { resolveEgressSettings } from './settings.ts';

@@ -1,5 +1,5 @@
 export { loadBalancingMigrations } from './migrations.ts';
-export { LoadBalancing, loadBalancingSettings, type LoadBalancingSettings } from './service.ts';
+export { LoadBalancing, type LoadBalancingSettings } from './service.ts';
 export { loadBalancingRoutes } from './routes.ts';
 export { LbErrors } from './errors.ts';
 export type { Pool, Origin } from './pool-schemas.ts';

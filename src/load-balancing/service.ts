@@ -25,15 +25,6 @@ import type { Clock } from '../shared/clock.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
-/** LEDGE_LB_MIN_INTERVAL (seconds, >= 1): the smallest monitor interval accepted; default 5 as on paid plans. */
-export function loadBalancingSettings(env: NodeJS.ProcessEnv = process.env): LoadBalancingSettings {
-  const raw = env['LEDGE_LB_MIN_INTERVAL'];
-  const value = raw === undefined || raw === '' ? 5 : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600)
-    throw new Error(`LEDGE_LB_MIN_INTERVAL must be an integer from 1 to 3600, got "${raw}"`);
-  return { minIntervalSeconds: value };
-}
-
 /**
  * The load-balancing subsystem of one platform: pools, monitors, zone load balancers, previews, health
  * state and the checker (a BackgroundService the platform starts), and the directory the traffic listener

@@ -15,7 +15,6 @@ export { r2Routes } from './routes.ts';
 export { R2WireBackend, BUCKET_HEADER, SECRET_HEADER, type WorkerdR2Service, type LocalReads } from './wire/backend.ts';
 export { createR2Subsystem, type R2Subsystem } from './subsystem.ts';
 export { r2Migrations } from './migrations.ts';
-export { r2PublicDomain } from './subsystem.ts';
 export type { PublicAccessService, PublicBucketHandler, PublicHostDirectory } from './public/index.ts';
 export {
   TemporaryCredentialService,

@@ -43,7 +43,7 @@ export function createR2Subsystem(deps: {
   metrics?: LedgeMetrics | undefined;
   db: SqlDatabase;
   zones: Pick<ZoneService, 'resolve' | 'owningZone'>;
-  /** Managed public URLs are `pub-<bucket id>.<this>` (see `r2PublicDomain`). */
+  /** Managed public URLs are `pub-<bucket id>.<this>` (LEDGE_R2_PUBLIC_DOMAIN, src/server/settings/schema.ts). */
   publicDomain: string;
   /** Whether a load balancer already serves a hostname (a custom domain may not take it). */
   hostnameTaken?: ((hostname: string) => Promise<boolean>) | undefined;
@@ -92,16 +92,4 @@ export function createR2Subsystem(deps: {
       api.route('/', domainRoutes(publicAccess));
     },
   };
-}
-
-/**
- * The suffix of managed public URLs: LEDGE_R2_PUBLIC_DOMAIN, default `r2.localhost` (every `*.localhost`
- * name resolves to loopback). Checked before anything starts: a value that is no hostname stops the start.
- */
-export function r2PublicDomain(env: NodeJS.ProcessEnv): string {
-  const raw = env['LEDGE_R2_PUBLIC_DOMAIN'] || 'r2.localhost';
-  const domain = raw.toLowerCase().replace(/\.$/, '');
-  if (!/^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})*$/.test(domain) || domain.length > 200)
-    throw new Error(`LEDGE_R2_PUBLIC_DOMAIN must be a hostname (like r2.localhost), not "${raw}"`);
-  return domain;
 }

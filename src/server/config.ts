@@ -1,15 +1,16 @@
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import {
-  DEFAULT_API_PORT,
-  DEFAULT_FUNCTIONS_PORT,
-  DEFAULT_S3_API_PORT,
-  DEFAULT_TRAFFIC_PORT,
-} from '../shared/default-ports.ts';
-import { resolveEgressSettings, type EgressSettings } from '../egress/index.ts';
-import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevel } from '../shared/logger.ts';
+import type { EgressSettings } from '../egress/index.ts';
+import type { LoadBalancingSettings } from '../load-balancing/index.ts';
+import type { TrafficSettings } from '../load-balancing/traffic/index.ts';
+import type { NotificationSettings } from '../notifications/index.ts';
+import type { HttpTimeouts } from '../shared/http-timeouts.ts';
+import type { LogFormat, LogLevel } from '../shared/logger.ts';
 import type { S3Settings } from '../storage/index.ts';
-import { resolveS3Settings, type S3Flags } from './s3-config.ts';
+import type { WorkersSettings } from '../workers/index.ts';
+import { s3Settings } from './s3-config.ts';
+import { parseSettings, SettingError, type ServerFlags, type Settings } from './settings/index.ts';
+
+export type { ServerFlags } from './settings/index.ts';
 
 export interface BootstrapValues {
   email?: string | undefined;
@@ -18,6 +19,10 @@ export interface BootstrapValues {
   accountId?: string | undefined;
 }
 
+/**
+ * One running server's configuration: every setting of settings/schema.ts, parsed once, and grouped into
+ * the typed part each subsystem is handed (no subsystem reads the environment).
+ */
 export interface ServerConfig {
   dataDir: string;
   /**
@@ -58,39 +63,23 @@ export interface ServerConfig {
   s3ApiPort: number;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
   egress: EgressSettings;
-  /**
-   * The environment this configuration was resolved from. Subsystems read their own tunables from it
-   * (LEDGE_LB_MIN_INTERVAL, LEDGE_NOTIFY_*), never from process.env directly, so an embedding
-   * process or a test sets them in one place.
-   */
-  env: NodeJS.ProcessEnv;
+  /** How long the HTTP servers (API, S3 API, traffic port) wait on slow or idle clients. */
+  httpTimeouts: HttpTimeouts;
+  cluster: { heartbeatMs: number };
+  r2: { publicDomain: string; lifecycleIntervalMs: number };
+  loadBalancing: LoadBalancingSettings;
+  /** The load balancers' data plane: origin timeouts. */
+  traffic: TrafficSettings;
+  notifications: NotificationSettings;
+  workers: WorkersSettings;
 }
 
-export interface ServerFlags extends S3Flags {
-  dataDir?: string | undefined;
-  databaseUrl?: string | undefined;
-  host?: string | undefined;
-  port?: string | number | undefined;
-  smtpUrl?: string | undefined;
-  functionsPort?: string | number | undefined;
-  functionsDomain?: string | undefined;
-  functionsProcesses?: string | number | undefined;
-  trafficPort?: string | number | undefined;
-  s3ApiPort?: string | number | undefined;
-  egressAllow?: string | undefined;
-  egressDeny?: string | undefined;
-  logFormat?: string | undefined;
-  metricsToken?: string | undefined;
-}
-
-export { DEFAULT_API_PORT, DEFAULT_FUNCTIONS_PORT, DEFAULT_TRAFFIC_PORT } from '../shared/default-ports.ts';
-
-/** Flags win over environment variables, which win over the embedded defaults. */
+/** Flags win over environment variables, which win over the defaults (settings/schema.ts). */
 export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const config = resolveFields(flags, env);
+  const config = fromSettings(parseSettings(flags, env));
   // Caught here: the functions runtime would otherwise report its own API port as taken by "another process".
   if (config.port !== 0 && config.port === config.functionsPort) {
-    throw new Error(
+    throw new SettingError(
       `the API and functions ports must differ (both are ${config.port}): use --port or --functions-port`,
     );
   }
@@ -99,7 +88,7 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     [config.functionsPort, '--functions-port'],
   ] as const) {
     if (config.trafficPort !== 0 && config.trafficPort === other) {
-      throw new Error(
+      throw new SettingError(
         `the load balancer traffic port must differ from the others (${other} is taken): use --traffic-port or ${flag}`,
       );
     }
@@ -110,62 +99,78 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
     [config.trafficPort, '--traffic-port'],
   ] as const) {
     if (config.s3ApiPort !== 0 && config.s3ApiPort === other) {
-      throw new Error(`the S3 API port must differ from the others (${other} is taken): use --s3-api-port or ${flag}`);
+      throw new SettingError(
+        `the S3 API port must differ from the others (${other} is taken): use --s3-api-port or ${flag}`,
+      );
     }
   }
   return config;
 }
 
-function resolveFields(flags: ServerFlags, env: NodeJS.ProcessEnv): ServerConfig {
+function fromSettings(s: Settings): ServerConfig {
   return {
-    dataDir: resolve(flags.dataDir ?? env['LEDGE_DATA_DIR'] ?? '.ledge'),
-    databaseUrl: nonEmpty(flags.databaseUrl ?? env['LEDGE_DATABASE_URL']),
-    nodeId: nonEmpty(env['LEDGE_NODE_ID']),
-    s3: resolveS3Settings(flags, env),
-    host: flags.host ?? env['LEDGE_HOST'] ?? '127.0.0.1',
-    port: toPort(flags.port ?? env['LEDGE_PORT'], DEFAULT_API_PORT),
-    logLevel: parseLogLevel(env['LEDGE_LOG_LEVEL'], 'info'),
-    logFormat: parseLogFormat(flags.logFormat ?? env['LEDGE_LOG_FORMAT'], 'text'),
+    dataDir: resolve(s.dataDir),
+    databaseUrl: s.databaseUrl,
+    nodeId: s.nodeId,
+    s3: s3Settings(s),
+    host: s.host,
+    port: s.port,
+    logLevel: s.logLevel,
+    logFormat: s.logFormat,
     bootstrap: {
-      email: nonEmpty(env['LEDGE_BOOTSTRAP_EMAIL']),
-      apiKey: nonEmpty(env['LEDGE_BOOTSTRAP_API_KEY']),
-      apiToken: nonEmpty(env['LEDGE_BOOTSTRAP_API_TOKEN']),
-      accountId: nonEmpty(env['LEDGE_BOOTSTRAP_ACCOUNT_ID']),
+      email: s.bootstrapEmail,
+      apiKey: s.bootstrapApiKey,
+      apiToken: s.bootstrapApiToken,
+      accountId: s.bootstrapAccountId,
     },
-    secretKey: env['LEDGE_SECRET_KEY'],
-    smtpUrl: flags.smtpUrl ?? env['LEDGE_SMTP_URL'],
-    functionsHost: env['LEDGE_FUNCTIONS_HOST'] ?? '127.0.0.1',
-    functionsPort: toPort(flags.functionsPort ?? env['LEDGE_FUNCTIONS_PORT'], DEFAULT_FUNCTIONS_PORT),
-    functionsDomain: flags.functionsDomain ?? env['LEDGE_FUNCTIONS_DOMAIN'] ?? 'localhost',
-    functionsProcesses: toCount(
-      flags.functionsProcesses ?? env['LEDGE_FUNCTIONS_PROCESSES'],
-      Math.min(availableParallelism(), 4),
-    ),
-    metricsToken: nonEmpty(flags.metricsToken ?? env['LEDGE_METRICS_TOKEN']),
-    trafficPort: toPort(flags.trafficPort ?? env['LEDGE_TRAFFIC_PORT'], DEFAULT_TRAFFIC_PORT),
-    s3ApiPort: toPort(flags.s3ApiPort ?? env['LEDGE_S3_API_PORT'], DEFAULT_S3_API_PORT),
-    egress: resolveEgressSettings({ allow: flags.egressAllow, deny: flags.egressDeny }, env),
-    env,
+    secretKey: s.secretKey,
+    smtpUrl: s.smtpUrl,
+    functionsHost: s.functionsHost,
+    functionsPort: s.functionsPort,
+    functionsDomain: s.functionsDomain,
+    functionsProcesses: s.functionsProcesses,
+    metricsToken: s.metricsToken,
+    trafficPort: s.trafficPort,
+    s3ApiPort: s.s3ApiPort,
+    egress: { allow: s.egressAllow, deny: s.egressDeny },
+    httpTimeouts: {
+      // Node refuses a headers timeout above the request timeout.
+      headersMs: Math.min(s.httpHeadersTimeoutMs, s.httpRequestTimeoutMs),
+      requestMs: s.httpRequestTimeoutMs,
+      idleMs: s.httpIdleTimeoutMs,
+      keepAliveMs: s.httpKeepaliveTimeoutMs,
+    },
+    cluster: { heartbeatMs: s.clusterHeartbeatMs },
+    r2: { publicDomain: s.r2PublicDomain, lifecycleIntervalMs: s.r2LifecycleIntervalMs },
+    loadBalancing: { minIntervalSeconds: s.lbMinInterval },
+    traffic: {
+      connectTimeoutMs: s.lbConnectTimeoutMs,
+      responseTimeoutMs: s.lbResponseTimeoutMs,
+      idleTimeoutMs: s.lbIdleTimeoutMs,
+      maxResponseHeaderBytes: MAX_RESPONSE_HEADER_BYTES,
+    },
+    notifications: {
+      deprecationIntervalMs: s.notifyDeprecationInterval * 1000,
+      retry: {
+        baseDelayMs: s.notifyRetryBaseMs,
+        maxDelayMs: s.notifyRetryMaxMs,
+        giveUpAfterMs: s.notifyGiveUpAfter * 1000,
+      },
+      webhookTimeoutMs: s.notifyWebhookTimeoutMs,
+      webhookDeadlineMs: s.notifyWebhookDeadlineMs,
+      historyRetentionMs: s.notifyHistoryDays * 86_400_000,
+      leaseMs: s.notifyLeaseMs,
+      pollMs: s.notifyPollMs,
+    },
+    workers: {
+      startTimeoutMs: s.functionsStartTimeoutMs,
+      subrequestsPerInvocation: s.subrequestsPerInvocation,
+      maxScriptsPerAccount: s.maxScriptsPerAccount,
+      uploadLimit: s.scriptUploadLimit,
+      tailSessionSeconds: s.tailSessionSeconds,
+    },
   };
 }
 
-/** An empty variable (`FOO=`) means unset, as shells and CI files often leave them. */
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function toCount(value: string | number | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 1 || count > 64) {
-    throw new Error(`invalid number of functions processes: ${value} (use 1 to 64)`);
-  }
-  return count;
-}
-
-function toPort(value: string | number | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${value}`);
-  return port;
-}
+/** Response headers above 32 KiB are refused (502), so a huge-header origin cannot grow memory; not a setting. */
+const MAX_RESPONSE_HEADER_BYTES = 32 * 1024;

@@ -5,7 +5,6 @@ import { EgressPolicy } from '../egress/index.ts';
 import {
   createLoadBalancingSubsystem,
   HealthEventBus,
-  loadBalancingSettings,
   PoolEnablementBus,
   type LoadBalancing,
 } from '../load-balancing/index.ts';
@@ -13,27 +12,22 @@ import type { BackgroundService, JobGate } from '../shared/background-service.ts
 import { systemClock, type Clock } from '../shared/clock.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
-import {
-  createMailer,
-  createNotificationsSubsystem,
-  notificationSettings,
-  type NotificationService,
-} from '../notifications/index.ts';
+import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
-import { FsBlobStore, S3BlobStore, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
-import { createR2Subsystem, r2PublicDomain, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
+import { SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
+import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
+import { openBlobStore, shareBucketChanges, SHARED_STORE_MARGIN_MS } from './storage.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
-import { TrafficListener, trafficSettings } from '../load-balancing/traffic/index.ts';
-import { httpTimeouts } from '../shared/http-timeouts.ts';
+import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
-import { chainSources, S3Listener, temporaryAccessKeys, tokenAccessKeys } from '../s3/index.ts';
+import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -94,7 +88,7 @@ export async function createPlatform(
   /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
   clock: Clock = systemClock,
 ): Promise<Platform> {
-  const publicDomain = r2PublicDomain(config.env);
+  const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
   const db = openDatabase(config.databaseUrl, paths.database);
@@ -114,7 +108,7 @@ export async function createPlatform(
     db,
     nodeId: nodeIdOf(config.dataDir, config.nodeId),
     logger: logger.child({ component: 'cluster' }),
-    heartbeatMs: positiveInteger(config.env['LEDGE_CLUSTER_HEARTBEAT_MS']),
+    heartbeatMs: config.cluster.heartbeatMs,
     clock,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
@@ -126,7 +120,7 @@ export async function createPlatform(
   const poolEnablement = new PoolEnablementBus();
   const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
     logger,
-    lifecycleIntervalMs: positiveInteger(config.env['LEDGE_R2_LIFECYCLE_INTERVAL_MS']),
+    lifecycleIntervalMs: config.r2.lifecycleIntervalMs,
     gate,
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
@@ -156,7 +150,7 @@ export async function createPlatform(
     logger,
     bus: healthEvents,
     enablement: poolEnablement,
-    settings: loadBalancingSettings(config.env),
+    settings: config.loadBalancing,
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
     reservedHostnames: {
@@ -173,7 +167,7 @@ export async function createPlatform(
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
   zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
-  const notify = notificationSettings(config.env);
+  const notify = config.notifications;
   const notifications = createNotificationsSubsystem({
     db,
     secretBox,
@@ -192,8 +186,15 @@ export async function createPlatform(
     clock,
   });
   const workers = createWorkersSubsystem({
-    config,
-    env: config.env,
+    // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
+    config: {
+      functionsHost: config.functionsHost,
+      functionsPort: config.functionsPort,
+      functionsDomain: config.functionsDomain,
+      functionsProcesses: config.functionsProcesses,
+      egress: config.egress,
+    },
+    settings: config.workers,
     db,
     secretBox,
     accounts: accounts.service,
@@ -217,8 +218,8 @@ export async function createPlatform(
     health: loadBalancing.service.health,
     healthEvents,
     egress,
-    settings: trafficSettings(config.env),
-    httpTimeouts: httpTimeouts(config.env),
+    settings: config.traffic,
+    httpTimeouts: config.httpTimeouts,
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
@@ -230,18 +231,19 @@ export async function createPlatform(
   r2.publicAccess.onChange(() => cluster.announce('r2_public_hosts', 'changed'));
   cluster.onRemote('r2_public_hosts', () => r2.publicHosts.refreshSoon());
 
-  const s3Api = new S3Listener({
+  const s3 = createS3Subsystem({
     host: config.host,
     port: config.s3ApiPort,
     storage,
-    // Temporary credentials (with a session token) first, then API tokens' key pairs.
-    credentials: chainSources([temporaryAccessKeys(r2.tempCredentials), tokenAccessKeys(accounts.service)]),
-    httpTimeouts: httpTimeouts(config.env),
-    logger: logger.child({ component: 's3-api' }),
+    accounts: accounts.service,
+    tempCredentials: r2.tempCredentials,
+    httpTimeouts: config.httpTimeouts,
+    logger,
   });
+  const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
   const dashboard = createDashboard({ accounts: accounts.service, healthEvents, logger });
   return {
     dashboard,
@@ -272,53 +274,6 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), s3Api, traffic],
+    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
-}
-
-/** Bucket changes reach every node's bucket cache (a deleted bucket is forgotten everywhere at once). */
-function shareBucketChanges(storage: StorageService, cluster: Cluster): void {
-  if (!cluster.shared) return;
-  storage.buckets.onChanged((accountId, name) => cluster.announce('r2_buckets', JSON.stringify([accountId, name])));
-  cluster.onRemote('r2_buckets', (key) => {
-    const parsed: unknown = JSON.parse(key);
-    if (Array.isArray(parsed) && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
-      storage.buckets.forget(parsed[0], parsed[1]);
-    }
-  });
-}
-
-/**
- * With blobs on S3, an unreferenced blob or unfinished upload is an orphan only once it is this old, by the
- * service's clock (LastModified, Initiated), for the start-up collection and the hourly sweep alike (one node at a
- * time): other nodes share the bucket with writes under way, unreferenced until they commit, and the service's
- * clock is not ours. Only a single write lasting more than a day could be taken.
- */
-const SHARED_STORE_MARGIN_MS = 24 * 3600_000;
-
-/**
- * The blob store the configuration names: S3 (its bucket checked, and created when missing, so a wrong
- * endpoint or key fails the start with a message) or files under `<data-dir>/blobs`.
- */
-async function openBlobStore(config: ServerConfig, blobsDir: string, logger: Logger): Promise<BlobStore> {
-  if (!config.s3) return new FsBlobStore(blobsDir);
-  const store = new S3BlobStore(config.s3);
-  try {
-    await store.ensureBucket();
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-  // Where, never with which key.
-  logger.info('blobs on S3', {
-    endpoint: config.s3.endpoint ?? `aws:${config.s3.region}`,
-    bucket: config.s3.bucket,
-    prefix: config.s3.prefix,
-  });
-  return store;
-}
-
-/** An operator-set interval in ms, or undefined (the default) when unset or not a positive integer. */
-function positiveInteger(raw: string | undefined): number | undefined {
-  return raw !== undefined && /^[1-9]\d*$/.test(raw) ? Number(raw) : undefined;
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { API_PREFIX, createApiApp } from '../api/app.ts';
 import { answerProtocolErrors, apiRequestListener } from '../api/listener.ts';
-import { applyIdleTimeout, httpServerOptions, httpTimeouts } from '../shared/http-timeouts.ts';
+import { applyIdleTimeout, httpServerOptions } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import { bootstrapIfEmpty, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
@@ -44,7 +44,7 @@ export async function startServer(
   }
   const app = createApiApp(platform);
   // Slow and idle clients: see http-timeouts.ts for the bounds and why.
-  const timeouts = httpTimeouts(config.env);
+  const timeouts = config.httpTimeouts;
   const server = createServer(
     httpServerOptions(timeouts),
     apiRequestListener(app.fetch, { hostname: config.host, logger: platform.logger }),

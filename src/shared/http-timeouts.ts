@@ -1,8 +1,8 @@
 import type { Server, ServerOptions } from 'node:http';
 
 /**
- * How long the HTTP servers wait on slow or idle clients. Each can be set in milliseconds through the
- * environment (LEDGE_HTTP_*_MS); the defaults are chosen for the API, where 5 GiB object uploads are
+ * How long the HTTP servers wait on slow or idle clients. Each is a setting in milliseconds (LEDGE_HTTP_*_MS,
+ * src/server/settings/schema.ts); the defaults are chosen for the API, where 5 GiB object uploads are
  * normal:
  * - headers: 30 s to send the request line and headers (Node's default is 60 s), so half-open and
  *   slowloris connections go away quickly;
@@ -26,29 +26,6 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   idleMs: 120_000,
   keepAliveMs: 65_000,
 };
-
-const VARIABLES: Record<keyof HttpTimeouts, string> = {
-  headersMs: 'LEDGE_HTTP_HEADERS_TIMEOUT_MS',
-  requestMs: 'LEDGE_HTTP_REQUEST_TIMEOUT_MS',
-  idleMs: 'LEDGE_HTTP_IDLE_TIMEOUT_MS',
-  keepAliveMs: 'LEDGE_HTTP_KEEPALIVE_TIMEOUT_MS',
-};
-
-export function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
-  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS };
-  for (const key of Object.keys(VARIABLES) as (keyof HttpTimeouts)[]) {
-    const raw = env[VARIABLES[key]];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 100 || value > 24 * 3600_000) {
-      throw new Error(`invalid ${VARIABLES[key]}: ${raw} (use milliseconds from 100 to 86400000)`);
-    }
-    timeouts[key] = value;
-  }
-  // Node refuses a headers timeout above the request timeout.
-  timeouts.headersMs = Math.min(timeouts.headersMs, timeouts.requestMs);
-  return timeouts;
-}
 
 /** Options for `http.createServer`: Node checks the headers and request timeouts on this interval. */
 export function httpServerOptions(timeouts: HttpTimeouts): ServerOptions {

@@ -1,10 +1,11 @@
 /**
  * Structured logs on stderr, one record per line: `text` for a person at a terminal (time, level,
  * message, then key=value fields), or `json`, one object per line, to pipe to a collector.
- * `LEDGE_LOG_LEVEL` (debug|info|warn|error|silent) sets the threshold; tests default to `warn`.
+ * The server's `LEDGE_LOG_LEVEL` setting (debug|info|warn|error|silent) sets the threshold; tests use `warn`.
  */
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
+export const LOG_LEVELS = Object.keys(LEVELS) as readonly LogLevel[];
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
@@ -16,20 +17,8 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-export function parseLogLevel(value: string | undefined, fallback: LogLevel): LogLevel {
-  return value !== undefined && value in LEVELS ? (value as LogLevel) : fallback;
-}
-
-export function parseLogFormat(value: string | undefined, fallback: LogFormat): LogFormat {
-  if (value === undefined || value === '') return fallback;
-  if (!(LOG_FORMATS as readonly string[]).includes(value)) {
-    throw new Error(`invalid log format: ${value} (use ${LOG_FORMATS.join(' or ')})`);
-  }
-  return value as LogFormat;
-}
-
 export function createLogger(
-  level: LogLevel = parseLogLevel(process.env['LEDGE_LOG_LEVEL'], 'info'),
+  level: LogLevel = 'info',
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => process.stderr.write(line),
   format: LogFormat = 'json',

@@ -46,3 +46,4 @@ export { INLINE_BODY_LIMIT, type GetResult, type PutOptions, type ReadResult } f
 export type { ListResult, ListOptions } from './object-listing.ts';
 export type * from './types.ts';
 export { STORAGE_CLASSES, CHECKSUM_ALGORITHMS } from './types.ts';
+export { SsecErrors, ssecAccess, ssecKeyFrom, ssecKeyFromHex, type SsecKey, type SsecRecord } from './ssec.ts';

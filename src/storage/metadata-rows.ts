@@ -1,3 +1,4 @@
+import type { SsecRecord } from './ssec.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, StorageClass, UploadRecord } from './types.ts';
 
 /** Rows of the r2_* tables as either dialect returns them (BIGINT as numbers, BYTEA as Buffer), and their mapping to records. */
@@ -25,11 +26,13 @@ export interface ObjectRow {
   segments: string;
   /** Absent from listings, which do not select it. */
   inline_body?: Uint8Array | null;
+  ssec?: string | null;
+  inline_iv?: string | null;
 }
 
 /** Every r2_objects column but the inline body: what a listing needs. */
 export const OBJECT_METADATA_COLUMNS =
-  'bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments';
+  'bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments, ssec, inline_iv';
 
 export interface UploadRow {
   upload_id: string;
@@ -39,6 +42,7 @@ export interface UploadRow {
   http_metadata: string;
   custom_metadata: string;
   storage_class: string;
+  ssec?: string | null;
 }
 
 export interface PartRow {
@@ -50,6 +54,7 @@ export interface PartRow {
   /** Null for parts stored before storage/0005 (their etag was the md5). */
   md5: string | null;
   uploaded_at: number;
+  iv?: string | null;
 }
 
 export function toBucket(row: BucketRow): BucketRecord {
@@ -76,9 +81,18 @@ export function toObject(row: ObjectRow): ObjectRecord {
     customMetadata: JSON.parse(row.custom_metadata),
     checksums: JSON.parse(row.checksums),
     storageClass: row.storage_class as StorageClass,
-    segments: (JSON.parse(row.segments) as [string, number][]).map(([blobId, size]) => ({ blobId, size })),
+    segments: (JSON.parse(row.segments) as [string, number, string?][]).map(([blobId, size, iv]) =>
+      iv ? { blobId, size, iv } : { blobId, size },
+    ),
     ...(row.inline_body ? { inlineBody: row.inline_body } : {}),
+    ...(row.ssec ? { ssec: JSON.parse(row.ssec) as SsecRecord } : {}),
+    ...(row.inline_iv ? { inlineIv: row.inline_iv } : {}),
   };
+}
+
+/** An object's segments as stored: `[blobId, size]`, or `[blobId, size, iv]` for an SSE-C object's blob. */
+export function segmentsJson(segments: ObjectRecord['segments']): string {
+  return JSON.stringify(segments.map((s) => (s.iv ? [s.blobId, s.size, s.iv] : [s.blobId, s.size])));
 }
 
 export function toUpload(row: UploadRow): UploadRecord {
@@ -90,6 +104,7 @@ export function toUpload(row: UploadRow): UploadRecord {
     httpMetadata: JSON.parse(row.http_metadata),
     customMetadata: JSON.parse(row.custom_metadata),
     storageClass: row.storage_class as StorageClass,
+    ...(row.ssec ? { ssec: JSON.parse(row.ssec) as SsecRecord } : {}),
   };
 }
 
@@ -102,5 +117,6 @@ export function toPart(row: PartRow): PartRecord {
     etag: row.etag,
     md5: row.md5 ?? row.etag,
     uploadedAt: Number(row.uploaded_at),
+    ...(row.iv ? { iv: row.iv } : {}),
   };
 }

@@ -189,4 +189,15 @@ export const storageMigrations: readonly SchemaMigration[] = [
       postgres: `ALTER TABLE r2_parts ADD COLUMN md5 TEXT; UPDATE r2_parts SET md5 = etag;`,
     },
   },
+  {
+    // SSE-C (ssec.ts): an encrypted object's or upload's key check (JSON, never the key), the IV of an
+    // encrypted inline body, and each part's IV (an object's blobs carry theirs in its segments JSON).
+    id: 'storage/0007_ssec',
+    sql: {
+      sqlite: `ALTER TABLE r2_objects ADD COLUMN ssec TEXT; ALTER TABLE r2_objects ADD COLUMN inline_iv TEXT;
+        ALTER TABLE r2_uploads ADD COLUMN ssec TEXT; ALTER TABLE r2_parts ADD COLUMN iv TEXT;`,
+      postgres: `ALTER TABLE r2_objects ADD COLUMN ssec TEXT; ALTER TABLE r2_objects ADD COLUMN inline_iv TEXT;
+        ALTER TABLE r2_uploads ADD COLUMN ssec TEXT; ALTER TABLE r2_parts ADD COLUMN iv TEXT;`,
+    },
+  },
 ];

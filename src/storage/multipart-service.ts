@@ -15,6 +15,7 @@ import type {
   StorageClass,
   UploadRecord,
 } from './types.ts';
+import { encryptStream, newIv, ssecAccess, ssecRecordFor, type SsecKey } from './ssec.ts';
 import { assertCustomMetadata, assertObjectKey } from './validation.ts';
 
 export interface UploadedPart {
@@ -50,6 +51,8 @@ export class MultipartService {
       httpMetadata?: HttpMetadata | undefined;
       customMetadata?: CustomMetadata | undefined;
       storageClass?: StorageClass | undefined;
+      /** SSE-C: every part must then be uploaded with this key, and the object is encrypted with it. */
+      ssec?: SsecKey | undefined;
     } = {},
   ): Promise<UploadRecord> {
     assertObjectKey(key);
@@ -63,6 +66,7 @@ export class MultipartService {
       httpMetadata: options.httpMetadata ?? {},
       customMetadata,
       storageClass: options.storageClass ?? bucket.storageClass,
+      ...(options.ssec ? { ssec: ssecRecordFor(options.ssec) } : {}),
     };
     if (!(await this.#store.createUpload(upload))) throw R2Errors.noSuchBucket(bucket.name);
     return upload;
@@ -75,14 +79,19 @@ export class MultipartService {
     partNumber: number,
     body: AsyncIterable<Uint8Array>,
     size?: number,
+    ssec?: SsecKey,
   ): Promise<UploadedPart> {
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > R2_LIMITS.maxParts) {
       throw R2Errors.invalidArgument(`Part number must be an integer between 1 and ${R2_LIMITS.maxParts}, inclusive.`);
     }
-    await this.#requireUpload(bucket, key, uploadId);
+    const upload = await this.#requireUpload(bucket, key, uploadId);
+    // An SSE-C upload's parts need its key (checked against the upload's record); a plain one's refuse one.
+    const partKey = ssecAccess(upload.ssec, ssec);
     if (size !== undefined && size > R2_LIMITS.maxPartBytes) throw R2Errors.entityTooLarge();
     const measured = measure(body, { algorithms: [], maxBytes: R2_LIMITS.maxPartBytes, expectedBytes: size });
-    const blob = await this.#blobs.write(measured.source, { namespace: blobNamespace(bucket) });
+    const iv = partKey ? newIv() : undefined;
+    const stored = partKey ? encryptStream(measured.source, partKey, iv!) : measured.source;
+    const blob = await this.#blobs.write(stored, { namespace: blobNamespace(bucket) });
     const { checksums } = measured.result();
     const part: PartRecord = {
       uploadId,
@@ -92,6 +101,7 @@ export class MultipartService {
       etag: randomBytes(16).toString('hex'),
       md5: checksums.md5!,
       uploadedAt: Date.now(),
+      ...(iv ? { iv } : {}),
     };
     const result = await this.#store.putPart(bucket.id, part);
     if (result.status === 'no-upload') {
@@ -209,6 +219,9 @@ function buildObject(upload: UploadRecord, stored: PartRecord[], requested: read
     customMetadata: upload.customMetadata,
     checksums: {},
     storageClass: upload.storageClass,
-    segments: chosen.map((p) => ({ blobId: p.blobId, size: p.size })),
+    segments: chosen.map((p) =>
+      p.iv ? { blobId: p.blobId, size: p.size, iv: p.iv } : { blobId: p.blobId, size: p.size },
+    ),
+    ...(upload.ssec ? { ssec: upload.ssec } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { BlobStore, OpenBlobFile } from './blob-store.ts';
 import { NUDGE_BYTES, noteStreamedBytes } from './gc-nudge.ts';
+import { decryptStream, type SsecKey } from './ssec.ts';
 import type { BlobSegment, ResolvedRange } from './types.ts';
 
 /**
@@ -32,6 +33,30 @@ export async function openSegments(
   }
   const stream = Readable.from(all(), { objectMode: false });
   // Destroying the result (client gone) must close the blob that is open.
+  stream.once('close', () => firstStream.destroy());
+  return stream;
+}
+
+/**
+ * `openSegments` for an SSE-C object: each piece is decrypted with the key and its segment's IV, from
+ * the offset within its blob the piece starts at. The first blob is opened before this returns.
+ */
+export async function openDecryptedSegments(
+  blobs: BlobStore,
+  segments: readonly BlobSegment[],
+  range: ResolvedRange,
+  key: SsecKey,
+): Promise<Readable> {
+  const pieces = slicesOf(segments, range);
+  if (pieces.length === 0) return Readable.from([]);
+  const firstStream = await blobs.read(pieces[0]!.blobId, pieces[0]!.range);
+  async function* all() {
+    for (const [index, piece] of pieces.entries()) {
+      const source = index === 0 ? firstStream : await blobs.read(piece.blobId, piece.range);
+      for await (const chunk of decryptStream(source, key, piece.iv!, piece.range.offset)) yield counted(chunk);
+    }
+  }
+  const stream = Readable.from(all(), { objectMode: false });
   stream.once('close', () => firstStream.destroy());
   return stream;
 }
@@ -86,7 +111,7 @@ export async function openSingleFile(
 function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {
   const start = range.offset;
   const end = range.offset + range.length;
-  const pieces: { blobId: string; range: { offset: number; length: number } }[] = [];
+  const pieces: { blobId: string; iv: string | undefined; range: { offset: number; length: number } }[] = [];
   let position = 0;
   for (const segment of segments) {
     const segmentStart = position;
@@ -95,7 +120,7 @@ function slicesOf(segments: readonly BlobSegment[], range: ResolvedRange) {
     if (segmentEnd <= start || segmentStart >= end || segment.size === 0) continue;
     const from = Math.max(start, segmentStart) - segmentStart;
     const to = Math.min(end, segmentEnd) - segmentStart;
-    pieces.push({ blobId: segment.blobId, range: { offset: from, length: to - from } });
+    pieces.push({ blobId: segment.blobId, iv: segment.iv, range: { offset: from, length: to - from } });
   }
   return pieces;
 }

@@ -7,7 +7,14 @@ import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import { R2_LIMITS } from './limits.ts';
 import type { MetadataStore } from './metadata-store.ts';
-import { collectBody, inlineSlice, openSegments, openSingleFile, readSegments } from './object-reader.ts';
+import {
+  collectBody,
+  inlineSlice,
+  openDecryptedSegments,
+  openSegments,
+  openSingleFile,
+  readSegments,
+} from './object-reader.ts';
 import { resolveRange } from './ranges.ts';
 import type {
   BucketRecord,
@@ -22,6 +29,7 @@ import type {
   StorageClass,
 } from './types.ts';
 import { assertCustomMetadata, assertObjectKey } from './validation.ts';
+import { cryptAt, encryptStream, newIv, ssecAccess, ssecRecordFor, type SsecKey } from './ssec.ts';
 
 export interface PutOptions {
   /** The body length when known up front (Content-Length): too large is refused before reading. */
@@ -32,11 +40,15 @@ export interface PutOptions {
   digests?: Checksums | undefined;
   onlyIf?: Conditional | undefined;
   storageClass?: StorageClass | undefined;
+  /** SSE-C: encrypt the object at rest with this customer key (see ssec.ts). */
+  ssec?: SsecKey | undefined;
 }
 
 export interface GetOptions {
   range?: RangeRequest | undefined;
   onlyIf?: Conditional | undefined;
+  /** SSE-C: the key an encrypted object must be read with (none for a plain object). */
+  ssec?: SsecKey | undefined;
 }
 
 export type GetResult =
@@ -101,9 +113,15 @@ export class ObjectService {
     const precondition = (current: ObjectRecord | undefined) => conditionHolds(options.onlyIf, current);
     if (options.onlyIf && !precondition(await this.#store.getObject(bucket.id, key))) return null;
 
+    // SSE-C: the digests are of the plaintext (the client's Content-MD5 and the etag are); only the
+    // stored bytes are ciphertext, each piece under an IV of its own.
+    const ssec = options.ssec;
+    const iv = ssec ? newIv() : undefined;
     const algorithms = (Object.keys(digests) as ChecksumAlgorithm[]).filter((a) => digests[a] !== undefined);
     const measured = measure(body, { algorithms, maxBytes: R2_LIMITS.maxSinglePutBytes, expectedBytes: options.size });
-    const publish = async (where: Pick<ObjectRecord, 'segments' | 'inlineBody'>): Promise<ObjectRecord | null> => {
+    const publish = async (
+      where: Pick<ObjectRecord, 'segments' | 'inlineBody' | 'inlineIv'>,
+    ): Promise<ObjectRecord | null> => {
       const { size, checksums } = measured.result();
       verifyDigests(digests, checksums);
       const object: ObjectRecord = {
@@ -117,6 +135,7 @@ export class ObjectService {
         customMetadata,
         checksums,
         storageClass: options.storageClass ?? bucket.storageClass,
+        ...(ssec ? { ssec: ssecRecordFor(ssec) } : {}),
         ...where,
       };
       const result = await this.#store.commitObject(object, options.onlyIf ? precondition : undefined);
@@ -127,12 +146,15 @@ export class ObjectService {
     };
 
     if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
-      return publish({ segments: [], inlineBody: await collectBody(measured.source, options.size) });
+      const inlineBody = await collectBody(measured.source, options.size);
+      if (!ssec) return publish({ segments: [], inlineBody });
+      return publish({ segments: [], inlineBody: cryptAt(inlineBody, ssec, iv!, 0), inlineIv: iv });
     }
-    const blob = await this.#blobs.write(measured.source, { namespace: blobNamespace(bucket) });
+    const stored = ssec ? encryptStream(measured.source, ssec, iv!) : measured.source;
+    const blob = await this.#blobs.write(stored, { namespace: blobNamespace(bucket) });
     let committed = false;
     try {
-      const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size }] });
+      const object = await publish({ segments: [{ blobId: blob.blobId, size: blob.size, ...(iv ? { iv } : {}) }] });
       committed = object !== null;
       return object;
     } finally {
@@ -149,7 +171,8 @@ export class ObjectService {
   async get(bucket: BucketRecord, key: string, options: GetOptions = {}): Promise<GetResult | undefined> {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
-    const { object, range, span } = found;
+    const { object, range, span, ssecKey } = found;
+    if (ssecKey) return { status: 'found', object, range, body: await this.#decrypted(object, span, ssecKey) };
     const body = object.inlineBody
       ? Readable.from([inlineSlice(object.inlineBody, span)], { objectMode: false })
       : await openSegments(this.#blobs, object.segments, span);
@@ -167,7 +190,9 @@ export class ObjectService {
   ): Promise<ReadResult | undefined> {
     const found = await this.#find(bucket, key, options);
     if (found?.status !== 'found') return found;
-    const { object, range, span } = found;
+    const { object, range, span, ssecKey } = found;
+    // An encrypted object is never handed over as its file or blob bytes: only decrypted, as a stream.
+    if (ssecKey) return { status: 'found', object, range, body: await this.#decrypted(object, span, ssecKey) };
     if (object.inlineBody) return { status: 'found', object, range, body: inlineSlice(object.inlineBody, span) };
     const small = span.length <= options.bufferUpTo;
     // `local`: a whole object in one blob of this very bucket is read by the caller from its file (never a
@@ -184,13 +209,32 @@ export class ObjectService {
     return { status: 'found', object, range, body };
   }
 
+  /**
+   * The object, its condition and range resolved. SSE-C is checked before the condition, as S3 does: an
+   * encrypted object asks for its key (and a plain one refuses one) even when the condition fails.
+   */
   async #find(bucket: BucketRecord, key: string, options: GetOptions) {
     assertObjectKey(key);
     const object = await this.#store.getObject(bucket.id, key);
     if (!object) return undefined;
+    const ssecKey = ssecAccess(object.ssec, options.ssec);
     if (!conditionHolds(options.onlyIf, object)) return { status: 'precondition-failed' as const, object };
     const range = resolveRange(options.range, object.size);
-    return { status: 'found' as const, object, range, span: range ?? { offset: 0, length: object.size } };
+    return {
+      status: 'found' as const,
+      object,
+      range,
+      span: range ?? { offset: 0, length: object.size },
+      ssecKey,
+    };
+  }
+
+  async #decrypted(object: ObjectRecord, span: ResolvedRange, key: SsecKey): Promise<Readable> {
+    if (object.inlineBody) {
+      const slice = inlineSlice(object.inlineBody, span);
+      return Readable.from([cryptAt(slice, key, object.inlineIv!, span.offset)], { objectMode: false });
+    }
+    return openDecryptedSegments(this.#blobs, object.segments, span, key);
   }
 
   /** Deletes up to 1000 keys; keys that do not exist are fine. */

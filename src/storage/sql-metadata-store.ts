@@ -12,6 +12,7 @@ import { prefixUpperBound } from './keys.ts';
 import { R2Errors } from './errors.ts';
 import {
   OBJECT_METADATA_COLUMNS,
+  segmentsJson,
   toBucket,
   toObject,
   toPart,
@@ -211,8 +212,8 @@ export class SqlMetadataStore implements MetadataStore {
     return this.#db.transaction(async (tx) => {
       if (!(await this.#shareBucket(tx, upload.bucketId))) return false;
       await tx.run(
-        `INSERT INTO r2_uploads (upload_id, bucket_id, key, created_at, http_metadata, custom_metadata, storage_class)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO r2_uploads (upload_id, bucket_id, key, created_at, http_metadata, custom_metadata, storage_class, ssec)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           upload.uploadId,
           upload.bucketId,
@@ -221,6 +222,7 @@ export class SqlMetadataStore implements MetadataStore {
           JSON.stringify(upload.httpMetadata),
           JSON.stringify(upload.customMetadata),
           upload.storageClass,
+          upload.ssec ? JSON.stringify(upload.ssec) : null,
         ],
       );
       return true;
@@ -262,11 +264,11 @@ export class SqlMetadataStore implements MetadataStore {
         part.partNumber,
       ]);
       await tx.run(
-        `INSERT INTO r2_parts (upload_id, part_number, blob_id, size, etag, md5, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO r2_parts (upload_id, part_number, blob_id, size, etag, md5, uploaded_at, iv) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (upload_id, part_number) DO UPDATE SET
            blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag, md5 = excluded.md5,
-           uploaded_at = excluded.uploaded_at`,
-        [part.uploadId, part.partNumber, part.blobId, part.size, part.etag, part.md5, part.uploadedAt],
+           uploaded_at = excluded.uploaded_at, iv = excluded.iv`,
+        [part.uploadId, part.partNumber, part.blobId, part.size, part.etag, part.md5, part.uploadedAt, part.iv ?? null],
       );
       return { status: 'stored', replaced: replaced && toPart(replaced) };
     });
@@ -512,13 +514,13 @@ async function finishUpload(tx: SqlExecutor, upload: UploadRecord): Promise<void
 
 async function upsertObject(tx: SqlExecutor, o: ObjectRecord): Promise<void> {
   await tx.run(
-    `INSERT INTO r2_objects (bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments, inline_body)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO r2_objects (bucket_id, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, storage_class, segments, inline_body, ssec, inline_iv)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (bucket_id, key) DO UPDATE SET
        version = excluded.version, size = excluded.size, etag = excluded.etag, uploaded = excluded.uploaded,
        http_metadata = excluded.http_metadata, custom_metadata = excluded.custom_metadata,
        checksums = excluded.checksums, storage_class = excluded.storage_class, segments = excluded.segments,
-       inline_body = excluded.inline_body`,
+       inline_body = excluded.inline_body, ssec = excluded.ssec, inline_iv = excluded.inline_iv`,
     [
       o.bucketId,
       o.key,
@@ -530,8 +532,10 @@ async function upsertObject(tx: SqlExecutor, o: ObjectRecord): Promise<void> {
       JSON.stringify(o.customMetadata),
       JSON.stringify(o.checksums),
       o.storageClass,
-      JSON.stringify(o.segments.map((s) => [s.blobId, s.size])),
+      segmentsJson(o.segments),
       o.inlineBody ?? null,
+      o.ssec ? JSON.stringify(o.ssec) : null,
+      o.inlineIv ?? null,
     ],
   );
 }

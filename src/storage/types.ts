@@ -1,3 +1,5 @@
+import type { SsecRecord } from './ssec.ts';
+
 /** HTTP metadata stored with an object (what `writeHttpMetadata` turns back into headers). */
 export interface HttpMetadata {
   contentType?: string;
@@ -30,6 +32,8 @@ export type StorageClass = (typeof STORAGE_CLASSES)[number];
 export interface BlobSegment {
   blobId: string;
   size: number;
+  /** The AES-256-CTR IV (base64) of an SSE-C object's blob (see ssec.ts); absent for plain objects. */
+  iv?: string | undefined;
 }
 
 export interface BucketRecord {
@@ -62,6 +66,10 @@ export interface ObjectRecord {
    * one transaction stores and publishes it. Object listings leave it out.
    */
   inlineBody?: Uint8Array | undefined;
+  /** Set when the object is encrypted with a customer key (SSE-C): how to check the key, never the key. */
+  ssec?: SsecRecord | undefined;
+  /** The IV of an encrypted inline body (blobs carry theirs in their segment). */
+  inlineIv?: string | undefined;
 }
 
 export interface UploadRecord {
@@ -72,6 +80,8 @@ export interface UploadRecord {
   httpMetadata: HttpMetadata;
   customMetadata: CustomMetadata;
   storageClass: StorageClass;
+  /** SSE-C: every part must be uploaded with this key, and the object is encrypted with it. */
+  ssec?: SsecRecord | undefined;
 }
 
 export interface PartRecord {
@@ -87,6 +97,8 @@ export interface PartRecord {
   /** md5 hex of the part's bytes (the completed object's etag is made from these). */
   md5: string;
   uploadedAt: number;
+  /** The IV of an SSE-C upload's part (base64). */
+  iv?: string | undefined;
 }
 
 /** An etag condition as the binding sends it. */

@@ -1,9 +1,13 @@
 export { workerMigrations } from './migrations.ts';
 export { workerRoutes } from './routes.ts';
-export { scriptUploadLimit, WORKER_LIMITS } from './limits.ts';
+export { WORKER_LIMITS } from './limits.ts';
 export { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 export { SqlWorkerStore, type WorkerStore } from './store.ts';
 export { FunctionsRuntime, type R2ServiceResolver } from './runtime/supervisor.ts';
 export { FunctionLogHub } from './runtime/log-hub.ts';
-export type { FunctionsPlatform } from './wiring.ts';
-export { createWorkersSubsystem, type WorkersSubsystem } from './subsystem.ts';
+export {
+  createWorkersSubsystem,
+  type FunctionsPlatform,
+  type WorkersSettings,
+  type WorkersSubsystem,
+} from './subsystem.ts';

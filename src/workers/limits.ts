@@ -11,7 +11,7 @@ const MiB = 1024 * KiB;
 export const WORKER_LIMITS = {
   /**
    * Whole multipart upload, by default: the Worker size limit Cloudflare documented for paid plans
-   * (10 MB). `LEDGE_SCRIPT_UPLOAD_LIMIT` raises it up to `maxUploadBytes`. Request.formData() holds
+   * (10 MB). The server's LEDGE_SCRIPT_UPLOAD_LIMIT setting raises it up to `maxUploadBytes`. Request.formData() holds
    * what it reads in memory, so this is also what a refused upload can cost.
    */
   defaultUploadBytes: 10 * MiB,
@@ -35,23 +35,10 @@ export const WORKER_LIMITS = {
 
 /**
  * "Number of Workers: 500" per account on paid plans (developers.cloudflare.com/workers/platform/limits);
- * LEDGE_MAX_SCRIPTS_PER_ACCOUNT changes it. Each script runs in a workerd process of its own here, so
+ * the server's LEDGE_MAX_SCRIPTS_PER_ACCOUNT setting changes it. Each script runs in a workerd process of its own here, so
  * this also bounds the processes one account can make the server run.
  */
 export const MAX_SCRIPTS_PER_ACCOUNT = 500;
-
-/** LEDGE_SCRIPT_UPLOAD_LIMIT (bytes), validated when the server starts. */
-export function scriptUploadLimit(env: NodeJS.ProcessEnv): number {
-  const raw = env['LEDGE_SCRIPT_UPLOAD_LIMIT'];
-  if (raw === undefined || raw === '') return WORKER_LIMITS.defaultUploadBytes;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 64 * KiB || value > WORKER_LIMITS.maxUploadBytes) {
-    throw new Error(
-      `invalid LEDGE_SCRIPT_UPLOAD_LIMIT: ${raw} (use a number of bytes from ${64 * KiB} to ${WORKER_LIMITS.maxUploadBytes})`,
-    );
-  }
-  return value;
-}
 
 /** A variable's value (plain_text, json, secret_text) against the 5 KB limit. */
 export function checkVariableSize(what: string, name: string, bytes: number): void {

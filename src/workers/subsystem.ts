@@ -1,38 +1,209 @@
+import { resolve } from 'node:path';
 import type { Subsystem } from '../api/subsystem.ts';
+import type { AccountService } from '../accounts/index.ts';
+import type { SqlDatabase } from '../db/index.ts';
+import type { SecretBox } from '../shared/crypto.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { R2ServiceResolver } from './runtime/config.ts';
+import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { CronService } from './crons/cron-service.ts';
+import { CronStore } from './crons/cron-store.ts';
+import { scheduledTailEvent } from './crons/scheduled-tail-event.ts';
+import { FunctionMetricsCollector } from './runtime/function-metrics.ts';
+import { FunctionLogHub } from './runtime/log-hub.ts';
+import { FunctionsRuntime, type FunctionsConfig } from './runtime/supervisor.ts';
+import { TailTraces } from './runtime/tail-traces.ts';
+import { TailSessions } from './tail/sessions.ts';
+import { TailRelay } from './tail/cluster-relay.ts';
+import { SharedLogHistory } from './log-history.ts';
+import { SqlLogHistoryStore } from './log-history-store.ts';
+import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+import type { Cluster } from '../cluster/index.ts';
+import type { Clock } from '../shared/clock.ts';
+import { SqlWorkerStore } from './store.ts';
 import { workerRoutes } from './routes.ts';
-import { scriptUploadLimit } from './limits.ts';
-import { createFunctions, type FunctionsPlatform } from './wiring.ts';
+
+export interface FunctionsPlatform {
+  workers: WorkersService;
+  runtime: FunctionsRuntime;
+  logs: FunctionLogHub;
+  /** Cron Triggers: schedules, their runs and the scheduler (a BackgroundService). */
+  crons: CronService;
+  traces: TailTraces;
+  /** `wrangler tail` / `ledge tail` sessions; their WebSockets arrive as upgrades on the API listener. */
+  tails: TailSessions;
+  /** With several nodes: console lines kept in the database (stopped after the runtime: its last lines kept). */
+  logHistory: SharedLogHistory | undefined;
+}
+
+/** The functions' tunables, as the server's settings give them (src/server/settings/schema.ts). */
+export interface WorkersSettings {
+  /** How long a script's process may take to load it (LEDGE_FUNCTIONS_START_TIMEOUT_MS). */
+  startTimeoutMs: number;
+  /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION). */
+  subrequestsPerInvocation: number;
+  /** Workers one account may have (LEDGE_MAX_SCRIPTS_PER_ACCOUNT). */
+  maxScriptsPerAccount: number;
+  /** Largest script upload in bytes (LEDGE_SCRIPT_UPLOAD_LIMIT), at most WORKER_LIMITS.maxUploadBytes. */
+  uploadLimit: number;
+  /** How long a tail session lives (LEDGE_TAIL_SESSION_SECONDS). */
+  tailSessionSeconds: number;
+}
 
 export interface WorkersSubsystem extends Subsystem {
   functions: FunctionsPlatform;
 }
 
-/** Scripts, deployments, secrets and the workerd supervisor (its background service). */
-export function createWorkersSubsystem(
-  deps: Parameters<typeof createFunctions>[0] & { env: NodeJS.ProcessEnv },
-): WorkersSubsystem {
-  const functions = createFunctions(deps);
-  const uploadLimit = scriptUploadLimit(deps.env);
+/**
+ * Scripts, deployments, secrets, Cron Triggers, tails and the workerd supervisor (its background service),
+ * composed from what the platform hands it; nothing starts until `runtime.start()`.
+ */
+export function createWorkersSubsystem(deps: {
+  config: FunctionsConfig;
+  settings: WorkersSettings;
+  db: SqlDatabase;
+  secretBox: SecretBox;
+  accounts: AccountService;
+  logger: Logger;
+  paths: { runtime: string; logs: string };
+  buckets: BucketLookup;
+  r2: R2ServiceResolver;
+  metrics?: LedgeMetrics | undefined;
+  /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
+  cluster?: Cluster | undefined;
+  /** Cron Triggers run on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
+}): WorkersSubsystem {
+  const { settings } = deps;
+  const logs = new FunctionLogHub(deps.paths.logs, (error) =>
+    deps.logger.warn('function log lines could not be kept', { err: error }),
+  );
+  const cronStore = new CronStore(deps.db);
+  const traces = new TailTraces(resolve(deps.paths.runtime));
+  const tails = new TailSessions({ traces, ttlMs: settings.tailSessionSeconds * 1000 });
+  const runtime = new FunctionsRuntime({
+    config: deps.config,
+    runtimeDir: deps.paths.runtime,
+    logger: deps.logger.child({ subsystem: 'functions' }),
+    logs,
+    traces,
+    r2: deps.r2,
+    deployed: async () => workers.deployedScripts(await cronStore.scheduledScripts()),
+    metrics: deps.metrics,
+    startTimeoutMs: settings.startTimeoutMs,
+    subrequestsPerInvocation: settings.subrequestsPerInvocation,
+  });
+  if (deps.metrics) {
+    const collector = new FunctionMetricsCollector(deps.metrics, () => runtime.pingSockets());
+    deps.metrics.registry.onCollect(() => collector.collect());
+  }
+  const cluster = deps.cluster;
+  const sharedRuntime = cluster ? announcingReloads(runtime, cluster) : runtime;
+  const workers: WorkersService = new WorkersService({
+    store: new SqlWorkerStore(deps.db, deps.secretBox),
+    runtime: sharedRuntime,
+    buckets: deps.buckets,
+    accounts: deps.accounts,
+    maxScriptsPerAccount: settings.maxScriptsPerAccount,
+  });
+  const crons = new CronService({
+    store: cronStore,
+    requireScript: (accountId, name) => workers.requireScript(accountId, name),
+    // A script that is not routed runs only while it has Cron Triggers: gaining or losing them reloads it.
+    onScheduledChanged: async (accountId, name) => {
+      const script = await workers.requireScript(accountId, name);
+      if (script.current_deployment_id && !script.workers_dev) await sharedRuntime.reload();
+    },
+    runtime,
+    logs,
+    logger: deps.logger.child({ subsystem: 'crons' }),
+    metrics: deps.metrics,
+    onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
+    clock: deps.clock,
+  });
+  // Cron Trigger runs reach the script's open tail sessions as scheduled events.
+  tailCronRuns(crons, traces);
+  // What a deleted script leaves outside the database: open tails, its log file, its timers in the scheduler.
+  workers.onScriptDeleted(async (accountId, name) => {
+    tails.closeScript(accountId, name);
+    await logs.forget(accountId, name);
+    await crons.reschedule();
+  });
+  let logHistory: SharedLogHistory | undefined;
+  if (cluster) {
+    const reload = coalescedReload(runtime, deps.logger);
+    cluster.onRemote(RUNTIME_TOPIC, () => {
+      reload();
+      // A deleted script takes its schedules with it.
+      void crons.reschedule().catch(() => undefined);
+    });
+    cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
+    new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
+    logHistory = new SharedLogHistory({
+      store: new SqlLogHistoryStore(deps.db),
+      logger: deps.logger.child({ component: 'function-logs' }),
+      gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
+    });
+    logs.shareHistory(logHistory);
+  }
+  const functions: FunctionsPlatform = { workers, runtime, logs, crons, traces, tails, logHistory };
   return {
     name: 'workers',
     functions,
     // Started after the R2 wire backend (bindings reach it) and stopped before it: see platform.ts.
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
     // Kept log lines are written last, once the runtime that prints them has stopped.
-    background: [
-      functions.logs,
-      ...(functions.logHistory ? [functions.logHistory] : []),
-      functions.runtime,
-      functions.crons,
-    ],
+    background: [logs, ...(logHistory ? [logHistory] : []), runtime, crons],
     mountRoutes: (api) =>
-      api.route(
-        '/',
-        workerRoutes(functions.workers, functions.logs, {
-          uploadLimit,
-          crons: functions.crons,
-          tails: functions.tails,
-        }),
-      ),
+      api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails })),
+  };
+}
+
+const RUNTIME_TOPIC = 'workers_runtime';
+
+/** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */
+export function tailCronRuns(crons: CronService, traces: TailTraces): () => void {
+  return crons.onRun((run, result) => traces.publish(run.account_id, run.script_name, scheduledTailEvent(run, result)));
+}
+const CRONS_TOPIC = 'workers_crons';
+
+/**
+ * The runtime as the service sees it, telling the other nodes to reload too whenever it reloads here: every
+ * reload follows a committed change of what workerd serves (a deployment, a secret, a route, a deleted script).
+ */
+function announcingReloads(runtime: FunctionsRuntime, cluster: Cluster): FunctionRuntime {
+  return {
+    check: (candidate) => runtime.check(candidate),
+    functionUrl: (script, subdomain) => runtime.functionUrl(script, subdomain),
+    status: (accountId) => runtime.status(accountId),
+    reload: () => {
+      cluster.announce(RUNTIME_TOPIC, '*');
+      return runtime.reload();
+    },
+  };
+}
+
+/**
+ * Reloads for other nodes' changes, a burst of them costing at most two swaps: a change that arrives while a
+ * reload is queued or running asks for one more after it (the running one may have read the database before
+ * that change committed).
+ */
+function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void {
+  let busy = false;
+  let again = false;
+  const run = (): void => {
+    busy = true;
+    again = false;
+    runtime
+      .reload()
+      .catch((error: unknown) => logger.error("reload for another node's change failed", { err: error }))
+      .finally(() => {
+        busy = false;
+        if (again) run();
+      });
+  };
+  return () => {
+    if (busy) again = true;
+    else run();
   };
 }

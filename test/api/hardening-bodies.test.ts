@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptUploadLimit } from '../../src/workers/index.ts';
+import { resolveServerConfig } from '../../src/server/index.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
 import { AUTH, peakRssDuring, rssBytes, streamBody, uploadHead } from './hardening-helpers.ts';
 
 const MiB = 1024 * 1024;
 const ACCOUNT = `/accounts/${TEST_CREDENTIALS.accountId}`;
+/** The upload limit the server's settings give the workers subsystem from this environment. */
+const scriptUploadLimit = (env: NodeJS.ProcessEnv) => resolveServerConfig({}, env).workers.uploadLimit;
 
 /**
  * Issue 12, point 2: bodies are limited while they stream, whatever the framing. The server runs as

@@ -1,9 +1,12 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_HTTP_TIMEOUTS, httpTimeouts } from '../../src/shared/http-timeouts.ts';
+import { resolveServerConfig } from '../../src/server/index.ts';
+import { DEFAULT_HTTP_TIMEOUTS } from '../../src/shared/http-timeouts.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { AUTH, closedWithin, rawSocket } from './hardening-helpers.ts';
 
+/** The HTTP timeouts the server's settings give its listeners from this environment. */
+const httpTimeouts = (env: NodeJS.ProcessEnv) => resolveServerConfig({}, env).httpTimeouts;
 const HEADERS_MS = 3_000;
 const KEEPALIVE_MS = 1_000;
 const IDLE_MS = 5_000;

@@ -101,14 +101,14 @@ describe('exit codes and errors', () => {
     const processes = await runCli(['server', '--data-dir', dataDir, '--port', '0', '--functions-processes', '0']);
     expect(processes).toMatchObject({
       code: 1,
-      stderr: 'error: invalid number of functions processes: 0 (use 1 to 64)\n',
+      stderr: 'error: invalid number of functions processes: 0 (use 1 to 64), from --functions-processes\n',
     });
     const fromEnv = await runCli(['server', '--data-dir', dataDir, '--port', '0'], {
       env: { LEDGE_FUNCTIONS_PROCESSES: 'many' },
     });
     expect(fromEnv).toMatchObject({
       code: 1,
-      stderr: 'error: invalid number of functions processes: many (use 1 to 64)\n',
+      stderr: 'error: invalid number of functions processes: many (use 1 to 64), from LEDGE_FUNCTIONS_PROCESSES\n',
     });
   });
 
@@ -131,12 +131,12 @@ describe('exit codes and errors', () => {
   it('has help on every command', async () => {
     const walk = (command: Command, path: string[]): string[][] =>
       command.commands.flatMap((sub) => [[...path, sub.name()], ...walk(sub, [...path, sub.name()])]);
-    const paths = walk(buildProgram(), []);
+    const paths = walk(await buildProgram(), []);
     expect(paths.length).toBeGreaterThan(5);
     // In-process for speed: a fresh program per command, its output captured.
     for (const path of paths) {
       let out = '';
-      const program = buildProgram();
+      const program = await buildProgram();
       const capture = (cmd: Command) => {
         cmd.configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) });
         cmd.commands.forEach(capture);

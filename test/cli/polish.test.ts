@@ -146,7 +146,7 @@ describe('object put/get', () => {
 describe('help and exit codes', () => {
   it('every --help lists the command’s own options and the global ones', async () => {
     const walk = (command: Command): Command[] => command.commands.flatMap((sub) => [sub, ...walk(sub)]);
-    const program = buildProgram();
+    const program = await buildProgram();
     const globals = program.options.map((o: Option) => o.long!);
     for (const command of walk(program)) {
       const help = command.helpInformation();

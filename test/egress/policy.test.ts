@@ -4,12 +4,14 @@ import {
   EgressPolicy,
   parseCidr,
   parseCidrList,
-  resolveEgressSettings,
   type EgressSettings,
 } from '../../src/egress/index.ts';
 import { resolveServerConfig } from '../../src/server/index.ts';
 
 const policy = (allow = '', deny = '') => new EgressPolicy({ allow: parseCidrList(allow), deny: parseCidrList(deny) });
+/** The egress lists the server's settings give from these flags and this environment. */
+const resolveEgressSettings = (flags: { allow?: string; deny?: string }, env: NodeJS.ProcessEnv) =>
+  resolveServerConfig({ egressAllow: flags.allow, egressDeny: flags.deny }, env).egress;
 const refused = (p: EgressPolicy, host: string, port = 80) => p.check(host, port)?.why;
 
 describe('CIDR parsing', () => {

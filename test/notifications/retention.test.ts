@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationSettings } from '../../src/notifications/index.ts';
+import { resolveServerConfig } from '../../src/server/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { alerting, call, createPool } from './api-helpers.ts';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from './receivers.ts';
+
+/** The notification settings the server's settings give from this environment. */
+const notificationSettings = (env: NodeJS.ProcessEnv) => resolveServerConfig({}, env).notifications;
 
 const DAY = 86_400_000;
 

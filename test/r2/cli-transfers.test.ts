@@ -4,6 +4,7 @@ import { createReadStream, createWriteStream, existsSync, readFileSync, statSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, cleanEnv, cliEnv, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { LEDGE_BIN } from '../helpers/user-shell.ts';
 
 const MiB = 1024 * 1024;
 
@@ -11,7 +12,7 @@ let ledge: TestLedge;
 let dir: string;
 let big: string;
 let bigSha: string;
-/** The CLI's own peak RSS on a command that moves no object body: Node 24 and the type-stripped sources. */
+/** The CLI's own peak RSS on a command that moves no object body: Node 24 and the modules of `ledge object`. */
 let baselineMiB: number;
 
 /** A file of `mib` MiB, each MiB different (so a misplaced part shows in the hash); answers its sha256. */
@@ -43,10 +44,13 @@ interface Run {
   peakMiB: number;
 }
 
-/** Runs `ledge` and samples its peak RSS from /proc while it runs; `interruptAfter` sends SIGINT on a condition. */
+/**
+ * Runs `ledge` as a user does (bin/ledge, which execs Node: the child's PID is the CLI's) and samples its peak RSS
+ * from /proc while it runs; `interruptWhen` sends SIGINT on a condition.
+ */
 function runMeasured(args: string[], interruptWhen?: (stderr: string, elapsedMs: number) => boolean): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
+    const child = spawn(LEDGE_BIN, args, {
       env: { ...cleanEnv(), ...cliEnv(ledge), LEDGE_CONFIG_DIR: tempDir('ledge-cfg-') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -92,7 +96,7 @@ beforeAll(async () => {
 afterAll(async () => ledge?.close());
 
 describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', () => {
-  it('uploads and downloads a 300 MiB file with bounded memory (under 40 MiB above the CLI itself), byte for byte', async () => {
+  it('uploads and downloads a 300 MiB file in under 100 MiB of memory (under 40 MiB above the CLI itself), byte for byte', async () => {
     const put = await runMeasured(['object', 'put', 'transfers/big.bin', '--file', big, '--json']);
     expect(put.code, put.stderr).toBe(0);
     const stored = JSON.parse(put.stdout) as { size: number; etag: string };
@@ -106,6 +110,8 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
     // 408 MiB in all with one streamed PUT).
     expect(baselineMiB).toBeGreaterThan(10);
     expect(put.peakMiB - baselineMiB).toBeLessThan(40);
+    // The issue's bound, for the whole process (the figure of record is bench/cli/transfer-memory.ts's).
+    expect(put.peakMiB).toBeLessThan(100);
     // --json: no progress line, even were stderr a terminal.
     expect(put.stderr).toBe('');
 
@@ -114,6 +120,7 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
     expect(get.code, get.stderr).toBe(0);
     console.log(`ledge object get, 300 MiB: peak RSS ${get.peakMiB.toFixed(1)} MiB`);
     expect(get.peakMiB - baselineMiB).toBeLessThan(40);
+    expect(get.peakMiB).toBeLessThan(100);
     expect(statSync(out).size).toBe(300 * MiB);
     expect(await sha256(out)).toBe(bigSha);
     expect(existsSync(`${out}.partial`)).toBe(false);

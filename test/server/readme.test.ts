@@ -41,9 +41,10 @@ function resolve(program: Command, args: string[]): { path: string[]; options: S
   return { path, options };
 }
 
+const program = await buildProgram();
+
 /** "The first hour", a quiet, true README: every command of its tour exists as written. */
 describe('the README tour', () => {
-  const program = buildProgram();
   const ledgeLines = [...shellLines(README), ...shellLines(APP_README)]
     .flatMap((line) => line.split(/&&|\|/).map((part) => part.trim()))
     .filter((part) => part.startsWith('ledge '));

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
+import { CronService } from '../../src/workers/crons/cron-service.ts';
+import { CronStore } from '../../src/workers/crons/cron-store.ts';
+import { tailCronRuns } from '../../src/workers/subsystem.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { waitFor } from '../load-balancing/helpers.ts';
 import { api, enableWorkersDev, uploadScript } from './helpers.ts';
 import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
 
 const WORKER = `export default {
   fetch() { return new Response('ok'); },
@@ -12,6 +17,11 @@ const WORKER = `export default {
   },
 };
 `;
+
+interface TailEvent {
+  outcome: string;
+  event: { cron?: string; scheduledTime?: number };
+}
 
 /** Cron Trigger runs reach open tails (issue 28 point 2), as Cloudflare's tail shows a scheduled event. */
 describe('Cron Trigger runs in a live tail', () => {
@@ -95,5 +105,56 @@ describe('Cron Trigger runs in a live tail', () => {
     // Real time: the run must NOT reach this session, and nothing marks that it will not (another process).
     await new Promise((r) => setTimeout(r, 500));
     expect(byMethod.stdout.filter((l) => l.includes('"cron"'))).toEqual([]);
+  }, 120_000);
+
+  it('a run on schedule (not triggered) reaches an open ledge tail as a scheduled event, with its time', async () => {
+    const platform = ledge.server.platform;
+    // Only this test's two tails are open, so that counting sessions says when they are.
+    await Promise.all(running.splice(0).map((t) => t.stop()));
+    await waitFor(() => (platform.functions.tails.connectedCount === 0 ? true : undefined), 15_000, 'no open tail');
+    const pretty = startLedgeTail(ledge, ['ticker']);
+    const json = startLedgeTail(ledge, ['ticker', '--format', 'json']);
+    running.push(pretty, json);
+    await waitForSessions(ledge, 2, 45_000, [pretty, json]);
+    // A second scheduler over the server's store, runtime and tail traces, wired to the tails as the server's own
+    // is (tailCronRuns), on a clock set 1 s before an occurrence of "*/5 * * * *" and then moved across it: the
+    // timer fires as on schedule, without waiting for the real minute (crons.test.ts does the same for the run).
+    const due = Math.ceil((Date.now() + 120_000) / 300_000) * 300_000;
+    const clock = new ManualClock(due - 1_000);
+    const scheduler = new CronService({
+      store: new CronStore(platform.db),
+      requireScript: (a, s) => platform.functions.workers.requireScript(a, s),
+      runtime: platform.functions.runtime,
+      logs: platform.functions.logs,
+      logger: createLogger('info', {}, (line) => records.push(JSON.parse(line) as Record<string, unknown>), 'json'),
+      clock,
+    });
+    const unwire = tailCronRuns(scheduler, platform.functions.traces);
+    await scheduler.start();
+    try {
+      await clock.advance(1_000);
+      const at = new Date(due).toISOString();
+      const event = JSON.parse(
+        await json.waitFor((l) => l.includes('"cron"') && (JSON.parse(l) as TailEvent).event.scheduledTime === due),
+      ) as TailEvent;
+      expect(event).toMatchObject({
+        outcome: 'ok',
+        scriptName: 'ticker',
+        event: { cron: '*/5 * * * *', scheduledTime: due },
+        logs: [{ level: 'log', message: ['tick', '*/5 * * * *'] }],
+      });
+      const line = await pretty.waitFor((l) => l.includes(`[scheduled] "*/5 * * * *" @ ${at}`));
+      expect(line).toMatch(/^\S+Z \[scheduled\] "\*\/5 \* \* \* \*" @ \S+Z \d+ms ok$/);
+      await pretty.waitFor((l) => l.includes('[log] tick */5 * * * *'));
+      // Recorded as a run on schedule, and its log line has a request id of its own (no API call started it).
+      const ran = records.find((r) => r['msg'] === 'cron trigger ran' && r['scheduled_time'] === at);
+      expect(ran?.['request_id']).toMatch(/^[0-9a-f-]{36}$/);
+      const runs = await new CronStore(platform.db).listRuns(ledge.accountId, 'ticker', 100);
+      expect(runs.find((r) => r.scheduled_time === at)).toMatchObject({ source: 'schedule', status: 'ok' });
+    } finally {
+      unwire();
+      await scheduler.stop();
+      await Promise.all(running.splice(0).map((t) => t.stop()));
+    }
   }, 120_000);
 });

@@ -76,6 +76,8 @@ async function serve(deps: Deps, req: IncomingMessage, res: ServerResponse, meth
   if (method === 'HEAD') {
     const object = await deps.storage.objects.head(bucket, key);
     if (!object) return sendPage(res, 404, method, cors);
+    // An SSE-C object cannot be served without its key, which a public URL has no way to send: as its GET.
+    if (object.ssec) return sendPage(res, 400, method, cors);
     if (!conditionHolds(onlyIf, object)) return notModifiedOrFailed(res, method, object, conditionHeaders, cors);
     res.writeHead(200, { ...objectHeaders(object), 'content-length': String(object.size), ...cors });
     return void res.end();

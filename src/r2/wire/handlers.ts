@@ -9,7 +9,15 @@ import {
   type StorageService,
   STORAGE_CLASSES,
 } from '../../storage/index.ts';
-import { toConditional, toCustomMetadata, toDigests, toHttpMetadata, toRange, type WireRequest } from './protocol.ts';
+import {
+  toConditional,
+  toCustomMetadata,
+  toDigests,
+  toHttpMetadata,
+  toRange,
+  toSsec,
+  type WireRequest,
+} from './protocol.ts';
 import { wireObject } from './wire-object.ts';
 
 /** What a binding call answers: JSON metadata, optionally followed by the object's bytes. */
@@ -70,6 +78,7 @@ export async function handleWireRequest(
         bufferUpTo: BUFFERED_BODY_LIMIT,
         files: true,
         local: options.localBodyKey !== undefined,
+        ssec: toSsec(request),
       });
       if (!result) throw R2Errors.noSuchKey();
       if (result.status === 'precondition-failed') {
@@ -103,6 +112,7 @@ export async function handleWireRequest(
         digests: toDigests(request),
         onlyIf: toConditional(request.onlyIf),
         storageClass: storageClass(request.storageClass),
+        ssec: toSsec(request),
       });
       if (!object) throw R2Errors.preconditionFailed();
       return { status: 200, json: wireObject(object) };
@@ -138,6 +148,7 @@ export async function handleWireRequest(
         httpMetadata: toHttpMetadata(request.httpFields),
         customMetadata: toCustomMetadata(request.customFields),
         storageClass: storageClass(request.storageClass),
+        ssec: toSsec(request),
       });
       return { status: 200, json: { uploadId: upload.uploadId } };
     }
@@ -149,6 +160,7 @@ export async function handleWireRequest(
         request.partNumber,
         value,
         valueSize,
+        toSsec(request),
       );
       return { status: 200, json: { etag: part.etag } };
     }

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import type { Checksums, Conditional, CustomMetadata, HttpMetadata, RangeRequest } from '../../storage/index.ts';
+import {
+  ssecKeyFromHex,
+  type Checksums,
+  type Conditional,
+  type CustomMetadata,
+  type HttpMetadata,
+  type RangeRequest,
+  type SsecKey,
+} from '../../storage/index.ts';
 
 /**
  * The JSON requests workerd's R2 binding sends (reference r2.md §2; workerd's r2-api.capnp). 64-bit
@@ -28,6 +36,8 @@ const HttpFieldsSchema = z.object({
 });
 
 const RecordsSchema = z.array(z.object({ k: z.string(), v: z.string() }));
+/** SSE-C (R2SSECOptions): the customer key as 64 hex digits, which workerd checks before sending it. */
+const SsecSchema = z.object({ key: z.string() }).optional();
 const key = z.string();
 
 export const WireRequestSchema = z.discriminatedUnion('method', [
@@ -38,6 +48,7 @@ export const WireRequestSchema = z.discriminatedUnion('method', [
     range: z.object({ offset: u64.optional(), length: u64.optional(), suffix: u64.optional() }).optional(),
     rangeHeader: z.string().optional(),
     onlyIf: ConditionalSchema.optional(),
+    ssec: SsecSchema,
   }),
   z.object({
     method: z.literal('put'),
@@ -51,6 +62,7 @@ export const WireRequestSchema = z.discriminatedUnion('method', [
     sha384: z.string().optional(),
     sha512: z.string().optional(),
     storageClass: z.string().optional(),
+    ssec: SsecSchema,
   }),
   z.object({
     method: z.literal('list'),
@@ -69,8 +81,15 @@ export const WireRequestSchema = z.discriminatedUnion('method', [
     customFields: RecordsSchema.optional(),
     httpFields: HttpFieldsSchema.optional(),
     storageClass: z.string().optional(),
+    ssec: SsecSchema,
   }),
-  z.object({ method: z.literal('uploadPart'), object: key, uploadId: z.string(), partNumber: z.number().int() }),
+  z.object({
+    method: z.literal('uploadPart'),
+    object: key,
+    uploadId: z.string(),
+    partNumber: z.number().int(),
+    ssec: SsecSchema,
+  }),
   z.object({
     method: z.literal('completeMultipartUpload'),
     object: key,
@@ -81,6 +100,11 @@ export const WireRequestSchema = z.discriminatedUnion('method', [
 ]);
 
 export type WireRequest = z.infer<typeof WireRequestSchema>;
+
+/** The customer key of a request that carries one (`ssec.key`, hex). */
+export function toSsec(request: { ssec?: { key: string } | undefined }): SsecKey | undefined {
+  return request.ssec ? ssecKeyFromHex(request.ssec.key) : undefined;
+}
 export type WireMethod = WireRequest['method'];
 
 export function toHttpMetadata(fields: z.infer<typeof HttpFieldsSchema> | undefined): HttpMetadata {

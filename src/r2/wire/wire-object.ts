@@ -38,5 +38,7 @@ export function wireObject(
     if (value !== undefined) checksums[field] = value;
   }
   json['checksums'] = checksums;
+  // R2SSECResponse: the binding's `ssecKeyMd5` (base64, as the S3 door's x-amz-...-key-MD5).
+  if (object.ssec) json['ssec'] = { algorithm: object.ssec.algorithm, keyMd5: object.ssec.keyMd5 };
   return json;
 }

@@ -2,6 +2,7 @@ import type { GetResult, ObjectRecord, ResolvedRange } from '../../storage/index
 import { xmlReply, type S3Reply, type S3Request } from '../context.ts';
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, storageClassFrom } from '../metadata.ts';
+import { COPY_SOURCE_SSEC_PREFIX, ssecEcho, ssecFrom } from '../ssec.ts';
 import { renderXml } from '../xml.ts';
 import { conditionFrom } from './conditions.ts';
 import { partNumberOf } from './multipart.ts';
@@ -35,6 +36,7 @@ async function openSource(request: S3Request, range?: ResolvedRange): Promise<Ex
   const result = await request.storage.objects.get(bucket, source.key, {
     onlyIf: conditionFrom(request.req.headers, 'x-amz-copy-source-'),
     range,
+    ssec: ssecFrom(request.req.headers, COPY_SOURCE_SSEC_PREFIX),
   });
   if (!result) throw S3Errors.noSuchKey();
   if (result.status === 'precondition-failed') throw S3Errors.preconditionFailed();
@@ -52,12 +54,15 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
   if (directive !== 'COPY' && directive !== 'REPLACE' && directive !== 'MERGE') {
     throw S3Errors.invalidArgument('Unknown metadata directive.');
   }
+  const ssec = ssecFrom(headers);
   const destination = await request.bucket();
   const storageClass = storageClassFrom(headers['x-amz-storage-class']);
   const source = await openSource(request);
   const sourceObject = source.object;
   const sameKey = sourceObject.bucketId === destination.id && sourceObject.key === request.key;
-  if (sameKey && directive === 'COPY' && storageClass === undefined) {
+  // A new key (or none, for an encrypted source) changes the encryption attributes: a legal self-copy.
+  const sameEncryption = ssec === undefined && sourceObject.ssec === undefined;
+  if (sameKey && directive === 'COPY' && storageClass === undefined && sameEncryption) {
     source.body.destroy();
     throw S3Errors.invalidRequest(
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
@@ -72,6 +77,7 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
       customMetadata,
       onlyIf: conditionFrom(headers, 'cf-copy-destination-'),
       storageClass,
+      ssec,
     });
   } finally {
     source.body.destroy();
@@ -82,6 +88,8 @@ export async function copyObject(request: S3Request): Promise<S3Reply> {
       LastModified: new Date(copied.uploaded).toISOString(),
       ETag: `"${copied.etag}"`,
     }),
+    200,
+    ssecEcho(copied.ssec),
   );
 }
 
@@ -99,6 +107,7 @@ function metadataFor(directive: string, source: ObjectRecord, request: S3Request
 /** UploadPartCopy: a part from (a byte range of) an existing object. */
 export async function uploadPartCopy(request: S3Request, uploadId: string): Promise<S3Reply> {
   const partNumber = partNumberOf(request);
+  const ssec = ssecFrom(request.req.headers);
   const bucket = await request.bucket();
   const rangeHeader = request.req.headers['x-amz-copy-source-range'];
   let range: ResolvedRange | undefined;
@@ -125,8 +134,13 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
       partNumber,
       source.body,
       length,
+      ssec,
     );
-    return xmlReply(renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.md5}"` }));
+    return xmlReply(
+      renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.md5}"` }),
+      200,
+      ssecEcho(ssec),
+    );
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 10001) {
       throw new S3Error(404, 'NoSuchUpload', 'The specified multipart upload does not exist.');

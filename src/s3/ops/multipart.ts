@@ -4,6 +4,7 @@ import { emptyReply, xmlReply, type S3Reply, type S3Request } from '../context.t
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, s3StorageClass, storageClassFrom } from '../metadata.ts';
 import { awsEncode } from '../sigv4.ts';
+import { ssecEcho, ssecFrom } from '../ssec.ts';
 import { child, childrenNamed, parseXml, readSmallBody, renderXml } from '../xml.ts';
 import { owner } from './buckets.ts';
 import { checksumEcho, refuseUnoffered } from './objects.ts';
@@ -34,12 +35,13 @@ export async function createUpload(request: S3Request): Promise<S3Reply> {
     httpMetadata: httpMetadataFrom(headers),
     customMetadata: customMetadataFrom(request.req.rawHeaders),
     storageClass: storageClassFrom(headers['x-amz-storage-class']),
+    ssec: ssecFrom(headers),
   });
   const algorithm = headers['x-amz-checksum-algorithm'];
   return xmlReply(
     renderXml('InitiateMultipartUploadResult', { Bucket: bucket.name, Key: upload.key, UploadId: upload.uploadId }),
     200,
-    typeof algorithm === 'string' ? { 'x-amz-checksum-algorithm': algorithm } : {},
+    { ...(typeof algorithm === 'string' ? { 'x-amz-checksum-algorithm': algorithm } : {}), ...ssecEcho(upload.ssec) },
   );
 }
 
@@ -53,14 +55,15 @@ export function partNumberOf(request: S3Request): number {
 
 export async function uploadPart(request: S3Request, uploadId: string): Promise<S3Reply> {
   const partNumber = partNumberOf(request);
+  const ssec = ssecFrom(request.req.headers);
   const bucket = await request.bucket();
   const body = request.body();
   const part = await asUploadError(() =>
-    request.storage.multipart.uploadPart(bucket, request.key!, uploadId, partNumber, body.stream, body.size),
+    request.storage.multipart.uploadPart(bucket, request.key!, uploadId, partNumber, body.stream, body.size, ssec),
   );
   // S3 shows a part's ETag as the MD5 of its bytes, and S3 clients (s3cmd) check it against their own; the
   // binding's part etag is random per upload, as R2's. CompleteMultipartUpload takes either.
-  return emptyReply(200, { etag: `"${part.md5}"`, ...checksumEcho(body.checksum) });
+  return emptyReply(200, { etag: `"${part.md5}"`, ...checksumEcho(body.checksum), ...ssecEcho(ssec) });
 }
 
 /** CompleteMultipartUpload: the parts as listed; R2's rules (equal part sizes, etags) are the engine's. */
@@ -102,6 +105,8 @@ export async function completeUpload(request: S3Request, uploadId: string): Prom
       Key: object.key,
       ETag: `"${object.etag}"`,
     }),
+    200,
+    ssecEcho(object.ssec),
   );
 }
 

@@ -1,9 +1,16 @@
-import { conditionHolds, type BucketRecord, type ObjectRecord, type ResolvedRange } from '../../storage/index.ts';
+import {
+  conditionHolds,
+  ssecAccess,
+  type BucketRecord,
+  type ObjectRecord,
+  type ResolvedRange,
+} from '../../storage/index.ts';
 import { emptyReply, xmlReply, type S3Reply, type S3Request } from '../context.ts';
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, objectHeaders, storageClassFrom } from '../metadata.ts';
 import { awsEncode } from '../sigv4.ts';
 import { child, childrenNamed, childText, parseXml, readSmallBody, renderXml } from '../xml.ts';
+import { ssecEcho, ssecFrom } from '../ssec.ts';
 import { conditionFrom, strictConditionFrom } from './conditions.ts';
 
 /** Bodies up to this size are read in one go (no stream per request), as the wire backend does. */
@@ -14,8 +21,6 @@ const MAX_DELETE_KEYS = 1000;
 /** Request headers for features R2 does not offer on object writes. */
 const UNOFFERED_WRITE_HEADERS: [string, string][] = [
   ['x-amz-server-side-encryption', 'SSE-S3 / SSE-KMS'],
-  ['x-amz-server-side-encryption-customer-algorithm', 'SSE-C on this server'],
-  ['x-amz-copy-source-server-side-encryption-customer-algorithm', 'SSE-C on this server'],
   ['x-amz-tagging', 'Object tagging'],
   ['x-amz-website-redirect-location', 'Website redirects'],
   ['x-amz-object-lock-mode', 'Object lock'],
@@ -37,6 +42,7 @@ export function refuseUnoffered(request: S3Request): void {
 export async function putObject(request: S3Request): Promise<S3Reply> {
   refuseUnoffered(request);
   const headers = request.req.headers;
+  const ssec = ssecFrom(headers);
   const bucket = await bucketForWrite(request);
   const body = request.body();
   const object = await request.storage.objects.put(bucket, request.key!, body.stream, {
@@ -46,9 +52,10 @@ export async function putObject(request: S3Request): Promise<S3Reply> {
     digests: body.declared,
     onlyIf: conditionFrom(headers),
     storageClass: storageClassFrom(headers['x-amz-storage-class']),
+    ssec,
   });
   if (!object) throw S3Errors.preconditionFailed();
-  return emptyReply(200, { etag: `"${object.etag}"`, ...checksumEcho(body.checksum) });
+  return emptyReply(200, { etag: `"${object.etag}"`, ...checksumEcho(body.checksum), ...ssecEcho(object.ssec) });
 }
 
 /** `cf-create-bucket-if-missing: true` creates the bucket on the first write (R2's extension). */
@@ -71,6 +78,7 @@ export function checksumEcho(checksum: { name: string; value: () => string | und
 /** GetObject and HeadObject: conditionals, Range (GET only, as on R2), partNumber, response-* overrides. */
 export async function getObject(request: S3Request): Promise<S3Reply> {
   const headers = request.req.headers;
+  const ssec = ssecFrom(headers);
   const bucket = await request.bucket();
   const key = request.key!;
   const onlyIf = conditionFrom(headers);
@@ -84,6 +92,8 @@ export async function getObject(request: S3Request): Promise<S3Reply> {
     }
     found = await request.storage.objects.head(bucket, key);
     if (!found) throw S3Errors.noSuchKey();
+    // HEAD of an SSE-C object needs its key too (S3's rule); the binding's head does not (R2's).
+    if (request.method === 'HEAD') ssecAccess(found.ssec, ssec);
     if (partNumber !== null) partRequest = partRange(found, partNumber);
   }
   if (request.method === 'HEAD') {
@@ -96,6 +106,7 @@ export async function getObject(request: S3Request): Promise<S3Reply> {
     range: partRequest ? partRequest.range : rangeHeader ? { header: rangeHeader } : undefined,
     bufferUpTo: BUFFERED_BODY_LIMIT,
     files: true,
+    ssec,
   });
   if (!result) throw S3Errors.noSuchKey();
   if (result.status === 'precondition-failed') notModifiedOrFailed(request, result.object);
@@ -129,6 +140,7 @@ function describe(
   if (partsCount !== undefined) out['x-amz-mp-parts-count'] = String(partsCount);
   if (range) out['content-range'] = `bytes ${range.offset}-${range.offset + range.length - 1}/${object.size}`;
   if (request.req.headers['x-amz-checksum-mode'] === 'ENABLED' && !range) Object.assign(out, storedChecksums(object));
+  Object.assign(out, ssecEcho(object.ssec));
   out['content-length'] = String(range ? range.length : object.size);
   return out;
 }

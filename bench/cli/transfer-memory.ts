@@ -1,0 +1,180 @@
+// Benchmark: the memory of `ledge object put` and `ledge object get` (issue 28 point 3: under 100 MiB for any
+// size). Starts a server (benchServerArgs), writes a file of --mib MiB (default 300), puts it and gets it back
+// through bin/ledge as a user runs it, and prints the CLI process's peak RSS (VmHWM, sampled from /proc every
+// 20 ms) and the rate in MiB/s. Also the peak of `ledge object list` (the CLI with no body to move) and of a put
+// with an empty compile cache. The bytes are checked (sha256). Exits 1 when a put or get (compile cache filled, as
+// after `npm install`) peaks above the limit (--limit, default 100 MiB).
+// Usage: npm run bench:cli [-- --mib 1024 --rounds 3 --limit 100]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { numberArgument } from '../arguments.ts';
+import { benchServerArgs } from '../functions/processes.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const LEDGE = join(ROOT, 'bin/ledge');
+const MIB = numberArgument('--mib', 300);
+const ROUNDS = numberArgument('--rounds', 1);
+const LIMIT_MIB = numberArgument('--limit', 100);
+const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const MiB = 1024 * 1024;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  peakMiB: number;
+  seconds: number;
+}
+
+/** Runs `ledge` (bin/ledge: it execs Node, so the child's PID is the CLI's) and samples its peak RSS. */
+function ledge(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((done) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(LEDGE, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peakKiB = 0;
+    const sample = () => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      } catch {
+        // Exited between samples. VmHWM is the high-water mark, so only growth in its last 20 ms can be missed.
+      }
+    };
+    const timer = setInterval(sample, 20);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => {
+      clearInterval(timer);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      done({ code, stdout, stderr, peakMiB: peakKiB / 1024, seconds });
+    });
+  });
+}
+
+async function writeRandomFile(path: string, mib: number): Promise<string> {
+  const hash = createHash('sha256');
+  const out = createWriteStream(path);
+  const block = randomBytes(MiB);
+  for (let i = 0; i < mib; i++) {
+    block.writeUInt32BE(i, 0);
+    hash.update(block);
+    if (!out.write(block)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
+  return hash.digest('hex');
+}
+
+async function sha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function waitForLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
+  return new Promise((resolveLine, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (match(line)) resolveLine(line);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before it was ready`)));
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'ledge-cli-bench-'));
+  const server = spawn(LEDGE, [...benchServerArgs(ROOT, join(work, 'data'), 0, 0), '--functions-processes', '1'], {
+    env: {
+      ...process.env,
+      LEDGE_LOG_LEVEL: 'warn',
+      LEDGE_BOOTSTRAP_EMAIL: 'bench@example.com',
+      LEDGE_BOOTSTRAP_API_KEY: '0123456789abcdef0123456789abcdef01234',
+      LEDGE_BOOTSTRAP_API_TOKEN: TOKEN,
+      LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
+      LEDGE_CONFIG_DIR: join(work, 'server-config'),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let failed = false;
+  try {
+    const { api_url: apiUrl } = JSON.parse(await waitForLine(server, (line) => line.startsWith('{'))) as {
+      api_url: string;
+    };
+    const env = {
+      ...process.env,
+      LEDGE_API_URL: apiUrl,
+      LEDGE_API_TOKEN: TOKEN,
+      LEDGE_ACCOUNT_ID: ACCOUNT,
+      LEDGE_CONFIG_DIR: join(work, 'cli-config'),
+      NODE_COMPILE_CACHE: join(work, 'compile-cache'),
+    };
+    const created = await ledge(['bucket', 'create', 'bench'], env);
+    if (created.code !== 0) throw new Error(`bucket create: ${created.stderr}`);
+    const file = join(work, 'big.bin');
+    const sha = await writeRandomFile(file, MIB);
+    console.log(
+      `ledge object put/get of ${MIB} MiB, peak RSS of the CLI process (VmHWM), bin/ledge, ${ROUNDS} round(s)`,
+    );
+
+    // The compile cache as `npm install` leaves it: its postinstall runs `ledge --help`, which loads every
+    // command's modules. Then the CLI moving no body (object list).
+    await ledge(['--help'], env);
+    const idle = await ledge(['object', 'list', 'bench'], env);
+    // For comparison, a put with an empty compile cache (sources edited since, or an unwritable cache): Node
+    // loads its TypeScript stripper for the run. Informative; the limit applies to the runs below.
+    const cold = await ledge(['object', 'put', 'bench/cold.bin', '--file', file, '--json'], {
+      ...env,
+      NODE_COMPILE_CACHE: join(work, 'cold-cache'),
+    });
+    if (cold.code !== 0) throw new Error(`put: ${cold.stderr}`);
+    console.log(
+      `  ledge object list (no body): ${idle.peakMiB.toFixed(1)} MiB; put with an empty compile cache: ${cold.peakMiB.toFixed(1)} MiB`,
+    );
+
+    const puts: Run[] = [];
+    const gets: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const put = await ledge(['object', 'put', 'bench/big.bin', '--file', file, '--json'], env);
+      if (put.code !== 0) throw new Error(`put: ${put.stderr}`);
+      const back = join(work, 'back.bin');
+      const get = await ledge(['object', 'get', 'bench/big.bin', '--file', back], env);
+      if (get.code !== 0) throw new Error(`get: ${get.stderr}`);
+      if ((await sha256(back)) !== sha) throw new Error('the object read back differs from the file');
+      rmSync(back);
+      puts.push(put);
+      gets.push(get);
+      for (const [name, run] of [
+        ['put', put],
+        ['get', get],
+      ] as const) {
+        console.log(
+          `  round ${round + 1} ${name}: peak ${run.peakMiB.toFixed(1)} MiB, ${(MIB / run.seconds).toFixed(0)} MiB/s (${run.seconds.toFixed(1)} s)`,
+        );
+      }
+    }
+    for (const [name, runs] of [
+      ['put', puts],
+      ['get', gets],
+    ] as const) {
+      const worst = Math.max(...runs.map((r) => r.peakMiB));
+      const rate = median(runs.map((r) => MIB / r.seconds));
+      const verdict = worst <= LIMIT_MIB ? 'ok' : `OVER the ${LIMIT_MIB} MiB limit`;
+      console.log(`${name}: highest peak ${worst.toFixed(1)} MiB (${verdict}), median ${rate.toFixed(0)} MiB/s`);
+      if (worst > LIMIT_MIB) failed = true;
+    }
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('close', r));
+    rmSync(work, { recursive: true, force: true });
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();
