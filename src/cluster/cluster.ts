@@ -1,5 +1,7 @@
 import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { SqlLeaseStore, type LeaseStore } from './lease-store.ts';
@@ -13,6 +15,8 @@ export interface ClusterOptions {
   logger: Logger;
   /** How often a node beats (LEDGE_CLUSTER_HEARTBEAT_MS; default 5 s). A node is dead after two missed beats. */
   heartbeatMs?: number | undefined;
+  /** Heartbeats, leases and the live-set refresh run on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -35,12 +39,15 @@ export class Cluster {
   readonly #liveListeners: Array<() => void> = [];
   /** Job leases this node has taken: given up when it stops, so another node takes the jobs at once. */
   readonly #held = new Set<string>();
-  #liveTimer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  /** Reads the live set as often as nodes beat, so a dead node's share moves within two beats and a bit. */
+  readonly #liveRefresh: PeriodicJob | undefined;
 
   constructor(options: ClusterOptions) {
     this.nodeId = options.nodeId;
     this.shared = options.db.dialect === 'postgres';
     this.#logger = options.logger;
+    this.#clock = options.clock ?? systemClock;
     this.feed = new ChangeFeed(options.db, options.nodeId, options.logger);
     this.#leases = new SqlLeaseStore(options.db);
     this.#live = [options.nodeId];
@@ -50,6 +57,15 @@ export class Cluster {
           nodes: new SqlNodeStore(options.db),
           logger: options.logger,
           heartbeatMs: options.heartbeatMs,
+          clock: this.#clock,
+        })
+      : undefined;
+    this.#liveRefresh = this.#membership
+      ? new PeriodicJob({
+          name: 'cluster-live-nodes',
+          everyMs: this.#membership.heartbeatMs,
+          clock: this.#clock,
+          run: () => this.#refreshLive(),
         })
       : undefined;
   }
@@ -113,7 +129,7 @@ export class Cluster {
   async mayRun(job: string, ttlMs: number): Promise<boolean> {
     if (!this.shared) return true;
     try {
-      const mine = await this.#leases.acquire(job, this.nodeId, ttlMs, Date.now());
+      const mine = await this.#leases.acquire(job, this.nodeId, ttlMs, this.#clock.now());
       if (mine) this.#held.add(job);
       else this.#held.delete(job);
       return mine;
@@ -128,14 +144,11 @@ export class Cluster {
     if (!this.#membership) return;
     await this.#membership.start();
     await this.#refreshLive();
-    // Read the live set as often as nodes beat, so a dead node's share moves within two beats and a bit.
-    this.#liveTimer = setInterval(() => void this.#refreshLive(), this.#membership.heartbeatMs);
-    this.#liveTimer.unref();
+    this.#liveRefresh?.start();
   }
 
   async #stop(): Promise<void> {
-    clearInterval(this.#liveTimer);
-    this.#liveTimer = undefined;
+    await this.#liveRefresh?.stop();
     for (const job of this.#held) await this.#leases.release(job, this.nodeId).catch(() => undefined);
     this.#held.clear();
     await this.#membership?.stop();

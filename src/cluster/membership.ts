@@ -1,4 +1,6 @@
 import type { BackgroundService } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { NodeStore } from './node-store.ts';
 
@@ -8,7 +10,8 @@ export interface MembershipOptions {
   logger: Logger;
   /** How often this node says it is alive (default 5 s). A node is dead after two missed beats. */
   heartbeatMs?: number;
-  now?: () => number;
+  /** Heartbeat times and their timer (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -21,15 +24,21 @@ export class ClusterMembership implements BackgroundService {
   readonly heartbeatMs: number;
   readonly #nodes: NodeStore;
   readonly #logger: Logger;
-  readonly #now: () => number;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  readonly #beats: PeriodicJob;
 
   constructor(options: MembershipOptions) {
     this.nodeId = options.nodeId;
     this.#nodes = options.nodes;
     this.#logger = options.logger;
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
+    this.#beats = new PeriodicJob({
+      name: 'cluster-heartbeat',
+      everyMs: this.heartbeatMs,
+      clock: this.#clock,
+      run: () => this.#beat(),
+    });
   }
 
   /** Nodes count as dead after missing two beats (and a margin for a busy event loop). */
@@ -38,25 +47,23 @@ export class ClusterMembership implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    await this.#nodes.heartbeat(this.nodeId, this.#now());
-    this.#timer = setInterval(() => void this.#beat(), this.heartbeatMs);
-    this.#timer.unref();
+    await this.#nodes.heartbeat(this.nodeId, this.#clock.now());
+    this.#beats.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    await this.#beats.stop();
     // Others take this node's share at once instead of after the staleness bound.
     await this.#nodes.leave(this.nodeId).catch(() => undefined);
   }
 
   liveNodes(): Promise<string[]> {
-    return this.#nodes.liveNodes(this.#now(), this.staleAfterMs);
+    return this.#nodes.liveNodes(this.#clock.now(), this.staleAfterMs);
   }
 
   async #beat(): Promise<void> {
     try {
-      const now = this.#now();
+      const now = this.#clock.now();
       await this.#nodes.heartbeat(this.nodeId, now);
       // Rows of nodes gone for a day are history; any live node may clear them.
       await this.#nodes.prune(now, 86_400_000);

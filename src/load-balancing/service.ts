@@ -21,6 +21,7 @@ import { LoadBalancerDirectory } from './load-balancers/directory.ts';
 import { LoadBalancerService, type HostnameZoneLookup, type ReservedHostnames } from './load-balancers/service.ts';
 import { SqlLoadBalancerStore } from './load-balancers/store.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export type LoadBalancingSettings = MonitorSettings;
 
@@ -56,6 +57,8 @@ export class LoadBalancing {
     metrics?: LedgeMetrics | undefined;
     /** The other nodes on this database: origins are probed by their owner, changes reach every node. */
     cluster?: Cluster | undefined;
+    /** The health checker's time (tests pass a clock they advance). */
+    clock?: Clock | undefined;
   }) {
     const poolStore = new SqlPoolStore(deps.db);
     const monitorStore = new SqlMonitorStore(deps.db);
@@ -71,6 +74,7 @@ export class LoadBalancing {
       logger: deps.logger.child({ component: 'lb-health' }),
       metrics: deps.metrics,
       owns: deps.cluster ? (key) => deps.cluster!.owns(key) : undefined,
+      clock: deps.clock,
     });
     this.pools.onChange((accountId, poolId) => this.checker.refreshPool(accountId, poolId));
     this.monitors.onChange((accountId, monitorId) => this.checker.refreshMonitor(accountId, monitorId));

@@ -11,7 +11,7 @@ import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
-import { outsideRequest } from '../shared/request-context.ts';
+import { systemClock, type Clock, type ClockTimer } from '../shared/clock.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -90,7 +90,8 @@ export class Dispatcher {
   #ticking = false;
   #tickAgain = false;
   #tickDone: Promise<void> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  #timer: ClockTimer | undefined;
   /** When the earliest row in the table comes due, as far as this process knows (Infinity: none). */
   #tableDueMs = Infinity;
   readonly #pollMs: number | undefined;
@@ -121,7 +122,10 @@ export class Dispatcher {
     metrics?: LedgeMetrics | undefined;
     /** Policies silenced for a window: their alerts are recorded as silenced, not sent. */
     silences?: Pick<AlertSilences, 'silencedBy' | 'start' | 'stop'> | undefined;
+    /** Due times of retries and leases, and the timer that waits for them (tests advance their own). */
+    clock?: Clock | undefined;
   }) {
+    this.#clock = options.clock ?? systemClock;
     this.#silences = options.silences;
     this.#metrics = options.metrics;
     this.#pollMs = options.pollMs;
@@ -141,7 +145,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     // Released before the hand-off starts, so that no row handed over in memory is also due in the table.
-    const released = await this.#outbox.releaseLeases(Date.now());
+    const released = await this.#outbox.releaseLeases(this.#clock.now());
     if (released > 0) this.#logger.info('resending deliveries interrupted by the last shutdown', { count: released });
     await this.#silences?.start();
     this.#running = true;
@@ -155,12 +159,32 @@ export class Dispatcher {
     this.#silences?.stop();
     // Rows not yet handed over stay leased in the table; the next start releases them.
     this.#outbox.handOffTo(undefined);
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     await this.#tickDone;
     // Let sends already under way finish and record their outcome; unsent rows stay in the outbox.
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
     this.#webhooks.close();
     this.#mailer.close();
+  }
+
+  /**
+   * Resolves once every row due by the clock's now is sent and its outcome recorded. A test checks after it
+   * that a delivery did not happen, instead of waiting a while in case it might (sends are real I/O).
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.#running) return;
+      if (this.#tickQueued || this.#ticking) {
+        await this.#tickDone;
+      } else if (this.#inFlight > 0) {
+        await new Promise<void>((resolve) => this.#idle.push(resolve));
+      } else if (this.#outbox.freshWaiting > 0 || this.#tableDueMs <= this.#clock.now()) {
+        this.wake();
+      } else {
+        return;
+      }
+    }
   }
 
   /** Called when rows are written; cheap and safe to call often (coalesced into one tick). */
@@ -188,7 +212,7 @@ export class Dispatcher {
   };
 
   async #claimAndSend(): Promise<void> {
-    const now = Date.now();
+    const now = this.#clock.now();
     try {
       // A claim writes: in a transaction (SQLite answers lone reads from a read-only connection).
       if (this.#tableDueMs <= now) {
@@ -252,29 +276,27 @@ export class Dispatcher {
   #dueAt(ms: number): void {
     if (ms >= this.#tableDueMs) return;
     this.#tableDueMs = ms;
-    this.#scheduleTimer(Date.now());
+    this.#scheduleTimer(this.#clock.now());
   }
 
   /** Sleeps until the next table row is due (retries, expired leases); wake() cuts the sleep short. */
   #scheduleTimer(now: number): void {
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     if (!this.#running) return;
     const wait = Math.min(this.#tableDueMs - now, 60_000, this.#pollMs ?? Infinity);
     if (wait === Infinity) return;
-    this.#timer = outsideRequest(() => setTimeout(this.#onTimer, Math.max(10, wait)));
-    this.#timer.unref();
+    this.#timer = this.#clock.schedule(Math.max(10, wait), this.#onTimer);
   }
 
   /** After a database error: try again in a second (nothing is lost meanwhile: the rows are in the table). */
   #retrySoon(): void {
-    clearTimeout(this.#timer);
-    this.#timer = outsideRequest(() => setTimeout(this.#onTimer, 1_000));
-    this.#timer.unref();
+    this.#timer?.cancel();
+    this.#timer = this.#clock.schedule(1_000, this.#onTimer);
   }
 
-  /** Timers may fire a millisecond before Date.now() reaches the due time: claim anyway (a claim re-arms the timer). */
+  /** Timers may fire a millisecond before the clock reaches the due time: claim anyway (a claim re-arms the timer). */
   readonly #onTimer = (): void => {
-    this.#tableDueMs = Math.min(this.#tableDueMs, Date.now());
+    this.#tableDueMs = Math.min(this.#tableDueMs, this.#clock.now());
     this.wake();
   };
 
@@ -355,7 +377,7 @@ export class Dispatcher {
     this.#flushQueued = false;
     const batch = this.#outcomes;
     this.#outcomes = [];
-    const now = Date.now();
+    const now = this.#clock.now();
     let next: OutboxRow[];
     try {
       let recorded: Recorded;

@@ -4,6 +4,7 @@ import { LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import { describeEnablement, enablementEmail, enablementWebhookBody } from './payload.ts';
 import { filterLists, type PolicyDeliveries } from './policy-deliveries.ts';
 import type { Policy } from './types.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** `pool_id` and `enabled` ("true" / "false"); a missing filter matches everything. */
 export function enablementPolicyMatches(policy: Policy, event: PoolEnablementEvent): boolean {
@@ -18,14 +19,16 @@ export function enablementPolicyMatches(policy: Policy, event: PoolEnablementEve
 export class PoolEnablementFanout {
   readonly #deliveries: PolicyDeliveries;
   readonly #onWritten: () => void;
+  readonly #clock: Clock;
 
-  constructor(options: { deliveries: PolicyDeliveries; onWritten: () => void }) {
+  constructor(options: { deliveries: PolicyDeliveries; onWritten: () => void; clock?: Clock | undefined }) {
+    this.#clock = options.clock ?? systemClock;
     this.#deliveries = options.deliveries;
     this.#onWritten = options.onWritten;
   }
 
   readonly handle = async (event: PoolEnablementEvent, scope: TransactionScope): Promise<void> => {
-    const nowMs = Date.now();
+    const nowMs = this.#clock.now();
     let written = 0;
     const policies = await this.#deliveries.enabledPolicies(
       scope,

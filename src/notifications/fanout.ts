@@ -8,6 +8,7 @@ import type { Outbox } from './outbox.ts';
 import { describeEvent, policyEmail, webhookBody } from './payload.ts';
 import { filterLists, type PolicyDeliveries } from './policy-deliveries.ts';
 import type { Policy } from './types.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** A missing filter matches everything; a present one must list the event's value. */
 export function policyMatches(policy: Policy, event: HealthEvent): boolean {
@@ -33,6 +34,7 @@ export class HealthEventFanout {
   readonly #deliveries: PolicyDeliveries;
   readonly #legacy: LegacyEmailPath;
   readonly #onWritten: () => void;
+  readonly #clock: Clock;
 
   constructor(options: {
     state: AlertStateStore;
@@ -41,7 +43,10 @@ export class HealthEventFanout {
     deprecationIntervalMs: number;
     /** Wakes the dispatcher once the event's transaction has committed. */
     onWritten: () => void;
+    /** Throttles and deprecation intervals are measured on it. */
+    clock?: Clock | undefined;
   }) {
+    this.#clock = options.clock ?? systemClock;
     this.#state = options.state;
     this.#deliveries = options.deliveries;
     this.#legacy = new LegacyEmailPath(options.state, options.outbox, options.deprecationIntervalMs);
@@ -49,7 +54,7 @@ export class HealthEventFanout {
   }
 
   readonly handle = async (event: HealthEvent, scope: TransactionScope): Promise<void> => {
-    const nowMs = Date.now();
+    const nowMs = this.#clock.now();
     let written = 0;
     for (const policy of await this.#deliveries.enabledPolicies(scope, event.accountId, LOAD_BALANCING_HEALTH_ALERT)) {
       if (!policyMatches(policy, event)) continue;

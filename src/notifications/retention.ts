@@ -1,4 +1,6 @@
-import { alwaysRun, type JobGate } from '../shared/background-service.ts';
+import type { JobGate } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory } from './history.ts';
 
@@ -15,32 +17,46 @@ const FIRST_AFTER_MS = 30_000;
 export class HistoryRetention {
   readonly name = 'notifications-history-retention';
   readonly #history: DeliveryHistory;
-  readonly #logger: Logger;
-  /** With several nodes, one at a time prunes. */
-  readonly #gate: JobGate;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #clock: Clock;
+  readonly #job: PeriodicJob;
   #stopped = false;
 
-  constructor(options: { history: DeliveryHistory; logger: Logger; gate?: JobGate | undefined }) {
+  constructor(options: {
+    history: DeliveryHistory;
+    logger: Logger;
+    gate?: JobGate | undefined;
+    clock?: Clock | undefined;
+  }) {
     this.#history = options.history;
-    this.#logger = options.logger;
-    this.#gate = options.gate ?? alwaysRun;
+    this.#clock = options.clock ?? systemClock;
+    this.#job = new PeriodicJob({
+      name: this.name,
+      // The lease's name since it was first taken, so nodes of two versions never prune at once.
+      lease: 'notifications-retention',
+      everyMs: EVERY_MS,
+      firstAfterMs: FIRST_AFTER_MS,
+      clock: this.#clock,
+      logger: options.logger,
+      gate: options.gate,
+      run: async () => {
+        const pruned = await this.prune();
+        if (pruned.attempts > 0) options.logger.info('notification history pruned', { ...pruned });
+      },
+    });
   }
 
   start(): void {
     this.#stopped = false;
-    this.#schedule(FIRST_AFTER_MS);
+    this.#job.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#job.stop();
   }
 
   /** Prunes everything sent before `now - retention`; returns what went. */
-  async prune(nowMs = Date.now()): Promise<{ attempts: number; bodies: number }> {
+  async prune(nowMs = this.#clock.now()): Promise<{ attempts: number; bodies: number }> {
     const cutoff = new Date(nowMs - this.#history.retentionMs).toISOString();
     const total = { attempts: 0, bodies: 0 };
     for (;;) {
@@ -50,20 +66,5 @@ export class HistoryRetention {
       if (batch.attempts === 0 || this.#stopped) return total;
       await new Promise((resolve) => setImmediate(resolve));
     }
-  }
-
-  #schedule(delayMs: number): void {
-    this.#timer = setTimeout(() => {
-      this.#running = this.#gate('notifications-retention', EVERY_MS * 1.5)
-        .then((mine) => (mine ? this.prune() : undefined))
-        .then((pruned) => {
-          if (pruned && pruned.attempts > 0) this.#logger.info('notification history pruned', { ...pruned });
-        })
-        .catch((error: unknown) => this.#logger.error('notification history prune failed', { err: error }))
-        .finally(() => {
-          if (!this.#stopped) this.#schedule(EVERY_MS);
-        });
-    }, delayMs);
-    this.#timer.unref();
   }
 }

@@ -22,6 +22,7 @@ import { WebhookDestinations } from './webhooks.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { JobGate } from '../shared/background-service.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface NotificationOptions {
   db: SqlDatabase;
@@ -51,6 +52,8 @@ export interface NotificationOptions {
   nodeId?: string | undefined;
   /** With several nodes, one at a time prunes history. */
   gate?: JobGate | undefined;
+  /** Retries, leases, throttles and history retention run on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -89,6 +92,7 @@ export class NotificationService {
       history: this.history,
       logger: options.logger.child({ component: 'notifications' }),
       gate: options.gate,
+      clock: options.clock,
     });
     this.outbox = new Outbox(options.db, { owner: options.nodeId });
     this.dispatcher = new Dispatcher({
@@ -107,6 +111,7 @@ export class NotificationService {
       pollMs: options.pollMs,
       metrics: options.metrics,
       silences: this.silences,
+      clock: options.clock,
     });
     const outbox = this.outbox;
     options.metrics?.registry.onCollect(async () => options.metrics?.outboxDepth.set({}, await outbox.pendingCount()));
@@ -118,8 +123,13 @@ export class NotificationService {
       deliveries,
       deprecationIntervalMs: options.deprecationIntervalMs ?? DEFAULT_DEPRECATION_INTERVAL_MS,
       onWritten: this.dispatcher.wake,
+      clock: options.clock,
     });
-    this.enablementFanout = new PoolEnablementFanout({ deliveries, onWritten: this.dispatcher.wake });
+    this.enablementFanout = new PoolEnablementFanout({
+      deliveries,
+      onWritten: this.dispatcher.wake,
+      clock: options.clock,
+    });
   }
 
   /** Consumes health events (and pool enablement changes when given); returns the unsubscribe function. */

@@ -9,6 +9,7 @@ import {
   type LoadBalancing,
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
@@ -84,6 +85,8 @@ export interface Platform {
 export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
+  /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
+  clock: Clock = systemClock,
 ): Promise<Platform> {
   const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);
@@ -106,6 +109,7 @@ export async function createPlatform(
     nodeId: nodeIdOf(config.dataDir, config.nodeId),
     logger: logger.child({ component: 'cluster' }),
     heartbeatMs: config.cluster.heartbeatMs,
+    clock,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
   const metrics = new LedgeMetrics();
@@ -123,6 +127,7 @@ export async function createPlatform(
     // Only the embedded database has this process as its one writer: with PostgreSQL other nodes write
     // too, so functions cache no objects (read-after-write across nodes, issue 31).
     objectChanges: db.dialect === 'sqlite' ? new ObjectChanges() : undefined,
+    clock,
   });
   shareBucketChanges(storage, cluster);
 
@@ -159,6 +164,7 @@ export async function createPlatform(
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
     metrics,
     cluster,
+    clock,
   });
   zones.service.beforeDelete((zone) =>
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
@@ -180,6 +186,7 @@ export async function createPlatform(
     gate,
     healthEvents,
     poolEnablement,
+    clock,
   });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
@@ -204,6 +211,7 @@ export async function createPlatform(
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
+    clock,
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');

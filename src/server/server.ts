@@ -9,6 +9,7 @@ import type { ServerConfig } from './config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { portInUse } from '../shared/port-in-use.ts';
 import { createPlatform, type Platform } from './platform.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface RunningServer {
   apiUrl: string;
@@ -26,12 +27,17 @@ export interface RunningServer {
  * its port), and only then, on a fresh data dir, the first-boot credentials. A start that fails before
  * that leaves no account behind, so the next start bootstraps and shows the credentials.
  */
-export async function startServer(config: ServerConfig, logger?: Logger): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  logger?: Logger,
+  /** The background jobs' time (tests pass a clock they advance; default: the system's). */
+  options: { clock?: Clock } = {},
+): Promise<RunningServer> {
   // Before anything reads or writes the data dir: a second server on it is refused (data-dir-lock.ts).
   const lock = await lockDataDir(config.dataDir);
   let platform: Platform;
   try {
-    platform = await createPlatform(config, logger);
+    platform = await createPlatform(config, logger, options.clock);
   } catch (error) {
     lock.release();
     throw error;

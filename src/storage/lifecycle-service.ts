@@ -1,4 +1,6 @@
-import { alwaysRun, type JobGate } from '../shared/background-service.ts';
+import type { JobGate } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BucketService } from './bucket-service.ts';
 import { R2Errors } from './errors.ts';
@@ -17,10 +19,9 @@ export class LifecycleService {
   readonly #store: MetadataStore;
   readonly #buckets: BucketService;
   readonly #garbage: BlobGarbage;
-  readonly #intervalMs: number;
-  readonly #logger: Logger | undefined;
-  readonly #gate: JobGate;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  /** Passes on the clock; with several nodes one at a time runs them (a lease of 1.5 intervals). */
+  readonly #job: PeriodicJob;
   #running: Promise<LifecycleResult> | undefined;
 
   constructor(options: {
@@ -31,13 +32,26 @@ export class LifecycleService {
     logger?: Logger | undefined;
     /** With several nodes, one at a time applies the rules. */
     gate?: JobGate | undefined;
+    /** Object ages are measured on it, and the passes run on it (tests advance their own). */
+    clock?: Clock | undefined;
   }) {
-    this.#gate = options.gate ?? alwaysRun;
     this.#store = options.store;
     this.#buckets = options.buckets;
     this.#garbage = options.garbage;
-    this.#intervalMs = options.intervalMs;
-    this.#logger = options.logger;
+    this.#clock = options.clock ?? systemClock;
+    const logger = options.logger;
+    this.#job = new PeriodicJob({
+      name: this.name,
+      everyMs: options.intervalMs,
+      firstAfterMs: 0,
+      clock: this.#clock,
+      logger,
+      gate: options.gate,
+      run: async () => {
+        const result = await this.run();
+        if (result.deleted + result.aborted + result.transitioned > 0) logger?.info('lifecycle applied', { ...result });
+      },
+    });
   }
 
   async get(accountId: string, bucketName: string): Promise<LifecycleRule[]> {
@@ -53,7 +67,7 @@ export class LifecycleService {
   }
 
   /** One pass over every bucket's rules as of `now`; passes never overlap (this one waits for a running one). */
-  run(now = Date.now()): Promise<LifecycleResult> {
+  run(now = this.#clock.now()): Promise<LifecycleResult> {
     const previous = this.#running?.catch(() => undefined) ?? Promise.resolve();
     const pass = previous.then(() => applyLifecycleRules(this.#store, this.#garbage, now));
     this.#running = pass;
@@ -66,27 +80,11 @@ export class LifecycleService {
 
   /** A first pass right away (rules may have come due while the server was down), then one per interval. */
   start(): void {
-    this.#tick();
-    this.#timer = setInterval(() => this.#tick(), this.#intervalMs);
-    this.#timer.unref();
+    this.#job.start();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
+    await this.#job.stop();
     await this.#running?.catch(() => undefined);
-  }
-
-  /** A timer pass; skipped while one is still running (a slow pass never queues up behind itself). */
-  #tick(): void {
-    if (this.#running) return;
-    this.#gate('r2-lifecycle', this.#intervalMs * 1.5)
-      .then((mine) => (mine ? this.run() : undefined))
-      .then((result) => {
-        if (!result) return;
-        if (result.deleted + result.aborted + result.transitioned > 0)
-          this.#logger?.info('lifecycle applied', { ...result });
-      })
-      .catch((error: unknown) => this.#logger?.error('lifecycle job failed', { err: error }));
   }
 }

@@ -1,5 +1,7 @@
 import { type ObjectChanges, watchedStore } from './object-changes.ts';
 import { alwaysRun, type JobGate } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { BucketService } from './bucket-service.ts';
@@ -37,6 +39,8 @@ export interface StorageOptions {
    * cached outside it, with every write told to `objectChanges` before it is answered (object-changes.ts).
    */
   objectChanges?: ObjectChanges | undefined;
+  /** The sweeps and the lifecycle job run on it, and measure ages with it (tests advance their own). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -63,7 +67,7 @@ export class StorageService {
     logger: Logger | undefined;
     sharedOrphanAgeMs: number | undefined;
   };
-  #sweep: NodeJS.Timeout | undefined;
+  readonly #sweep: PeriodicJob;
 
   constructor(unwatched: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
     this.objectChanges = options.objectChanges;
@@ -76,10 +80,18 @@ export class StorageService {
       uploadTtlMs: options.uploadTtlMs ?? R2_LIMITS.uploadTtlMs,
       sweepIntervalMs: options.sweepIntervalMs ?? 3600_000,
       lifecycleIntervalMs: options.lifecycleIntervalMs ?? 3600_000,
-      bootTime: options.bootTime ?? Date.now(),
+      bootTime: options.bootTime ?? (options.clock ?? systemClock).now(),
       sharedOrphanAgeMs: options.sharedOrphanAgeMs,
       gate: options.gate ?? alwaysRun,
+      clock: options.clock ?? systemClock,
     };
+    this.#sweep = new PeriodicJob({
+      name: 'r2-sweep',
+      everyMs: this.#options.sweepIntervalMs,
+      clock: this.#options.clock,
+      logger: options.logger,
+      run: () => this.#sweepOnce(false),
+    });
     this.#garbage = new BlobGarbage(blobs, { graceMs: this.#options.garbageGraceMs, logger: options.logger });
     this.buckets = new BucketService(store, this.#garbage);
     this.objects = new ObjectService(store, blobs, this.#garbage);
@@ -92,6 +104,7 @@ export class StorageService {
       intervalMs: this.#options.lifecycleIntervalMs,
       logger: options.logger,
       gate: this.#options.gate,
+      clock: this.#options.clock,
     });
   }
 
@@ -110,19 +123,15 @@ export class StorageService {
    */
   async start(): Promise<void> {
     await this.#sweepOnce(true);
-    this.#sweep = setInterval(() => {
-      this.#sweepOnce(false).catch((error: unknown) =>
-        this.#options.logger?.error('storage sweep failed', { err: error }),
-      );
-    }, this.#options.sweepIntervalMs);
-    this.#sweep.unref();
+    this.#sweep.start();
   }
 
   async #sweepOnce(starting: boolean): Promise<void> {
     const { sharedOrphanAgeMs, sweepIntervalMs, gate, logger } = this.#options;
     if (!(await gate('r2-sweep', sweepIntervalMs * 1.5))) return;
     if (starting || sharedOrphanAgeMs !== undefined) {
-      const cutoff = sharedOrphanAgeMs === undefined ? this.#options.bootTime : Date.now() - sharedOrphanAgeMs;
+      const cutoff =
+        sharedOrphanAgeMs === undefined ? this.#options.bootTime : this.#options.clock.now() - sharedOrphanAgeMs;
       const collected = await collectOrphans(this.#store, this.#blobs, cutoff);
       if (collected.orphans + collected.temporary > 0) logger?.info('collected orphaned blobs', collected);
     }
@@ -130,13 +139,12 @@ export class StorageService {
   }
 
   async stop(): Promise<void> {
-    if (this.#sweep) clearInterval(this.#sweep);
-    this.#sweep = undefined;
+    await this.#sweep.stop();
     await this.#garbage.flush();
   }
 
   /** Aborts uploads older than the TTL; returns how many. */
-  expireUploads(now = Date.now()): Promise<number> {
+  expireUploads(now = this.#options.clock.now()): Promise<number> {
     return expireUploads(this.#store, this.#garbage, now - this.#options.uploadTtlMs);
   }
 

@@ -26,6 +26,7 @@ import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
 import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
 import { workerRoutes } from './routes.ts';
 
@@ -79,6 +80,8 @@ export function createWorkersSubsystem(deps: {
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
+  /** Cron Triggers run on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }): WorkersSubsystem {
   const { settings } = deps;
   const logs = new FunctionLogHub(deps.paths.logs, (error) =>
@@ -131,6 +134,7 @@ export function createWorkersSubsystem(deps: {
     logger: deps.logger.child({ subsystem: 'crons' }),
     metrics: deps.metrics,
     onSchedulesChanged: () => cluster?.announce(CRONS_TOPIC, '*'),
+    clock: deps.clock,
   });
   // Cron Trigger runs reach the script's open tail sessions as scheduled events.
   tailCronRuns(crons, traces);

@@ -105,6 +105,7 @@ describe('slow clients', () => {
     const trickleStarted = Date.now();
     for (const char of body) {
       slow.write(char);
+      // The slow client itself: one byte per 300 ms of real time is what this test sends.
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
     expect(Date.now() - trickleStarted).toBeGreaterThan(IDLE_MS);

@@ -8,6 +8,7 @@ import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { alerting, call } from '../notifications/api-helpers.ts';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../notifications/receivers.ts';
 import { callFunctionOn, startCluster, uploadWorker, type ClusterNode, type TestCluster } from './cluster-helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const INTERVAL_S = 5;
 
@@ -108,8 +109,9 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       (await fetch(objectPath(one, 'shared', 'photo.jpg'), { method: 'DELETE', headers: one.tokenHeaders })).status,
     ).toBe(200);
     expect((await call(one, 'DELETE', `/accounts/${one.accountId}/r2/buckets/shared`)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await call(two, 'GET', `/accounts/${two.accountId}/r2/buckets/shared`)).status).toBe(404);
+    const gone = async () => (await call(two, 'GET', `/accounts/${two.accountId}/r2/buckets/shared`)).status;
+    await poll(async () => (await gone()) === 404, { timeoutMs: 200, everyMs: 20 });
+    expect(await gone()).toBe(404);
     expect(await putObject(two, 'shared', 'again', Buffer.from('x'))).toBe(404);
 
     const pool = await call(one, 'POST', `/accounts/${one.accountId}/load_balancers/pools`, {
@@ -268,6 +270,7 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       );
       const uploads = bodies.map((body, i) => putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body).catch(() => 0));
       for (const origin of origins.slice(0, 3)) origin.healthy = false;
+      // Real time: the uploads and the failing probes are under way in three processes when node 2 dies.
       await new Promise((resolve) => setTimeout(resolve, 300));
       const killedAt = Date.now();
       await two.process.stop('SIGKILL');
@@ -288,10 +291,23 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
         }
       }
 
-      // Back up again, then every recorded transition reaches the webhook (those node 2 had claimed too).
-      await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
+      // Once the surviving nodes have recorded pool 0 down (node 2's origins taken over), it comes back up; then
+      // every recorded transition reaches the webhook (those node 2 had claimed too). Probes are real HTTP from
+      // real processes: the waits are for the transitions themselves, each within a few intervals.
+      const transitions = (health: string) =>
+        sql<{ id: number }[]>`SELECT id::int AS id FROM lb_health_events
+          WHERE pool_id = ${pools[0]!} AND new_health = ${health}`;
+      await waitUntil(
+        async () => ((await transitions('Unhealthy')).length >= 4 ? true : undefined),
+        6 * INTERVAL_S * 1000,
+        'pool 0 and its 3 origins recorded down',
+      );
       for (const origin of origins.slice(0, 3)) origin.healthy = true;
-      await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
+      await waitUntil(
+        async () => ((await transitions('Healthy')).length >= 4 ? true : undefined),
+        6 * INTERVAL_S * 1000,
+        'pool 0 and its 3 origins recorded up',
+      );
       const events = await sql<
         { id: number }[]
       >`SELECT id::int AS id FROM lb_health_events WHERE pool_id = ${pools[0]!}`;

@@ -99,6 +99,8 @@ describe.each(BACKENDS)('the persistence contract on %s', (backend) => {
         await tx.lock('counter:race');
         const existing = await tx.get('SELECT name FROM counters WHERE name = ?', ['race']);
         if (existing) return false;
+        // Holds the transaction open so that the other one overlaps it (a barrier would deadlock SQLite's single
+        // writer): part of the race this test makes, not a wait for a result.
         await new Promise((resolve) => setTimeout(resolve, 20));
         await tx.run('INSERT INTO counters (name, n, big) VALUES (?, ?, ?)', ['race', 0, who.length]);
         return true;
@@ -112,6 +114,7 @@ describe.each(BACKENDS)('the persistence contract on %s', (backend) => {
           `SELECT n FROM counters WHERE name = ?${dialects[handle.dialect].forUpdate}`,
           ['race'],
         );
+        // Holds the transaction open a moment (see above).
         await new Promise((resolve) => setTimeout(resolve, 1));
         await tx.run('UPDATE counters SET n = ? WHERE name = ?', [row!.n + 1, 'race']);
       });

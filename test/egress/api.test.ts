@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { lbClient, type LbCall } from '../load-balancing/helpers.ts';
 import { startCountingServer, trickle, type CountingServer } from './servers.ts';
+import { poll } from '../helpers/wait.ts';
 
 /**
  * The egress policy through the API, as a tenant meets it: a refused target is a 400 with a v4 error
@@ -66,8 +67,7 @@ describe('default policy (local use)', () => {
     expect(created.status).toBe(200);
     const preview = await call('POST', `/pools/${created.body.result.id}/preview`, { timeout: 2, retries: 0 });
     expect(preview.status).toBe(200);
-    const until = Date.now() + 10_000;
-    while (server.requests < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await poll(() => server.requests >= 2, { timeoutMs: 10_000 });
     expect(server.requests).toBeGreaterThanOrEqual(2);
   });
 
@@ -239,13 +239,14 @@ describe('an operator deny list', () => {
     ledge = await ledgeWith({ dataDir, env: { LEDGE_EGRESS_DENY: '127.0.0.0/8,::1/128' } });
     call = lbClient(ledge);
     let health: Record<string, unknown> | undefined;
-    const until = Date.now() + 15_000;
-    while (Date.now() < until) {
-      const view = (await call('GET', `/pools/${pool.id}/health`)).body.result;
-      health = Object.values(view.pop_health.local.origins[0] as Record<string, Record<string, unknown>>)[0];
-      if (health?.['failure_reason'] === 'Refused by egress policy') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await poll(
+      async () => {
+        const view = (await call('GET', `/pools/${pool.id}/health`)).body.result;
+        health = Object.values(view.pop_health.local.origins[0] as Record<string, Record<string, unknown>>)[0];
+        return health?.['failure_reason'] === 'Refused by egress policy';
+      },
+      { everyMs: 100 },
+    );
     expect(health).toMatchObject({ healthy: false, failure_reason: 'Refused by egress policy' });
     expect(server.connections).toBe(connections);
   });
@@ -282,12 +283,11 @@ describe('an operator deny list', () => {
     ledge = await ledgeWith({ dataDir, env: { LEDGE_EGRESS_DENY: '127.0.0.0/8,::1/128' } });
     expect((await lbClient(ledge)('PATCH', `/pools/${pool.id}`, { enabled: false })).status).toBe(200);
     let rows: { status: string; error: string | null; mechanism: string }[] = [];
-    const until = Date.now() + 15_000;
-    while (rows.length === 0 && Date.now() < until) {
+    await poll(async () => {
       const res = await fetch(`${ledge.apiUrl}${alerting}/history`, { headers: ledge.tokenHeaders });
       rows = ((await res.json()) as { result: typeof rows }).result;
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+      return rows.length > 0;
+    });
     expect(rows[0]).toMatchObject({
       status: 'retrying',
       error: `localhost resolves to 127.0.0.1:${receiver.port}, which the egress policy refuses (denied by 127.0.0.0/8)`,

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   MigrationApi,
   migrate,
@@ -9,11 +9,24 @@ import {
 import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { allPolicies, allPools, clientFor, createPools } from './fixtures.ts';
 
+// One server for the file, and a fresh account of the bootstrap user per test: each test starts from an account
+// with no pools and no policies, as it did with a server of its own, without paying for a server start each.
+let server: TestLedge;
 let ledge: TestLedge;
-beforeEach(async () => {
-  ledge = await startLedge();
+let userId: string;
+let accounts = 0;
+beforeAll(async () => {
+  server = await startLedge();
+  const me = await fetch(`${server.apiUrl}/user`, { headers: server.tokenHeaders });
+  userId = ((await me.json()) as { result: { id: string } }).result.id;
 });
-afterEach(() => ledge.close());
+afterAll(() => server.close());
+beforeEach(async () => {
+  const platform = server.server.platform;
+  const account = await platform.accounts.createAccount({ name: `migration test ${++accounts}` });
+  await platform.accounts.addMember(account.id, userId);
+  ledge = { ...server, accountId: account.id };
+});
 
 const options = (overrides: Partial<MigrateOptions> = {}): MigrateOptions => ({
   perPage: 25,

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveServerConfig, startServer, type RunningServer, type ServerFlags } from '../../src/server/index.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
+import type { Clock } from '../../src/shared/clock.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
@@ -73,7 +74,14 @@ export function tempDir(prefix = 'ledge-test-'): string {
 
 /** Starts a real `ledge server` in this process on 127.0.0.1 with free ports and a fresh data dir. */
 export async function startLedge(
-  options: { dataDir?: string; flags?: ServerFlags; env?: NodeJS.ProcessEnv; logger?: Logger } = {},
+  options: {
+    dataDir?: string;
+    flags?: ServerFlags;
+    env?: NodeJS.ProcessEnv;
+    logger?: Logger;
+    /** The background jobs' time: a ManualClock (./manual-clock.ts) lets a test advance it. */
+    clock?: Clock;
+  } = {},
 ): Promise<TestLedge> {
   const dataDir = options.dataDir ?? tempDir();
   const databaseUrl = await databaseUrlFor(dataDir);
@@ -98,7 +106,7 @@ export async function startLedge(
       ...options.env,
     },
   );
-  const server = await startServer(config, options.logger ?? createLogger('warn'));
+  const server = await startServer(config, options.logger ?? createLogger('warn'), { clock: options.clock });
   return {
     apiUrl: server.apiUrl,
     port: server.port,

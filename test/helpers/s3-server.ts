@@ -6,6 +6,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.ts';
+import { poll } from './wait.ts';
 
 const run = promisify(execFile);
 
@@ -211,18 +212,18 @@ function startProcess(dir: string, name: ServerName): ChildProcess {
 
 /** Every backend port accepts connections and the proxy's /healthcheck answers 200, within 30 s. */
 async function waitUntilReady(dir: string, ports: Ports, processes: ChildProcess[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const exited = processes.find((child) => child.exitCode !== null || child.signalCode !== null);
-    if (exited) throw new Error(`a Swift server exited at start (${String(exited.spawnfile)})\n${logs(dir)}`);
-    const backends = await Promise.all([ports.object, ports.container, ports.account].map(accepts));
-    if (backends.every(Boolean)) {
+  const ready = await poll(
+    async () => {
+      const exited = processes.find((child) => child.exitCode !== null || child.signalCode !== null);
+      if (exited) throw new Error(`a Swift server exited at start (${String(exited.spawnfile)})\n${logs(dir)}`);
+      const backends = await Promise.all([ports.object, ports.container, ports.account].map(accepts));
+      if (!backends.every(Boolean)) return false;
       const health = await fetch(`http://127.0.0.1:${ports.proxy}/healthcheck`).catch(() => undefined);
-      if (health?.status === 200) return;
-    }
-    if (Date.now() > deadline) throw new Error(`Swift was not ready after 30 s\n${logs(dir)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      return health?.status === 200;
+    },
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
+  if (!ready) throw new Error(`Swift was not ready after 30 s\n${logs(dir)}`);
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir, type CliResult } from './ledge.ts';
+import { poll } from './wait.ts';
 
 /** `ledge` as `npm link` puts it on a user's PATH: the sh wrapper that runs the CLI with the pinned Node. */
 export const LEDGE_BIN = join(REPO_ROOT, 'bin/ledge');
@@ -176,9 +177,5 @@ export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
 /** Polls `check` every 50 ms until true or `timeoutMs`; returns the time it took, or undefined. */
 export async function within(timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<number | undefined> {
   const started = Date.now();
-  while (Date.now() - started <= timeoutMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return undefined;
+  return poll(async () => (await check()) && Date.now() - started, { timeoutMs });
 }

@@ -12,6 +12,7 @@ import {
   trafficPort,
   trafficRequest,
 } from './traffic-helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
@@ -79,6 +80,7 @@ describe('failover drill', () => {
         const startedAt = Date.now();
         const answer = await trafficRequest(port, host, '/', { agent }).catch(() => ({ status: 0, body: '' }));
         samples.push({ startedAt, endedAt: Date.now(), status: answer.status, origin: answer.body });
+        // The clients' pace: part of the traffic this test makes, not a wait for a result.
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       agent.destroy();
@@ -93,7 +95,10 @@ describe('failover drill', () => {
   });
 
   it('moves traffic to pool 2 when pool 1 stops and back when it returns, alerting both ways', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Each phase is observed over 200 answered requests (real traffic), not over a fixed time.
+    const answeredSince = (at: number) =>
+      waitFor(() => samples.filter((s) => s.startedAt >= at).length >= 200, 'traffic');
+    await answeredSince(0);
     const stoppedAt = Date.now();
     const before = samples.filter((s) => s.endedAt < stoppedAt);
     expect(before.length).toBeGreaterThan(20);
@@ -102,7 +107,7 @@ describe('failover drill', () => {
     for (const origin of primary) await origin.stop();
     const [down] = await hooks.waitFor(1, poolEvent('Unhealthy'), 15_000);
     const switchedAt = down!.at;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await answeredSince(switchedAt);
 
     const window = samples.filter((s) => s.startedAt >= stoppedAt && s.startedAt < switchedAt);
     const after = samples.filter((s) => s.startedAt >= switchedAt);
@@ -116,7 +121,7 @@ describe('failover drill', () => {
 
     for (const origin of primary) await origin.start();
     const [up] = await hooks.waitFor(1, poolEvent('Healthy'), 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await answeredSince(up!.at);
     const back = samples.filter((s) => s.startedAt >= up!.at);
     expect(back.length).toBeGreaterThan(20);
     expect(back.every((s) => s.status === 200 && s.origin.startsWith('p1-'))).toBe(true);

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthEvent } from '../../src/load-balancing/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { lbClient, TestOrigin, waitFor, type Json, type LbCall } from './helpers.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
+import { lbClient, probeRounds, TestOrigin, type Json, type LbCall } from './helpers.ts';
 
 // Monitors may probe every second in tests (the server default minimum is 5 s).
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
 let ledge: TestLedge;
 let call: LbCall;
+// The checker's schedule runs on this clock: a test moves it one interval at a time (round()) instead of
+// waiting the intervals out. The probes themselves are real HTTP and TCP on real time.
+const clock = new ManualClock();
 const published: HealthEvent[] = [];
 const origins: TestOrigin[] = [];
 beforeAll(async () => {
-  ledge = await startLedge();
+  ledge = await startLedge({ clock });
   call = lbClient(ledge);
   ledge.server.platform.healthEvents.subscribe(async (event) => void published.push(event));
 });
@@ -59,11 +63,18 @@ const originHealth = async (poolId: string, index: number): Promise<Json> => {
   const entry = (await health(poolId)).pop_health.local?.origins[index];
   return entry ? Object.values(entry)[0] : undefined;
 };
-const waitEvent = (poolId: string, match: Partial<HealthEvent>, timeoutMs = 15_000) =>
-  waitFor(
+
+const { round, untilRound } = probeRounds(clock, () => ledge);
+
+const firstCheck = (poolId: string, index = 0) =>
+  untilRound(
+    async () => ((await originHealth(poolId, index))?.response_code === 200 ? true : undefined),
+    'first check',
+  );
+const waitEvent = (poolId: string, match: Partial<HealthEvent>) =>
+  untilRound(
     async () =>
       (await eventsOf(poolId)).find((e) => Object.entries(match).every(([k, v]) => e[k as keyof HealthEvent] === v)),
-    timeoutMs,
     JSON.stringify(match),
   );
 
@@ -71,10 +82,10 @@ describe('health checker with real origins', () => {
   it('reports healthy origins in the reference shape and emits no event while nothing changes', async () => {
     const a = await origin();
     const pool = await checkedPool('steady', [a]);
-    const first = await waitFor(async () => {
+    const first = await untilRound(async () => {
       const h = await originHealth(pool.id, 0);
       return h?.response_code === 200 ? h : undefined;
-    });
+    }, 'first check');
     expect(first).toMatchObject({ healthy: true, failure_reason: 'No failures', response_code: 200 });
     expect(first.rtt).toMatch(/^\d+\.\dms$/);
     const view = await health(pool.id);
@@ -82,7 +93,7 @@ describe('health checker with real origins', () => {
       pool_id: pool.id,
       pop_health: { local: { healthy: true, origins: [{ '127.0.0.1': first }] } },
     });
-    await waitFor(() => (a.requests.length >= 3 ? true : undefined), 10_000, 'three probes');
+    await untilRound(() => (a.requests.length >= 3 ? true : undefined), 'three probes');
     expect(await eventsOf(pool.id)).toEqual([]);
     expect(a.requests[0]?.headers['user-agent']).toContain(`pool-id: ${pool.id}`);
   });
@@ -90,7 +101,7 @@ describe('health checker with real origins', () => {
   it('fails by status: origin and pool become Unhealthy with events, then Healthy again', async () => {
     const a = await origin();
     const pool = await checkedPool('by-status', [a], {}, { notification_email: 'ops@example.com' });
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     a.mode = { kind: 'status', status: 503 };
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
     expect(down).toMatchObject({
@@ -129,7 +140,7 @@ describe('health checker with real origins', () => {
     const a = await origin();
     a.mode = { kind: 'body', body: 'Status: ALL GOOD' };
     const pool = await checkedPool('by-body', [a], { expected_body: 'all good' });
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     expect((await originHealth(pool.id, 0)).healthy).toBe(true);
     a.mode = { kind: 'body', body: `${'x'.repeat(11 * 1024)} all good` };
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
@@ -139,17 +150,19 @@ describe('health checker with real origins', () => {
   it('fails by timeout', async () => {
     const a = await origin();
     const pool = await checkedPool('by-timeout', [a]);
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     a.mode = { kind: 'hang' };
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
     expect(down.reason).toBe('HTTP timeout occurred');
     expect((await originHealth(pool.id, 0)).response_code).toBeUndefined();
+    // Answering again: the rounds of later tests need not wait out this pool's probe timeouts.
+    a.mode = { kind: 'ok' };
   });
 
   it('fails when the origin stops, and recovers when it listens again', async () => {
     const a = await origin();
     const pool = await checkedPool('by-stopping', [a]);
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     const port = a.port;
     await a.stop();
     const down = await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
@@ -163,7 +176,7 @@ describe('health checker with real origins', () => {
   it('respects consecutive_down and consecutive_up', async () => {
     const a = await origin();
     const pool = await checkedPool('thresholds', [a], { consecutive_down: 3, consecutive_up: 2 });
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     a.mode = { kind: 'status', status: 500 };
     const failingFrom = a.requests.length;
     await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy' });
@@ -177,10 +190,12 @@ describe('health checker with real origins', () => {
   it('keeps a pool Healthy while minimum_origins are healthy, and skips disabled origins', async () => {
     const [a, b, c] = [await origin(), await origin(), await origin()];
     const pool = await checkedPool('minimum', [a, b, c], {}, { minimum_origins: 2 });
-    await waitFor(async () => ((await originHealth(pool.id, 1))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id, 1);
     a.mode = { kind: 'status', status: 500 };
     await waitEvent(pool.id, { eventSource: 'origin', newHealth: 'Unhealthy', originName: 'origin-0' });
-    await new Promise((r) => setTimeout(r, 1200));
+    // Two more rounds with origin-0 down: two of three healthy is enough, so the pool stays Healthy.
+    await round();
+    await round();
     expect((await eventsOf(pool.id)).filter((e) => e.eventSource === 'pool')).toEqual([]);
     // Disabling a healthy origin leaves one healthy of two required: the pool goes Unhealthy.
     const current = (await call('GET', `/pools/${pool.id}`)).body.result;
@@ -188,7 +203,10 @@ describe('health checker with real origins', () => {
     expect((await call('PUT', `/pools/${pool.id}`, current)).status).toBe(200);
     await waitEvent(pool.id, { eventSource: 'pool', newHealth: 'Unhealthy' });
     const seen = c.requests.length;
-    await new Promise((r) => setTimeout(r, 1500));
+    const seenB = b.requests.length;
+    await round();
+    await round();
+    expect(b.requests.length).toBeGreaterThan(seenB);
     expect(c.requests.length).toBe(seen);
     expect((await health(pool.id)).pop_health.local.origins).toHaveLength(2);
   });
@@ -196,7 +214,7 @@ describe('health checker with real origins', () => {
   it('writes the event and the state change in one transaction with the listeners', async () => {
     const a = await origin();
     const pool = await checkedPool('atomic', [a]);
-    await waitFor(async () => ((await originHealth(pool.id, 0))?.response_code === 200 ? true : undefined));
+    await firstCheck(pool.id);
     let failures = 0;
     const unsubscribe = ledge.server.platform.healthEvents.subscribe(async (event) => {
       if (event.poolId === pool.id && failures < 2) {
@@ -205,7 +223,7 @@ describe('health checker with real origins', () => {
       }
     });
     a.mode = { kind: 'status', status: 500 };
-    await waitFor(() => (failures >= 2 ? true : undefined));
+    await untilRound(() => (failures >= 2 ? true : undefined), 'two failed writes');
     // Both attempts rolled back: no event row and the origin is still stored as healthy.
     expect(await eventsOf(pool.id)).toEqual([]);
     expect((await ledge.server.platform.loadBalancing.health.originStates(pool.id)).get('origin-0')?.healthy).toBe(

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestLedge } from '../helpers/ledge.ts';
+import type { ManualClock } from '../helpers/manual-clock.ts';
 
 import type { AnyJson as Json } from '../helpers/envelope.ts';
+import { waitFor as waitUntil } from '../helpers/wait.ts';
 
 export type { Json };
 
@@ -92,17 +94,33 @@ export class TestOrigin {
   }
 }
 
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-export async function waitFor<T>(
+/** Polls until `check` returns a value (not undefined) or the time runs out (../helpers/wait.ts). */
+export function waitFor<T>(
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 15_000,
   what = 'condition',
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return waitUntil(check, what, { timeoutMs, everyMs: 100 });
+}
+
+/**
+ * Probe rounds on a test server whose checker runs on `clock` (startLedge({ clock })): `round()` moves the
+ * clock one interval and waits until the probes it started are answered and recorded (real I/O, real time);
+ * `untilRound(check)` runs rounds until `check` returns a value, and fails after `rounds` of them.
+ */
+export function probeRounds(clock: ManualClock, ledge: () => TestLedge, intervalMs = 1_000) {
+  const settled = () => ledge().server.platform.loadBalancing.checker.settled();
+  const round = async (): Promise<void> => {
+    await clock.advance(intervalMs);
+    await settled();
+  };
+  const untilRound = async <T>(check: () => Promise<T | undefined> | T | undefined, what: string, rounds = 30) => {
+    for (let i = 0; ; i++) {
+      const value = await check();
+      if (value !== undefined) return value;
+      if (i === rounds) throw new Error(`no ${what} after ${rounds} probe rounds`);
+      await round();
+    }
+  };
+  return { settled, round, untilRound };
 }

@@ -116,6 +116,7 @@ describe('load balancer traffic: client reads share one buffer', () => {
   it('a partial head kept across reads survives other connections reading meanwhile', async () => {
     const first = client(port);
     first.socket.write(`GET /first-path HTTP/1.1\r\nhost: ${host}\r\nx-fill: `);
+    // Real time: the partial head reaches the proxy (a read of its own) before the others connect.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const others = Array.from({ length: 4 }, (_, i) => {
       const other = client(port);
@@ -137,6 +138,7 @@ describe('load balancer traffic: client reads share one buffer', () => {
       `GET /slow HTTP/1.1\r\nhost: ${host}\r\n\r\nGET /second-in-line HTTP/1.1\r\nhost: ${host}\r\n\r\n` +
         `GET /third-in-line HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
     );
+    // Real time: the pipelined requests reach the proxy before the other connection does.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const other = client(port);
     other.socket.write(`GET /${'q'.repeat(120)} HTTP/1.1\r\nhost: ${host}\r\nx-fill: ${'w'.repeat(500)}\r\n\r\n`);

@@ -3,6 +3,7 @@ import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts'
 import { createPool } from './api-helpers.ts';
 import { publishEvent } from './events.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 describe('ledge notifications and ledge mail', () => {
   let ledge: TestLedge;
@@ -201,11 +202,14 @@ describe('ledge notifications and ledge mail', () => {
 });
 
 async function waitForCli(run: () => Promise<{ stdout: string }>, done: (stdout: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const { stdout } = await run();
-    if (done(stdout)) return stdout;
-    if (Date.now() > deadline) throw new Error(`CLI output never matched: ${stdout}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let stdout = '';
+  const matched = await poll(
+    async () => {
+      stdout = (await run()).stdout;
+      return done(stdout);
+    },
+    { everyMs: 100 },
+  );
+  if (!matched) throw new Error(`CLI output never matched: ${stdout}`);
+  return stdout;
 }

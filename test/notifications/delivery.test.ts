@@ -9,6 +9,7 @@ import {
   type SmtpReceiver,
   type WebhookReceiver,
 } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 describe('health events -> policies -> webhook and email deliveries', () => {
   let ledge: TestLedge;
@@ -31,6 +32,8 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     policyIds[name] = (body.result as { id: string }).id;
   };
   const hooksFor = (name: string) => (hook: ReceivedWebhook) => hook.body['policy_id'] === policyIds[name];
+  /** Every delivery due is sent and recorded: one that has not reached a receiver by then never will. */
+  const settled = () => ledge.server.platform.notifications.dispatcher.settled();
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
@@ -73,8 +76,8 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     const [everything] = await receiver.waitFor(1, hooksFor('everything'));
     await receiver.waitFor(1, hooksFor('unhealthy only'));
     const [mail] = await smtp.waitFor(1, (m) => m.to.includes('oncall@example.com'));
-    // Give non-matching policies time to (wrongly) deliver before checking that they did not.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Non-matching policies would have (wrongly) delivered by now.
+    await settled();
     expect(receiver.received.filter(hooksFor('pools only'))).toHaveLength(0);
     expect(receiver.received.filter(hooksFor('other pool'))).toHaveLength(0);
     expect(receiver.received.filter(hooksFor('disabled'))).toHaveLength(0);
@@ -111,7 +114,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     const [, end] = await receiver.waitFor(2, hooksFor('everything'));
     expect(end?.body['alert_event']).toBe('ALERT_STATE_EVENT_END');
     expect(end?.body['alert_correlation_id']).toBe(start?.body['alert_correlation_id']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     expect(receiver.received.filter(hooksFor('unhealthy only'))).toHaveLength(1);
   });
 
@@ -134,7 +137,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
     await expect(publishEvent(ledge.server.platform, { id: eventId, poolId: poolA }, true)).rejects.toThrow(
       /producer failed/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     expect(
       (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM notification_outbox WHERE event_id = ?', [eventId]))?.n,
     ).toBe(0);
@@ -159,7 +162,7 @@ describe('health events -> policies -> webhook and email deliveries', () => {
       reason: 'No failures',
     });
     await receiver.waitFor(2, hooksFor('throttled'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settled();
     const got = receiver.received
       .filter(hooksFor('throttled'))
       .map((h) => (h.body['data'] as { new_health: string }).new_health);
@@ -268,16 +271,16 @@ async function waitForHistory(
   since: string,
   done: (rows: HistoryRow[]) => boolean,
 ): Promise<HistoryRow[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  let rows: HistoryRow[] = [];
+  const reached = await poll(async () => {
     const { body } = await call(
       ledge,
       'GET',
       `${alerting(ledge)}/history?per_page=100&since=${encodeURIComponent(since)}`,
     );
-    const rows = body.result as HistoryRow[];
-    if (done(rows)) return rows;
-    if (Date.now() > deadline) throw new Error(`history never reached the expected state: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    rows = body.result as HistoryRow[];
+    return done(rows);
+  });
+  if (!reached) throw new Error(`history never reached the expected state: ${JSON.stringify(rows)}`);
+  return rows;
 }

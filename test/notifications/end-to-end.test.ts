@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { TestOrigin } from '../load-balancing/helpers.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
+import { probeRounds, TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call } from './api-helpers.ts';
 import {
   startSmtpReceiver,
@@ -30,6 +31,19 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
   let b: TestOrigin;
   let poolId: string;
   const policy: Record<string, string> = {};
+  // The checker's schedule runs on this clock, moved one interval per probe round; probes, webhooks and
+  // mail are real I/O on real time.
+  const clock = new ManualClock();
+  const { round, untilRound } = probeRounds(clock, () => ledge);
+  /** Probe rounds until the pool's health event `newHealth` is recorded (its alerts are then on their way). */
+  const untilPoolIs = (newHealth: string) =>
+    untilRound(
+      async () =>
+        (await ledge.server.platform.loadBalancing.health.events(ledge.accountId, poolId)).find(
+          (e) => e.eventSource === 'pool' && e.newHealth === newHealth,
+        ),
+      `pool ${newHealth}`,
+    );
 
   const lb = (method: string, path: string, body?: unknown) =>
     call(ledge, method, `/accounts/${ledge.accountId}/load_balancers${path}`, body);
@@ -52,7 +66,7 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
     hooks = await startWebhookReceiver();
-    ledge = await startLedge({ flags: { smtpUrl: smtp.url } });
+    ledge = await startLedge({ flags: { smtpUrl: smtp.url }, clock });
     a = await TestOrigin.start();
     b = await TestOrigin.start();
     const monitor = await lb('POST', '/monitors', {
@@ -111,11 +125,13 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
   });
 
   it('sends origin and pool Unhealthy alerts when an origin stops', async () => {
-    // Both origins answer: the checker records no transition, so nothing is sent.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Both origins answer: over three probe rounds the checker records no transition, so nothing is sent.
+    for (let i = 0; i < 3; i++) await round();
+    await ledge.server.platform.notifications.dispatcher.settled();
     expect(hooks.received.filter((h) => h.body['policy_id'] !== undefined)).toEqual([]);
 
     await b.stop();
+    await untilPoolIs('Unhealthy');
     const [origin] = await hooks.waitFor(1, of('all', { event_source: 'origin', new_health: 'Unhealthy' }));
     const [pool] = await hooks.waitFor(1, of('all', { event_source: 'pool', new_health: 'Unhealthy' }));
     expect(origin?.headers['cf-webhook-auth']).toBe('e2e-secret');
@@ -149,6 +165,7 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
 
   it('sends Healthy alerts when the origin starts again, and nothing to policies that exclude the events', async () => {
     await b.listen(b.port);
+    await untilPoolIs('Healthy');
     const [origin] = await hooks.waitFor(1, of('all', { event_source: 'origin', new_health: 'Healthy' }));
     await hooks.waitFor(1, of('all', { event_source: 'pool', new_health: 'Healthy' }));
     const [recovery] = await hooks.waitFor(
@@ -160,7 +177,8 @@ describe('end to end: real origins, monitor, checker, webhook receiver and SMTP 
     expect(origin?.body['alert_correlation_id']).toBe(start?.body['alert_correlation_id']);
     expect(recovery?.headers['cf-webhook-auth']).toBe('e2e-secret');
 
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Every alert due is sent and recorded: one that has not reached the receiver by then never will.
+    await ledge.server.platform.notifications.dispatcher.settled();
     expect(hooks.received.filter(of('other pool'))).toEqual([]);
     expect(hooks.received.filter(of('origin recoveries', { new_health: 'Unhealthy' }))).toEqual([]);
     expect(hooks.received.filter(of('pool outages', { new_health: 'Healthy' }))).toEqual([]);

@@ -3,6 +3,7 @@ import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { alerting, call, createPool } from './api-helpers.ts';
 import { publishEvent } from './events.ts';
 import { startSmtpReceiver, startWebhookReceiver, type SmtpReceiver, type WebhookReceiver } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 interface HistoryRow {
   name: string;
@@ -41,13 +42,12 @@ describe('delivery failures: SMTP outage and giving up', () => {
   const history = async (): Promise<HistoryRow[]> =>
     (await call(ledge, 'GET', `${alerting(ledge)}/history?per_page=1000`)).body.result as HistoryRow[];
   const until = async (done: (rows: HistoryRow[]) => boolean): Promise<HistoryRow[]> => {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
+    const rows = await poll(async () => {
       const rows = await history();
-      if (done(rows)) return rows;
-      if (Date.now() > deadline) throw new Error(`history never matched: ${JSON.stringify(rows)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return done(rows) && rows;
+    });
+    if (!rows) throw new Error(`history never matched: ${JSON.stringify(await history())}`);
+    return rows;
   };
 
   it('retries mail while the SMTP server is down and delivers once it is back', async () => {

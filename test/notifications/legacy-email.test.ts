@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
 import { alerting, call, createPool } from './api-helpers.ts';
 import { publishEvent } from './events.ts';
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from './receivers.ts';
@@ -8,18 +9,21 @@ const NOTICE = /notification_email is deprecated/;
 const isNotice = (to: string) => (mail: ReceivedMail) => mail.to.includes(to) && NOTICE.test(mail.subject);
 const isLegacyAlert = (to: string) => (mail: ReceivedMail) =>
   mail.to.includes(to) && /Pool health alert/.test(mail.subject);
-const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
 
 describe('legacy pool notification_email path', () => {
   let ledge: TestLedge;
   let smtp: SmtpReceiver;
   let legacyPool: string;
+  // Deprecation intervals are measured on this clock: the test moves it past an interval instead of waiting.
+  const clock = new ManualClock();
+  /** Every alert due is sent and recorded: a notice not sent by then is not sent at all. */
+  const settle = () => ledge.server.platform.notifications.dispatcher.settled();
 
   beforeAll(async () => {
     smtp = await startSmtpReceiver();
     // Deprecation notices at most every 2 s per address here (24 h by default), so the test can see the interval pass.
     process.env['LEDGE_NOTIFY_DEPRECATION_INTERVAL'] = '2';
-    ledge = await startLedge({ flags: { smtpUrl: smtp.url } });
+    ledge = await startLedge({ flags: { smtpUrl: smtp.url }, clock });
     delete process.env['LEDGE_NOTIFY_DEPRECATION_INTERVAL'];
     legacyPool = await createPool(ledge, { name: 'legacy-pool', notification_email: 'a@example.com, b@example.com' });
     await createPool(ledge, { name: 'second-legacy', notification_email: 'c@example.com' });
@@ -55,7 +59,7 @@ describe('legacy pool notification_email path', () => {
     await settle();
     expect(smtp.received.filter(isNotice('a@example.com'))).toHaveLength(1);
 
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await clock.advance(2_100);
     await legacyEvent();
     await smtp.waitFor(2, isNotice('a@example.com'));
     await smtp.waitFor(3, isLegacyAlert('a@example.com'));
@@ -69,7 +73,7 @@ describe('legacy pool notification_email path', () => {
     const status = await call(ledge, 'GET', `${alerting(ledge)}/legacy_migration`);
     expect(status.body.result).toMatchObject({ complete: false, pools_with_legacy_email: 1 });
 
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await clock.advance(2_100);
     await legacyEvent('a@example.com');
     const notices = await smtp.waitFor(3, isNotice('a@example.com'));
     expect(notices[2]?.text).toContain('1 load balancing pool(s)');
@@ -83,8 +87,8 @@ describe('legacy pool notification_email path', () => {
     expect(done.body.result).toMatchObject({ complete: true, pools_with_legacy_email: 0 });
 
     // An event raised with a stale legacy address still gets its alert, but no notice goes out any more.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const since = new Date().toISOString();
+    await clock.advance(2_100);
+    const since = new Date(clock.now()).toISOString();
     await legacyEvent('a@example.com');
     await smtp.waitFor(5, isLegacyAlert('a@example.com'));
     await settle();

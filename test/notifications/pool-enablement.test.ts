@@ -98,8 +98,8 @@ describe('pool enablement alerts: real pool edits, webhook receiver and SMTP ser
     const mailsBefore = smtp.received.length;
     expect((await call(ledge, 'PATCH', pools(web), { enabled: false, description: 'still off' })).status).toBe(200);
     expect((await call(ledge, 'PATCH', pools(api), { description: 'still on' })).status).toBe(200);
-    // A change that is sent shows up within a few hundred ms (previous test): wait well past that.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Every delivery due is sent and recorded: one that has not arrived by then is not coming.
+    await ledge.server.platform.notifications.dispatcher.settled();
     expect(hooks.received.length).toBe(hooksBefore);
     expect(smtp.received.length).toBe(mailsBefore);
   });
@@ -113,7 +113,7 @@ describe('pool enablement alerts: real pool edits, webhook receiver and SMTP ser
     expect((await call(ledge, 'PATCH', pools(api), { enabled: false })).status).toBe(200);
     const disabled = await hooks.waitFor(2, enablementHooks('any pool disabled'));
     expect(disabled.map((h) => (h.body['data'] as { pool_name: string }).pool_name)).toEqual(['web', 'api']);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await ledge.server.platform.notifications.dispatcher.settled();
     expect(hooks.received.filter((h) => (h.body['data'] as { enabled?: boolean })?.enabled === true)).toEqual([]);
     expect(smtp.received.filter((m) => m.subject.includes('pool api'))).toEqual([]);
   });

@@ -6,6 +6,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call, type LedgeTarget } from './api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 /** The API helpers' view of a spawned server. */
 function asLedge(spawned: SpawnedLedge): LedgeTarget {
@@ -63,7 +64,8 @@ describe('at-least-once delivery across a kill -9', () => {
 
     // The receiver hangs: the alert is claimed and in flight when the server dies.
     hooks.status = 0;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Two probes (real HTTP from the server process): the origin is recorded healthy before it stops.
+    await waitFor(() => origin.requests.length >= 2, 'two probes', { timeoutMs: 10_000 });
     await origin.stop();
     const [hung] = await hooks.waitFor(1, (h) => h.body['policy_name'] === 'outages');
     expect(hung?.answered).toBe(0);
@@ -91,12 +93,15 @@ describe('at-least-once delivery across a kill -9', () => {
 });
 
 async function pollHistory(ledge: LedgeTarget): Promise<{ status: string; name: string }[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { body } = await call(ledge, 'GET', `${alerting(ledge)}/history?per_page=100`);
-    const rows = body.result as { status: string; name: string }[];
-    if (rows.some((row) => row.status === 'delivered' && row.name === 'outages')) return rows;
-    if (Date.now() > deadline) throw new Error(`no delivered row in history: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let rows: { status: string; name: string }[] = [];
+  const delivered = await poll(
+    async () => {
+      const { body } = await call(ledge, 'GET', `${alerting(ledge)}/history?per_page=100`);
+      rows = body.result as { status: string; name: string }[];
+      return rows.some((row) => row.status === 'delivered' && row.name === 'outages');
+    },
+    { timeoutMs: 10_000, everyMs: 100 },
+  );
+  if (!delivered) throw new Error(`no delivered row in history: ${JSON.stringify(rows)}`);
+  return rows;
 }

@@ -4,6 +4,7 @@ import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { createPool } from './api-helpers.ts';
 import { publishEvent } from './events.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 describe('the official cloudflare SDK against the alerting API', () => {
   let ledge: TestLedge;
@@ -58,13 +59,15 @@ describe('the official cloudflare SDK against the alerting API', () => {
       await publishEvent(ledge.server.platform, { poolId, poolName: 'sdk-pool', originName: `o${i}` });
     await receiver.waitFor(7, (hook) => hook.body['policy_id'] === policy.id);
     // History is written once the outcome of each send commits.
-    const deadline = Date.now() + 10_000;
     let history: { policy_id?: string }[] = [];
-    while (history.length < 7 && Date.now() < deadline) {
-      history = [];
-      for await (const item of client.alerting.history.list({ account_id, per_page: 5 })) history.push(item);
-      if (history.length < 7) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await poll(
+      async () => {
+        history = [];
+        for await (const item of client.alerting.history.list({ account_id, per_page: 5 })) history.push(item);
+        return history.length >= 7;
+      },
+      { timeoutMs: 10_000, everyMs: 100 },
+    );
     expect(history).toHaveLength(7);
     expect(history.every((item) => item.policy_id === policy.id)).toBe(true);
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { alerting, call, createPool } from './api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
+import { poll } from '../helpers/wait.ts';
 
 /** Alert silences (issue 28 point 6): the API (the SDK's five operations), the dispatcher and the CLI. */
 describe('alert silences', () => {
@@ -21,11 +22,14 @@ describe('alert silences', () => {
   const toggle = async (enabled: boolean) =>
     expect((await call(ledge, 'PATCH', pools(), { enabled })).status).toBe(200);
   const waitForHistory = async (count: number) => {
-    for (let i = 0; i < 200; i++) {
-      const rows = await history();
-      if (rows.length >= count) return rows;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const rows = await poll(
+      async () => {
+        const rows = await history();
+        return rows.length >= count && rows;
+      },
+      { timeoutMs: 10_000 },
+    );
+    if (rows) return rows;
     throw new Error(`history has fewer than ${count} rows: ${JSON.stringify(await history())}`);
   };
 
@@ -98,7 +102,8 @@ describe('alert silences', () => {
     const rows = await waitForHistory(1);
     expect(rows[0]).toMatchObject({ policy_id: policy, status: 'silenced' });
     expect(rows[0]!.error).toContain(`silenced by ${silence.id}`);
-    await new Promise((r) => setTimeout(r, 500));
+    // Every delivery due is sent and recorded: a silenced one that reached the receiver would be there.
+    await ledge.server.platform.notifications.dispatcher.settled();
     expect(hooks.received).toHaveLength(sent);
 
     // Ending the silence now (the CLI's update --end now): the next alert goes out.

@@ -101,7 +101,8 @@ describe('request ids', () => {
         origins: [{ name: 'w1', address: '127.0.0.1', port: origin.port }],
       });
       expect(pool.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 2_500));
+      // Two probes from the checker's own timer: the origin is recorded healthy before it starts failing.
+      await waitFor(() => (origin.requests.length >= 2 ? true : undefined), 10_000, 'two probes');
       origin.mode = { kind: 'status', status: 503 };
       const [alert] = await hooks.waitFor(
         1,

@@ -10,6 +10,7 @@ import {
   functionsPort,
   uploadScript,
 } from '../workers/helpers.ts';
+import { waitFor as waitUntil } from '../helpers/wait.ts';
 
 /** Every path under `root` (the root included) with its permission bits; symlinks are listed as such. */
 function modesUnder(root: string): Map<string, { mode: number; kind: string }> {
@@ -31,13 +32,8 @@ function looseModes(root: string): string[] {
     .map(([path, { mode, kind }]) => `${path} ${kind} ${mode.toString(8)}`);
 }
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (check: () => boolean, what: string, timeoutMs = 10_000) =>
+  waitUntil(check, what, { timeoutMs, everyMs: 25 });
 
 describe('data dir file modes', () => {
   let previousUmask = 0;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnLedge, startLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const auth = { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` };
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
@@ -30,6 +31,7 @@ function trickle(
         return controller.error(new Error('upload abandoned'));
       }
       if (at >= body.length) return controller.close();
+      // The trickling upload's pace (the fixture's behaviour, not a wait of the test).
       await new Promise((r) => setTimeout(r, delayMs));
       controller.enqueue(body.subarray(at, at + chunk));
       at += chunk;
@@ -113,8 +115,9 @@ describe('durability', () => {
       }
     });
     await quota;
-    // Give the stalled uploads time to reach the server, so their temp files exist at the kill.
-    await new Promise((r) => setTimeout(r, 500));
+    // The stalled uploads have reached the server: their temp files exist at the kill (real I/O: the server's
+    // writes in another process).
+    await waitFor(() => blobFiles(dataDir).temporary.length > 0, 'temp files of the stalled uploads');
     killed = true;
     await server.stop('SIGKILL');
     release!();

@@ -7,6 +7,7 @@ import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/
 import { runWrangler } from '../helpers/wrangler.ts';
 import { waitFor } from '../load-balancing/helpers.ts';
 import { accountSubdomain, api, callFunction, functionsPort } from './helpers.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
 
 // The scheduled handler leaves what it saw in R2 and the fetch handler reads it back: a run is
 // observable from outside. "0 12 * * MON" throws, so a failed run can be told apart.
@@ -138,26 +139,23 @@ describe('Cron Triggers', () => {
 
   it('runs on schedule at whole minutes and does not replay a backlog after downtime', async () => {
     const platform = ledge.server.platform;
-    // A second scheduler over the same store and runtime, with a clock set just before a minute
-    // boundary: the real path (store claim, ping service, workerd scheduled()) without waiting a minute.
-    let skew = 0;
-    const clock = () => Date.now() + skew;
-    const aim = (target: number) => {
-      skew = target - 1_000 - Date.now();
-    };
+    // A second scheduler over the same store and runtime, on a clock the test moves to just before a minute
+    // boundary and then across it: the real path (store claim, ping service, workerd scheduled()) without
+    // waiting for a minute.
     const minute = (t: number) => Math.ceil(t / 60_000) * 60_000;
+    const target = minute(Date.now() + 120_000);
+    const clock = new ManualClock(target - 1_000);
     const scheduler = new CronService({
       store: new CronStore(platform.db),
       requireScript: (a, s) => platform.functions.workers.requireScript(a, s),
       runtime: platform.functions.runtime,
       logs: platform.functions.logs,
       logger: platform.logger,
-      now: clock,
+      clock,
     });
-    const target = minute(Date.now() + 120_000);
-    aim(target);
     await scheduler.start();
     try {
+      await clock.advance(1_000);
       const first = await waitFor(
         async () => {
           const all = (await runs()).body.result as { scheduled_time: string; status: string; source: string }[];
@@ -174,11 +172,12 @@ describe('Cron Triggers', () => {
       // Down for ten minutes: on start, only the next occurrence from now is planned.
       await scheduler.stop();
       const later = target + 10 * 60_000;
-      aim(later);
+      await clock.advance(later - 1_000 - clock.now());
       await scheduler.start();
       expect(scheduler.nextRuns(ledge.accountId, 'ticker').find((p) => p.cron === '* * * * *')?.next).toBe(
         new Date(later).toISOString(),
       );
+      await clock.advance(1_000);
       await waitFor(
         async () => {
           const all = (await runs()).body.result as { scheduled_time: string; status: string }[];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, cleanEnv, cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { runWrangler } from '../helpers/wrangler.ts';
 import { accountSubdomain, api, callFunction, functionsPort, uploadScript } from './helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const WORKER = `export default {
   fetch() { console.log('served'); return new Response('alive'); },
@@ -32,7 +33,7 @@ async function fullScript(name: string): Promise<void> {
   const host = `${name}.${await accountSubdomain(ledge)}.localhost`;
   expect((await callFunction(functionsPort(ledge), host, '/')).text).toBe('alive');
   const logFile = join(ledge.dataDir, 'logs/workers', ledge.accountId, `${name}.log`);
-  for (let i = 0; i < 100 && !existsSync(logFile); i++) await new Promise((r) => setTimeout(r, 50));
+  await poll(() => existsSync(logFile), { timeoutMs: 5_000 });
   expect(existsSync(logFile)).toBe(true);
 }
 

@@ -10,6 +10,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * Failure domains under load: redeploys drain (no reset, no 5xx), and the chaos run of issue 26: while A and
@@ -92,7 +93,12 @@ describe('failure domains under load', () => {
     const b: Target = { host: await deploy(tenantB, 'bravo', echo('bravo')), accept: ['bravo'] };
     const c: Target = { host: await deploy(tenantC, 'charlie', echo('charlie 0')), accept: ['charlie 0'] };
     const running = load(() => ledge, [a, b, c], 200);
-    await new Promise((r) => setTimeout(r, 500));
+    // Load windows are counted in requests served (real I/O), not in ms.
+    const served = (count: number) => {
+      const from = running.counts.requests;
+      return waitFor(() => running.counts.requests >= from + count, `${count} requests under load`);
+    };
+    await served(400);
     const lateness: number[] = [];
     for (let version = 1; version <= 3; version++) {
       const text = `charlie ${version}`;
@@ -105,7 +111,7 @@ describe('failure domains under load', () => {
       expect(first.text).toBe(text);
       lateness.push(Date.now() - answered);
       c.accept = [text];
-      await new Promise((r) => setTimeout(r, 300));
+      await served(200);
     }
     await running.stop();
     console.log(
@@ -174,7 +180,8 @@ describe('failure domains: chaos', () => {
     expect((await callFunction(port, b.host, '/')).text).toBe('bravo 6');
     expect((await callFunction(port, hostC, '/')).status).toBe(503);
     const after = load(() => ledge, [a, b], 4);
-    await new Promise((r) => setTimeout(r, 500));
+    // 40 requests of A and B after the restart (real I/O, not ms).
+    await waitFor(() => after.counts.requests >= 40, '40 requests after the restart');
     await after.stop();
     expect(after.failures).toEqual([]);
   });

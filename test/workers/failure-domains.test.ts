@@ -14,6 +14,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 /**
  * Failure domains (docs/security.md): three accounts on one server. Whatever account C's scripts do while
@@ -221,11 +222,14 @@ export default { fetch() { return new Response('moody ' + (process.env.MODE ?? '
     expect(load.failures).toEqual([]);
     // The script is back within a second.
     const back = Date.now();
-    let res = await callFunction(port, spin, '/').catch(() => undefined);
-    while (res?.text !== 'spin ok' && Date.now() - back < 5_000) {
-      await new Promise((r) => setTimeout(r, 50));
-      res = await callFunction(port, spin, '/').catch(() => undefined);
-    }
+    let res: Awaited<ReturnType<typeof callFunction>> | undefined;
+    await poll(
+      async () => {
+        res = await callFunction(port, spin, '/').catch(() => undefined);
+        return res?.text === 'spin ok';
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(res?.text).toBe('spin ok');
     expect(Date.now() - back).toBeLessThan(1_000);
   });

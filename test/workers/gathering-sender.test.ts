@@ -54,6 +54,8 @@ describe('gatheringSender', () => {
     const pair = await connected();
     open.push(pair);
     pair.client.terminate();
+    // Real time: the close reaches the server's socket (nothing to await on this side), then the late send's
+    // gathered write runs; a throw there would fail the test.
     await new Promise((resolve) => setTimeout(resolve, 50));
     pair.send(Buffer.from('{"late":true}'));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -13,6 +13,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 const PROCESSES = 2;
 const SPIN_CPU_MS = 300;
@@ -110,7 +111,8 @@ describe('runtime isolation between accounts', () => {
       }
     };
     const clientsA = Array.from({ length: 4 }, hammer);
-    await new Promise((r) => setTimeout(r, 300));
+    // A's traffic before the runaways: a window counted in requests served (real I/O), not in ms.
+    await waitFor(() => latencies.length >= 40, "A's first 40 requests");
 
     // As many runaway invocations as there are workerd processes (all of them on one shared runtime).
     const spinStarted = Date.now();
@@ -142,7 +144,9 @@ describe('runtime isolation between accounts', () => {
     expect(again.text).toBe('b ok');
     expect(runtime.accountPids(tenantB.accountId)).not.toEqual(backendB);
 
-    await new Promise((r) => setTimeout(r, 300));
+    // And after B is back: 40 more of A's requests.
+    const servedA = latencies.length;
+    await waitFor(() => latencies.length >= servedA + 40, "40 more of A's requests");
     hammering = false;
     await Promise.all(clientsA);
     agent.destroy();
@@ -196,8 +200,10 @@ describe('runtime isolation between accounts', () => {
         if (res instanceof Error) failures.push(res.message);
         else if (res.status !== 200) failures.push(`status ${res.status}: ${res.text}`);
         else seen.add(res.text);
+        served++;
       }
     };
+    let served = 0;
     const clients = Array.from({ length: 6 }, client);
     const secret = await api(ledge, 'PUT', `/accounts/${ledge.accountId}/workers/scripts/steady/secrets`, {
       name: 'GREETING',
@@ -208,7 +214,10 @@ describe('runtime isolation between accounts', () => {
     const logging = `export default { fetch(request, env) { console.log('served', env.GREETING); return new Response('a v2 ' + env.GREETING); } };`;
     const redeployed = await uploadScript(ledge, 'steady', { modules: { 'index.js': logging } });
     expect(redeployed.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    // Traffic on the new generation: 40 requests after the first one it answered (real I/O, not ms).
+    await waitFor(() => seen.has('a v2 hello from a secret'), 'the new version serving');
+    const servedBefore = served;
+    await waitFor(() => served >= servedBefore + 40, '40 requests on the new generation');
     running = false;
     await Promise.all(clients);
     expect(failures).toEqual([]);
@@ -256,10 +265,7 @@ describe('runtime limits with one account (the direct path)', () => {
     }
     expect(answer).toBe('b ok');
     // The supervisor may learn that the new generation listens just after the test saw its answer.
-    const answeredAt = Date.now();
-    while (runtime.pids.some((pid) => before.includes(pid)) && Date.now() - answeredAt < 5_000) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await poll(() => !runtime.pids.some((pid) => before.includes(pid)), { timeoutMs: 5_000, everyMs: 10 });
     expect(runtime.pids.some((pid) => before.includes(pid))).toBe(false);
   });
 });
@@ -270,10 +276,13 @@ describe('runtime limits with one account (the direct path)', () => {
  * must not run the runaway code again. The successor then takes the slot.
  */
 async function afterLimitKill(port: number, host: string) {
-  const started = Date.now();
-  for (;;) {
-    const res = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) });
-    if (res.status !== 503 || res.text !== 'error code: 1102' || Date.now() - started > 5_000) return res;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let res: Awaited<ReturnType<typeof callFunction>> | undefined;
+  await poll(
+    async () => {
+      res = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) });
+      return res.status !== 503 || res.text !== 'error code: 1102';
+    },
+    { timeoutMs: 5_000 },
+  );
+  return res!;
 }

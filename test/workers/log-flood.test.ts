@@ -7,6 +7,7 @@ import { LOG_BYTES_PER_INVOCATION } from '../../src/workerd/log-limits.ts';
 import { HISTORY_BYTES_PER_SECOND } from '../../src/workers/history-rate.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, functionsPort, tenant, uploadScript } from './helpers.ts';
+import { poll } from '../helpers/wait.ts';
 
 const MIB = 1024 * 1024;
 const KIB = 1024;
@@ -30,6 +31,7 @@ const FLOODER = `export default { async fetch(request) {
     console.table(url.searchParams.get('dir'));
   }
   if (url.searchParams.has('wait')) {
+    // The function under test waits as asked (the fixture's behaviour, not a wait of the test).
     await new Promise((r) => setTimeout(r, Number(url.searchParams.get('wait'))));
     for (let i = 0; i < lines; i++) console.log(tag + ' after ' + i, pad);
   }
@@ -147,6 +149,7 @@ const get = (url, options) => new Promise((resolve) => {
   req.on('error', (error) => resolve({ status: 0, text: error.message }));
   req.end();
 });
+// The flooding client's pace: part of the load this test makes, not a wait for a result.
 const pace = () => new Promise((r) => setTimeout(r, 5));
 async function loop(kind, url, options, ok) {
   while (running) {
@@ -195,12 +198,15 @@ type Line = { level: string; message: string[] };
 
 /** The history once `done` holds for it: console lines reach the server shortly after the response. */
 async function historyOnce(as: TestLedge, script: string, lines: number, done: (lines: Line[]) => boolean) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const got = await history(as, script, lines);
-    if (done(got) || Date.now() > deadline) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let got: Line[] = [];
+  await poll(
+    async () => {
+      got = await history(as, script, lines);
+      return done(got);
+    },
+    { timeoutMs: 10_000 },
+  );
+  return got;
 }
 
 describe('function logs are bounded and never block the server', () => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { spawnLedge, tempDir } from '../helpers/ledge.ts';
+import { poll } from '../helpers/wait.ts';
 
 /** Pids of the workerd processes serving a data dir (read from /proc, whoever their parent is). */
 function workerdPidsFor(dataDir: string): number[] {
@@ -18,12 +19,7 @@ function workerdPidsFor(dataDir: string): number[] {
 }
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
+  return (await poll(check, { timeoutMs })) ?? check();
 }
 
 describe('workerd lifetime', () => {

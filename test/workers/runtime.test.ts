@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, cleanEnv, cliEnv, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
+import { poll, waitFor } from '../helpers/wait.ts';
 
 const versioned = (tag: string) => `export default { fetch() { return new Response(${JSON.stringify(tag)}); } };`;
 
@@ -61,12 +62,17 @@ describe('functions runtime (workerd supervisor)', () => {
       };
       const load = Array.from({ length: 16 }, worker);
       const tags = keepAlive ? ['k1', 'k2', 'k3'] : ['v1', 'v2', 'v3'];
+      // Load windows counted in requests served (real I/O), not in ms: each generation serves 60 of them.
+      const served = (count: number) => {
+        const from = total;
+        return waitFor(() => total >= from + count, `${count} requests under load`, { everyMs: 10 });
+      };
       for (const tag of tags) {
-        await new Promise((r) => setTimeout(r, 300));
+        await served(60);
         const up = await uploadScript(ledge, 'swap', { modules: { 'index.js': versioned(tag) } });
         expect(up.status).toBe(200);
       }
-      await new Promise((r) => setTimeout(r, 300));
+      await served(60);
       running = false;
       await Promise.all(load);
       agent.destroy();
@@ -121,7 +127,7 @@ describe('functions runtime (workerd supervisor)', () => {
         return false;
       }
     };
-    while (alive(victim)) await new Promise((r) => setTimeout(r, 5));
+    await poll(() => !alive(victim), { everyMs: 5 });
     const killedAt = Date.now();
     const failures: string[] = [];
     let answered = 0;
@@ -152,25 +158,20 @@ describe('functions runtime (workerd supervisor)', () => {
     const host = `swap.${sub}.localhost`;
     for (const pid of pids) process.kill(pid, 'SIGKILL');
     const killedAt = Date.now();
-    let answeredAt = 0;
-    while (Date.now() - killedAt < 5_000) {
-      try {
-        const res = await callFunction(functionsPort(ledge), host, '/', { agent: new Agent({ keepAlive: false }) });
-        if (res.status === 200) {
-          answeredAt = Date.now();
-          break;
-        }
-      } catch {
-        // refused or reset while no generation accepts: keep polling
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const answeredAt =
+      (await poll(
+        async () => {
+          const res = await callFunction(functionsPort(ledge), host, '/', {
+            agent: new Agent({ keepAlive: false }),
+          }).catch(() => undefined); // refused or reset while no generation accepts: keep polling
+          return res?.status === 200 && Date.now();
+        },
+        { timeoutMs: 5_000, everyMs: 10 },
+      )) ?? 0;
     expect(answeredAt, 'the function never answered again').toBeGreaterThan(0);
     expect(answeredAt - killedAt).toBeLessThan(1_000);
     // The supervisor may learn that the new generation listens just after the test saw its answer.
-    while (runtime.pids.some((pid) => pids.includes(pid)) && Date.now() - answeredAt < 2_000) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await poll(() => !runtime.pids.some((pid) => pids.includes(pid)), { timeoutMs: 2_000, everyMs: 10 });
     expect(runtime.pids.some((pid) => pids.includes(pid))).toBe(false);
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cleanEnv, CLI_ENTRY, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { WRANGLER_ENTRY } from '../helpers/wrangler.ts';
+import { poll } from '../helpers/wait.ts';
 
 /** A long-running tail client (real wrangler or `ledge tail`) whose output lines are collected. */
 export interface RunningTail {
@@ -13,6 +14,11 @@ export interface RunningTail {
   waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
   /** JSON stdout lines parsed (wrangler --format json prints one event per line). */
   events(): Record<string, unknown>[];
+  /**
+   * Waits until a whole event (all of its lines printed) satisfies `match`. Each session gets its events in
+   * request order, so once a request's event is here, every earlier one the session selected is too.
+   */
+  waitForEvent(match: (event: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -49,6 +55,10 @@ function collect(child: ChildProcess): RunningTail {
     },
     events() {
       return wranglerJsonEvents(stdout.join('\n'));
+    },
+    async waitForEvent(match, timeoutMs) {
+      // Checked on each new line: the text so far must hold a whole event that matches.
+      await this.waitFor(() => wranglerJsonEvents(stdout.join('\n')).some(match), timeoutMs);
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
@@ -128,12 +138,8 @@ export async function waitForSessions(
   clients?: RunningTail[],
 ): Promise<void> {
   const tails = ledge.server.platform.functions.tails;
-  const deadline = Date.now() + timeoutMs;
-  while (tails.connectedCount < count) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (await poll(() => tails.connectedCount >= count, { timeoutMs })) return;
+  throw new Error(
+    `expected ${count} connected tail sessions, have ${tails.connectedCount}\n${(clients ?? []).map((c) => c.stderr.join('\n')).join('\n')}`,
+  );
 }

@@ -53,8 +53,7 @@ describe('wrangler tail', () => {
     expect((await call('/env')).text).toBe('[]');
     const t = await tail([]);
     expect((await call('/created?x=1', { headers: { 'x-test': 'yes' } })).status).toBe(201);
-    await t.waitFor((l) => l.includes('"/created') || l.includes('created?x=1'));
-    await new Promise((r) => setTimeout(r, 200));
+    await t.waitForEvent((e) => JSON.stringify(e).includes('created?x=1'));
     const [event] = t.events();
     expect(event).toMatchObject({
       outcome: 'ok',
@@ -76,8 +75,7 @@ describe('wrangler tail', () => {
   it('reports an uncaught exception with name, message and stack, and the console.error before it', async () => {
     const t = await tail([]);
     expect((await call('/boom?n=1')).status).toBe(500);
-    await t.waitFor((l) => l.includes('kaboom 1'));
-    await new Promise((r) => setTimeout(r, 200));
+    await t.waitForEvent((e) => JSON.stringify(e).includes('kaboom 1'));
     const [event] = t.events();
     expect(event).toMatchObject({
       outcome: 'exception',
@@ -120,7 +118,9 @@ describe('wrangler tail', () => {
     await call('/ok?not-picked', { headers: { 'x-pick': 'other' } });
     // A last request every session sees, so that all earlier ones have arrived when it has.
     await call('/boom?n=last', { method: 'POST', headers: { 'x-pick': 'me' }, body: 'needle-2' });
-    for (const t of [errors, posts, header]) await t.waitFor((l) => l.includes('kaboom last'));
+    for (const t of [errors, posts, header]) await t.waitForEvent((e) => JSON.stringify(e).includes('kaboom last'));
+    // Real time: the sessions must NOT get the requests their filters exclude, and nothing marks that they
+    // will not (the events are printed by other processes); what was sent before the last event is here.
     await new Promise((r) => setTimeout(r, 300));
     const paths = (t: RunningTail) =>
       t
@@ -150,8 +150,10 @@ describe('wrangler tail', () => {
     await call('/ip?direct');
     await call('/boom?n=last', { headers: { 'cf-connecting-ip': '203.0.113.7' } });
     await call('/boom?n=last-self', { headers: { 'x-forwarded-for': '127.0.0.1' } });
-    await listed.waitFor((l) => l.includes('kaboom last'));
-    await self.waitFor((l) => l.includes('kaboom last-self'));
+    await listed.waitForEvent((e) => JSON.stringify(e).includes('kaboom last"'));
+    await self.waitForEvent((e) => JSON.stringify(e).includes('kaboom last-self'));
+    // Real time: the sessions must NOT get the requests their filters exclude, and nothing marks that they
+    // will not (the events are printed by other processes); what was sent before the last event is here.
     await new Promise((r) => setTimeout(r, 300));
     const paths = (t: RunningTail) =>
       t.events().map((e) => {
@@ -169,6 +171,8 @@ describe('wrangler tail', () => {
   it('--sampling-rate keeps about that share of the events', async () => {
     const t = await tail(['--sampling-rate', '0.3']);
     for (let i = 0; i < 100; i++) await call(`/ok?i=${i}`);
+    // Real time: the sampled events are printed by the wrangler process, and no event marks the last of
+    // them (the sampling is random), so this waits long enough for all of them to be out.
     await new Promise((r) => setTimeout(r, 1_000));
     const count = t.events().length;
     // Binomial(100, 0.3): 30 +- 4.6; the bounds are > 4 standard deviations away.
@@ -210,6 +214,8 @@ describe('wrangler tail', () => {
     await errors.waitFor((l) => l.includes('kaboom final'));
     await posts.waitFor((l) => l.includes('kaboom final'));
     await search.waitFor((l) => l.includes('needle-9'));
+    // Real time: the sessions must NOT get the requests their filters exclude, and nothing marks that they
+    // will not (the events are printed by other processes); what was sent before the last event is here.
     await new Promise((r) => setTimeout(r, 300));
     const urls = (t: RunningTail) =>
       t.stdout
@@ -257,6 +263,7 @@ describe('wrangler tail', () => {
       event: { request: { method: 'GET', url: `http://${spinnerHost}:${port}/spin` } },
     });
     // Whatever of the quick requests' events was already out arrives by now; none may say it was killed.
+    // Real time: they may or may not be reported (see above), so there is no event to wait for.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const events = t.stdout.map((l) => JSON.parse(l) as { outcome: string; event: { request: { url: string } } });
     expect(events.filter((e) => e.outcome === 'exceededCpu').map((e) => new URL(e.event.request.url).pathname)).toEqual(

@@ -12,6 +12,7 @@ import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
+import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
 import { outsideRequest } from '../../shared/request-context.ts';
 
 /** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
@@ -57,6 +58,7 @@ export class HealthChecker implements BackgroundService {
   readonly #egress: EgressPolicy;
   readonly #metrics: LedgeMetrics | undefined;
   readonly #owns: (originKey: string) => boolean;
+  readonly #clock: Clock;
   readonly #heap = new TimerHeap<Job>();
   readonly #jobs = new Map<string, Map<string, Job>>();
   readonly #plans = new Map<string, PoolPlan>();
@@ -65,10 +67,13 @@ export class HealthChecker implements BackgroundService {
   #flushTimer: NodeJS.Timeout | undefined;
   /** The batch being recorded (batches are written one at a time, in order). */
   #recording: Promise<void> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
+  #timer: ClockTimer | undefined;
   #armedFor = Infinity;
   #running = false;
   #lastTick = 0;
+  /** Probes started and not answered yet, and who waits for there to be none (see settled()). */
+  #probing = 0;
+  #onIdle: (() => void)[] = [];
 
   constructor(deps: {
     pools: PoolStore;
@@ -83,7 +88,10 @@ export class HealthChecker implements BackgroundService {
      * origins are probed by their new owner at their next due time. Default: this node probes all.
      */
     owns?: ((originKey: string) => boolean) | undefined;
+    /** Due times run on it (tests advance their own); probe deadlines and write batching are real time. */
+    clock?: Clock | undefined;
   }) {
+    this.#clock = deps.clock ?? systemClock;
     this.#metrics = deps.metrics;
     this.#owns = deps.owns ?? (() => true);
     this.#egress = deps.egress;
@@ -97,7 +105,7 @@ export class HealthChecker implements BackgroundService {
     this.#running = true;
     const monitored = await this.#pools.listMonitored();
     const monitors = await this.#monitors.getMany(monitored.map((m) => m.pool.monitor ?? ''));
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     // Spread the first round over one interval so a restart does not probe every origin at once.
     for (const [index, { accountId, pool }] of monitored.entries()) {
       const monitor = pool.monitor ? monitors.get(pool.monitor) : undefined;
@@ -109,7 +117,7 @@ export class HealthChecker implements BackgroundService {
 
   async stop(): Promise<void> {
     this.#running = false;
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     await this.#flush();
     await this.#recording;
@@ -124,7 +132,7 @@ export class HealthChecker implements BackgroundService {
     if (!this.#running) return;
     const pool = await this.#pools.get(accountId, poolId);
     const monitor = pool?.monitor ? await this.#monitors.get(accountId, pool.monitor) : undefined;
-    await this.#install(accountId, poolId, pool, monitor, performance.now(), true);
+    await this.#install(accountId, poolId, pool, monitor, this.#clock.monotonic(), true);
     this.#arm();
   }
 
@@ -141,7 +149,7 @@ export class HealthChecker implements BackgroundService {
    */
   ownersChanged(): void {
     if (!this.#running) return;
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     for (const jobs of this.#jobs.values()) {
       for (const [name, job] of jobs) {
         const mine = this.#owns(`${job.poolId}/${job.origin.name}`);
@@ -156,6 +164,15 @@ export class HealthChecker implements BackgroundService {
       }
     }
     this.#arm();
+  }
+
+  /**
+   * Resolves once no probe is in flight and every result so far is recorded: a test that advances the clock
+   * by one interval then knows the round it started is over (probes are real I/O, on real time).
+   */
+  async settled(): Promise<void> {
+    while (this.#probing > 0) await new Promise<void>((resolve) => this.#onIdle.push(resolve));
+    await this.#flush();
   }
 
   stats(): CheckerStats {
@@ -227,17 +244,18 @@ export class HealthChecker implements BackgroundService {
   #arm(): void {
     const next = this.#heap.peek();
     if (!this.#running || !next || next.due >= this.#armedFor) return;
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#armedFor = next.due;
     // Wake-ups are at least TICK_MS apart: probes due close together start in one tick.
-    const wait = Math.max(next.due - performance.now(), this.#lastTick + TICK_MS - performance.now(), 0);
-    this.#timer = outsideRequest(() => setTimeout(() => this.#tick(), wait));
+    const now = this.#clock.monotonic();
+    const wait = Math.max(next.due - now, this.#lastTick + TICK_MS - now, 0);
+    this.#timer = this.#clock.schedule(wait, () => this.#tick());
   }
 
   #tick(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const now = performance.now();
+    const now = this.#clock.monotonic();
     this.#lastTick = now;
     for (let job = this.#heap.peek(); job && job.due <= now + 1; job = this.#heap.peek()) {
       this.#heap.pop();
@@ -268,14 +286,21 @@ export class HealthChecker implements BackgroundService {
     if (late > this.#stats.maxLateMs) this.#stats.maxLateMs = late;
     if (late > 1000) this.#stats.lateOver1s++;
     job.inFlight = true;
-    void probe(job.target, this.#egress).then((result) => {
-      job.inFlight = false;
-      const plan = this.#plans.get(job.poolId);
-      if (job.cancelled || !this.#running || !plan) return;
-      this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
-      this.#pending.push({ plan, origin: job.origin, result });
-      this.#flushTimer ??= outsideRequest(() => setTimeout(() => void this.#flush(), FLUSH_DELAY_MS));
-    });
+    this.#probing++;
+    void probe(job.target, this.#egress)
+      .then((result) => {
+        job.inFlight = false;
+        const plan = this.#plans.get(job.poolId);
+        if (job.cancelled || !this.#running || !plan) return;
+        this.#metrics?.probe(plan.poolName, job.origin.name, result.healthy, result.rttMs);
+        this.#pending.push({ plan, origin: job.origin, result });
+        // A batching delay for the writes, not a schedule: real time, whatever the clock.
+        this.#flushTimer ??= outsideRequest(() => setTimeout(() => void this.#flush(), FLUSH_DELAY_MS));
+      })
+      .finally(() => {
+        if (--this.#probing > 0) return;
+        for (const resolve of this.#onIdle.splice(0)) resolve();
+      });
   }
 
   /**

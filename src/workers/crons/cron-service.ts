@@ -4,6 +4,7 @@ import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { newRequestId } from '../../shared/ids.ts';
 import { currentRequestId, outsideRequest } from '../../shared/request-context.ts';
+import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
 import type { FunctionLogHub, ScheduledOutcome } from '../../workerd/index.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
 import type { CronRunRecord, CronStore, ScheduleRecord } from './cron-store.ts';
@@ -33,8 +34,8 @@ export interface CronDeps {
   logs: FunctionLogHub;
   logger: Logger;
   metrics?: LedgeMetrics | undefined;
-  /** The clock (tests of the schedule pass their own). */
-  now?: () => number;
+  /** The schedule's time and its timer (tests of the schedule pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 interface RunTarget {
@@ -59,9 +60,9 @@ interface Planned {
 export class CronService {
   readonly name = 'cron-triggers';
   readonly #deps: CronDeps;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   #plan: Planned[] = [];
-  #timer: NodeJS.Timeout | undefined;
+  #timer: ClockTimer | undefined;
   #running = false;
   /** Runs under way (stop() gives them a moment to record their outcome). */
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -69,7 +70,7 @@ export class CronService {
 
   constructor(deps: CronDeps) {
     this.#deps = deps;
-    this.#now = deps.now ?? Date.now;
+    this.#clock = deps.clock ?? systemClock;
   }
 
   async getSchedules(accountId: string, script: string) {
@@ -81,7 +82,7 @@ export class CronService {
   async putSchedules(accountId: string, script: string, body: unknown) {
     await this.#deps.requireScript(accountId, script);
     const crons = parseSchedulesBody(body);
-    const now = new Date(this.#now()).toISOString();
+    const now = new Date(this.#clock.now()).toISOString();
     const before = await this.#deps.store.listSchedules(accountId, script);
     const saved = await this.#deps.store.replaceSchedules(accountId, script, crons, now);
     if (before.length > 0 !== saved.length > 0) await this.#deps.onScheduledChanged?.(accountId, script);
@@ -108,7 +109,7 @@ export class CronService {
       }
       chosen = cron;
     }
-    const run = await this.#run(accountId, script, chosen ?? '', this.#now(), 'manual');
+    const run = await this.#run(accountId, script, chosen ?? '', this.#clock.now(), 'manual');
     if (!run) throw new LedgeError(409, 10100, 'A run of this cron at this time already exists.');
     return run;
   }
@@ -130,7 +131,7 @@ export class CronService {
    */
   async stop(): Promise<void> {
     this.#running = false;
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     if (this.#inFlight.size === 0) return;
     await Promise.race([Promise.allSettled(this.#inFlight), new Promise((r) => setTimeout(r, 2_000).unref())]);
@@ -139,7 +140,7 @@ export class CronService {
   /** Re-reads every schedule and plans each one's next occurrence after now (no backlog is replayed). */
   async reschedule(): Promise<void> {
     if (!this.#running) return;
-    const now = new Date(this.#now());
+    const now = new Date(this.#clock.now());
     const plan: Planned[] = [];
     for (const schedule of await this.#deps.store.allSchedules()) {
       // A stored expression that no longer parses (a rule of a later version) is skipped, not fatal.
@@ -167,17 +168,16 @@ export class CronService {
   }
 
   #arm(): void {
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     if (!this.#running || this.#plan.length === 0) return;
     const earliest = Math.min(...this.#plan.map((p) => p.due));
-    const delay = Math.max(0, Math.min(earliest - this.#now(), MAX_TIMER_MS));
-    this.#timer = outsideRequest(() => setTimeout(() => this.#fire(), delay));
-    this.#timer.unref();
+    const delay = Math.max(0, Math.min(earliest - this.#clock.now(), MAX_TIMER_MS));
+    this.#timer = this.#clock.schedule(delay, () => this.#fire());
   }
 
   #fire(): void {
-    const now = this.#now();
+    const now = this.#clock.now();
     for (const planned of this.#plan) {
       if (planned.due > now) continue;
       const { schedule } = planned;
@@ -201,7 +201,9 @@ export class CronService {
     scheduledTime: number,
     source: CronRunRecord['source'],
   ): Promise<CronRunRecord | undefined> {
-    const started = this.#now();
+    const started = this.#clock.now();
+    // How long the handler took is real time, whatever clock schedules it.
+    const startedAt = performance.now();
     const run: CronRunRecord = {
       id: randomUUID(),
       account_id: accountId,
@@ -216,7 +218,7 @@ export class CronService {
     };
     if (!(await this.#deps.store.claimRun(run))) return undefined;
     const result = await this.#deps.runtime.runScheduled({ accountId, script, cron, scheduledTime });
-    run.duration_ms = Math.max(0, Math.round(this.#now() - started));
+    run.duration_ms = Math.max(0, Math.round(performance.now() - startedAt));
     run.status = result.outcome === 'ok' ? 'ok' : result.outcome === 'exception' ? 'exception' : 'error';
     run.error =
       run.status === 'ok'
