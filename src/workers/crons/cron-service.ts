@@ -3,7 +3,7 @@ import { clip, LedgeError } from '../../shared/errors.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { newRequestId } from '../../shared/ids.ts';
-import { currentRequestId, outsideRequest } from '../../shared/request-context.ts';
+import { currentRequestId } from '../../shared/request-context.ts';
 import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
 import type { FunctionLogHub, ScheduledOutcome } from '../../workerd/index.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
