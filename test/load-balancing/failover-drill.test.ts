@@ -13,6 +13,7 @@ import {
   trafficRequest,
 } from './traffic-helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { PASSIVE_FAILURE_MS } from '../../src/proxy/endpoints.ts';
 
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
@@ -119,12 +120,16 @@ describe('failover drill', () => {
     const windowFailures = window.filter((s) => s.status !== 200);
     expect(windowFailures.length).toBeLessThanOrEqual(Math.max(2, window.length * 0.05));
 
+    // Pool 1's origins return once the connections that failed during the outage have aged out of passive
+    // health (PASSIVE_FAILURE_MS after the last one, just before the switch): an origin that failed a
+    // moment ago is passed over for that long even when its monitor says it is healthy again.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, switchedAt + PASSIVE_FAILURE_MS - Date.now())));
     for (const origin of primary) await origin.start();
     const [up] = await hooks.waitFor(1, poolEvent('Healthy'), 15_000);
     await answeredSince(up!.at);
     const back = samples.filter((s) => s.startedAt >= up!.at);
     expect(back.length).toBeGreaterThan(20);
-    expect(back.every((s) => s.status === 200 && s.origin.startsWith('p1-'))).toBe(true);
+    expect(back.filter((s) => s.status !== 200 || !s.origin.startsWith('p1-'))).toEqual([]);
     expect(samples.filter((s) => s.startedAt >= stoppedAt && s.status !== 200)).toEqual(windowFailures);
 
     console.log(
