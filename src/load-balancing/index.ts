@@ -14,7 +14,7 @@ export {
 } from './health/events.ts';
 export { PoolEnablementBus, type PoolEnablementEvent } from './pool-events.ts';
 export type { CheckerStats } from './health/checker.ts';
-export { createLoadBalancingSubsystem, type LoadBalancingSubsystem } from './subsystem.ts';
+export { createLoadBalancingSubsystem, type LoadBalancingDeps, type LoadBalancingSubsystem } from './subsystem.ts';
 export { loadBalancerRoutes, type ZoneResolver } from './load-balancers/routes.ts';
 export {
   LoadBalancerDirectory,

@@ -151,9 +151,9 @@ export async function createPlatform(
   const loadBalancing = createLoadBalancingSubsystem({
     db,
     logger,
+    settings: config.loadBalancing,
     bus: healthEvents,
     enablement: poolEnablement,
-    settings: config.loadBalancing,
     egress,
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
     reservedHostnames: {
@@ -170,19 +170,18 @@ export async function createPlatform(
     loadBalancing.service.loadBalancers.removeZone({ id: zone.id, name: zone.name, accountId: zone.account_id }),
   );
   zones.service.beforeDelete((zone) => r2.publicAccess.removeZone(zone.id));
-  const notify = config.notifications;
   const notifications = createNotificationsSubsystem({
     db,
     secretBox,
     logger,
+    settings: config.notifications,
     pools: loadBalancing.service,
     mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
     egress,
     metrics,
-    ...notify,
-    // One owner per node for the outbox's claims; a lone node keeps the owner it always had.
-    nodeId: cluster.shared ? cluster.nodeId : undefined,
-    pollMs: cluster.shared ? notify.pollMs : undefined,
+    // One owner per node for the outbox's claims and a poll of the table; a lone node keeps the owner it
+    // always had.
+    cluster: cluster.shared ? cluster : undefined,
     gate,
     healthEvents,
     poolEnablement,
