@@ -16,6 +16,7 @@ import {
 import { r2Routes } from './routes.ts';
 import { tempCredentialRoutes, TemporaryCredentialService } from './temp-credentials/index.ts';
 import { R2WireBackend } from './wire/backend.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface R2Subsystem extends Subsystem {
   storage: StorageService;
@@ -47,12 +48,15 @@ export function createR2Subsystem(deps: {
   publicDomain: string;
   /** Whether a load balancer already serves a hostname (a custom domain may not take it). */
   hostnameTaken?: ((hostname: string) => Promise<boolean>) | undefined;
+  /** Temporary credentials are issued and expire on it (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }): R2Subsystem {
   const { storage } = deps;
   const wire = new R2WireBackend(storage, deps.socketPath, deps.logger, deps.metrics);
   const tempCredentials = new TemporaryCredentialService({
     s3KeyPair: (accessKeyId) => deps.accounts.s3KeyPair(accessKeyId),
     bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined,
+    clock: deps.clock,
   });
   const publicStore = new SqlPublicDomainStore(deps.db);
   const publicAccess = new PublicAccessService({

@@ -147,6 +147,7 @@ export async function createPlatform(
     publicDomain,
     // Called per custom-domain request, after the load balancers exist.
     hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
+    clock,
   });
   const loadBalancing = createLoadBalancingSubsystem({
     db,

@@ -9,8 +9,11 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     const changes = new ObjectChanges();
     const seen: unknown[] = [];
     let release!: () => void;
+    let told!: () => void;
+    const listenerCalled = new Promise<void>((r) => (told = r));
     changes.onChange(async (b, keys) => {
       seen.push([b?.name, keys]);
+      told();
       await new Promise<void>((r) => (release = r));
     });
     changes.watch(bucket, 'k1');
@@ -19,7 +22,7 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     expect(seen).toEqual([]);
     let done = false;
     const pending = changes.changed('b1', ['k1', 'k3']).then(() => (done = true));
-    await new Promise((r) => setTimeout(r, 10));
+    await listenerCalled;
     expect(seen).toEqual([['photos', ['k1']]]);
     expect(done).toBe(false);
     release();
@@ -47,6 +50,8 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     expect(seen).toEqual(['all', ['k1']]);
     changes.watch(bucket, 'k4');
     releaseReset();
+    // One turn of the event loop: the reset's own continuation (it forgets the old watches once every
+    // listener is done) has no promise a caller can await.
     await new Promise((r) => setTimeout(r, 0));
     // Afterwards the old watches are gone (their copies too); the new one stays.
     await changes.changed('b1', ['k2', 'k4']);

@@ -1,23 +1,30 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { Clock } from '../../src/shared/clock.ts';
 import { gatheringSender } from '../../src/workers/tail/gathering-sender.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
 
-/** A real ws server and client on loopback; the server side sends with gatheringSender. */
-async function connected(): Promise<{ server: Server; client: WebSocket; send: (payload: Buffer) => void }> {
+/** A real ws server and client on loopback; the server side sends with gatheringSender (on `clock`, if given). */
+async function connected(
+  clock?: Clock,
+): Promise<{ server: Server; client: WebSocket; socket: Socket; send: (payload: Buffer) => void }> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server = createServer();
-  const serverSide = new Promise<(payload: Buffer) => void>((resolve) => {
+  const serverSide = new Promise<{ socket: Socket; send: (payload: Buffer) => void }>((resolve) => {
     server.on('upgrade', (request, socket, head) =>
-      wss.handleUpgrade(request, socket, head, (ws) => resolve(gatheringSender(ws, socket as Socket))),
+      wss.handleUpgrade(request, socket, head, (ws) =>
+        resolve({ socket: socket as Socket, send: gatheringSender(ws, socket as Socket, clock) }),
+      ),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-  const send = await serverSide;
+  const { socket, send } = await serverSide;
   await new Promise((resolve) => client.once('open', resolve));
-  return { server, client, send };
+  return { server, client, socket, send };
 }
 
 describe('gatheringSender', () => {
@@ -51,13 +58,15 @@ describe('gatheringSender', () => {
   });
 
   it('sends nothing once the client has gone, without throwing', async () => {
-    const pair = await connected();
+    const clock = new ManualClock();
+    const pair = await connected(clock);
     open.push(pair);
+    const closed = once(pair.socket, 'close');
     pair.client.terminate();
-    // Real time: the close reaches the server's socket (nothing to await on this side), then the late send's
-    // gathered write runs; a throw there would fail the test.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await closed;
     pair.send(Buffer.from('{"late":true}'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The late send's gathered write runs inside advance(); a throw there would fail the test.
+    await clock.advance(20);
+    expect(clock.pending).toBe(0);
   });
 });

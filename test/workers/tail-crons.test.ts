@@ -5,7 +5,7 @@ import { CronStore } from '../../src/workers/crons/cron-store.ts';
 import { tailCronRuns } from '../../src/workers/subsystem.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../load-balancing/helpers.ts';
-import { api, enableWorkersDev, uploadScript } from './helpers.ts';
+import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
 import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 
@@ -102,8 +102,12 @@ describe('Cron Trigger runs in a live tail', () => {
     await all.waitFor((l) => l.includes('[log] tick */5 * * * *'));
     const event = JSON.parse(await json.waitFor((l) => l.includes('"cron"')));
     expect(event).toMatchObject({ outcome: 'ok', event: { cron: '*/5 * * * *' } });
-    // Real time: the run must NOT reach this session, and nothing marks that it will not (another process).
-    await new Promise((r) => setTimeout(r, 500));
+    // The run must NOT reach this session. A GET made after another session printed the run is a marker: the
+    // server filters events per session and sends them in order, so once the GET is printed here, the run
+    // would have been printed before it.
+    const host = `ticker.${await accountSubdomain(ledge)}.localhost`;
+    expect((await callFunction(functionsPort(ledge), host, '/after-the-run')).status).toBe(200);
+    await byMethod.waitFor((l) => l.includes('/after-the-run'));
     expect(byMethod.stdout.filter((l) => l.includes('"cron"'))).toEqual([]);
   }, 120_000);
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Principal, S3KeyPair } from '../../accounts/index.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 import { LedgeError } from '../../shared/errors.ts';
 import { R2Errors } from '../../storage/index.ts';
 import { signJwt, unverifiedClaims, verifyJwt, type JwtClaims } from './jwt.ts';
@@ -12,6 +13,8 @@ export interface TempCredentialDeps {
   bucketExists(accountId: string, bucket: string): Promise<boolean>;
   /** The `aud` claim: the S3 endpoint's host for an account (default `<account>.r2.localhost`). */
   audience?: ((accountId: string) => string) | undefined;
+  /** Issue and expiry times (tests pass a clock they advance; default the system's). */
+  clock?: Clock | undefined;
 }
 
 export interface TempCredentials {
@@ -39,9 +42,11 @@ const SESSION_PREFIX = 'jwt/';
  */
 export class TemporaryCredentialService {
   readonly #deps: TempCredentialDeps;
+  readonly #clock: Clock;
 
   constructor(deps: TempCredentialDeps) {
     this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
   }
 
   /** POST /accounts/{a}/r2/temp-access-credentials on behalf of `caller`. */
@@ -49,7 +54,7 @@ export class TemporaryCredentialService {
     caller: Principal,
     accountId: string,
     request: TempCredentialsRequest,
-    now = Date.now(),
+    now = this.#clock.now(),
   ): Promise<TempCredentials> {
     const parent = await this.#deps.s3KeyPair(request.parentAccessKeyId);
     // Someone else's token, another account's, or none at all: one answer, so ids cannot be probed.
@@ -87,7 +92,7 @@ export class TemporaryCredentialService {
    * For the S3 endpoint: a request's Access Key ID and X-Amz-Security-Token (header or presigned query)
    * -> the secret to check its SigV4 signature with, the account, and the grant's scope.
    */
-  async resolve(accessKeyId: string, sessionToken: string, now = Date.now()): Promise<TempCredentialLookup> {
+  async resolve(accessKeyId: string, sessionToken: string, now = this.#clock.now()): Promise<TempCredentialLookup> {
     const invalid = { ok: false, reason: 'invalid' } as const;
     const jwt = decodeSessionToken(sessionToken);
     if (!jwt || unverifiedClaims(jwt)?.['iss'] !== accessKeyId) return invalid;

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /**
  * How long a session gathers events before they leave together: at 4,000 traced requests a second, 80
@@ -17,9 +18,9 @@ const GATHER_MS = 20;
  * mask from a server) rather than by `ws.send`, whose per-frame work (a header buffer and two stream
  * writes) was the next largest part; the session's WebSocket has no extension (the server offers no
  * permessage-deflate), so its frames are exactly these bytes, and ws's own writes (pings, the close
- * frame) go to the same socket whole, between ours.
+ * frame) go to the same socket whole, between ours. The gathering wait runs on `clock` (a test moves it).
  */
-export function gatheringSender(ws: WebSocket, socket: Socket): (payload: Buffer) => void {
+export function gatheringSender(ws: WebSocket, socket: Socket, clock: Clock = systemClock): (payload: Buffer) => void {
   let gathered: Buffer[] = [];
   const send = () => {
     const frames = gathered;
@@ -27,7 +28,7 @@ export function gatheringSender(ws: WebSocket, socket: Socket): (payload: Buffer
     if (ws.readyState === ws.OPEN && !socket.destroyed) socket.write(Buffer.concat(frames));
   };
   return (payload) => {
-    if (gathered.length === 0) setTimeout(send, GATHER_MS);
+    if (gathered.length === 0) clock.schedule(GATHER_MS, send);
     gathered.push(frameHeader(payload.length), payload);
   };
 }
