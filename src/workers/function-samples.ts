@@ -1,4 +1,11 @@
-import type { SqlDatabase } from '../db/index.ts';
+import {
+  foldOnConflict,
+  SAMPLE_RANGES,
+  SampleRollup,
+  type SampleRange,
+  type SampleTable,
+  type SqlDatabase,
+} from '../db/index.ts';
 import type { FunctionGrowth } from '../workerd/index.ts';
 
 /**
@@ -10,23 +17,16 @@ import type { FunctionGrowth } from '../workerd/index.ts';
  * is added to the scrape's minute. Nodes sharing a database add into the same rows, so a chart shows the whole
  * cluster.
  *
- * Retention and downsampling, as for pool health (load-balancing/health/health-samples.ts): minute rows are kept
- * MINUTE_RETENTION_S (24 hours), then rolled up into hour rows, which are kept HOUR_RETENTION_S (7 days). The last
- * hour is drawn per minute, the last day per 5 minutes, the last week per hour. A row exists only for a minute in
+ * Retention and downsampling, as for pool health (src/db/minute-hour-samples.ts): minute rows are kept 24 hours,
+ * then rolled up into hour rows, which are kept 7 days. The last hour is drawn per minute, the last day per
+ * 5 minutes, the last week per hour. A row exists only for a minute in
  * which the script answered something: an idle script costs nothing, a busy one at most 1,440 minute rows plus
  * 168 hour rows.
  */
-export const MINUTE_RETENTION_S = 24 * 3600;
-export const HOUR_RETENTION_S = 7 * 24 * 3600;
 export const SAMPLE_EVERY_MS = 15_000;
-const ROLLUP_EVERY_MS = 10 * 60_000;
 
-export const REQUEST_RANGES = {
-  hour: { seconds: 3600, step: 60 },
-  day: { seconds: 24 * 3600, step: 300 },
-  week: { seconds: 7 * 24 * 3600, step: 3600 },
-} as const;
-export type RequestRange = keyof typeof REQUEST_RANGES;
+export const REQUEST_RANGES = SAMPLE_RANGES;
+export type RequestRange = SampleRange;
 
 /** What one script's counts grew by since the last scrape; `status[i]` is class (i+1)xx. */
 export type { FunctionGrowth };
@@ -39,22 +39,22 @@ export interface RequestSamplePoint {
   status: { '1xx': number; '2xx': number; '3xx': number; '4xx': number; '5xx': number };
 }
 
-const COUNTS = 'requests, exceptions, s1xx, s2xx, s3xx, s4xx, s5xx';
-const ADD_ON_CONFLICT = `ON CONFLICT (account_id, script_name, resolution, bucket) DO UPDATE SET
-    requests = worker_request_samples.requests + excluded.requests,
-    exceptions = worker_request_samples.exceptions + excluded.exceptions,
-    s1xx = worker_request_samples.s1xx + excluded.s1xx,
-    s2xx = worker_request_samples.s2xx + excluded.s2xx,
-    s3xx = worker_request_samples.s3xx + excluded.s3xx,
-    s4xx = worker_request_samples.s4xx + excluded.s4xx,
-    s5xx = worker_request_samples.s5xx + excluded.s5xx`;
+const TABLE: SampleTable = {
+  table: 'worker_request_samples',
+  keys: ['account_id', 'script_name'],
+  counters: { requests: 'sum', exceptions: 'sum', s1xx: 'sum', s2xx: 'sum', s3xx: 'sum', s4xx: 'sum', s5xx: 'sum' },
+  lock: 'workers:request-samples-rollup',
+};
+const COUNTS = Object.keys(TABLE.counters).join(', ');
+const ADD_ON_CONFLICT = foldOnConflict(TABLE);
 
 export class FunctionSamples {
   readonly #db: SqlDatabase;
-  #lastRollup = 0;
+  readonly #rollup: SampleRollup;
 
   constructor(db: SqlDatabase) {
     this.#db = db;
+    this.#rollup = new SampleRollup(db, TABLE);
   }
 
   /** One scrape's growth, into the minute it was taken in (one transaction). */
@@ -105,34 +105,13 @@ export class FunctionSamples {
     }));
   }
 
-  async maybeRollUp(nowMs = Date.now()): Promise<void> {
-    if (nowMs - this.#lastRollup < ROLLUP_EVERY_MS) return;
-    this.#lastRollup = nowMs;
-    await this.rollUp(nowMs);
+  /** Rolls minute rows past their retention into hours and drops old hours; at most every ten minutes. */
+  maybeRollUp(nowMs = Date.now()): Promise<void> {
+    return this.#rollup.maybeRollUp(nowMs);
   }
 
-  /** Minute rows past their retention become hour rows; hour rows past theirs go. */
-  async rollUp(nowMs = Date.now()): Promise<void> {
-    const now = Math.floor(nowMs / 1000);
-    // Whole hours only, so an hour row never gets minutes of the same hour twice.
-    const cutoff = Math.floor((now - MINUTE_RETENTION_S) / 3600) * 3600;
-    await this.#db.transaction(async (tx) => {
-      // Nodes sharing a database roll up one at a time (an advisory lock on PostgreSQL).
-      await tx.lock('workers:request-samples-rollup');
-      await tx.run(
-        `INSERT INTO worker_request_samples (account_id, script_name, resolution, bucket, ${COUNTS})
-         SELECT account_id, script_name, 3600, (bucket / 3600) * 3600, SUM(requests), SUM(exceptions),
-           SUM(s1xx), SUM(s2xx), SUM(s3xx), SUM(s4xx), SUM(s5xx)
-         FROM worker_request_samples WHERE resolution = 60 AND bucket < ?
-         GROUP BY account_id, script_name, (bucket / 3600) * 3600
-         ${ADD_ON_CONFLICT}`,
-        [cutoff],
-      );
-      await tx.run('DELETE FROM worker_request_samples WHERE resolution = 60 AND bucket < ?', [cutoff]);
-      await tx.run('DELETE FROM worker_request_samples WHERE resolution = 3600 AND bucket < ?', [
-        now - HOUR_RETENTION_S,
-      ]);
-    });
+  rollUp(nowMs = Date.now()): Promise<void> {
+    return this.#rollup.rollUp(nowMs);
   }
 
   /** A deleted script's samples go with it (a new script of the same name starts with an empty chart). */

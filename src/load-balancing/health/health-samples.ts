@@ -1,4 +1,12 @@
-import type { SqlDatabase, SqlExecutor } from '../../db/index.ts';
+import {
+  foldOnConflict,
+  SAMPLE_RANGES,
+  SampleRollup,
+  type SampleRange,
+  type SampleTable,
+  type SqlDatabase,
+  type SqlExecutor,
+} from '../../db/index.ts';
 import type { OriginState } from './health-state.ts';
 
 /**
@@ -6,23 +14,13 @@ import type { OriginState } from './health-state.ts';
  * in a time bucket, how many were healthy, and the round-trip times' sum, count and maximum.
  *
  * Retention and downsampling: every check lands in its minute (resolution 60), written in the transaction
- * that records the check. Minute rows older than MINUTE_RETENTION_S are rolled up into hour rows (resolution
- * 3600) and deleted; hour rows older than HOUR_RETENTION_S are deleted. The last hour is therefore drawn at
- * one-minute resolution, the last day at five minutes (minute rows grouped), the last week at one hour. For
- * 10,000 pools of two origins checked every minute that is at most 30,000 rows per minute of the last day
- * (43 M rows) plus 30,000 per hour of the week (5 M rows); one row per (origin, bucket) whatever the check
- * interval.
+ * that records the check; minute rows become hour rows after a day and go after a week
+ * (src/db/minute-hour-samples.ts, shared with the functions' request samples). For 10,000 pools of two
+ * origins checked every minute that is at most 30,000 rows per minute of the last day (43 M rows) plus
+ * 30,000 per hour of the week (5 M rows); one row per (origin, bucket) whatever the check interval.
  */
-export const MINUTE_RETENTION_S = 24 * 3600;
-export const HOUR_RETENTION_S = 7 * 24 * 3600;
-const ROLLUP_EVERY_MS = 10 * 60_000;
-
-export const HEALTH_RANGES = {
-  hour: { seconds: 3600, step: 60 },
-  day: { seconds: 24 * 3600, step: 300 },
-  week: { seconds: 7 * 24 * 3600, step: 3600 },
-} as const;
-export type HealthRange = keyof typeof HEALTH_RANGES;
+export const HEALTH_RANGES = SAMPLE_RANGES;
+export type HealthRange = SampleRange;
 
 export interface HealthSamplePoint {
   /** Unix seconds: the start of the bucket. */
@@ -36,21 +34,22 @@ export interface HealthSamplePoint {
   rtt_max_ms: number | null;
 }
 
+const TABLE: SampleTable = {
+  table: 'lb_health_samples',
+  keys: ['pool_id', 'origin_name'],
+  counters: { checks: 'sum', healthy: 'sum', rtt_sum: 'sum', rtt_count: 'sum', rtt_max: 'max' },
+  lock: 'load-balancing:health-samples-rollup',
+};
 const UPSERT = `INSERT INTO lb_health_samples (pool_id, origin_name, resolution, bucket, checks, healthy, rtt_sum, rtt_count, rtt_max)
-  VALUES (?, ?, 60, ?, 1, ?, ?, ?, ?)
-  ON CONFLICT (pool_id, origin_name, resolution, bucket) DO UPDATE SET
-    checks = lb_health_samples.checks + 1,
-    healthy = lb_health_samples.healthy + excluded.healthy,
-    rtt_sum = lb_health_samples.rtt_sum + excluded.rtt_sum,
-    rtt_count = lb_health_samples.rtt_count + excluded.rtt_count,
-    rtt_max = CASE WHEN excluded.rtt_max > lb_health_samples.rtt_max THEN excluded.rtt_max ELSE lb_health_samples.rtt_max END`;
+  VALUES (?, ?, 60, ?, 1, ?, ?, ?, ?) ${foldOnConflict(TABLE)}`;
 
 export class HealthSamples {
   readonly #db: SqlDatabase;
-  #lastRollup = 0;
+  readonly #rollup: SampleRollup;
 
   constructor(db: SqlDatabase) {
     this.#db = db;
+    this.#rollup = new SampleRollup(db, TABLE);
   }
 
   /** One origin's check, in the transaction that records it. */
@@ -105,35 +104,12 @@ export class HealthSamples {
   }
 
   /** Rolls minute rows past their retention into hours and drops old hours; at most every ten minutes. */
-  async maybeRollUp(nowMs = Date.now()): Promise<void> {
-    if (nowMs - this.#lastRollup < ROLLUP_EVERY_MS) return;
-    this.#lastRollup = nowMs;
-    await this.rollUp(nowMs);
+  maybeRollUp(nowMs = Date.now()): Promise<void> {
+    return this.#rollup.maybeRollUp(nowMs);
   }
 
-  async rollUp(nowMs = Date.now()): Promise<void> {
-    const now = Math.floor(nowMs / 1000);
-    // Whole hours only, so an hour row never gets minutes of the same hour twice.
-    const cutoff = Math.floor((now - MINUTE_RETENTION_S) / 3600) * 3600;
-    await this.#db.transaction(async (tx) => {
-      // Nodes sharing a database roll up one at a time (an advisory lock on PostgreSQL).
-      await tx.lock('load-balancing:health-samples-rollup');
-      await tx.run(
-        `INSERT INTO lb_health_samples (pool_id, origin_name, resolution, bucket, checks, healthy, rtt_sum, rtt_count, rtt_max)
-         SELECT pool_id, origin_name, 3600, (bucket / 3600) * 3600, SUM(checks), SUM(healthy), SUM(rtt_sum), SUM(rtt_count), MAX(rtt_max)
-         FROM lb_health_samples WHERE resolution = 60 AND bucket < ?
-         GROUP BY pool_id, origin_name, (bucket / 3600) * 3600
-         ON CONFLICT (pool_id, origin_name, resolution, bucket) DO UPDATE SET
-           checks = lb_health_samples.checks + excluded.checks,
-           healthy = lb_health_samples.healthy + excluded.healthy,
-           rtt_sum = lb_health_samples.rtt_sum + excluded.rtt_sum,
-           rtt_count = lb_health_samples.rtt_count + excluded.rtt_count,
-           rtt_max = CASE WHEN excluded.rtt_max > lb_health_samples.rtt_max THEN excluded.rtt_max ELSE lb_health_samples.rtt_max END`,
-        [cutoff],
-      );
-      await tx.run('DELETE FROM lb_health_samples WHERE resolution = 60 AND bucket < ?', [cutoff]);
-      await tx.run('DELETE FROM lb_health_samples WHERE resolution = 3600 AND bucket < ?', [now - HOUR_RETENTION_S]);
-    });
+  rollUp(nowMs = Date.now()): Promise<void> {
+    return this.#rollup.rollUp(nowMs);
   }
 
   /** A deleted pool's samples go with it. */
