@@ -1,17 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EgressPolicy } from '../egress/index.ts';
 import type { Logger } from '../shared/logger.ts';
-import { errorBody, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { clientAddress, downstreamResponseHeaders, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
-import {
-  isErrorAnswer,
-  whenRouted,
-  type ProxyRoute as Route,
-  type ProxyTarget as Target,
-  type Router,
-} from './route.ts';
+import { attemptOn, routeRequest } from './attempt.ts';
+import { errorBody, type ErrorAnswer } from './error-answers.ts';
+import { downstreamResponseHeaders } from './forwarded-headers.ts';
+import type { ProxyRoute as Route, ProxyTarget as Target, Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
-import { sendUpstream, type UpstreamFailure } from './upstream.ts';
+import type { UpstreamFailure } from './upstream.ts';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
@@ -31,17 +26,14 @@ export function hasNoBody(req: IncomingMessage): boolean {
 
 /** The listener's request handler: route, proxy with one retry for a failed connection, answer errors. */
 export function proxyRequest(deps: ProxyDeps, req: IncomingMessage, res: ServerResponse): void {
-  whenRouted(
-    () => deps.route(incomingView(req), false),
+  routeRequest(
+    deps,
+    req,
     (route) => {
-      if (isErrorAnswer(route)) return answerError(res, route);
       const retry = IDEMPOTENT.has(req.method ?? '') && hasNoBody(req);
       attempt(deps, req, res, route, route.target, retry);
     },
-    (error: unknown) => {
-      deps.logger.error('load balancer routing failed', { host: req.headers.host, err: error });
-      answerError(res, TrafficErrors.internal());
-    },
+    (answer) => answerError(res, answer),
   );
 }
 
@@ -53,40 +45,26 @@ function attempt(
   target: Target,
   mayRetry: boolean,
 ): void {
-  const { endpoint } = target;
-  const occupied = endpoint.occupy();
-  const done = occupied.release;
-  const headers = upstreamRequestHeaders(req, route.hostFor(target), clientAddress(req), 'http', false);
-  const upstream = sendUpstream(
-    target,
-    { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: false },
-    deps.settings,
-    deps.egress,
-    {
-      onResponse: (response) => {
-        endpoint.failedAt = 0;
-        const out = downstreamResponseHeaders(response.headers);
-        const cookie = target === route.target ? route.setCookie : route.retryCookie(target);
-        if (cookie) out['set-cookie'] = appendCookie(out['set-cookie'], cookie);
-        route.answered(target);
-        res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
-        response.pipe(res);
-        response.once('end', done);
-        // The origin broke off mid-body: the client must see a broken response, not a short one.
-        response.once('error', () => res.destroy());
-        response.once('aborted', () => res.destroy());
-      },
-      onFailure: (failure) => {
-        done();
-        if (failure.connectionFailed) endpoint.failedAt = Date.now();
-        retryOrAnswer(deps, req, res, route, target, mayRetry, failure);
-      },
+  const { upstream, occupied } = attemptOn(deps, req, route, target, false, {
+    onResponse: (response) => {
+      target.endpoint.failedAt = 0;
+      const out = downstreamResponseHeaders(response.headers);
+      const cookie = target === route.target ? route.setCookie : route.retryCookie(target);
+      if (cookie) out['set-cookie'] = appendCookie(out['set-cookie'], cookie);
+      route.answered(target);
+      res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
+      response.pipe(res);
+      response.once('end', occupied.release);
+      // The origin broke off mid-body: the client must see a broken response, not a short one.
+      response.once('error', () => res.destroy());
+      response.once('aborted', () => res.destroy());
     },
-  );
+    onFailure: (failure) => retryOrAnswer(deps, req, res, route, target, mayRetry, failure),
+  });
   if (!upstream) return;
   // The client went away: stop the origin's work too.
   res.once('close', () => {
-    done();
+    occupied.release();
     if (!res.writableFinished) upstream.destroy();
   });
   if (hasNoBody(req)) upstream.end();

@@ -1,10 +1,9 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { rawErrorResponse, TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { clientAddress, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
+import { attemptOn, routeRequest } from './attempt.ts';
+import { rawErrorResponse, type ErrorAnswer } from './error-answers.ts';
 import type { ProxyDeps } from './http-proxy.ts';
-import { isErrorAnswer, whenRouted, type ProxyRoute as Route, type ProxyTarget as Target } from './route.ts';
-import { sendUpstream } from './upstream.ts';
+import type { ProxyRoute as Route, ProxyTarget as Target } from './route.ts';
 
 /**
  * An Upgrade request (WebSocket): routed like any request, then the two sockets are piped to each other
@@ -13,16 +12,11 @@ import { sendUpstream } from './upstream.ts';
  */
 export function proxyUpgrade(deps: ProxyDeps, req: IncomingMessage, client: Duplex, head: Buffer): void {
   client.on('error', () => client.destroy());
-  whenRouted(
-    () => deps.route(incomingView(req), false),
-    (route) => {
-      if (isErrorAnswer(route)) return answer(client, route);
-      attemptUpgrade(deps, req, client, head, route, route.target, true);
-    },
-    (error: unknown) => {
-      deps.logger.error('load balancer routing failed', { host: req.headers.host, err: error });
-      answer(client, TrafficErrors.internal());
-    },
+  routeRequest(
+    deps,
+    req,
+    (route) => attemptUpgrade(deps, req, client, head, route, route.target, true),
+    (error) => answer(client, error),
   );
 }
 
@@ -35,51 +29,39 @@ function attemptUpgrade(
   target: Target,
   mayRetry: boolean,
 ): void {
-  const { endpoint } = target;
-  const occupied = endpoint.occupy();
-  const done = occupied.release;
-  const headers = upstreamRequestHeaders(req, route.hostFor(target), clientAddress(req), 'http', true);
-  const upstream = sendUpstream(
-    target,
-    { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade: true },
-    deps.settings,
-    deps.egress,
-    {
-      onUpgrade: (response, socket, upstreamHead) => {
-        // Answered: no longer an outstanding request, but a connection in use until either side closes.
-        socket.once('close', occupied.keepConnection());
-        if (client.destroyed) return void socket.destroy();
-        client.write(responseHead(response, route.setCookie));
-        if (upstreamHead.length > 0) client.write(upstreamHead);
-        if (head.length > 0) socket.write(head);
-        socket.on('error', () => client.destroy());
-        client.on('error', () => socket.destroy());
-        socket.on('close', () => client.destroy());
-        client.on('close', () => socket.destroy());
-        socket.pipe(client);
-        client.pipe(socket);
-      },
-      onResponse: (response) => {
-        // Not upgraded: relay the origin's answer and close.
-        client.write(responseHead(response, undefined, true));
-        response.pipe(client);
-        response.once('end', done);
-        response.once('error', () => client.destroy());
-      },
-      onFailure: (failure) => {
-        done();
-        if (failure.connectionFailed) endpoint.failedAt = Date.now();
-        if (mayRetry && failure.connectionFailed && !client.destroyed) {
-          const next = route.retryTarget(target);
-          if (next) return attemptUpgrade(deps, req, client, head, route, next, false);
-        }
-        answer(client, failure.answer);
-      },
+  const { upstream, occupied } = attemptOn(deps, req, route, target, true, {
+    onUpgrade: (response, socket, upstreamHead) => {
+      // Answered: no longer an outstanding request, but a connection in use until either side closes.
+      socket.once('close', occupied.keepConnection());
+      if (client.destroyed) return void socket.destroy();
+      client.write(responseHead(response, route.setCookie));
+      if (upstreamHead.length > 0) client.write(upstreamHead);
+      if (head.length > 0) socket.write(head);
+      socket.on('error', () => client.destroy());
+      client.on('error', () => socket.destroy());
+      socket.on('close', () => client.destroy());
+      client.on('close', () => socket.destroy());
+      socket.pipe(client);
+      client.pipe(socket);
     },
-  );
+    onResponse: (response) => {
+      // Not upgraded: relay the origin's answer and close.
+      client.write(responseHead(response, undefined, true));
+      response.pipe(client);
+      response.once('end', occupied.release);
+      response.once('error', () => client.destroy());
+    },
+    onFailure: (failure) => {
+      if (mayRetry && failure.connectionFailed && !client.destroyed) {
+        const next = route.retryTarget(target);
+        if (next) return attemptUpgrade(deps, req, client, head, route, next, false);
+      }
+      answer(client, failure.answer);
+    },
+  });
   if (!upstream) return;
   client.once('close', () => {
-    done();
+    occupied.release();
     if (!upstream.destroyed && !upstream.socket?.readable) upstream.destroy();
   });
   upstream.end();
