@@ -1,34 +1,10 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, type PageWatch } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { origin, readOnlyToken } from './helpers.ts';
+import { browserFixture, origin, readOnlyToken } from './helpers.ts';
 import { screenshot } from './shots.ts';
 
 let ledge: TestLedge;
-let browser: Browser;
-const watches: PageWatch[] = [];
-
-beforeAll(async () => {
-  ledge = await startLedge();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  for (const watch of watches) await watch.context.close().catch(() => undefined);
-  await browser?.close();
-  await ledge?.close();
-});
-
-async function signedInPage(token = ledge.apiToken): Promise<PageWatch> {
-  const watch = await openPage(browser);
-  watches.push(watch);
-  const { page } = watch;
-  await page.goto(`${origin(ledge)}/`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return watch;
-}
+const { signedInPage } = browserFixture(async () => (ledge = await startLedge()));
 
 /** Whether a token value is accepted by the API right now. */
 const works = async (value: string) =>

@@ -1,28 +1,25 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, type PageWatch } from '../helpers/browser.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { TestOrigin } from '../load-balancing/helpers.ts';
 import { alerting, call, createPool } from '../notifications/api-helpers.ts';
 import { startSmtpReceiver, startWebhookReceiver, type SmtpReceiver } from '../notifications/receivers.ts';
-import { origin } from './helpers.ts';
+import { browserFixture, origin } from './helpers.ts';
 import { screenshot } from './shots.ts';
 
 // Monitors may probe every second in tests (the server default minimum is 5 s).
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
 
 let ledge: TestLedge;
-let browser: Browser;
 let smtp: SmtpReceiver;
 let a: TestOrigin;
 let b: TestOrigin;
 let poolId: string;
-const watches: PageWatch[] = [];
+const { signedInPage } = browserFixture(async () => {
+  smtp = await startSmtpReceiver();
+  return (ledge = await startLedge({ flags: { smtpUrl: smtp.url } }));
+});
 
 beforeAll(async () => {
-  smtp = await startSmtpReceiver();
-  ledge = await startLedge({ flags: { smtpUrl: smtp.url } });
-  browser = await launchBrowser();
   a = await TestOrigin.start();
   b = await TestOrigin.start();
   const monitor = await call(ledge, 'POST', `/accounts/${ledge.accountId}/load_balancers/monitors`, {
@@ -43,24 +40,12 @@ beforeAll(async () => {
     ],
   });
 });
+// Runs before the fixture's own (hooks run in reverse): the receivers and origins go first.
 afterAll(async () => {
-  for (const watch of watches) await watch.context.close().catch(() => undefined);
-  await browser?.close();
-  await ledge?.close();
   await smtp?.close();
   await a?.stop().catch(() => undefined);
   await b?.stop().catch(() => undefined);
 });
-
-async function signedInPage(): Promise<PageWatch> {
-  const watch = await openPage(browser);
-  watches.push(watch);
-  await watch.page.goto(`${origin(ledge)}/`);
-  await watch.page.getByLabel('API token').fill(ledge.apiToken);
-  await watch.page.getByRole('button', { name: 'Log in' }).click();
-  await watch.page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return watch;
-}
 
 interface Policy {
   id: string;

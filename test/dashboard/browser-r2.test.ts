@@ -1,36 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, seriousViolations, type PageWatch } from '../helpers/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { seriousViolations } from '../helpers/browser.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { origin, readOnlyToken } from './helpers.ts';
+import { browserFixture, origin, readOnlyToken } from './helpers.ts';
 import { screenshot } from './shots.ts';
 
 let ledge: TestLedge;
-let browser: Browser;
-const watches: PageWatch[] = [];
-
-beforeAll(async () => {
-  ledge = await startLedge();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  for (const watch of watches) await watch.context.close().catch(() => undefined);
-  await browser?.close();
-  await ledge?.close();
-});
-
-async function signedInPage(token = ledge.apiToken): Promise<PageWatch> {
-  const watch = await openPage(browser);
-  watches.push(watch);
-  const { page } = watch;
-  await page.goto(`${origin(ledge)}/`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return watch;
-}
+const { signedInPage } = browserFixture(async () => (ledge = await startLedge()));
 
 const api = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
   fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}${path}`, {

@@ -1,6 +1,4 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, type PageWatch } from '../helpers/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
@@ -10,7 +8,7 @@ import {
   functionsPort,
   uploadScript,
 } from '../workers/helpers.ts';
-import { origin } from './helpers.ts';
+import { browserFixture, origin } from './helpers.ts';
 import { screenshot } from './shots.ts';
 
 const WORKER = `export default {
@@ -23,13 +21,10 @@ const WORKER = `export default {
 };`;
 
 let ledge: TestLedge;
-let browser: Browser;
-let watch: PageWatch;
 let host: string;
+const fixture = browserFixture(async () => (ledge = await startLedge()));
 
 beforeAll(async () => {
-  ledge = await startLedge();
-  browser = await launchBrowser();
   expect((await uploadScript(ledge, 'logger', { modules: { 'index.js': WORKER } })).status).toBe(200);
   await enableWorkersDev(ledge, 'logger');
   host = `logger.${await accountSubdomain(ledge)}.localhost`;
@@ -40,18 +35,12 @@ beforeAll(async () => {
   ).toBe(200);
   expect((await api(ledge, 'PUT', `${scripts}/schedules`, [{ cron: '*/30 * * * *' }])).status).toBe(200);
 }, 150_000);
-afterAll(async () => {
-  await watch?.context.close().catch(() => undefined);
-  await browser?.close();
-  await ledge?.close();
-}, 150_000);
 
 const call = (method: string, path: string) => callFunction(functionsPort(ledge), host, path, { method });
 
 describe('dashboard in Chromium: Workers & Pages', () => {
   it('shows a script with its secret names (never values) and crons, and streams its log live with filters', async () => {
-    watch = await openPage(browser);
-    const { page, errors } = watch;
+    const { page, errors } = await fixture.page();
     await page.goto(`${origin(ledge)}/`);
     await page.getByLabel('API token').fill(ledge.apiToken);
     await page.getByRole('button', { name: 'Log in' }).click();

@@ -1,3 +1,6 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { launchBrowser, openPage, type PageWatch } from '../helpers/browser.ts';
 import type { TestLedge } from '../helpers/ledge.ts';
 
 /** The dashboard's origin (the API port's root). */
@@ -59,4 +62,44 @@ export async function firstLoadScripts(
     for (const match of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) queue.push(match[1]!);
   }
   return [...seen.values()];
+}
+
+/**
+ * The preamble of a browser test file: `start` starts its Ledge (the file keeps it in a variable of its own),
+ * then Chromium starts; after the file every page opened here is closed, then the browser and the Ledge.
+ * `page()` opens a page; `signedInPage(token)` also logs in with `token` (default the test user's) as a
+ * person does and waits for the Overview.
+ */
+export function browserFixture(start: () => Promise<TestLedge>): {
+  page(): Promise<PageWatch>;
+  signedInPage(token?: string): Promise<PageWatch>;
+} {
+  let ledge: TestLedge | undefined;
+  let browser: Browser | undefined;
+  const watches: PageWatch[] = [];
+  beforeAll(async () => {
+    ledge = await start();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    for (const watch of watches) await watch.context.close().catch(() => undefined);
+    await browser?.close();
+    await ledge?.close();
+  });
+  const page = async () => {
+    const watch = await openPage(browser!);
+    watches.push(watch);
+    return watch;
+  };
+  return {
+    page,
+    async signedInPage(token = ledge!.apiToken) {
+      const watch = await page();
+      await watch.page.goto(`${origin(ledge!)}/`);
+      await watch.page.getByLabel('API token').fill(token);
+      await watch.page.getByRole('button', { name: 'Log in' }).click();
+      await watch.page.getByRole('heading', { name: 'Overview' }).waitFor();
+      return watch;
+    },
+  };
 }
