@@ -15,12 +15,12 @@ import {
   openSync,
   readFileSync,
   rmSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { awsCliEnv } from '../../test/helpers/aws-cli.ts';
 import { s3CredentialsFor, startLedge } from './server.ts';
 
 const at = process.argv.indexOf('--gib');
@@ -69,18 +69,7 @@ async function main() {
     const credentials = await s3CredentialsFor(ledge.apiUrl);
     const home = join(work, 'aws');
     mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, 'config'), '[default]\ns3 =\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n');
-    const env = {
-      PATH: process.env['PATH'],
-      HOME: home,
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_DEFAULT_REGION: 'auto',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-    };
+    const env = awsCliEnv(home, credentials);
     const aws = (...args: string[]) =>
       promisify(execFile)(AWS, ['--endpoint-url', `http://127.0.0.1:${ledge.s3Port}`, ...args], {
         env,

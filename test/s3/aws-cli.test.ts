@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsCliEnv } from '../helpers/aws-cli.ts';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { listTree, makeTree, md5Hex, run, s3Client, s3CredentialsOf, s3Port, tool } from './helpers.ts';
 
@@ -21,19 +22,7 @@ describe('S3 API with the AWS CLI', () => {
     const credentials = await s3CredentialsOf(ledge);
     s3 = s3Client(ledge, credentials);
     endpoint = `http://127.0.0.1:${s3Port(ledge)}`;
-    const home = tempDir('ledge-aws-');
-    writeFileSync(join(home, 'config'), '[default]\ns3 =\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n');
-    env = {
-      PATH: process.env['PATH'],
-      HOME: home,
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_DEFAULT_REGION: 'auto',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-    };
+    env = awsCliEnv(tempDir('ledge-aws-'), credentials);
     await aws('s3', 'mb', 's3://cli');
   });
   afterAll(async () => {

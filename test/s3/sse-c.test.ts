@@ -16,6 +16,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsCliEnv } from '../helpers/aws-cli.ts';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { trafficPort } from '../load-balancing/traffic-helpers.ts';
 import { call as apiCall } from '../notifications/api-helpers.ts';
@@ -340,23 +341,8 @@ describe('S3 API: SSE-C (customer-provided keys)', () => {
     { timeout: 120_000 },
     async () => {
       const home = tempDir('ledge-aws-ssec-');
-      writeFileSync(
-        join(home, 'config'),
-        '[default]\ns3 =\n  multipart_threshold = 8MB\n  multipart_chunksize = 8MB\n',
-      );
       writeFileSync(join(home, 'key.bin'), key);
-      const credentials = await s3CredentialsOf(ledge);
-      const env = {
-        PATH: process.env['PATH'],
-        HOME: home,
-        AWS_CONFIG_FILE: join(home, 'config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        AWS_DEFAULT_REGION: 'auto',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_PAGER: '',
-      };
+      const env = awsCliEnv(home, await s3CredentialsOf(ledge));
       const aws = (...args: string[]) =>
         run(AWS, ['--endpoint-url', `http://127.0.0.1:${s3Port(ledge)}`, ...args], { env, timeoutMs: 110_000 });
       const keyArgs = ['--sse-c', 'AES256', '--sse-c-key', `fileb://${join(home, 'key.bin')}`];
