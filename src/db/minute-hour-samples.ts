@@ -42,7 +42,10 @@ export function foldOnConflict(spec: SampleTable): string {
   return `ON CONFLICT (${[...spec.keys, 'resolution', 'bucket'].join(', ')}) DO UPDATE SET ${sets.join(', ')}`;
 }
 
-/** Rolls a samples table's old minute rows into hour rows and drops hour rows past their retention. */
+/**
+ * A samples table's upkeep: rolls old minute rows into hour rows and drops hour rows past their retention.
+ * The tables' own classes (pool health, function requests) extend it with their writes and reads.
+ */
 export class SampleRollup {
   readonly #db: SqlDatabase;
   readonly #spec: SampleTable;
@@ -54,13 +57,13 @@ export class SampleRollup {
   }
 
   /** A roll-up, unless this process ran one less than ten minutes ago. */
-  async maybeRollUp(nowMs: number): Promise<void> {
+  async maybeRollUp(nowMs = Date.now()): Promise<void> {
     if (nowMs - this.#lastRollup < ROLLUP_EVERY_MS) return;
     this.#lastRollup = nowMs;
     await this.rollUp(nowMs);
   }
 
-  async rollUp(nowMs: number): Promise<void> {
+  async rollUp(nowMs = Date.now()): Promise<void> {
     const { table, keys, counters } = this.#spec;
     const now = Math.floor(nowMs / 1000);
     // Whole hours only, so an hour row never gets minutes of the same hour twice.

@@ -1,11 +1,4 @@
-import {
-  foldOnConflict,
-  SAMPLE_RANGES,
-  SampleRollup,
-  type SampleRange,
-  type SampleTable,
-  type SqlDatabase,
-} from '../db/index.ts';
+import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase } from '../db/index.ts';
 import type { FunctionGrowth } from '../workerd/index.ts';
 
 /**
@@ -26,7 +19,7 @@ import type { FunctionGrowth } from '../workerd/index.ts';
 export const SAMPLE_EVERY_MS = 15_000;
 
 export const REQUEST_RANGES = SAMPLE_RANGES;
-export type RequestRange = SampleRange;
+export type RequestRange = keyof typeof REQUEST_RANGES;
 
 /** What one script's counts grew by since the last scrape; `status[i]` is class (i+1)xx. */
 export type { FunctionGrowth };
@@ -39,22 +32,21 @@ export interface RequestSamplePoint {
   status: { '1xx': number; '2xx': number; '3xx': number; '4xx': number; '5xx': number };
 }
 
-const TABLE: SampleTable = {
+const TABLE = {
   table: 'worker_request_samples',
   keys: ['account_id', 'script_name'],
   counters: { requests: 'sum', exceptions: 'sum', s1xx: 'sum', s2xx: 'sum', s3xx: 'sum', s4xx: 'sum', s5xx: 'sum' },
   lock: 'workers:request-samples-rollup',
-};
+} as const;
 const COUNTS = Object.keys(TABLE.counters).join(', ');
 const ADD_ON_CONFLICT = foldOnConflict(TABLE);
 
-export class FunctionSamples {
+export class FunctionSamples extends SampleRollup {
   readonly #db: SqlDatabase;
-  readonly #rollup: SampleRollup;
 
   constructor(db: SqlDatabase) {
+    super(db, TABLE);
     this.#db = db;
-    this.#rollup = new SampleRollup(db, TABLE);
   }
 
   /** One scrape's growth, into the minute it was taken in (one transaction). */
@@ -103,15 +95,6 @@ export class FunctionSamples {
         '5xx': Number(row.s5),
       },
     }));
-  }
-
-  /** Rolls minute rows past their retention into hours and drops old hours; at most every ten minutes. */
-  maybeRollUp(nowMs = Date.now()): Promise<void> {
-    return this.#rollup.maybeRollUp(nowMs);
-  }
-
-  rollUp(nowMs = Date.now()): Promise<void> {
-    return this.#rollup.rollUp(nowMs);
   }
 
   /** A deleted script's samples go with it (a new script of the same name starts with an empty chart). */

@@ -1,12 +1,4 @@
-import {
-  foldOnConflict,
-  SAMPLE_RANGES,
-  SampleRollup,
-  type SampleRange,
-  type SampleTable,
-  type SqlDatabase,
-  type SqlExecutor,
-} from '../../db/index.ts';
+import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase, type SqlExecutor } from '../../db/index.ts';
 import type { OriginState } from './health-state.ts';
 
 /**
@@ -20,7 +12,7 @@ import type { OriginState } from './health-state.ts';
  * 30,000 per hour of the week (5 M rows); one row per (origin, bucket) whatever the check interval.
  */
 export const HEALTH_RANGES = SAMPLE_RANGES;
-export type HealthRange = SampleRange;
+export type HealthRange = keyof typeof HEALTH_RANGES;
 
 export interface HealthSamplePoint {
   /** Unix seconds: the start of the bucket. */
@@ -34,22 +26,21 @@ export interface HealthSamplePoint {
   rtt_max_ms: number | null;
 }
 
-const TABLE: SampleTable = {
+const TABLE = {
   table: 'lb_health_samples',
   keys: ['pool_id', 'origin_name'],
   counters: { checks: 'sum', healthy: 'sum', rtt_sum: 'sum', rtt_count: 'sum', rtt_max: 'max' },
   lock: 'load-balancing:health-samples-rollup',
-};
+} as const;
 const UPSERT = `INSERT INTO lb_health_samples (pool_id, origin_name, resolution, bucket, checks, healthy, rtt_sum, rtt_count, rtt_max)
   VALUES (?, ?, 60, ?, 1, ?, ?, ?, ?) ${foldOnConflict(TABLE)}`;
 
-export class HealthSamples {
+export class HealthSamples extends SampleRollup {
   readonly #db: SqlDatabase;
-  readonly #rollup: SampleRollup;
 
   constructor(db: SqlDatabase) {
+    super(db, TABLE);
     this.#db = db;
-    this.#rollup = new SampleRollup(db, TABLE);
   }
 
   /** One origin's check, in the transaction that records it. */
@@ -101,15 +92,6 @@ export class HealthSamples {
         rtt_max_ms: rttCount === 0 ? null : Number(row.rtt_max),
       };
     });
-  }
-
-  /** Rolls minute rows past their retention into hours and drops old hours; at most every ten minutes. */
-  maybeRollUp(nowMs = Date.now()): Promise<void> {
-    return this.#rollup.maybeRollUp(nowMs);
-  }
-
-  rollUp(nowMs = Date.now()): Promise<void> {
-    return this.#rollup.rollUp(nowMs);
   }
 
   /** A deleted pool's samples go with it. */
