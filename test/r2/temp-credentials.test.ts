@@ -61,7 +61,7 @@ const claimsOf = (jwt: string) =>
 
 describe('issuing temporary credentials', () => {
   it("issues R2's shape: the parent's key id, a JWT session token, the JWT's SHA-256 as the secret", async () => {
-    const before = Math.floor(Date.now() / 1000);
+    const before = Math.floor(clock.now() / 1000);
     const { status, body } = await mint({
       bucket: 'photos',
       parentAccessKeyId: rw.id,
@@ -253,7 +253,7 @@ describe('resolving a session token', () => {
   });
 
   it("accepts credentials signed locally as R2's documentation shows (with an actions claim)", async () => {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(clock.now() / 1000);
     const claims = {
       bucket: 'photos',
       scope: 'object-read-only',
