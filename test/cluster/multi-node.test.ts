@@ -253,6 +253,7 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       expect(policy.status).toBe(200);
 
       // Steady state: over three intervals each origin is probed about three times, not three times that.
+      // Real time: three server processes probe on their own clocks; the window is what is measured.
       await new Promise((resolve) => setTimeout(resolve, INTERVAL_S * 1000 + 1_000));
       const windowStart = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 3 * INTERVAL_S * 1000));
@@ -268,10 +269,19 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
       const bodies = Array.from({ length: 100 }, (_, i) =>
         randomBytes(i % 10 === 0 ? 9 * 2 ** 20 : 20_000 + i * 5_000),
       );
-      const uploads = bodies.map((body, i) => putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body).catch(() => 0));
+      let firstAcknowledged = false;
+      const uploads = bodies.map((body, i) =>
+        putObject(nodes[i % 3]!, 'uploads', `object-${i}`, body)
+          .catch(() => 0)
+          .then((status) => {
+            if (status === 200) firstAcknowledged = true;
+            return status;
+          }),
+      );
       for (const origin of origins.slice(0, 3)) origin.healthy = false;
-      // Real time: the uploads and the failing probes are under way in three processes when node 2 dies.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The uploads are under way in the three processes (a first one acknowledged, the 9 MiB ones still
+      // streaming) when node 2 dies.
+      await poll(() => firstAcknowledged, { timeoutMs: 30_000, everyMs: 10 });
       const killedAt = Date.now();
       await two.process.stop('SIGKILL');
       const statuses = await Promise.all(uploads);

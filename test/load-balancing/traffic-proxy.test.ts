@@ -17,6 +17,8 @@ import {
 
 /** A port whose accept queue is full: connecting hangs (SYNs dropped), as with a firewalled origin. */
 async function blackholePort(): Promise<{ port: number; child: ChildProcess }> {
+  // The fixture's 0.2 s of real time: the kernel completes the handshakes that fill the queue before the port
+  // is handed out (non-blocking connects give nothing to wait on).
   const script = [
     'import socket, time',
     "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(0)",
@@ -185,7 +187,8 @@ describe('load balancer traffic: proxying', () => {
     const retried = await trafficRequest(port, name, '/', { agent: false });
     expect(retried.status).toBe(200);
     expect(retried.body).toBe('one');
-    // Passive health: the refusing origin is passed over for 2 s, then tried again.
+    // Passive health: the refusing origin is passed over for 2 s, then tried again. Real time: the data
+    // plane marks failures on its own clock (PASSIVE_FAILURE_MS, src/proxy/endpoints.ts), not the platform's.
     for (let i = 0; i < 5; i++) expect((await trafficRequest(port, name)).body).toBe('one');
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const posted = await trafficRequest(port, name, '/', { method: 'POST', body: 'x', agent: false });

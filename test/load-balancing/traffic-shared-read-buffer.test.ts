@@ -159,7 +159,8 @@ describe('load balancer traffic: client reads share one buffer', () => {
     const upload = client(port);
     upload.socket.write(`PUT /upload HTTP/1.1\r\nhost: ${host}\r\ncontent-length: ${body.length}\r\n\r\n`);
     upload.socket.write(body);
-    // Meanwhile the proxy has filled the origin connection's buffers and holds a queued write.
+    // Meanwhile the proxy has filled the origin connection's buffers and holds a queued write. Real time:
+    // kernel socket buffers filling, with nothing to poll.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const others = Array.from({ length: 20 }, async (_, i) => {
       const other = client(port);

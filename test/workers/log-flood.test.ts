@@ -283,7 +283,8 @@ describe('function logs are bounded and never block the server', () => {
     // The server's event loop: how long it was held, apart from what the OS scheduler adds.
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
-    // The same measurements without the flood first: what the shared machine gives anyway.
+    // The same measurements without the flood first: what the shared machine gives anyway (a measurement
+    // window of real time, by nature).
     await new Promise((r) => setTimeout(r, 3_000));
     measure.mark();
     const quietLoop = loop.percentile(99) / 1e6;

@@ -131,7 +131,9 @@ export function notificationStoreCases(_backend: DialectName, context: StoreCont
     const take = (index: number, address: string, nowMs: number) =>
       handles[index]!.transaction(async (tx) => {
         const taken = await state.takeNoticeSlot(tx, ACCOUNT, address, nowMs, 1_000);
-        await new Promise((resolve) => setTimeout(resolve, 50)); // overlap with the other node
+        // Holds the transaction open so that the other node's overlaps it (a barrier would deadlock SQLite's
+        // single writer): part of the race this test makes, not a wait for a result.
+        await new Promise((resolve) => setTimeout(resolve, 50));
         return taken;
       });
     const raced = await Promise.all([take(0, 'Ops@Example.com', 5_000), take(1, 'ops@example.com', 5_000)]);
