@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync, type Dirent } from '
 import { dirname, join, relative } from 'node:path';
 import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { S3Client } from '@aws-sdk/client-s3';
+import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { TestLedge } from '../helpers/ledge.ts';
 
@@ -216,4 +216,15 @@ export function run(
       },
     );
   });
+}
+
+/** The S3 error a request fails with (anything else thrown is rethrown; success fails the test). */
+export async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof S3ServiceException) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
 }

@@ -12,7 +12,6 @@ import {
   ListPartsCommand,
   PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
-  S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
   type S3Client,
@@ -20,19 +19,9 @@ import {
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { bodyBytes, s3Client, s3CredentialsOf } from './helpers.ts';
+import { bodyBytes, s3Client, s3CredentialsOf, failure } from './helpers.ts';
 
 const MiB = 1024 * 1024;
-
-async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof S3ServiceException) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 function pattern(size: number, seed: number): Buffer {
   const data = Buffer.alloc(size);

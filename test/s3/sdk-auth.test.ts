@@ -4,23 +4,12 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { bodyText, s3Client, s3CredentialsOf, s3Port, signedFetch, type S3Credentials } from './helpers.ts';
-
-async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof S3ServiceException) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
+import { bodyText, s3Client, s3CredentialsOf, s3Port, signedFetch, type S3Credentials, failure } from './helpers.ts';
 
 /** An S3 error answer read with plain fetch: status and the XML's Code. */
 async function errorOf(response: Response): Promise<{ status: number; code: string | undefined }> {

@@ -11,21 +11,10 @@ import {
   ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { bodyBytes, bodyText, md5Hex, s3Client, s3CredentialsOf, type S3Credentials } from './helpers.ts';
-
-async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof S3ServiceException) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
+import { bodyBytes, bodyText, md5Hex, s3Client, s3CredentialsOf, type S3Credentials, failure } from './helpers.ts';
 
 describe('S3 API with the AWS SDK: buckets and objects', () => {
   let ledge: TestLedge;

@@ -10,7 +10,6 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3ServiceException,
   UploadPartCommand,
   UploadPartCopyCommand,
   type S3Client,
@@ -21,22 +20,12 @@ import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { trafficPort } from '../load-balancing/traffic-helpers.ts';
 import { call as apiCall } from '../notifications/api-helpers.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, functionsPort, uploadScript } from '../workers/helpers.ts';
-import { bodyBytes, run, s3Client, s3CredentialsOf, s3Port, signedFetch, tool } from './helpers.ts';
+import { bodyBytes, run, s3Client, s3CredentialsOf, s3Port, signedFetch, tool, failure } from './helpers.ts';
 
 const MiB = 1024 * 1024;
 const AWS = tool('aws');
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 const keyMd5 = (key: Buffer) => createHash('md5').update(key).digest('base64');
-
-async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof S3ServiceException) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 /** Plaintext that is easy to find on disk: a random 48-byte marker repeated. */
 function marked(marker: Buffer, size: number): Buffer {

@@ -7,22 +7,11 @@ import {
   PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { bodyText, s3Client, s3CredentialsOf, s3Port } from './helpers.ts';
-
-async function failure(promise: Promise<unknown>): Promise<S3ServiceException> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof S3ServiceException) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
+import { bodyText, s3Client, s3CredentialsOf, s3Port, failure } from './helpers.ts';
 
 describe('S3 API: temporary credentials and bucket CORS', () => {
   let ledge: TestLedge;
