@@ -45,3 +45,25 @@ export async function createPool(
   if (status !== 200) throw new Error(`pool create failed: ${JSON.stringify(body.errors)}`);
   return (body.result as { id: string }).id;
 }
+
+/**
+ * A webhook destination (named `r`) at `url` and an enabled policy of `alertType` that sends to it, with the
+ * policy's `filters` as the API takes them; returns the policy's id.
+ */
+export async function webhookPolicy(
+  ledge: LedgeTarget,
+  url: string,
+  policy: { name: string; alertType: string; filters?: Record<string, unknown> },
+): Promise<string> {
+  const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url });
+  if (hook.status !== 200) throw new Error(`webhook create failed: ${JSON.stringify(hook.body.errors)}`);
+  const { status, body } = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
+    name: policy.name,
+    enabled: true,
+    alert_type: policy.alertType,
+    mechanisms: { webhooks: [{ id: (hook.body.result as { id: string }).id }] },
+    ...(policy.filters ? { filters: policy.filters } : {}),
+  });
+  if (status !== 200) throw new Error(`policy create failed: ${JSON.stringify(body.errors)}`);
+  return (body.result as { id: string }).id;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { alerting, call, createPool } from './api-helpers.ts';
+import { alerting, call, createPool, webhookPolicy } from './api-helpers.ts';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from './receivers.ts';
 
 interface Hour {
@@ -29,14 +29,7 @@ describe('alert attempts per hour by outcome', () => {
     // A failed delivery is retried after a minute: the test sees the failure, not its retry.
     ledge = await startLedge({ env: { LEDGE_NOTIFY_RETRY_BASE_MS: '60000' } });
     pool = await createPool(ledge, { name: 'counted' });
-    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url: hooks.url });
-    const res = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
-      name: 'switches',
-      enabled: true,
-      alert_type: 'load_balancing_pool_enablement_alert',
-      mechanisms: { webhooks: [{ id: (hook.body.result as { id: string }).id }] },
-    });
-    expect(res.status).toBe(200);
+    await webhookPolicy(ledge, hooks.url, { name: 'switches', alertType: 'load_balancing_pool_enablement_alert' });
   });
   afterAll(async () => {
     await ledge?.close();

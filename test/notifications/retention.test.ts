@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveServerConfig } from '../../src/server/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { alerting, call, createPool } from './api-helpers.ts';
+import { alerting, call, createPool, webhookPolicy } from './api-helpers.ts';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from './receivers.ts';
 
 /** The notification settings the server's settings give from this environment. */
@@ -44,14 +44,7 @@ describe('notification history retention', () => {
     // backdates and prunes, short enough for it to see the retry delivered afterwards.
     ledge = await startLedge({ env: { LEDGE_NOTIFY_HISTORY_DAYS: '2', LEDGE_NOTIFY_RETRY_BASE_MS: '3000' } });
     pool = await createPool(ledge, { name: 'kept' });
-    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url: hooks.url });
-    const res = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
-      name: 'switches',
-      enabled: true,
-      alert_type: 'load_balancing_pool_enablement_alert',
-      mechanisms: { webhooks: [{ id: (hook.body.result as { id: string }).id }] },
-    });
-    expect(res.status).toBe(200);
+    await webhookPolicy(ledge, hooks.url, { name: 'switches', alertType: 'load_balancing_pool_enablement_alert' });
   });
   afterAll(async () => {
     await ledge?.close();

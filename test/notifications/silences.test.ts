@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { alerting, call, createPool } from './api-helpers.ts';
+import { alerting, call, createPool, webhookPolicy } from './api-helpers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts';
 import { poll } from '../helpers/wait.ts';
 
@@ -37,15 +37,11 @@ describe('alert silences', () => {
     hooks = await startWebhookReceiver();
     ledge = await startLedge();
     pool = await createPool(ledge, { name: 'maint' });
-    const hook = await call(ledge, 'POST', `${alerting(ledge)}/destinations/webhooks`, { name: 'r', url: hooks.url });
-    const created = await call(ledge, 'POST', `${alerting(ledge)}/policies`, {
+    policy = await webhookPolicy(ledge, hooks.url, {
       name: 'pool switched',
-      enabled: true,
-      alert_type: 'load_balancing_pool_enablement_alert',
-      mechanisms: { webhooks: [{ id: (hook.body.result as { id: string }).id }] },
+      alertType: 'load_balancing_pool_enablement_alert',
       filters: { pool_id: [pool] },
     });
-    policy = (created.body.result as { id: string }).id;
   });
   afterAll(async () => {
     await ledge?.close();
