@@ -6,13 +6,13 @@
 // after `npm install`) peaks above the limit (--limit, default 100 MiB).
 // Usage: npm run bench:cli [-- --mib 1024 --rounds 3 --limit 100]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { numberArgument } from '../arguments.ts';
 import { benchServerArgs } from '../functions/processes.ts';
+import { fileSha256, writeNumberedFile } from '../../test/helpers/big-files.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const LEDGE = join(ROOT, 'bin/ledge');
@@ -21,7 +21,6 @@ const ROUNDS = numberArgument('--rounds', 1);
 const LIMIT_MIB = numberArgument('--limit', 100);
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
-const MiB = 1024 * 1024;
 
 interface Run {
   code: number | null;
@@ -56,25 +55,6 @@ function ledge(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
       done({ code, stdout, stderr, peakMiB: peakKiB / 1024, seconds });
     });
   });
-}
-
-async function writeRandomFile(path: string, mib: number): Promise<string> {
-  const hash = createHash('sha256');
-  const out = createWriteStream(path);
-  const block = randomBytes(MiB);
-  for (let i = 0; i < mib; i++) {
-    block.writeUInt32BE(i, 0);
-    hash.update(block);
-    if (!out.write(block)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
-  return hash.digest('hex');
-}
-
-async function sha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 function waitForLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
@@ -118,7 +98,7 @@ async function main() {
     const created = await ledge(['bucket', 'create', 'bench'], env);
     if (created.code !== 0) throw new Error(`bucket create: ${created.stderr}`);
     const file = join(work, 'big.bin');
-    const sha = await writeRandomFile(file, MIB);
+    const sha = await writeNumberedFile(file, MIB);
     console.log(
       `ledge object put/get of ${MIB} MiB, peak RSS of the CLI process (VmHWM), bin/ledge, ${ROUNDS} round(s)`,
     );
@@ -146,7 +126,7 @@ async function main() {
       const back = join(work, 'back.bin');
       const get = await ledge(['object', 'get', 'bench/big.bin', '--file', back], env);
       if (get.code !== 0) throw new Error(`get: ${get.stderr}`);
-      if ((await sha256(back)) !== sha) throw new Error('the object read back differs from the file');
+      if ((await fileSha256(back)) !== sha) throw new Error('the object read back differs from the file');
       rmSync(back);
       puts.push(put);
       gets.push(get);

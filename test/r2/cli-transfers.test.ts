@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileSha256, writeNumberedFile } from '../helpers/big-files.ts';
 import { CLI_ENTRY, cleanEnv, cliEnv, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { LEDGE_BIN } from '../helpers/user-shell.ts';
 
@@ -14,26 +14,6 @@ let big: string;
 let bigSha: string;
 /** The CLI's own peak RSS on a command that moves no object body: Node 24 and the modules of `ledge object`. */
 let baselineMiB: number;
-
-/** A file of `mib` MiB, each MiB different (so a misplaced part shows in the hash); answers its sha256. */
-async function writeFile(path: string, mib: number): Promise<string> {
-  const hash = createHash('sha256');
-  const out = createWriteStream(path);
-  const block = randomBytes(MiB);
-  for (let i = 0; i < mib; i++) {
-    block.writeUInt32BE(i, 0);
-    hash.update(block);
-    if (!out.write(block)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-  return hash.digest('hex');
-}
-
-async function sha256(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 interface Run {
   code: number | null;
@@ -88,7 +68,7 @@ beforeAll(async () => {
   await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'transfers' });
   dir = tempDir('ledge-transfers-');
   big = join(dir, 'big.bin');
-  bigSha = await writeFile(big, 300);
+  bigSha = await writeNumberedFile(big, 300);
   const idle = await runMeasured(['object', 'list', 'transfers']);
   expect(idle.code, idle.stderr).toBe(0);
   baselineMiB = idle.peakMiB;
@@ -122,14 +102,14 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
     expect(get.peakMiB - baselineMiB).toBeLessThan(40);
     expect(get.peakMiB).toBeLessThan(100);
     expect(statSync(out).size).toBe(300 * MiB);
-    expect(await sha256(out)).toBe(bigSha);
+    expect(await fileSha256(out)).toBe(bigSha);
     expect(existsSync(`${out}.partial`)).toBe(false);
     expect(await pendingUploads()).toBe(0);
   }, 300_000);
 
   it('a small file goes in one PUT; piped, no progress line is drawn', async () => {
     const small = join(dir, 'small.bin');
-    await writeFile(small, 3);
+    await writeNumberedFile(small, 3);
     const put = await runMeasured(['object', 'put', 'transfers/small.bin', '--file', small]);
     expect(put.code, put.stderr).toBe(0);
     expect(put.stdout).toMatch(/Uploaded transfers\/small\.bin \(3145728 bytes, etag [0-9a-f]{32}\)/);
@@ -138,7 +118,7 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
 
   it('shows a progress bar with rate and ETA on a terminal', async () => {
     const medium = join(dir, 'medium.bin');
-    await writeFile(medium, 40);
+    await writeNumberedFile(medium, 40);
     // python3's pty (as the reuseport helper): stderr is a terminal, as a person's would be.
     const pty = `import os, pty, sys\npid, fd = pty.fork()\nif pid == 0:\n    os.execv(sys.argv[1], sys.argv[1:])\nout = b''\nwhile True:\n    try:\n        chunk = os.read(fd, 65536)\n    except OSError:\n        break\n    if not chunk:\n        break\n    out += chunk\nsys.stdout.buffer.write(out)\nsys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n`;
     const output = await new Promise<string>((resolve) => {
