@@ -1,17 +1,16 @@
 // Benchmark: the memory of `ledge object put` and `ledge object get` (issue 28 point 3: under 100 MiB for any
-// size). Starts a server (benchServerArgs), writes a file of --mib MiB (default 300), puts it and gets it back
+// size). Starts a server (bench/s3/server.ts), writes a file of --mib MiB (default 300), puts it and gets it back
 // through bin/ledge as a user runs it, and prints the CLI process's peak RSS (VmHWM, sampled from /proc every
 // 20 ms) and the rate in MiB/s. Also the peak of `ledge object list` (the CLI with no body to move) and of a put
 // with an empty compile cache. The bytes are checked (sha256). Exits 1 when a put or get (compile cache filled, as
 // after `npm install`) peaks above the limit (--limit, default 100 MiB).
 // Usage: npm run bench:cli [-- --mib 1024 --rounds 3 --limit 100]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { numberArgument } from '../arguments.ts';
-import { benchServerArgs } from '../functions/processes.ts';
+import { ACCOUNT, startLedge, TOKEN } from '../s3/server.ts';
 import { fileSha256, writeNumberedFile } from '../../test/helpers/big-files.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -19,8 +18,6 @@ const LEDGE = join(ROOT, 'bin/ledge');
 const MIB = numberArgument('--mib', 300);
 const ROUNDS = numberArgument('--rounds', 1);
 const LIMIT_MIB = numberArgument('--limit', 100);
-const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
-const ACCOUNT = '0123456789abcdef0123456789abcdef';
 
 interface Run {
   code: number | null;
@@ -57,36 +54,13 @@ function ledge(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
-function waitForLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
-  return new Promise((resolveLine, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (match(line)) resolveLine(line);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before it was ready`)));
-  });
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'ledge-cli-bench-'));
-  const server = spawn(LEDGE, [...benchServerArgs(ROOT, join(work, 'data'), 0, 0), '--functions-processes', '1'], {
-    env: {
-      ...process.env,
-      LEDGE_LOG_LEVEL: 'warn',
-      LEDGE_BOOTSTRAP_EMAIL: 'bench@example.com',
-      LEDGE_BOOTSTRAP_API_KEY: '0123456789abcdef0123456789abcdef01234',
-      LEDGE_BOOTSTRAP_API_TOKEN: TOKEN,
-      LEDGE_BOOTSTRAP_ACCOUNT_ID: ACCOUNT,
-      LEDGE_CONFIG_DIR: join(work, 'server-config'),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const { child: server, apiUrl } = await startLedge(join(work, 'data'));
   let failed = false;
   try {
-    const { api_url: apiUrl } = JSON.parse(await waitForLine(server, (line) => line.startsWith('{'))) as {
-      api_url: string;
-    };
     const env = {
       ...process.env,
       LEDGE_API_URL: apiUrl,

@@ -4,7 +4,10 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { benchServerArgs } from '../functions/processes.ts';
 
-/** A `ledge server` for the S3 benches (bench/s3/run.ts, bench/s3/large-object-memory.ts). */
+/**
+ * A `ledge server` process for the benches that talk to one from outside: the S3 benches (bench/s3/run.ts,
+ * bench/s3/large-object-memory.ts) and the CLI's memory (bench/cli/transfer-memory.ts).
+ */
 const ROOT = resolve(import.meta.dirname, '../..');
 export const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const ACCOUNT = '0123456789abcdef0123456789abcdef';
