@@ -42,8 +42,14 @@ interface Entry {
   bytes: ArrayBuffer | undefined;
 }
 
-/** `bucket\nkey` -> { native, bytes | undefined, cost }, oldest use first. */
-const entries = new Map<string, Entry & { cost: number }>();
+/**
+ * `bucket\nkey` -> { native, bytes | undefined, cost } and, for listings, `bucket\t<options>` -> { native (the
+ * list result), bytes undefined, cost, list: bucket }, oldest use first. Bucket ids (`account/name`) hold
+ * neither separator.
+ */
+const entries = new Map<string, Entry & { cost: number; list?: string }>();
+/** `bucket` -> the ids of its listings in `entries`: any write to the bucket drops them all. */
+const listIds = new Map<string, Set<string>>();
 let held = 0;
 /** Bumped by every invalidation: a fill that saw it change while in flight is not kept. */
 let epoch = 0;
@@ -68,18 +74,25 @@ function drop(entryId: string | undefined): void {
   if (entry === undefined) return;
   entries.delete(entryId);
   held -= entry.cost;
+  if (entry.list !== undefined) listIds.get(entry.list)?.delete(entryId);
 }
 
-/** Applies the server's invalidation `{ bucket: 'account/name', keys: [...] }` (metrics.ts). */
+/**
+ * Applies the server's invalidation `{ bucket: 'account/name', keys: [...], lists?: true }` (metrics.ts):
+ * `lists`, every listing of the bucket goes too; anything else, everything goes.
+ */
 export function invalidate(message: unknown): void {
   epoch++;
-  const change = message as { bucket?: unknown; keys?: unknown } | null;
+  const change = message as { bucket?: unknown; keys?: unknown; lists?: unknown } | null;
   if (change === null || typeof change !== 'object' || !Array.isArray(change.keys)) {
     entries.clear();
+    listIds.clear();
     held = 0;
     return;
   }
-  for (const key of change.keys as unknown[]) drop(id(String(change.bucket), String(key)));
+  const bucket = String(change.bucket);
+  for (const key of change.keys as unknown[]) drop(id(bucket, String(key)));
+  if (change.lists === true) for (const entryId of [...(listIds.get(bucket) ?? [])]) drop(entryId);
 }
 
 function lookup(bucket: string, key: string, withBody: boolean): Entry | undefined {
@@ -99,11 +112,13 @@ function remember(
   bytes: ArrayBuffer | undefined,
 ): void {
   if (epoch !== startEpoch) return;
-  const cost = (bytes?.byteLength ?? 0) + ENTRY_OVERHEAD;
-  const entryId = id(bucket, key);
+  keep(id(bucket, key), { native, bytes, cost: (bytes?.byteLength ?? 0) + ENTRY_OVERHEAD });
+}
+
+function keep(entryId: string, entry: Entry & { cost: number; list?: string }): void {
   drop(entryId);
-  entries.set(entryId, { native, bytes, cost });
-  held += cost;
+  entries.set(entryId, entry);
+  held += entry.cost;
   while (held > MAX_CACHE_BYTES) drop(entries.keys().next().value);
 }
 
@@ -222,5 +237,105 @@ export async function cachedHead(
   const object = await headHidden();
   if (object === null || !takeMark(object, markKey)) return object;
   remember(bucket, key, start, object, undefined);
-  return object;
+  // A copy, as for a hit: the function may change what it got, never the cached object.
+  return objectFrom({ native: object, bytes: undefined }, false);
+}
+
+/** Listings of at most this many objects and prefixes are kept ("small": a page of a prefix, not a bucket). */
+const MAX_LIST_ITEMS = 100;
+/** What one listed object costs the cache besides its key and custom metadata (its other fields, two objects). */
+const LISTED_OBJECT_OVERHEAD = 512;
+/** R2ListOptions' members, in the order they make a listing's id. */
+const LIST_OPTIONS = ['limit', 'prefix', 'cursor', 'delimiter', 'startAfter', 'include'] as const;
+
+/** What it reads of workerd's list result (R2Objects: a plain object; its objects are HeadResults). */
+interface NativeList {
+  [name: string]: unknown;
+  objects?: NativeObject[];
+  delimitedPrefixes?: string[];
+}
+
+/**
+ * A listing's options as an id and a plain copy (what the hidden binding is given, so each member is read
+ * once, as workerd would): undefined for anything but a plain object of R2ListOptions' own data members of
+ * their types (getters, other members, other prototypes, NaN... go to workerd as they are, uncached).
+ */
+function listOptions(options: unknown): { id: string; copy: Record<string, unknown> | undefined } | undefined {
+  if (options === undefined) return { id: '', copy: undefined };
+  if (options === null || typeof options !== 'object' || Object.getPrototypeOf(options) !== Object.prototype)
+    return undefined;
+  const copy: Record<string, unknown> = {};
+  for (const name of Reflect.ownKeys(options)) {
+    const descriptor = Object.getOwnPropertyDescriptor(options, name)!;
+    if (typeof name !== 'string' || !('value' in descriptor)) return undefined;
+    const value: unknown = descriptor.value;
+    if (name === 'limit') {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+    } else if (name === 'include') {
+      if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return undefined;
+      const members = [...(value as unknown[])];
+      if (!members.every((member) => typeof member === 'string') || Object.keys(value).length !== members.length)
+        return undefined;
+      copy[name] = members;
+      continue;
+    } else if (!(LIST_OPTIONS as readonly string[]).includes(name) || typeof value !== 'string') return undefined;
+    copy[name] = value;
+  }
+  return { id: JSON.stringify(LIST_OPTIONS.map((name) => copy[name] ?? null)), copy };
+}
+
+function listCost(listed: NativeList): number {
+  let cost = ENTRY_OVERHEAD;
+  for (const prefix of listed.delimitedPrefixes ?? []) cost += 64 + 2 * prefix.length;
+  for (const object of listed.objects ?? []) {
+    cost += LISTED_OBJECT_OVERHEAD + 2 * String(object['key']).length;
+    for (const [name, value] of Object.entries(object.customMetadata ?? {})) cost += 2 * (name.length + value.length);
+  }
+  return cost;
+}
+
+/** A fresh list result like the native one: same prototype and members, each object a copy (objectFrom). */
+function listFrom(native: NativeList): unknown {
+  const copy = Object.create(Object.getPrototypeOf(native)) as NativeList;
+  for (const name of Object.keys(native)) {
+    const descriptor = Object.getOwnPropertyDescriptor(native, name)!;
+    let value: unknown = descriptor.value;
+    if (name === 'objects' && Array.isArray(value))
+      value = (value as NativeObject[]).map((object) => objectFrom({ native: object, bytes: undefined }, false));
+    else if (Array.isArray(value)) value = [...(value as unknown[])];
+    Object.defineProperty(copy, name, { ...descriptor, value });
+  }
+  return copy;
+}
+
+/**
+ * `list(options)`: a hit, or a fill through `listHidden()` (the hidden binding's list, which the server watches
+ * for the bucket: storage/object-changes.ts `watchLists`). Options the cache does not take go to `otherwise`.
+ */
+export async function cachedList(
+  bucket: string,
+  options: unknown,
+  listHidden: (options: Record<string, unknown> | undefined) => Promise<NativeList>,
+  otherwise: () => unknown,
+): Promise<unknown> {
+  const plain = listOptions(options);
+  if (plain === undefined) return otherwise();
+  const entryId = bucket + '\t' + plain.id;
+  const hit = entries.get(entryId);
+  if (hit !== undefined) {
+    entries.delete(entryId);
+    entries.set(entryId, hit);
+    return listFrom(hit.native as NativeList);
+  }
+  const start = epoch;
+  const listed = await listHidden(plain.copy);
+  if ((listed.objects?.length ?? 0) + (listed.delimitedPrefixes?.length ?? 0) > MAX_LIST_ITEMS) return listed;
+  if (epoch === start) {
+    keep(entryId, { native: listed as NativeObject, bytes: undefined, cost: listCost(listed), list: bucket });
+    let ids = listIds.get(bucket);
+    if (ids === undefined) listIds.set(bucket, (ids = new Set()));
+    ids.add(entryId);
+  }
+  // A copy, as for a hit: the function may change what it got, never the cached listing.
+  return listFrom(listed);
 }
