@@ -12,7 +12,7 @@
 //        [--scenario get_1k|put_1k|get_1m|put_1m|head_1k|list_small] [--seconds 10 --rounds 3 --no-tail]
 //        [--targets base,head,head_tailed,base_tailed,hello] [--pace <ms>] [--pin] [--slices]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -100,12 +100,16 @@ async function main() {
     );
     /** Time the server's threads waited for a core, per request (ms): CPU contention's share of latency. */
     const waits: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
+    /** wrk's own CPU per request (ms): the load generator shares the 2 cores with the server under test. */
+    const wrkCpu: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
     if (PIN) for (const server of servers) pin(server.child.pid!, '1');
     const measure = async (name: string, server: Server) => {
       if (PIN) pin(server.child.pid!, '1'); // processes started since (a restarted workerd)
       const [tree0, workerd0] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
       const wait0 = treeRunQueueMs(server.child.pid!);
+      const children0 = childrenCpuMs();
       const { requestsPerSec, requests, p99Ms } = await rps(server, work, name === 'hello');
+      wrkCpu[name]!.push((childrenCpuMs() - children0) / requests);
       const [tree1, workerd1] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
       waits[name]!.push((treeRunQueueMs(server.child.pid!) - wait0) / requests);
       samples[name]!.push(requestsPerSec);
@@ -149,7 +153,8 @@ async function main() {
         );
       }
     process.stdout.write(
-      `run-queue wait per request, server threads (ms, medians): ${TARGETS.map((n) => `${n} ${median(waits[n]!).toFixed(3)}`).join(', ')}\n`,
+      `run-queue wait per request, server threads (ms, medians): ${TARGETS.map((n) => `${n} ${median(waits[n]!).toFixed(3)}`).join(', ')}\n` +
+        `wrk's own CPU per request (ms, medians): ${TARGETS.map((n) => `${n} ${median(wrkCpu[n]!).toFixed(3)}`).join(', ')}\n`,
     );
     for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
@@ -217,6 +222,16 @@ async function rps(
     requests: Math.max(1, Math.round(result.requestsPerSec * SECONDS)),
     p99Ms: result.p99Ms,
   };
+}
+
+/**
+ * CPU (ms) of this process's children that have ended and been waited for (/proc/self/stat cutime + cstime):
+ * across one runWrk, wrk's own CPU.
+ */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
 /** Pins every process (all threads) of a tree to `cpus`. */
