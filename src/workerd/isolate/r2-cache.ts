@@ -1,7 +1,7 @@
-// A script's per-isolate cache of small R2 objects (issue 31). Runs inside workerd as `__ledge/r2-cache.js`
-// (isolate-modules.ts), imported by the local body module (local-body.ts), which routes a bucket binding's plain
-// `get(key)` and `head(key)` through it, and by the metrics module (metrics.ts), which applies the
-// server's invalidations.
+// A script's per-isolate cache of small R2 objects and listings (issue 31). Runs inside workerd as
+// `__ledge/r2-cache.js` (isolate-modules.ts), imported by the local body module (local-body.ts), which routes a
+// bucket binding's plain `get(key)`, `head(key)` and `list(options)` through it, and by the metrics module
+// (metrics.ts), which applies the server's invalidations. Listings: see cachedList at the end.
 //
 // Why: a GET of 1 KiB through the binding cost workerd ~0.25 ms and the server ~0.1 ms per request, most of
 // it the binding call itself (docs/benchmarks.md, "Functions: small requests"); a hit here costs neither.
