@@ -14,7 +14,7 @@ const POSTGRES_SUITES = [
   // (not the store suites, which run both backends themselves, the Miniflare fidelity comparisons, or
   // test/storage/durability, which is about SQLite's WAL under kill -9).
   'test/accounts/{auth,user-memberships,tokens-members}.test.ts',
-  'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,isolation,large-objects,r2-cache,request-history,routing,runtime,tutorial,wrangler}.test.ts',
+  'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,isolation,large-objects,r2-cache,r2-list-cache,request-history,routing,runtime,tutorial,wrangler}.test.ts',
   'test/r2/{buckets-api,cli,cors,lifecycle,objects-api,public-buckets,temp-credentials,wire-backend,workerd-binding,wrangler-objects}.test.ts',
   // The S3 API with the SDK (the tool suites, CLI and rclone/s3cmd, run on SQLite only: they test the clients).
   'test/s3/{sdk-objects,sdk-auth,streaming,multipart,three-doors,temp-credentials-cors,bad-input,sse-c}.test.ts',

@@ -36,6 +36,46 @@ export function workerdCpuMs(rootPid: number): number {
 }
 
 /**
+ * Time (ms) the threads of a process tree spent runnable but waiting for a core (/proc/<pid>/task/<tid>/schedstat,
+ * second field): on a machine whose cores are all busy, where a request's latency goes besides its own CPU.
+ */
+export function treeRunQueueMs(rootPid: number): number {
+  let total = 0;
+  for (const pid of treePids(rootPid)) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`))
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+/** Every live pid of a process tree (to pin it to cores with taskset). */
+export function treePids(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const pids: number[] = [];
+  const stack = [rootPid];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    pids.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return pids;
+}
+
+/**
  * Sums `valueOf` over a process and all its live descendants. `fields` are those of /proc/<pid>/stat after
  * the command name (fields[1] is the parent pid).
  */

@@ -10,15 +10,15 @@
 // median of the per-round shares (issue 31).
 // Usage: node bench/functions/tail-cost.ts --base /tmp/ledge-base
 //        [--scenario get_1k|put_1k|get_1m|put_1m|head_1k|list_small] [--seconds 10 --rounds 3 --no-tail]
-//        [--targets base,head,head_tailed,base_tailed,hello] [--pace <ms>]
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+//        [--targets base,head,head_tailed,base_tailed,hello] [--pace <ms>] [--pin] [--slices]
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
-import { benchServerArgs, freePort, stop, treeCpuMs, workerdCpuMs } from './processes.ts';
+import { benchServerArgs, freePort, stop, treeCpuMs, treePids, treeRunQueueMs, workerdCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
 import { deployTutorial, SMALL_OPS_SCRIPT, TUTORIAL_SCRIPT } from './tutorial.ts';
 import { startWorkerdHello } from './hello-world.ts';
@@ -64,6 +64,13 @@ const TARGETS = (argument('--targets')?.split(',') ?? ['base', 'head', ...(WITH_
  * throughput gives it (the req/s figures then say nothing).
  */
 const PACE_MS = argument('--pace') === undefined ? undefined : Number(argument('--pace'));
+/**
+ * `--pin`: wrk on core 0 only and every server's processes on core 1 only (the machine has 2), so wrk and the
+ * server under test no longer take each other's core: where the latency tail comes from (issue 31 point 1).
+ */
+const PIN = process.argv.includes('--pin');
+/** `--slices`: each measurement as 1 s wrk runs, every slice's p50/p99 printed: the tail over time. */
+const SLICES = process.argv.includes('--slices');
 const OBJECT_BYTES = SCENARIO === 'get_1m' ? 1024 * 1024 : 1024;
 const LIST_PREFIX = 'small/';
 
@@ -91,10 +98,20 @@ async function main() {
     const cpu: Record<string, { node: number[]; workerd: number[] }> = Object.fromEntries(
       TARGETS.map((t) => [t, { node: [], workerd: [] }]),
     );
+    /** Time the server's threads waited for a core, per request (ms): CPU contention's share of latency. */
+    const waits: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
+    /** wrk's own CPU per request (ms): the load generator shares the 2 cores with the server under test. */
+    const wrkCpu: Record<string, number[]> = Object.fromEntries(TARGETS.map((t) => [t, []]));
+    if (PIN) for (const server of servers) pin(server.child.pid!, '1');
     const measure = async (name: string, server: Server) => {
+      if (PIN) pin(server.child.pid!, '1'); // processes started since (a restarted workerd)
       const [tree0, workerd0] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
+      const wait0 = treeRunQueueMs(server.child.pid!);
+      const children0 = childrenCpuMs();
       const { requestsPerSec, requests, p99Ms } = await rps(server, work, name === 'hello');
+      wrkCpu[name]!.push((childrenCpuMs() - children0) / requests);
       const [tree1, workerd1] = [treeCpuMs(server.child.pid!), workerdCpuMs(server.child.pid!)];
+      waits[name]!.push((treeRunQueueMs(server.child.pid!) - wait0) / requests);
       samples[name]!.push(requestsPerSec);
       p99s[name]!.push(p99Ms);
       cpu[name]!.workerd.push((workerd1 - workerd0) / requests);
@@ -135,6 +152,10 @@ async function main() {
           `${name} / hello-world ceiling: ${(median(shares) * 100).toFixed(1)}% (rounds: ${shares.map((v) => (v * 100).toFixed(1)).join(' ')})\n`,
         );
       }
+    process.stdout.write(
+      `run-queue wait per request, server threads (ms, medians): ${TARGETS.map((n) => `${n} ${median(waits[n]!).toFixed(3)}`).join(', ')}\n` +
+        `wrk's own CPU per request (ms, medians): ${TARGETS.map((n) => `${n} ${median(wrkCpu[n]!).toFixed(3)}`).join(', ')}\n`,
+    );
     for (const [name, { node, workerd }] of Object.entries(cpu).filter(([, c]) => c.node.length > 0))
       process.stdout.write(
         `CPU per request, ${name}: Node ${median(node).toFixed(3)} ms, workerd ${median(workerd).toFixed(3)} ms ` +
@@ -159,21 +180,41 @@ async function rps(
       : SCENARIO === 'list_small'
         ? `/__list/${LIST_PREFIX}`
         : '/cat-pic.jpg';
-  const result = await runWrk(
-    `http://127.0.0.1:${server.fnPort}`,
-    put && !hello
-      ? {
-          method: 'PUT',
-          path: '/',
-          headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
-          bodyBytes: SCENARIO === 'put_1m' ? 1024 * 1024 : 1024,
-          keys: SCENARIO === 'put_1m' ? 64 : 1000,
-          delayMs: PACE_MS,
-        }
-      : { method: 'GET', path, headers: { Host: server.host }, delayMs: PACE_MS },
-    work,
-    SECONDS,
-  );
+  const cpus = PIN ? '0' : undefined;
+  const run = (seconds: number) =>
+    runWrk(
+      `http://127.0.0.1:${server.fnPort}`,
+      put && !hello
+        ? {
+            method: 'PUT',
+            path: '/',
+            headers: { Host: server.host, 'X-Custom-Auth-Key': SECRET },
+            bodyBytes: SCENARIO === 'put_1m' ? 1024 * 1024 : 1024,
+            keys: SCENARIO === 'put_1m' ? 64 : 1000,
+            delayMs: PACE_MS,
+            cpus,
+          }
+        : { method: 'GET', path, headers: { Host: server.host }, delayMs: PACE_MS, cpus },
+      work,
+      seconds,
+    );
+  if (SLICES) {
+    const slices = [];
+    for (let i = 0; i < SECONDS; i++) slices.push(await run(1));
+    process.stderr.write(
+      `${hello ? 'hello' : server.host} slices (req/s p50/p99 ms): ` +
+        slices.map((r) => `${r.requestsPerSec.toFixed(0)} ${r.p50Ms.toFixed(1)}/${r.p99Ms.toFixed(1)}`).join(', ') +
+        '\n',
+    );
+    const sorted = slices.map((r) => r.p99Ms).sort((a, b) => a - b);
+    const mean = slices.reduce((sum, r) => sum + r.requestsPerSec, 0) / slices.length;
+    return {
+      requestsPerSec: mean,
+      requests: Math.max(1, Math.round(mean * SECONDS)),
+      p99Ms: sorted[Math.floor(sorted.length / 2)]!,
+    };
+  }
+  const result = await run(SECONDS);
   if (result.errors > 0 || result.non2xx > 0)
     process.stderr.write(`warning: ${result.errors} socket errors, ${result.non2xx} non-2xx answers\n`);
   return {
@@ -181,6 +222,27 @@ async function rps(
     requests: Math.max(1, Math.round(result.requestsPerSec * SECONDS)),
     p99Ms: result.p99Ms,
   };
+}
+
+/**
+ * CPU (ms) of this process's children that have ended and been waited for (/proc/self/stat cutime + cstime):
+ * across one runWrk, wrk's own CPU.
+ */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/** Pins every process (all threads) of a tree to `cpus`. */
+function pin(rootPid: number, cpus: string): void {
+  for (const pid of treePids(rootPid)) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // exited meanwhile
+    }
+  }
 }
 
 /** The workerd hello-world ceiling, as a Server (its own process tree: CPU per request is workerd's). */

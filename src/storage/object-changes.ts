@@ -9,10 +9,23 @@ export interface ChangedBucket {
 }
 
 /**
- * Called after a write to watched keys commits and before the write is answered; the answer waits for it.
- * `bucket` and `keys` undefined: every copy of every object must go (see ObjectChanges.maxWatched).
+ * Called after a write to watched keys (or to a bucket whose listings are watched) commits and before the
+ * write is answered; the answer waits for it. `keys`: the watched keys it changed (maybe none); `lists`: every
+ * listing of the bucket must go too. `bucket` and `keys` undefined: every copy of every object and listing must
+ * go (see ObjectChanges.maxWatched).
  */
-export type ObjectChangeListener = (bucket: ChangedBucket | undefined, keys: string[] | undefined) => Promise<void>;
+export type ObjectChangeListener = (
+  bucket: ChangedBucket | undefined,
+  keys: string[] | undefined,
+  lists?: boolean,
+) => Promise<void>;
+
+/** Per bucket: its watched keys, and whether a listing of it may be held (any write then changes it). */
+interface Watched {
+  bucket: ChangedBucket;
+  keys: Set<string>;
+  lists: boolean;
+}
 
 /** Keys watched at once before everything is dropped everywhere and watching starts afresh. */
 const MAX_WATCHED_KEYS = 100_000;
@@ -28,14 +41,18 @@ const MAX_WATCHED_KEYS = 100_000;
  * waits until every listener has dropped the copies. A watched key is forgotten once invalidated: a copy
  * made from a read that raced the invalidation is refused by the reader itself (see isolate/r2-cache.ts).
  *
+ * Listings are watched per bucket (`watchLists`, before a listing is read): every write to any object of the
+ * bucket changes some listing, so the next such write waits until every listing of the bucket is dropped, and
+ * then the bucket is forgotten until it is listed again. A bucket nobody listed costs its writes nothing.
+ *
  * Only for a store no other process writes to (the embedded SQLite database): with PostgreSQL other
  * nodes commit writes this process never sees, so nothing may be cached there.
  */
 export class ObjectChanges {
-  #watched = new Map<string, { bucket: ChangedBucket; keys: Set<string> }>();
+  #watched = new Map<string, Watched>();
   #count = 0;
   /** Watches made before a reset still in flight: writes still wait for them until every copy is gone. */
-  #previous: Map<string, { bucket: ChangedBucket; keys: Set<string> }> | undefined;
+  #previous: Map<string, Watched> | undefined;
   readonly #listeners: ObjectChangeListener[] = [];
   readonly #maxWatched: number;
 
@@ -53,14 +70,25 @@ export class ObjectChanges {
   }
 
   watch(bucket: BucketRecord, key: string): void {
-    let entry = this.#watched.get(bucket.id);
-    if (!entry) {
-      entry = { bucket: { id: bucket.id, accountId: bucket.accountId, name: bucket.name }, keys: new Set() };
-      this.#watched.set(bucket.id, entry);
-    }
+    const entry = this.#entry(bucket);
     if (entry.keys.has(key)) return;
     entry.keys.add(key);
     if (++this.#count > this.#maxWatched && this.#previous === undefined) void this.#reset();
+  }
+
+  /** Before a listing of `bucket` is read for a holder outside this process: the next write to it waits. */
+  watchLists(bucket: BucketRecord): void {
+    this.#entry(bucket).lists = true;
+  }
+
+  #entry(bucket: BucketRecord): Watched {
+    let entry = this.#watched.get(bucket.id);
+    if (!entry) {
+      const changed = { id: bucket.id, accountId: bucket.accountId, name: bucket.name };
+      entry = { bucket: changed, keys: new Set(), lists: false };
+      this.#watched.set(bucket.id, entry);
+    }
+    return entry;
   }
 
   /** How many keys are watched now (tests, observability). */
@@ -72,19 +100,34 @@ export class ObjectChanges {
     const lists = this.#previous ? [this.#watched, this.#previous] : [this.#watched];
     let bucket: ChangedBucket | undefined;
     const hit = new Set<string>();
+    let listed = false;
     for (const watched of lists) {
       const entry = watched.get(bucketId);
       if (!entry) continue;
       bucket = entry.bucket;
+      if (entry.lists) {
+        listed = true;
+        entry.lists = false;
+      }
       for (const key of keys) {
         if (!entry.keys.delete(key)) continue;
         hit.add(key);
         if (watched === this.#watched) this.#count--;
       }
-      if (entry.keys.size === 0) watched.delete(bucketId);
+      if (entry.keys.size === 0 && !entry.lists) watched.delete(bucketId);
     }
-    if (bucket === undefined || hit.size === 0 || this.#listeners.length === 0) return;
-    await Promise.all(this.#listeners.map((listener) => listener(bucket, [...hit])));
+    if (bucket === undefined || (hit.size === 0 && !listed) || this.#listeners.length === 0) return;
+    await Promise.all(this.#listeners.map((listener) => listener(bucket, [...hit], listed)));
+  }
+
+  /**
+   * After a bucket is deleted: its listings go (they were of an empty bucket, and a bucket created again
+   * under the name has another id, whose writes would not find them).
+   */
+  async bucketDeleted(accountId: string, name: string): Promise<void> {
+    for (const watched of this.#previous ? [this.#watched, this.#previous] : [this.#watched])
+      for (const entry of watched.values())
+        if (entry.bucket.accountId === accountId && entry.bucket.name === name) await this.changed(entry.bucket.id, []);
   }
 
   /** Drops every copy everywhere, then forgets the watches made before it started. */
@@ -102,10 +145,16 @@ export class ObjectChanges {
 
 /**
  * The store with every object write reported to `changes` after it commits (and before the caller goes on).
- * The five methods below are all that change `r2_objects` (sql-metadata-store.ts); the rest pass through.
+ * The five object methods below are all that change `r2_objects` (sql-metadata-store.ts), and deleteBucket ends
+ * a bucket's listings; the rest pass through.
  */
 export function watchedStore(store: MetadataStore, changes: ObjectChanges): MetadataStore {
   const overrides: Partial<MetadataStore> = {
+    async deleteBucket(accountId, name) {
+      const result = await store.deleteBucket(accountId, name);
+      if (result.status === 'deleted') await changes.bucketDeleted(accountId, name);
+      return result;
+    },
     async commitObject(object, precondition) {
       const result = await store.commitObject(object, precondition);
       if (result.status === 'committed') await changes.changed(object.bucketId, [object.key]);

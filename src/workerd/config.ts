@@ -48,10 +48,14 @@ export interface R2ServiceResolver {
   /**
    * Set when isolates may cache small objects (isolate/r2-cache.ts): `listener` runs after each write to an object
    * an isolate may hold, and the write is answered once it resolved (storage/object-changes.ts); without a
-   * bucket and keys, every cached object must go.
+   * bucket and keys, every cached object must go; `lists`: the bucket's cached listings too.
    */
   onObjectsChanged?(
-    listener: (bucket: { accountId: string; name: string } | undefined, keys: string[] | undefined) => Promise<void>,
+    listener: (
+      bucket: { accountId: string; name: string } | undefined,
+      keys: string[] | undefined,
+      lists?: boolean,
+    ) => Promise<void>,
   ): void;
 }
 

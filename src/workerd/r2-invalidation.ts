@@ -11,8 +11,8 @@ export interface InvalidationTarget {
 const RETRY_MS = 10;
 
 /**
- * Tells every workerd process that may run functions that objects changed, and resolves once each has dropped
- * its copies (isolate/r2-cache.ts) or has exited. The write that changed them is answered only then
+ * Tells every workerd process that may run functions that objects (or a bucket's listings) changed, and resolves
+ * once each has dropped its copies (isolate/r2-cache.ts) or has exited. The write that changed them is answered only then
  * (storage/object-changes.ts), so no isolate can serve the old object after it.
  *
  * Every live process is asked, not only the running generation's: a retiring process still answers its
@@ -23,10 +23,14 @@ export async function invalidateEverywhere(
   targets: Iterable<InvalidationTarget>,
   bucket: { accountId: string; name: string } | undefined,
   keys: string[] | undefined,
+  lists = false,
 ): Promise<void> {
-  // No bucket and no keys: every cached object goes (isolate/r2-cache.ts invalidate).
+  // No bucket and no keys: every cached object and listing goes (isolate/r2-cache.ts invalidate); `lists`: the
+  // bucket's listings go too.
   const body = JSON.stringify(
-    bucket === undefined || keys === undefined ? { all: true } : { bucket: `${bucket.accountId}/${bucket.name}`, keys },
+    bucket === undefined || keys === undefined
+      ? { all: true }
+      : { bucket: `${bucket.accountId}/${bucket.name}`, keys, ...(lists ? { lists: true } : {}) },
   );
   await Promise.all([...targets].map((target) => invalidateIn(target, body)));
 }

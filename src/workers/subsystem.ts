@@ -103,7 +103,7 @@ export function createWorkersSubsystem(deps: {
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
   });
   // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.
-  deps.r2.onObjectsChanged?.((bucket, keys) => invalidateEverywhere(WorkerdProcess.live, bucket, keys));
+  deps.r2.onObjectsChanged?.((bucket, keys, lists) => invalidateEverywhere(WorkerdProcess.live, bucket, keys, lists));
   const samples = new FunctionSamples(deps.db);
   const collector = new FunctionMetricsCollector(
     deps.metrics,

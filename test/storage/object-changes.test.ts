@@ -57,4 +57,32 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     await changes.changed('b1', ['k2', 'k4']);
     expect(seen).toEqual(['all', ['k1'], ['k4']]);
   });
+
+  it('watches listings per bucket: the next write to any key of it waits, other buckets pay nothing', async () => {
+    const changes = new ObjectChanges();
+    const seen: unknown[] = [];
+    changes.onChange(async (b, keys, lists) => {
+      seen.push([b?.name, keys, lists]);
+    });
+    changes.watchLists(bucket);
+    changes.watch(bucket, 'k1');
+    await changes.changed('b2', ['x']);
+    expect(seen).toEqual([]);
+    await changes.changed('b1', ['x']);
+    expect(seen).toEqual([['photos', [], true]]);
+    // Listings forgotten once dropped (until listed again); the watched key still is.
+    await changes.changed('b1', ['y']);
+    expect(seen).toHaveLength(1);
+    await changes.changed('b1', ['k1']);
+    expect(seen).toEqual([
+      ['photos', [], true],
+      ['photos', ['k1'], false],
+    ]);
+    // A deleted bucket's listings go (a bucket made again under the name has another id).
+    changes.watchLists(bucket);
+    await changes.bucketDeleted('a', 'other');
+    expect(seen).toHaveLength(2);
+    await changes.bucketDeleted('a', 'photos');
+    expect(seen[2]).toEqual(['photos', [], true]);
+  });
 });

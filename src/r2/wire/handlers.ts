@@ -52,7 +52,8 @@ export interface WireOptions {
    * Set for the runtime's local-read binding when this process is the store's only writer: plain heads
    * and whole-object gets of small objects are marked cacheable (one more custom metadata entry under
    * CACHEABLE_METADATA_KEY, which the runtime removes), after the key is watched, so that any later write
-   * waits until the runtime has dropped its copy (storage/object-changes.ts, isolate/r2-cache.ts).
+   * waits until the runtime has dropped its copy (storage/object-changes.ts, isolate/r2-cache.ts). Every
+   * listing through that binding may be kept too: the bucket's listings are watched before it is read.
    */
   cache?: ObjectChanges | undefined;
 }
@@ -134,6 +135,9 @@ export async function handleWireRequest(
     case 'list': {
       // Runtimes that predate `newRuntime` expect both kinds of metadata whatever `include` says.
       const include = request.newRuntime ? new Set(request.include ?? []) : new Set([INCLUDE_HTTP, INCLUDE_CUSTOM]);
+      // Through the runtime's hidden binding a listing may be kept by the isolate (isolate/r2-cache.ts): watched
+      // before the read, so the bucket's next write waits until every isolate dropped its listings of it.
+      options.cache?.watchLists(bucket);
       const result = await storage.list(bucket, {
         prefix: request.prefix,
         delimiter: request.delimiter,

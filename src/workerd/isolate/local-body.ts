@@ -1,5 +1,5 @@
 import { localBlobsBinding, localBucketBinding, takeBinding } from './contract.js';
-import { cacheEnabled, cachedGet, cachedHead } from './r2-cache.js';
+import { cacheEnabled, cachedGet, cachedHead, cachedList } from './r2-cache.js';
 
 /**
  * Lets a script's bucket bindings take large bodies from the bucket's blob files themselves instead of
@@ -37,6 +37,7 @@ interface HiddenObject {
 interface HiddenBucket {
   get(key: string, options?: Record<string, unknown>): Promise<HiddenObject | null>;
   head(key: string): Promise<HiddenObject | null>;
+  list(options?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 interface BlobFile {
   readonly ok: boolean;
@@ -59,8 +60,8 @@ const BLOB_FILE = /^([0-9a-f]{2})\/([0-9a-f]{32})$/;
 /**
  * Takes each slot's hidden bindings out of `platformEnv` and returns `withLocalBodies(env)`, called where
  * the user's `env` is first seen (trace.ts): it patches each bucket binding once. `key` null: no local reads.
- * With `cacheKey` (the server's cacheable mark) a plain `get(key)` and `head(key)` of a slot named in
- * `slotBuckets` may be answered from the isolate's cache (r2-cache.ts).
+ * With `cacheKey` (the server's cacheable mark) a plain `get(key)` and `head(key)`, and a `list()` of plain
+ * options, of a slot named in `slotBuckets` may be answered from the isolate's cache (r2-cache.ts).
  */
 export function localBodies(
   platformEnv: unknown,
@@ -135,6 +136,7 @@ export function localBodies(
       patched.add(bucket);
       const cacheId = cacheKey === null ? undefined : slotBuckets[slot];
       const nativeHead = (bucket as { head?: (...args: unknown[]) => unknown }).head;
+      const nativeList = (bucket as { list?: (...args: unknown[]) => unknown }).list;
       const viaServer = (key: string, options?: Record<string, unknown>) =>
         local.bucket
           .get(key, options)
@@ -184,6 +186,22 @@ export function localBodies(
             );
           },
         }.head,
+      });
+      Object.defineProperty(bucket, 'list', {
+        configurable: true,
+        writable: true,
+        enumerable: false,
+        value: {
+          list(options?: unknown, ...rest: unknown[]) {
+            if (rest.length !== 0 || !cacheEnabled()) return nativeList?.call(bucket, options, ...rest);
+            return cachedList(
+              cacheId,
+              options,
+              (plain) => local.bucket.list(plain),
+              () => nativeList?.call(bucket, options),
+            );
+          },
+        }.list,
       });
     }
   };
