@@ -12,19 +12,22 @@ const POSTGRES_SUITES = [
   'test/workers/crons.test.ts',
   // Accounts, functions and object storage through the API, the CLI, wrangler and workerd bindings
   // (not the store suites, which run both backends themselves, the Miniflare fidelity comparisons, or
-  // test/storage/durability, which is about SQLite's WAL under kill -9).
+  // test/storage/durability, which is about SQLite's WAL under kill -9). Not the suites of the runtime's
+  // processes either (workers/runtime: supervision and generations; workers/isolation: CPU and memory
+  // limits; workers/tail: sessions and events, held in memory): nothing they check is kept in the database,
+  // so a second run on PostgreSQL repeated ~65 s of workerd start-ups and tests nothing more.
   'test/accounts/{auth,user-memberships,tokens-members}.test.ts',
-  'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,isolation,large-objects,r2-cache,r2-list-cache,request-history,routing,runtime,tutorial,wrangler}.test.ts',
+  'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,large-objects,r2-cache,r2-list-cache,request-history,routing,tutorial,wrangler}.test.ts',
   'test/r2/{buckets-api,cli,cors,lifecycle,objects-api,public-buckets,temp-credentials,wire-backend,workerd-binding,wrangler-objects}.test.ts',
   // The S3 API with the SDK (the tool suites, CLI and rclone/s3cmd, run on SQLite only: they test the clients).
   'test/s3/{sdk-objects,sdk-auth,streaming,multipart,three-doors,temp-credentials-cors,bad-input,sse-c}.test.ts',
   // Records in PostgreSQL and blobs on S3 (Swift): the scale-out setup.
   'test/r2/s3-blobs-e2e.test.ts',
-  // The API's shared behaviour (envelopes, paging, bad input), egress checks, tail sessions, orphan
+  // The API's shared behaviour (envelopes, paging, bad input), egress checks, orphan
   // collection, and servers started as processes (restart, signals, the first hour).
   'test/api/{core,pagination,hardening-bad-input,hardening-bodies}.test.ts',
   'test/egress/api.test.ts',
-  'test/workers/{tail,orphans}.test.ts',
+  'test/workers/orphans.test.ts',
   'test/server/{lifecycle,stopping}.test.ts',
   'test/cli/{first-hour,foundation}.test.ts',
   // Dashboard sessions live in the database.
