@@ -10,17 +10,14 @@ import { request, Agent } from 'node:http';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stop, treeCpuMs, workerdCpuMs } from './processes.ts';
+// Types only: each server child imports these modules from the checkout it measures.
+import type * as LedgeHelpers from '../../test/helpers/ledge.ts';
+import type * as R2Module from '../../src/r2/index.ts';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
-const CREDS = {
-  email: 'bench@example.com',
-  key: '0123456789abcdef0123456789abcdef01234',
-  account: '0123456789abcdef0123456789abcdef',
-};
-
 /** The load child: `--load <socket> <secret> <bucket> <seconds> <bytes>` prints the PUTs it completed. */
 async function load(socketPath: string, secret: string, bucket: string, seconds: number, bytes: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -76,8 +73,8 @@ interface Server {
 
 /** The server child: `--serve <checkout>` starts that build's server (its test helper) and prints where to PUT. */
 async function serve(root: string) {
-  const { startLedge } = (await import(join(root, 'test/helpers/ledge.ts'))) as typeof import('../../test/helpers/ledge.ts');
-  const { SECRET_HEADER } = (await import(join(root, 'src/r2/index.ts'))) as typeof import('../../src/r2/index.ts');
+  const { startLedge } = (await import(join(root, 'test/helpers/ledge.ts'))) as typeof LedgeHelpers;
+  const { SECRET_HEADER } = (await import(join(root, 'src/r2/index.ts'))) as typeof R2Module;
   const ledge = await startLedge();
   await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'bench' });
   const service = ledge.server.platform.r2Backend.workerdService(ledge.accountId, 'bench');
