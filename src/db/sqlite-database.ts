@@ -25,6 +25,8 @@ export class SqliteDatabase implements SqlDatabase {
   /** Set while a transaction's callback runs, to catch `db.run` where `tx.run` was meant (it would deadlock). */
   readonly #inTransaction = new AsyncLocalStorage<true>();
   readonly #wal: WalSync;
+  /** Transactions waiting to run together (see transaction), while one is scheduled. */
+  #batch: BatchItem[] | undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -74,23 +76,84 @@ export class SqliteDatabase implements SqlDatabase {
     return this.#write(() => this.#writer.exec(sql));
   }
 
+  /**
+   * Group commit of transactions: those asked for until the write lock is free and the event loop has
+   * reached its next check phase run one after another in one SQLite transaction, each in a savepoint of
+   * its own (one that fails rolls back alone), and all are answered after the one COMMIT. BEGIN and COMMIT
+   * (the WAL's locks and frame writes) were a third of the server's SQLite time per small PUT. Nobody
+   * learns a result before its commit, so what a caller sees is as if each had committed alone.
+   */
   transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
     const nested = this.#nestedError();
     if (nested) return Promise.reject(nested);
-    return this.#lock.run(async () => {
-      const tx = new SqliteTransaction(this.#writer, 0);
-      this.#writer.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await this.#inTransaction.run(true, () => fn(tx));
-        tx.end();
-        this.#writer.exec('COMMIT');
-        return result;
-      } catch (error) {
-        tx.end();
-        this.#writer.exec('ROLLBACK');
-        throw error;
+    return new Promise<T>((resolve, reject) => {
+      const item: BatchItem = { fn, resolve: resolve as (value: unknown) => void, reject };
+      if (this.#batch) {
+        this.#batch.push(item);
+        return;
       }
+      const batch = [item];
+      this.#batch = batch;
+      void this.#lock.run(async () => {
+        await new Promise(setImmediate);
+        this.#batch = undefined;
+        // Rejecting one already answered changes nothing: this only reaches those a failure left waiting.
+        await this.#runBatch(batch).catch((error: unknown) => batch.forEach((b) => b.reject(error)));
+      });
     });
+  }
+
+  async #runBatch(batch: BatchItem[]): Promise<void> {
+    const writer = this.#writer;
+    let pending = batch;
+    while (pending.length > 0) {
+      const alone = pending.length === 1;
+      const settled: { item: BatchItem; ok: boolean; value: unknown }[] = [];
+      try {
+        writer.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        for (const item of pending) item.reject(error);
+        return;
+      }
+      let rest: BatchItem[] = [];
+      let lost: unknown;
+      for (const [at, item] of pending.entries()) {
+        const tx = new SqliteTransaction(writer, 0);
+        if (!alone) writer.exec('SAVEPOINT batch_item');
+        try {
+          const value = await this.#inTransaction.run(true, () => item.fn(tx));
+          tx.end();
+          if (!alone) writer.exec('RELEASE batch_item');
+          settled.push({ item, ok: true, value });
+        } catch (error) {
+          tx.end();
+          settled.push({ item, ok: false, value: error });
+          if (!writer.inTransaction) {
+            // SQLite rolled the whole transaction back (a full disk, an I/O error): what the ones before
+            // wrote is gone too. They fail with this error; the rest start a transaction of their own.
+            lost = error;
+            rest = pending.slice(at + 1);
+            break;
+          }
+          if (alone) writer.exec('ROLLBACK');
+          else writer.exec('ROLLBACK TO batch_item; RELEASE batch_item');
+        }
+      }
+      if (lost === undefined && writer.inTransaction) {
+        try {
+          writer.exec('COMMIT');
+        } catch (error) {
+          if (writer.inTransaction) writer.exec('ROLLBACK');
+          lost = error;
+        }
+      }
+      for (const { item, ok, value } of settled) {
+        if (!ok) item.reject(value);
+        else if (lost !== undefined) item.reject(lost);
+        else item.resolve(value);
+      }
+      pending = rest;
+    }
   }
 
   durable(): Promise<void> {
@@ -121,6 +184,12 @@ export class SqliteDatabase implements SqlDatabase {
     if (!this.#inTransaction.getStore()) return undefined;
     return new Error('a statement on the database inside one of its transactions: use the transaction handle');
   }
+}
+
+interface BatchItem {
+  fn: (tx: SqlTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 class SqliteTransaction implements SqlTransaction {
@@ -194,6 +263,10 @@ class Connection {
 
   get isOpen(): boolean {
     return this.#db.isOpen;
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
   }
 
   get<T>(sql: string, params: SqlParams): T | undefined {
