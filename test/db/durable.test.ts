@@ -64,7 +64,10 @@ describe('SqliteDatabase.transaction (transactions asked for together commit tog
   };
   const committed = () => {
     const reader = new DatabaseSync(join(dir, 'ledge.db'));
-    const rows = reader.prepare('SELECT n FROM t ORDER BY n').all().map((r) => Number(r['n']));
+    const rows = reader
+      .prepare('SELECT n FROM t ORDER BY n')
+      .all()
+      .map((r) => Number(r['n']));
     reader.close();
     return rows;
   };
@@ -78,7 +81,13 @@ describe('SqliteDatabase.transaction (transactions asked for together commit tog
         db.transaction(async (tx) => {
           await tx.run('INSERT INTO t (n) VALUES (?)', [n]);
           // Another connection sees none of the rows while the last one runs: one transaction, not yet committed.
-          if (n === 4) seenOutside.push(...outside.prepare('SELECT n FROM t').all().map((r) => Number(r['n'])));
+          if (n === 4)
+            seenOutside.push(
+              ...outside
+                .prepare('SELECT n FROM t')
+                .all()
+                .map((r) => Number(r['n'])),
+            );
           if (n === 2) throw new Error('two fails');
           return n;
         }),
@@ -127,4 +136,3 @@ describe('SqliteDatabase.transaction (transactions asked for together commit tog
     expect(committed()).toEqual([3]);
   });
 });
-
