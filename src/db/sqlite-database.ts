@@ -97,8 +97,15 @@ export class SqliteDatabase implements SqlDatabase {
       void this.#lock.run(async () => {
         await new Promise(setImmediate);
         this.#batch = undefined;
-        // Rejecting one already answered changes nothing: this only reaches those a failure left waiting.
-        await this.#runBatch(batch).catch((error: unknown) => batch.forEach((b) => b.reject(error)));
+        await this.#runBatch(batch).catch((error: unknown) => {
+          // A statement of the batch's own failed (a closed database): no transaction may stay open, and
+          // rejecting one already answered changes nothing, so this reaches only those left waiting.
+          try {
+            if (this.#writer.isOpen && this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
+          } finally {
+            batch.forEach((b) => b.reject(error));
+          }
+        });
       });
     });
   }
