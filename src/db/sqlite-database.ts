@@ -102,9 +102,10 @@ export class SqliteDatabase implements SqlDatabase {
           // rejecting one already answered changes nothing, so this reaches only those left waiting.
           try {
             if (this.#writer.isOpen && this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
-          } finally {
-            batch.forEach((b) => b.reject(error));
+          } catch {
+            // The connection is unusable: there is nothing left to roll back.
           }
+          batch.forEach((b) => b.reject(error));
         });
       });
     });
