@@ -18,6 +18,10 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     });
     changes.watch(bucket, 'k1');
     changes.watch(bucket, 'k2');
+    // Writes check `concerns` first and skip `changed` when it says no (watchedStore).
+    expect(changes.concerns('b1', ['nope'])).toBe(false);
+    expect(changes.concerns('b2', ['k1'])).toBe(false);
+    expect(changes.concerns('b1', ['nope', 'k2'])).toBe(true);
     await changes.changed('b1', ['nope']);
     expect(seen).toEqual([]);
     let done = false;
@@ -28,6 +32,7 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     release();
     await pending;
     // Forgotten once invalidated: a second write to it tells nobody.
+    expect(changes.concerns('b1', ['k1'])).toBe(false);
     await changes.changed('b1', ['k1']);
     expect(seen).toHaveLength(1);
     expect(changes.watchedKeys).toBe(1);
@@ -46,6 +51,7 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     changes.watch(bucket, 'k3');
     expect(seen).toEqual(['all']);
     // While everything is being dropped, a write to an old watch still waits for its own invalidation.
+    expect(changes.concerns('b1', ['k1'])).toBe(true);
     await changes.changed('b1', ['k1']);
     expect(seen).toEqual(['all', ['k1']]);
     changes.watch(bucket, 'k4');
@@ -54,6 +60,8 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     // listener is done) has no promise a caller can await.
     await new Promise((r) => setTimeout(r, 0));
     // Afterwards the old watches are gone (their copies too); the new one stays.
+    expect(changes.concerns('b1', ['k2'])).toBe(false);
+    expect(changes.concerns('b1', ['k4'])).toBe(true);
     await changes.changed('b1', ['k2', 'k4']);
     expect(seen).toEqual(['all', ['k1'], ['k4']]);
   });
