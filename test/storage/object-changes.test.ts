@@ -74,11 +74,15 @@ describe('ObjectChanges (what the functions runtime may have cached, issue 31)',
     });
     changes.watchLists(bucket);
     changes.watch(bucket, 'k1');
+    expect(changes.concerns('b2', ['x'])).toBe(false);
     await changes.changed('b2', ['x']);
     expect(seen).toEqual([]);
+    // A listed bucket: a write to any key must wait.
+    expect(changes.concerns('b1', ['x'])).toBe(true);
     await changes.changed('b1', ['x']);
     expect(seen).toEqual([['photos', [], true]]);
     // Listings forgotten once dropped (until listed again); the watched key still is.
+    expect(changes.concerns('b1', ['y'])).toBe(false);
     await changes.changed('b1', ['y']);
     expect(seen).toHaveLength(1);
     await changes.changed('b1', ['k1']);
