@@ -26,12 +26,17 @@ describe('wrangler tail', () => {
   const running: RunningTail[] = [];
   const call = (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
     callFunction(port, host, path, init);
-  const tail = async (args: string[]) => {
-    const t = startWranglerTail(ledge, ['tailed', '--format', 'json', ...args]);
-    running.push(t);
-    await waitForSessions(ledge, running.filter((r) => r.child.exitCode === null).length);
-    return t;
+  /**
+   * Starts one `wrangler tail --format json` per argument list, all at once (each process takes seconds to
+   * load, and they are independent), and returns them once every session is connected.
+   */
+  const tails = async (...argLists: string[][]) => {
+    const started = argLists.map((args) => startWranglerTail(ledge, ['tailed', '--format', 'json', ...args]));
+    running.push(...started);
+    await waitForSessions(ledge, running.filter((r) => r.child.exitCode === null).length, undefined, started);
+    return started;
   };
+  const tail = async (args: string[]) => (await tails(args))[0]!;
   const stopAll = async () => {
     await Promise.all(running.splice(0).map((t) => t.stop()));
   };
@@ -105,10 +110,12 @@ describe('wrangler tail', () => {
   }, 150_000);
 
   it('--status error, --method, --search, --header select the matching events only', async () => {
-    const errors = await tail(['--status', 'error']);
-    const posts = await tail(['--method', 'POST']);
-    const search = await tail(['--search', 'needle-2']);
-    const header = await tail(['--header', 'x-pick: me']);
+    const [errors, posts, search, header] = await tails(
+      ['--status', 'error'],
+      ['--method', 'POST'],
+      ['--search', 'needle-2'],
+      ['--header', 'x-pick: me'],
+    );
     await call('/ok');
     await call('/boom?n=3');
     await call('/created', { method: 'POST', body: 'b' });
@@ -138,9 +145,8 @@ describe('wrangler tail', () => {
   }, 150_000);
 
   it('--ip selects by the client address (a proxy in front reported, else the peer), and self is the address that opened the session', async () => {
-    const listed = await tail(['--ip', '203.0.113.7']);
     // wrangler opens the session from 127.0.0.1 here, so "self" is that address.
-    const self = await tail(['--ip', 'self']);
+    const [listed, self] = await tails(['--ip', '203.0.113.7'], ['--ip', 'self']);
     await call('/ip?cf', { headers: { 'cf-connecting-ip': '203.0.113.7' } });
     await call('/ip?other', { headers: { 'cf-connecting-ip': '198.51.100.1' } });
     await call('/ip?forwarded', { headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } });
