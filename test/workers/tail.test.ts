@@ -30,13 +30,13 @@ describe('wrangler tail', () => {
    * Starts one `wrangler tail --format json` per argument list, all at once (each process takes seconds to
    * load, and they are independent), and returns them once every session is connected.
    */
-  const tails = async (...argLists: string[][]) => {
+  const tails = async <Args extends string[][]>(...argLists: Args): Promise<{ [K in keyof Args]: RunningTail }> => {
     const started = argLists.map((args) => startWranglerTail(ledge, ['tailed', '--format', 'json', ...args]));
     running.push(...started);
     await waitForSessions(ledge, running.filter((r) => r.child.exitCode === null).length, undefined, started);
-    return started;
+    return started as { [K in keyof Args]: RunningTail };
   };
-  const tail = async (args: string[]) => (await tails(args))[0]!;
+  const tail = async (args: string[]) => (await tails(args))[0];
   const stopAll = async () => {
     await Promise.all(running.splice(0).map((t) => t.stop()));
   };
