@@ -160,12 +160,17 @@ export function cliEnv(ledge: TestLedge, auth: 'token' | 'key' = 'token'): NodeJ
     : { ...base, LEDGE_EMAIL: ledge.email, LEDGE_API_KEY: ledge.apiKey };
 }
 
-/** The environment without any credentials a developer's shell may carry. */
+/**
+ * The environment without any credentials a developer's shell may carry, with V8's compile cache in the
+ * checkout's node_modules/.cache as bin/ledge sets it: every Node the tests spawn (the CLI, servers, wrangler)
+ * then reuses compiled (and type-stripped) modules instead of compiling them again, ~0.1 s of CPU per CLI run.
+ */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of Object.keys(env)) {
     if (/^(LEDGE_|CLOUDFLARE_|CF_)/.test(name) && name !== 'LEDGE_LOG_LEVEL') delete env[name];
   }
+  env['NODE_COMPILE_CACHE'] ??= join(REPO_ROOT, 'node_modules/.cache/node-compile-cache');
   return env;
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
 import { startLedgeTail, startWranglerTail, waitForSessions, type RunningTail } from './tail-helpers.ts';
@@ -43,6 +43,8 @@ describe('wrangler tail', () => {
     host = `tailed.${await accountSubdomain(ledge)}.localhost`;
     port = functionsPort(ledge);
   }, 150_000);
+  // A test that fails before its own stopAll() must not leave sessions that the next tests count.
+  afterEach(stopAll, 30_000);
   afterAll(async () => {
     await stopAll();
     await ledge?.close();
