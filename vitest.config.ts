@@ -38,6 +38,11 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 2,
+    // A worker runs its files one after another in one process with one module cache: each file no
+    // longer loads the server's modules anew. What files change of the process is theirs to undo; the
+    // environment is restored after each file by restore-env.ts.
+    isolate: false,
+    setupFiles: ['./test/helpers/restore-env.ts'],
     // One throwaway PostgreSQL 15 cluster for the run (each test makes its own database on it).
     globalSetup: ['./test/helpers/postgres-global-setup.ts'],
     testTimeout: 60_000,
