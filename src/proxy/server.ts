@@ -126,6 +126,9 @@ export class ProxyServer {
     this.#httpServer = httpServer;
     this.#port = (server.address() as AddressInfo).port;
     const timeouts = options.httpTimeouts;
+    // The coarse clock is the process's: after another server of this process stopped, it kept that
+    // server's last sweep, and connections stamped with it would look idle since then.
+    coarseClock.now = Date.now();
     this.#sweep = setInterval(
       () => sweepConnections(connections, timeouts),
       httpServerOptions(timeouts).connectionsCheckingInterval,
@@ -169,11 +172,14 @@ function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTime
   const now = Date.now();
   coarseClock.now = now;
   for (const connection of connections) {
-    if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
-    else if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs)
+    // The headers and request timeouts first: a head or request past its bound is answered 408 even when
+    // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
+    // own check would have answered it when the bound passed.
+    if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs)
       connection.timedOut();
     else if (connection.requestStartedAt !== 0 && now - connection.requestStartedAt > timeouts.requestMs) {
       connection.timedOut();
-    } else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();
+    } else if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
+    else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();
   }
 }

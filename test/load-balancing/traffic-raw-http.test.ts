@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coarseClock } from '../../src/proxy/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { createLoadBalancer, createPool, createZone, trafficPort } from './traffic-helpers.ts';
 
@@ -349,5 +350,23 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
   it('answers 431 for a request head over 16 KiB', async () => {
     const { text } = await rawClient(port, get('/', `x-big: ${'b'.repeat(17 * 1024)}\r\n`));
     expect(text).toMatch(/^HTTP\/1\.1 431 /);
+  });
+});
+
+// A regression: the coarse clock that stamps connections is the process's, advanced only by running servers'
+// sweeps. A server started after another of the same process had stopped stamped its first connections with
+// that server's last sweep, so its first sweep found them idle for that long and closed them without an
+// answer (seen as an empty answer to a stalled head instead of 408, when test files shared a process).
+describe('a proxy started after the coarse clock went stale', () => {
+  let late: TestLedge;
+  afterAll(async () => {
+    await late?.close();
+  });
+
+  it('answers a stalled head 408 instead of dropping it as idle', async () => {
+    coarseClock.now = Date.now() - 3_600_000;
+    late = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000', LEDGE_HTTP_IDLE_TIMEOUT_MS: '1500' } });
+    const { text } = await rawClient(trafficPort(late), 'GET / HTTP/1.1\r\nhost: stalled.test\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
