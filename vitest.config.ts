@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // Integration tests start real servers (ledge, workerd, SMTP, origins) on 127.0.0.1 with port 0.
-// Two workers match the two cores of the target machine; slow real-client tests get generous timeouts.
+// Three workers on the two cores of the target machine: the tests wait on servers and processes they start, so a
+// third file in flight fills the cores (measured: see docs/benchmarks.md, suite wall time). Slow real-client
+// tests get generous timeouts.
 /** The suites that run a second time with every server on PostgreSQL (store-level suites run both backends themselves). */
 const POSTGRES_SUITES = [
   'test/load-balancing/**/*.test.ts',
@@ -37,7 +39,7 @@ const POSTGRES_SUITES = [
 export default defineConfig({
   test: {
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     // A worker runs its files one after another in one process with one module cache: each file no
     // longer loads the server's modules anew. What files change of the process is theirs to undo; the
     // environment is restored after each file by restore-env.ts.

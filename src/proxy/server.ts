@@ -175,8 +175,7 @@ function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTime
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
     // own check would have answered it when the bound passed.
-    if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs)
-      connection.timedOut();
+    if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs) connection.timedOut();
     else if (connection.requestStartedAt !== 0 && now - connection.requestStartedAt > timeouts.requestMs) {
       connection.timedOut();
     } else if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
