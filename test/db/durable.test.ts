@@ -5,20 +5,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteDatabase } from '../../src/db/index.ts';
 import { tempDir } from '../helpers/ledge.ts';
 
-describe('SqliteDatabase.durable (group commit of the WAL)', () => {
-  let dir: string;
-  let db: SqliteDatabase;
-  afterEach(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const open = async () => {
-    dir = tempDir('ledge-db-');
-    db = new SqliteDatabase(join(dir, 'ledge.db'));
-    await db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
-    return db;
-  };
+let dir: string;
+let db: SqliteDatabase;
+afterEach(async () => {
+  await db?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+/** A fresh database file with one table `t (n INTEGER PRIMARY KEY)`. */
+const open = async () => {
+  dir = tempDir('ledge-db-');
+  db = new SqliteDatabase(join(dir, 'ledge.db'));
+  await db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
+  return db;
+};
 
+describe('SqliteDatabase.durable (group commit of the WAL)', () => {
   it('shares one sync among commits made while another sync runs', async () => {
     await open();
     await db.run('INSERT INTO t (n) VALUES (0)');
@@ -50,18 +51,6 @@ describe('SqliteDatabase.durable (group commit of the WAL)', () => {
 });
 
 describe('SqliteDatabase.transaction (transactions asked for together commit together)', () => {
-  let dir: string;
-  let db: SqliteDatabase;
-  afterEach(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const open = async () => {
-    dir = tempDir('ledge-db-');
-    db = new SqliteDatabase(join(dir, 'ledge.db'));
-    await db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)');
-    return db;
-  };
   const committed = () => {
     const reader = new DatabaseSync(join(dir, 'ledge.db'));
     const rows = reader

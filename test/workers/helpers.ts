@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type Agent } from 'node:http';
 import type { Socket } from 'node:net';
+import { expect } from 'vitest';
 import type { TestLedge } from '../helpers/ledge.ts';
 import type { WorkerStore } from '../../src/workers/store.ts';
 
@@ -62,6 +63,21 @@ export async function accountSubdomain(ledge: TestLedge): Promise<string> {
 
 /** Sockets that have carried at least one complete response (keep-alive reuse, see callFunction). */
 const servedSockets = new WeakSet<Socket>();
+
+/**
+ * Creates a bucket and deploys `source` as a script bound to it as `BUCKET`, on workers.dev; answers the
+ * function's host (the isolate-cache suites' probe).
+ */
+export async function deployBucketProbe(ledge: TestLedge, bucket: string, script: string, source: string) {
+  expect((await api(ledge, 'POST', `/accounts/${ledge.accountId}/r2/buckets`, { name: bucket })).status).toBe(200);
+  const upload = await uploadScript(ledge, script, {
+    modules: { 'index.js': source },
+    metadata: { bindings: [{ type: 'r2_bucket', name: 'BUCKET', bucket_name: bucket }] },
+  });
+  expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
+  expect((await enableWorkersDev(ledge, script)).status).toBe(200);
+  return `${script}.${await accountSubdomain(ledge)}.localhost`;
+}
 
 export interface FunctionResponse {
   status: number;

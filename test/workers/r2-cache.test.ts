@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
+import { callFunction, deployBucketProbe, functionsPort } from './helpers.ts';
 
 /**
  * `GET /d/<how>/<key>` describes what the function got: `get` and `head` through the binding as user code calls
@@ -105,14 +105,7 @@ describe('the isolate cache of small objects (issue 31)', () => {
   beforeAll(async () => {
     // Two processes: each isolate has its own cache, and every write must reach both.
     ledge = await startLedge({ flags: { functionsProcesses: 2 } });
-    expect((await api(ledge, 'POST', `/accounts/${ledge.accountId}/r2/buckets`, { name: 'cached' })).status).toBe(200);
-    const upload = await uploadScript(ledge, 'cache-probe', {
-      modules: { 'index.js': SCRIPT },
-      metadata: { bindings: [{ type: 'r2_bucket', name: 'BUCKET', bucket_name: 'cached' }] },
-    });
-    expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
-    expect((await enableWorkersDev(ledge, 'cache-probe')).status).toBe(200);
-    host = `cache-probe.${await accountSubdomain(ledge)}.localhost`;
+    host = await deployBucketProbe(ledge, 'cached', 'cache-probe', SCRIPT);
   }, 60_000);
   afterAll(async () => ledge?.close());
 

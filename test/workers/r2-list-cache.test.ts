@@ -3,7 +3,15 @@ import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { s3Client, s3CredentialsOf } from '../s3/helpers.ts';
-import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, uploadScript } from './helpers.ts';
+import {
+  accountSubdomain,
+  api,
+  callFunction,
+  deployBucketProbe,
+  enableWorkersDev,
+  functionsPort,
+  uploadScript,
+} from './helpers.ts';
 
 /**
  * `GET /l?o=<options JSON>` describes what `list(options)` gave the function as user code calls it (small listings
@@ -111,14 +119,7 @@ describe('the isolate cache of small listings (issue 31)', () => {
   beforeAll(async () => {
     // Two processes: each isolate has its own cache, and every write must reach both.
     ledge = await startLedge({ flags: { functionsProcesses: 2 } });
-    expect((await api(ledge, 'POST', `/accounts/${ledge.accountId}/r2/buckets`, { name: 'listed' })).status).toBe(200);
-    const upload = await uploadScript(ledge, 'list-probe', {
-      modules: { 'index.js': SCRIPT },
-      metadata: { bindings: [{ type: 'r2_bucket', name: 'BUCKET', bucket_name: 'listed' }] },
-    });
-    expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
-    expect((await enableWorkersDev(ledge, 'list-probe')).status).toBe(200);
-    host = `list-probe.${await accountSubdomain(ledge)}.localhost`;
+    host = await deployBucketProbe(ledge, 'listed', 'list-probe', SCRIPT);
     for (const key of ['a/1', 'a/2', 'a/3', 'a/deep/4', 'b/5', 'c'])
       expect((await call(`/p/${encodeURIComponent(key)}`, { method: 'PUT', body: `body of ${key}` })).status).toBe(200);
   }, 60_000);
