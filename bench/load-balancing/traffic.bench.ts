@@ -9,7 +9,7 @@
 // --only runs one answer size; --proxies some of the proxies (HAProxy is the reference: keep it for ratios);
 // --cpu-prof writes a V8 CPU profile of the Ledge server into <dir> (for finding where the proxy's CPU goes;
 // it slows Ledge a little, so figures of record are taken without it).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from '../../test/helpers/free-port.ts';
@@ -48,7 +48,20 @@ const ALL_PROXIES = ['ledge', 'haproxy', 'nginx'] as const;
 type Proxy = (typeof ALL_PROXIES)[number];
 const PROXIES = ALL_PROXIES.filter((proxy) => textArgument('--proxies')?.split(',').includes(proxy) ?? true);
 
+/** The peers and the load generator are Debian packages, not npm ones: say so before anything starts. */
+function missingCommands(): string[] {
+  return ['nginx', 'haproxy', 'wrk'].filter((command) => {
+    const probe = spawnSync(command, ['-v'], { stdio: 'ignore' });
+    return (probe.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+  });
+}
+
 async function main() {
+  const missing = missingCommands();
+  if (missing.length > 0) {
+    console.error(`${missing.join(', ')} not found: apt-get install -y ${missing.join(' ')}`);
+    process.exit(1);
+  }
   const work = mkdtempSync(join(tmpdir(), 'ledge-lb-bench-'));
   const children: ChildProcess[] = [];
   try {
