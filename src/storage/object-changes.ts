@@ -166,10 +166,12 @@ export class ObjectChanges {
  * no copy only pays `concerns`.
  */
 export function watchedStore(store: MetadataStore, changes: ObjectChanges): MetadataStore {
-  const report = async <T>(result: T, bucketId: string, keys: string[]): Promise<T> => {
-    await changes.changed(bucketId, keys);
-    return result;
-  };
+  /**
+   * `result` once every copy of the keys is gone, or `result` itself when no copy (nor listing) can exist:
+   * no promise for the writes nobody caches.
+   */
+  const reported = <T>(result: T, bucketId: string, keys: string[]): T | Promise<T> =>
+    changes.concerns(bucketId, keys) ? changes.changed(bucketId, keys).then(() => result) : result;
   const overrides: Pick<
     MetadataStore,
     | 'deleteBucket'
@@ -186,27 +188,31 @@ export function watchedStore(store: MetadataStore, changes: ObjectChanges): Meta
     },
     async commitObject(object, precondition) {
       const result = await store.commitObject(object, precondition);
-      if (result.status !== 'committed' || !changes.concerns(object.bucketId, [object.key])) return result;
-      return report(result, object.bucketId, [object.key]);
+      return result.status === 'committed' ? reported(result, object.bucketId, [object.key]) : result;
     },
     async deleteObjects(bucketId, keys) {
       const removed = await store.deleteObjects(bucketId, keys);
-      return changes.concerns(bucketId, keys) ? report(removed, bucketId, [...keys]) : removed;
+      return reported(removed, bucketId, [...keys]);
     },
     async completeUpload(bucketId, uploadId, build) {
       const result = await store.completeUpload(bucketId, uploadId, build);
-      if (result.status !== 'completed' || !changes.concerns(bucketId, [result.object.key])) return result;
-      return report(result, bucketId, [result.object.key]);
+      return result.status === 'completed' ? reported(result, bucketId, [result.object.key]) : result;
     },
     async deleteObjectVersions(bucketId, targets) {
       const removed = await store.deleteObjectVersions(bucketId, targets);
-      const keys = targets.map((t) => t.key);
-      return changes.concerns(bucketId, keys) ? report(removed, bucketId, keys) : removed;
+      return reported(
+        removed,
+        bucketId,
+        targets.map((t) => t.key),
+      );
     },
     async setObjectStorageClass(bucketId, targets, storageClass) {
       const changedCount = await store.setObjectStorageClass(bucketId, targets, storageClass);
-      const keys = targets.map((t) => t.key);
-      return changes.concerns(bucketId, keys) ? report(changedCount, bucketId, keys) : changedCount;
+      return reported(
+        changedCount,
+        bucketId,
+        targets.map((t) => t.key),
+      );
     },
   };
   const wrapped: Record<string, unknown> = {};
