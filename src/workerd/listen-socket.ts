@@ -46,6 +46,8 @@ async function holdSockets(args: string[], count: number, what: string): Promise
       sockets.push({ port: message.port!, handle: handle as ListeningSocket['handle'] });
       if (sockets.length === count) {
         holder.removeAllListeners('exit');
+        // The holder waits for this before it exits (socket-holder.mjs, exitWhenTaken).
+        if (holder.connected) holder.disconnect();
         resolve(sockets);
       }
     });

@@ -1,8 +1,9 @@
 /* global process */
 // Runs as a short-lived child of `ledge server`: opens the functions listening sockets (one per workerd
 // process of a generation, all SO_REUSEPORT on one port, in order), or with `unix <path>...` the unix
-// sockets of the accounts' backend processes, and sends each raw handle back over IPC, then exits. The parent receives them as bare TCP handles that its event loop does not poll, so
-// the parent never accepts a connection itself: only workerd (which inherits the fds) does.
+// sockets of the accounts' backend processes, and sends each raw handle back over IPC, then exits once the
+// parent disconnects (it has them all). The parent receives them as bare TCP handles that its event loop does
+// not poll, so the parent never accepts a connection itself: only workerd (which inherits the fds) does.
 // Plain JavaScript on purpose: a child started from a .ts file first loads Node's TypeScript stripper,
 // which doubled this process's start (~170 -> ~70 ms) and with it `ledge server`'s time to first response.
 import { rmSync } from 'node:fs';
@@ -12,6 +13,16 @@ const unixPaths = process.argv[2] === 'unix' ? process.argv.slice(3) : undefined
 const port = Number(process.argv[2] ?? '0');
 const host = process.argv[3] ?? '127.0.0.1';
 const count = Number(process.argv[4] ?? '1');
+
+/**
+ * Exits once the parent has taken every handle and disconnects (or is gone). Exiting as soon as the last
+ * send completed let a busy parent see the exit before the last message and fail the start or deploy with
+ * "socket holder exited (0) before handing over the sockets" (CI, failure-domains-load, 2026-11-26).
+ */
+function exitWhenTaken() {
+  if (process.connected) process.once('disconnect', () => process.exit(0));
+  else process.exit(0);
+}
 
 function fail(error) {
   process.send?.({ error: `${error.code ?? 'error'}: ${error.message}` }, () => process.exit(1));
@@ -47,18 +58,19 @@ try {
       const socket = await listenUnix(path);
       await new Promise((resolve) => process.send({ port: 0, index }, socket.handle, { keepOpen: false }, resolve));
     }
-    process.exit(0);
+    exitWhenTaken();
+  } else {
+    // One after the other: the order they join the port's reuseport group is the order of their indices.
+    const first = await listen(port);
+    const sockets = [first];
+    for (let i = 1; i < count; i++) sockets.push(await listen(first.port));
+    for (const [index, socket] of sockets.entries()) {
+      await new Promise((resolve) =>
+        process.send({ port: first.port, index }, socket.handle, { keepOpen: false }, resolve),
+      );
+    }
+    exitWhenTaken();
   }
-  // One after the other: the order they join the port's reuseport group is the order of their indices.
-  const first = await listen(port);
-  const sockets = [first];
-  for (let i = 1; i < count; i++) sockets.push(await listen(first.port));
-  for (const [index, socket] of sockets.entries()) {
-    await new Promise((resolve) =>
-      process.send({ port: first.port, index }, socket.handle, { keepOpen: false }, resolve),
-    );
-  }
-  process.exit(0);
 } catch (error) {
   fail(error);
 }
