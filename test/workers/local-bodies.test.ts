@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
-  api,
   callFunction,
+  deployBucketProbe,
   enableWorkersDev,
   functionsPort,
   tenant,
@@ -70,17 +70,6 @@ export default {
   },
 };`;
 
-async function deploy(as: TestLedge, name: string, bucket: string): Promise<string> {
-  expect((await api(as, 'POST', `/accounts/${as.accountId}/r2/buckets`, { name: bucket })).status).toBe(200);
-  const upload = await uploadScript(as, name, {
-    modules: { 'index.js': SCRIPT },
-    metadata: { bindings: [{ type: 'r2_bucket', name: 'BUCKET', bucket_name: bucket }] },
-  });
-  expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
-  expect((await enableWorkersDev(as, name)).status).toBe(200);
-  return `${name}.${await accountSubdomain(as)}.localhost`;
-}
-
 /** Every blob file under a directory, as paths relative to it. */
 function filesUnder(dir: string, prefix = ''): string[] {
   if (!existsSync(dir)) return [];
@@ -107,8 +96,8 @@ describe('large bodies read by the isolate from the account blob directory', () 
   beforeAll(async () => {
     ledge = await startLedge({ flags: { functionsProcesses: 1 } });
     other = await tenant(ledge, 'Other');
-    host = await deploy(ledge, 'reader', 'bodies');
-    otherHost = await deploy(other, 'prober', 'theirs');
+    host = await deployBucketProbe(ledge, 'bodies', 'reader', SCRIPT);
+    otherHost = await deployBucketProbe(other, 'theirs', 'prober', SCRIPT);
     expect(await put('big', body)).toMatchObject({ status: 200, text: md5(body) });
     expect((await put('doc', json)).status).toBe(200);
   });
