@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 import { freePort } from './processes.ts';
 
+/** The hello-world's one module: answers 1 KiB from memory. */
+export const HELLO_MODULE = `const body = ${JSON.stringify('k'.repeat(1024))};\nexport default { fetch() { return new Response(body); } };\n`;
+
 /**
  * The ceiling of a small function request on this machine: one workerd process (as a Ledge process runs one
  * script) whose worker answers 1 KiB from memory, with no platform around it and no storage. Small-request
@@ -13,10 +16,7 @@ export async function startWorkerdHello(work: string): Promise<{ child: ChildPro
   const dir = join(work, 'hello');
   const port = await freePort();
   mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'hello.js'),
-    `const body = ${JSON.stringify('k'.repeat(1024))};\nexport default { fetch() { return new Response(body); } };\n`,
-  );
+  writeFileSync(join(dir, 'hello.js'), HELLO_MODULE);
   writeFileSync(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";\nconst config :Workerd.Config = (\n` +

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 import { FUNCTION_V8_FLAGS } from '../../src/workerd/config.ts';
+import { HELLO_MODULE } from './hello-world.ts';
 import { freePort, stop, treeCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';
 
@@ -137,7 +138,7 @@ function startWorkerd(
   v8Flags: readonly string[],
 ): ChildProcess {
   const modules: Record<string, string> = {
-    'hello.js': `const body = ${JSON.stringify('k'.repeat(1024))};\nexport default { fetch() { return new Response(body); } };\n`,
+    'hello.js': HELLO_MODULE,
     'r2-put.js':
       'export default { async fetch(request, env) { const key = new URL(request.url).pathname.slice(1);\n' +
       '  await env.B.put(key, request.body); return new Response(`Put ${key} successfully!`); } };\n',
