@@ -105,14 +105,17 @@ function parseQueryAuth(query: URLSearchParams, now: number): SignedRequest {
   }
   const time = parseAmzDate(amzDate);
   if (time === undefined) throw malformed("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
-  if (!/^\d+$/.test(expires) || Number(expires) < 1) {
-    throw malformed('X-Amz-Expires must be a positive integer number of seconds');
-  }
+  // S3's answers: not a number, negative, over a week (400); 0 is a URL that has already expired (403).
+  if (!/^-?\d+$/.test(expires)) throw malformed('X-Amz-Expires should be a number');
+  if (expires.startsWith('-')) throw malformed('X-Amz-Expires must be non-negative');
   if (Number(expires) > MAX_PRESIGNED_SECONDS) {
-    throw malformed('X-Amz-Expires must be less than a week (in seconds) that is 604800');
+    throw malformed(
+      'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds',
+    );
   }
   if (time - now > MAX_SKEW_MS) throw S3Errors.requestTimeTooSkewed();
-  if (now > time + Number(expires) * 1000) throw S3Errors.expired();
+  const expiresAt = time + Number(expires) * 1000;
+  if (now >= expiresAt) throw S3Errors.expired(expires, expiresAt, now);
   const scope = parseCredential(credential, amzDate, malformed);
   return {
     ...scope,
