@@ -132,12 +132,15 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
     ).toBe(501);
     expect((await refusal(putLifecycle([{ ...tagged, Filter: { ObjectSizeGreaterThan: 10 } }])))[0]).toBe(501);
 
-    // Raw XML the SDK would not send: a rule-level Prefix with a Filter, two predicates outside And.
+    // Raw XML the SDK would not send: a rule-level Prefix with a Filter, two predicates outside And, a day
+    // that does not exist, a date that is not ISO 8601.
     for (const rule of [
-      '<Prefix>a/</Prefix><Filter><Prefix>b/</Prefix></Filter>',
-      '<Filter><Prefix>a/</Prefix><ObjectSizeGreaterThan>1</ObjectSizeGreaterThan></Filter>',
+      '<Prefix>a/</Prefix><Filter><Prefix>b/</Prefix></Filter><Expiration><Days>1</Days></Expiration>',
+      '<Filter><Prefix>a/</Prefix><ObjectSizeGreaterThan>1</ObjectSizeGreaterThan></Filter><Expiration><Days>1</Days></Expiration>',
+      '<Filter/><Expiration><Date>2030-02-30T00:00:00Z</Date></Expiration>',
+      '<Filter/><Expiration><Date>20300101</Date></Expiration>',
     ]) {
-      const body = `<LifecycleConfiguration><Rule><ID>r</ID><Status>Enabled</Status>${rule}<Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`;
+      const body = `<LifecycleConfiguration><Rule><ID>r</ID><Status>Enabled</Status>${rule}</Rule></LifecycleConfiguration>`;
       const { response } = await signedFetch(ledge, credentials, { method: 'PUT', path: '/rules?lifecycle', body });
       expect([response.status, /<Code>(\w+)<\/Code>/.exec(await response.text())?.[1]]).toEqual([400, 'MalformedXML']);
     }

@@ -168,7 +168,15 @@ function condition(
     }
     return { type: 'Age', maxAge: Number(daysText) * DAY_SECONDS };
   }
-  if (!ISO_DATE.test(date!) || Number.isNaN(Date.parse(date!))) throw S3Errors.malformedXml();
+  if (!isCalendarDate(date!)) throw S3Errors.malformedXml();
   if (!isMidnightUtc(date!)) throw S3Errors.invalidArgument("'Date' must be at midnight GMT");
   return { type: 'Date', date: new Date(date!).toISOString() };
+}
+
+/** An ISO 8601 date whose day exists (V8 reads 2030-02-30 as March 2nd; S3 refuses it). */
+function isCalendarDate(date: string): boolean {
+  if (!ISO_DATE.test(date) || Number.isNaN(Date.parse(date))) return false;
+  const [year, month, day] = date.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
 }
