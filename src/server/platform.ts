@@ -1,5 +1,5 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
@@ -74,7 +74,7 @@ export interface Platform {
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
   cluster: Cluster;
-  /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
+  /** Every subsystem, in dependency order (src/api-kit/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
@@ -131,7 +131,7 @@ export async function createPlatform(
   });
   shareBucketChanges(storage, cluster);
 
-  // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
+  // Every subsystem through one contract (src/api-kit/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
