@@ -125,7 +125,7 @@ export async function createPlatform(
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
     // Only the embedded database has this process as its one writer: with PostgreSQL other nodes write
-    // too, so functions cache no objects (read-after-write across nodes, issue 31).
+    // too, so functions cache no objects (a copy here could not be told of another node's write).
     objectChanges: db.dialect === 'sqlite' ? new ObjectChanges() : undefined,
     clock,
   });
