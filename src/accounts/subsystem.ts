@@ -1,5 +1,5 @@
 import type { SqlDatabase } from '../db/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import { accountRoutes } from './routes.ts';
 import { AccountManagement } from './management.ts';
 import { managementRoutes } from './management-routes.ts';

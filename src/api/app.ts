@@ -3,11 +3,11 @@ import type { AccountService } from '../accounts/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import { authMiddleware, type SessionCredentials } from './auth.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
 import { metricsHandler } from './metrics-route.ts';
 import { requestLog } from './request-log.ts';
-import type { Subsystem } from './subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 
 export const API_PREFIX = '/client/v4';
 

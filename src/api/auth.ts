@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthErrors, canAccessAccount, type AccountService } from '../accounts/index.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 
 const ACCOUNT_PATH = /^\/client\/v4\/accounts\/([^/]+)(?:\/|$)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
-import type { AppEnv } from '../api/context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { HealthEventBus } from '../load-balancing/index.ts';
 import { LedgeError } from '../shared/errors.ts';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
-import type { AppEnv } from '../api/context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import type { HealthEvent, HealthEventBus } from '../load-balancing/index.ts';
 import { credentialHeaders, DashboardErrors, sessionOf } from './routes.ts';
 import type { SessionStore } from './sessions.ts';

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AccountService } from '../accounts/index.ts';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import { ApiClient } from '../client/index.ts';
 import { migrate, MigrationApi } from '../email-migration/index.ts';
 import { credentialHeaders, DashboardErrors, requireCsrf, sameOrigin, sessionOf } from './routes.ts';

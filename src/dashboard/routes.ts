@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AccountService, Principal } from '../accounts/index.ts';
-import { readJson } from '../api/body.ts';
-import type { AppEnv, ApiContext } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv, ApiContext } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { assetResponse, type DashboardAssets } from './assets.ts';
 import { isHttps, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';

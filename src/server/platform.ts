@@ -1,5 +1,5 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
@@ -74,7 +74,7 @@ export interface Platform {
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
   cluster: Cluster;
-  /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
+  /** Every subsystem, in dependency order (src/api-kit/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
@@ -125,13 +125,13 @@ export async function createPlatform(
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
     // Only the embedded database has this process as its one writer: with PostgreSQL other nodes write
-    // too, so functions cache no objects (read-after-write across nodes, issue 31).
+    // too, so functions cache no objects (a copy here could not be told of another node's write).
     objectChanges: db.dialect === 'sqlite' ? new ObjectChanges() : undefined,
     clock,
   });
   shareBucketChanges(storage, cluster);
 
-  // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
+  // Every subsystem through one contract (src/api-kit/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });

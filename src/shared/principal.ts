@@ -1,7 +1,7 @@
 /**
  * Who is calling, and what they may touch: built once per request by the auth middleware (accounts), read by
  * every route. It lives here, below the api kit and the subsystems, because both name it: the request context
- * carries one, and accounts makes it (before, the api kit imported accounts and accounts the api kit).
+ * carries one, and accounts makes it; in either folder, the other would have to import it back.
  * `accountIds` is already the intersection of the user's memberships and the token's account scope.
  */
 export interface Principal {

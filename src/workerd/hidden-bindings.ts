@@ -21,7 +21,7 @@ export interface HiddenBindings {
 
 /**
  * The bindings the platform gives a script besides the user's, each reaching only what that script
- * needs (least privilege; issue 26 point 3):
+ * needs (least privilege: a tenant's code must not reach another's flag or bytes):
  * - its own tail flag: a read-only disk service rooted at `<flags>/<account>/<script>/`, made here,
  *   so nothing it can reach names or reads another script's flag;
  * - per bucket it is bound to, when that bucket's blobs are files here: a hidden r2Bucket binding (the

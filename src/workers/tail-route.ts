@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { BytePace } from './history-rate.ts';

@@ -433,13 +433,14 @@ describe('a hostile function and the platform it runs on', () => {
         expect(got.status, to).toBe(502);
         // workerd's own words, the same as for a closed port: JavaScript cannot wrap cloudflare:sockets.
         expect(got.text, to).toContain('cannot connect to the specified address');
-        // Refused before any packet leaves: no connect timeout to an unrouted address.
-        expect(Date.now() - started, to).toBeLessThan(5_000);
+        // Refused before any packet leaves, not after a connect timeout to an unrouted address (the kernel gives
+        // up on an unanswered SYN after about two minutes): a ceiling far below that, which no busy machine reaches.
+        expect(Date.now() - started, to).toBeLessThan(20_000);
       }
       // workerd logs the first refusal of a process (and only that one) with the address.
       await expect
         .poll(() => logLines.some((line) => line.includes(`connecting to ${DENIED_ADDRESS}:80 is not allowed`)), {
-          timeout: 5_000,
+          timeout: 30_000,
         })
         .toBe(true);
     });

@@ -17,7 +17,8 @@ import { enableCache, invalidate } from './r2-cache.js';
  * (object or WorkerEntrypoint class). A request carrying METRICS_HEADER with the generation's secret is a
  * scrape (from the ping service, over a unix socket only Ledge reaches) and is answered with the counts as
  * JSON, never reaching the script. Counting is a few additions per request: nothing is written or sent per
- * request (issue 17: the functions benchmark may lose <= 2%). Responses get a cf-ray id (see withRay).
+ * request (metrics are always on, so they may cost the functions benchmark no more than 2%).
+ * Responses get a cf-ray id (see withRay).
  * Latency is read from Date.now(), which in workerd advances only on I/O (as on Cloudflare): it is the time
  * a handler waited for subrequests and bindings, 0 for pure computation.
  */
