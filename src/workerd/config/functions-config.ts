@@ -49,7 +49,13 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       hostGuard: direct ? { host: `${script.name}.${subdomain}.${domain}`, domain } : undefined,
     });
     workers.push(built.service);
-    for (const service of built.services) if (!shared.has(service.name)) shared.set(service.name, service);
+    for (const service of built.services) {
+      const known = shared.get(service.name);
+      // Services are shared by name (one bucket's, for every script bound to it): one name, one service.
+      if (known && JSON.stringify(known) !== JSON.stringify(service))
+        throw new Error(`two different workerd services are named ${service.name}`);
+      shared.set(service.name, service);
+    }
     directories.push(...built.directories);
     const binding = `S${index}`;
     if (script.workers_dev) {

@@ -69,8 +69,8 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
     localBodyKey: undefined,
     localBuckets: {},
     localCache: undefined,
-    ...Object.assign({}, ...parts.map((part) => part.params ?? {})),
   };
+  for (const part of parts) Object.assign(params, part.params);
   const own = (name: string, content: string | Uint8Array) => files.embed(`${options.folder}/${name}`, content);
   const modules: Worker_Module[] = [
     { name: WRAPPER, esModule: own(WRAPPER, wrapperSource(version.main_module, options.hostGuard)) },
@@ -89,7 +89,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
         compatibilityDate: date,
         compatibilityFlags: withAsyncLocalStorage(version.compatibility_flags),
         bindings: parts.flatMap((part) => part.bindings),
-        ...(durableObjectNamespaces.length > 0 ? { durableObjectNamespaces } : {}),
+        durableObjectNamespaces: durableObjectNamespaces.length > 0 ? durableObjectNamespaces : undefined,
       },
     },
     services: parts.flatMap((part) => part.services ?? []),
