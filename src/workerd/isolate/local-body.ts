@@ -9,7 +9,7 @@ import { cacheEnabled, cachedGet, cachedHead, cachedList } from './r2-cache.js';
  * socket into workerd and out to the client; Node's share of that was about half the CPU of a request.
  *
  * How, and why it cannot be pointed at a file by user code or data (a tenant's script must read only its own buckets'
- * bytes): per bucket the script is bound to, the platform adds two hidden bindings (hidden-bindings.ts): an r2Bucket
+ * bytes): per bucket the script is bound to, the platform adds two hidden bindings (config/bindings/): an r2Bucket
  * binding whose requests carry a per-account key injected by workerd, and a read-only disk service on that bucket's
  * blob directory alone. This module runs before any user module, takes both out of the module `env` (so neither
  * `env`, `cloudflare:workers`' env nor any prototype reaches them) and keeps them in its closure. The patched `get`

@@ -57,7 +57,7 @@ type FetchHandler = (this: unknown, request: Request, env: unknown, ctx: Executi
 const traceStore = new AsyncLocalStorage<Trace>();
 const FLAG = TAIL_FLAG_BINDING;
 const PLATFORM_BINDING = new RegExp(`^${RESERVED_BINDING_PREFIX}_(?:R2|BLOBS)_\\d+$`);
-// The platform's own binding names (hidden-bindings.ts); a legacy user binding that merely starts with the
+// The platform's own binding names (config/bindings/); a legacy user binding that merely starts with the
 // reserved prefix (allowed before it was reserved) stays the user's.
 const platformBinding = (name: string) =>
   name === FLAG || name === METRICS_SECRET_BINDING || name === EGRESS_BINDING || PLATFORM_BINDING.test(name);
