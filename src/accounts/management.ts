@@ -6,8 +6,8 @@ import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { TokenCreate } from './schemas.ts';
 import { isEmail } from './service.ts';
-import { isAcceptedAdmin, type AccountMember, type AccountStore } from './store.ts';
-import type { ApiToken } from './types.ts';
+import { isAcceptedAdmin, isAcceptedSuperAdmin, type AccountMember, type AccountStore } from './store.ts';
+import type { ApiToken, Membership } from './types.ts';
 
 /**
  * Ledge's permission groups for API tokens (`GET /user/tokens/permission_groups`): a token reads and writes every
@@ -24,6 +24,12 @@ export const [EDIT_GROUP, READ_GROUP] = PERMISSION_GROUPS;
  * request may do is the token's business: read-only or not); an Administrator also manages the members.
  */
 export const ROLES = [
+  {
+    id: '33666b9c79b9a5273fc7344ff42f953d',
+    name: 'Super Administrator - All Privileges',
+    description:
+      "Can access the full account and manage its members, Super Administrators included; an account's last one stays",
+  },
   {
     id: '05784afa30c1afe1440e79d9351c7430',
     name: 'Administrator',
@@ -45,6 +51,14 @@ export const ManagementErrors = {
   badPolicies: (why: string) => new LedgeError(400, 1001, `Invalid token policies: ${why}`),
   badRole: (role: string) => new LedgeError(400, 1001, `Unknown role ${role}: see GET /accounts/{account_id}/roles`),
   alreadyMember: (email: string) => new LedgeError(409, 1002, `${email} is a member of this account already`),
+  noConsent: () =>
+    new LedgeError(
+      400,
+      1001,
+      'A member is added as an invitation (status pending) that the user accepts: PATCH /user/invites/{id} or PUT /memberships/{id}',
+    ),
+  notSuperAdministrator: () =>
+    new LedgeError(403, 9109, 'Only a Super Administrator of the account grants, takes or removes that role'),
 } as const;
 
 /**
@@ -134,16 +148,20 @@ export class AccountManagement {
   }
 
   /**
-   * Adds a member by e-mail, `pending` (an invitation the user answers, PUT /memberships/{id}) unless `accepted` is
-   * asked. A user not known yet is created without credentials: `ledge admin token create` gives them a token.
+   * Adds a member by e-mail as `pending`: an invitation the user answers (PATCH /user/invites/{id}, PUT
+   * /memberships/{id}). A user not known yet is created without credentials: `ledge admin token create` gives them a
+   * token.
    */
   async addMember(
     principal: Principal,
     accountId: string,
     input: { email: string; roles: string[]; status?: 'accepted' | 'pending' | undefined },
   ): Promise<AccountMember> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
+    // Nobody is made a member without saying yes: an existing user's account list would change under them.
+    if (input.status === 'accepted') throw ManagementErrors.noConsent();
     const roles = roleNames(input.roles);
+    if (roles.some(isSuperRole) && !isAcceptedSuperAdmin(own)) throw ManagementErrors.notSuperAdministrator();
     if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
     let user = await this.#store.getUserByEmail(input.email);
     if (!user) {
@@ -157,7 +175,7 @@ export class AccountManagement {
       account_id: accountId,
       user_id: user!.id,
       roles,
-      status: input.status ?? 'pending',
+      status: 'pending',
       created_on: isoNow(),
     });
     if (!added) throw ManagementErrors.alreadyMember(input.email);
@@ -165,27 +183,40 @@ export class AccountManagement {
   }
 
   async setRoles(principal: Principal, accountId: string, memberId: string, roles: string[]): Promise<AccountMember> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
     const member = await this.member(accountId, memberId);
-    const outcome = await this.#store.setMembershipRolesUnlessLastAdmin(memberId, roleNames(roles));
+    const names = roleNames(roles);
+    if ((member.roles.some(isSuperRole) || names.some(isSuperRole)) && !isAcceptedSuperAdmin(own)) {
+      throw ManagementErrors.notSuperAdministrator();
+    }
+    const outcome = await this.#store.setMembershipRolesUnlessLastAdmin(memberId, names);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
-    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(member.account.name);
+    refuseOrphaning(outcome, member.account.name);
     return this.member(accountId, memberId);
   }
 
   async removeMember(principal: Principal, accountId: string, memberId: string): Promise<void> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
     const member = await this.member(accountId, memberId);
+    if (member.roles.some(isSuperRole) && !isAcceptedSuperAdmin(own)) throw ManagementErrors.notSuperAdministrator();
     const outcome = await this.#store.deleteMembershipUnlessLastAdmin(memberId);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
-    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(member.account.name);
+    refuseOrphaning(outcome, member.account.name);
   }
 
-  async #requireAdmin(principal: Principal, accountId: string): Promise<void> {
+  async #requireAdmin(principal: Principal, accountId: string): Promise<Membership> {
     const own = (await this.#store.listMemberships(principal.userId)).find((m) => m.account.id === accountId);
     if (!own || !isAcceptedAdmin(own)) throw ManagementErrors.notAdministrator();
+    return own;
   }
 }
+
+function refuseOrphaning(outcome: string, accountName: string): void {
+  if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(accountName);
+  if (outcome === 'last_super_admin') throw AuthErrors.lastSuperAdministrator(accountName);
+}
+
+const isSuperRole = (role: string) => /^super administrator/i.test(role);
 
 function inScope(principal: Principal, token: ApiToken): boolean {
   const scope = principal.token?.account_id;

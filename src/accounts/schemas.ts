@@ -51,7 +51,7 @@ export type TokenCreate = z.infer<typeof TokenCreateSchema>;
 
 const roles = z.array(z.string().min(1)).min(1, 'give at least one role');
 
-/** `POST /accounts/{id}/members`: an e-mail and role ids (or names), pending unless `accepted` is asked. */
+/** `POST /accounts/{id}/members`: an e-mail and role ids (or names); always an invitation (`accepted` is refused). */
 export const MemberCreateSchema = z.strictObject({
   email: z.string().trim().min(1, 'email must not be empty'),
   roles,

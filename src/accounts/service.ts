@@ -4,7 +4,7 @@ import { newGlobalApiKey, newId, newSecret } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
-import type { AccountStore } from './store.ts';
+import { isAcceptedAdmin, type AccountStore } from './store.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
@@ -140,7 +140,10 @@ export class AccountService {
     return this.#store.getAccount(id);
   }
 
-  async renameAccount(id: string, name: string): Promise<Account | undefined> {
+  /** Renaming is an Administrator's: a Member reaches the account's resources, not its settings. */
+  async renameAccount(principal: Principal, id: string, name: string): Promise<Account | undefined> {
+    const own = (await this.#store.listMemberships(principal.userId)).find((m) => m.account.id === id);
+    if (!own || !isAcceptedAdmin(own)) throw AuthErrors.notAdministrator();
     await this.#store.renameAccount(id, name);
     return this.#store.getAccount(id);
   }
@@ -187,6 +190,7 @@ export class AccountService {
     const outcome = await this.#store.deleteMembershipUnlessLastAdmin(id);
     if (outcome === 'missing') throw AuthErrors.membershipNotFound();
     if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(membership.account.name);
+    if (outcome === 'last_super_admin') throw AuthErrors.lastSuperAdministrator(membership.account.name);
   }
 
   getUserByEmail(email: string): Promise<User | undefined> {

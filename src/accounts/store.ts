@@ -49,7 +49,7 @@ export interface AccountStore {
    * Removes a membership unless it is the last accepted one with an Administrator role in its account
    * (checked and done in one transaction, so two members leaving at once cannot both succeed).
    */
-  deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | 'last_admin' | 'missing'>;
+  deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | LastAdminOutcome | 'missing'>;
   /** The earliest user and its first account: who a single-tenant server belongs to. */
   firstMembership(): Promise<{ email: string; account_id: string } | undefined>;
   insertToken(token: ApiToken, tokenHash: string): Promise<void>;
@@ -67,7 +67,7 @@ export interface AccountStore {
    * Sets a membership's roles unless that takes the Administrator role from the account's last accepted
    * administrator (checked and done in one transaction, like deleteMembershipUnlessLastAdmin).
    */
-  setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'>;
+  setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | LastAdminOutcome | 'missing'>;
 }
 
 /** A membership seen from its account: who the member is. */
@@ -105,6 +105,32 @@ function toMembership(row: MembershipRow): Membership {
 /** Who can run an account: an accepted member with an Administrator role (Cloudflare's role names). */
 export function isAcceptedAdmin(membership: Membership): boolean {
   return membership.status === 'accepted' && membership.roles.some((role) => /administrator/i.test(role));
+}
+
+/** An accepted Super Administrator: the only one who may grant, take or remove that role. */
+export function isAcceptedSuperAdmin(membership: Membership): boolean {
+  return membership.status === 'accepted' && membership.roles.some((role) => /^super administrator/i.test(role));
+}
+
+/** Why a change to a membership is refused: it would take the account's last (super) administrator. */
+export type LastAdminOutcome = 'last_admin' | 'last_super_admin';
+
+/**
+ * Whether changing `before` into `after` (undefined: removing it) takes away the last accepted Super
+ * Administrator or the last accepted administrator of its account, `others` being its other members.
+ */
+function orphans(
+  before: Membership,
+  after: Membership | undefined,
+  others: Membership[],
+): LastAdminOutcome | undefined {
+  for (const [holds, outcome] of [
+    [isAcceptedSuperAdmin, 'last_super_admin'],
+    [isAcceptedAdmin, 'last_admin'],
+  ] as const) {
+    if (holds(before) && !(after && holds(after)) && !others.some(holds)) return outcome;
+  }
+  return undefined;
 }
 
 interface TokenRow extends Omit<ApiToken, 'read_only'> {
@@ -215,7 +241,7 @@ export class SqlAccountStore implements AccountStore {
     await this.#db.run('UPDATE memberships SET status = ? WHERE id = ?', [status, id]);
   }
 
-  async deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | 'last_admin' | 'missing'> {
+  async deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | LastAdminOutcome | 'missing'> {
     return this.#db.transaction(async (tx) => {
       const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
       if (!found) return 'missing';
@@ -228,7 +254,8 @@ export class SqlAccountStore implements AccountStore {
           row.account_id,
           id,
         ]);
-        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
+        const refused = orphans(toMembership(row), undefined, others.map(toMembership));
+        if (refused) return refused;
       }
       await tx.run('DELETE FROM memberships WHERE id = ?', [id]);
       return 'deleted';
@@ -283,7 +310,10 @@ export class SqlAccountStore implements AccountStore {
     return rows.map((row) => ({ ...toMembership(row), email: row.email }));
   }
 
-  async setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'> {
+  async setMembershipRolesUnlessLastAdmin(
+    id: string,
+    roles: string[],
+  ): Promise<'updated' | LastAdminOutcome | 'missing'> {
     return this.#db.transaction(async (tx) => {
       const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
       if (!found) return 'missing';
@@ -291,12 +321,13 @@ export class SqlAccountStore implements AccountStore {
       const row = await tx.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
       if (!row) return 'missing';
       const before = toMembership(row);
-      if (isAcceptedAdmin(before) && !isAcceptedAdmin({ ...before, roles })) {
+      if (isAcceptedAdmin(before)) {
         const others = await tx.all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.account_id = ? AND m.id != ?`, [
           row.account_id,
           id,
         ]);
-        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
+        const refused = orphans(before, { ...before, roles }, others.map(toMembership));
+        if (refused) return refused;
       }
       await tx.run('UPDATE memberships SET roles = ? WHERE id = ?', [JSON.stringify(roles), id]);
       return 'updated';

@@ -16,6 +16,8 @@ export const SDK_TYPES = {
   MembershipGet: { module: 'memberships/memberships', type: '$.MembershipGetResponse' },
   MembershipUpdate: { module: 'memberships/memberships', type: '$.MembershipUpdateResponse' },
   MembershipDelete: { module: 'memberships/memberships', type: '$.MembershipDeleteResponse' },
+  InviteList: { module: 'user/invites', type: 'Array<$.Invite>' },
+  Invite: { module: 'user/invites', type: '$.Invite' },
   TokenList: { module: 'shared', type: 'Array<$.Token>' },
   Token: { module: 'shared', type: '$.Token' },
   TokenCreate: { module: 'user/tokens/tokens', type: '$.TokenCreateResponse' },
@@ -158,6 +160,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   'GET /client/v4/memberships/:membership_id': { sdk: 'MembershipGet' },
   'PUT /client/v4/memberships/:membership_id': { sdk: 'MembershipUpdate' },
   'DELETE /client/v4/memberships/:membership_id': { sdk: 'MembershipDelete' },
+  'GET /client/v4/user/invites': { sdk: 'InviteList' },
+  'GET /client/v4/user/invites/:invite_id': { sdk: 'Invite' },
+  'PATCH /client/v4/user/invites/:invite_id': { sdk: 'Invite' },
 
   'GET /client/v4/zones': { sdk: 'ZoneList' },
   'POST /client/v4/zones': { sdk: 'Zone' },
