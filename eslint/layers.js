@@ -71,7 +71,15 @@ export const LAYERS = {
 };
 
 /** src/api files every subsystem may use to write routes; the rest of api/ composes the app from them. */
-const API_KIT = new Set(['body.ts', 'context.ts', 'envelope.ts', 'pagination.ts', 'respond.ts', 'subsystem.ts']);
+const API_KIT = new Set([
+  'body.ts',
+  'client-ip.ts',
+  'context.ts',
+  'envelope.ts',
+  'pagination.ts',
+  'respond.ts',
+  'subsystem.ts',
+]);
 const INFRASTRUCTURE = new Set(['shared', 'db', 'api-kit']);
 /**
  * What the CLI may load of the server: its entry, the signal handling `ledge server` installs before loading it,

@@ -1,6 +1,8 @@
 import { hashCredential } from '../shared/crypto.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { newId, newSecret } from '../shared/ids.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
+import { conditionWithin } from '../shared/request-ip.ts';
 import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -49,6 +51,18 @@ export const ManagementErrors = {
   memberNotFound: () => new LedgeError(404, 1003, 'Member not found'),
   notAdministrator: () => new LedgeError(403, 9109, 'Only an Administrator of the account can manage its members'),
   badPolicies: (why: string) => new LedgeError(400, 1001, `Invalid token policies: ${why}`),
+  outlivesCaller: (expiresOn: string) =>
+    new LedgeError(
+      400,
+      1001,
+      `This token expires on ${expiresOn}: the tokens it makes must expire by then (give expires_on no later)`,
+    ),
+  widerCondition: () =>
+    new LedgeError(
+      400,
+      1001,
+      'This token may only be used from the addresses its condition.request_ip allows: the tokens it makes must be limited at least as much',
+    ),
   badRole: (role: string) => new LedgeError(400, 1001, `Unknown role ${role}: see GET /accounts/{account_id}/roles`),
   alreadyMember: (email: string) => new LedgeError(409, 1002, `${email} is a member of this account already`),
   noConsent: () =>
@@ -68,9 +82,11 @@ export const ManagementErrors = {
  */
 export class AccountManagement {
   readonly #store: AccountStore;
+  readonly #changes: AccessChanges | undefined;
 
-  constructor(store: AccountStore) {
+  constructor(store: AccountStore, changes?: AccessChanges) {
     this.#store = store;
+    this.#changes = changes;
   }
 
   /** The caller's tokens that it may manage (within its own token's account scope). */
@@ -108,6 +124,7 @@ export class AccountManagement {
     if (callerScope !== null && accountId !== callerScope) {
       throw ManagementErrors.badPolicies(`this token reaches account ${callerScope} only: so must the tokens it makes`);
     }
+    this.#notMoreThanCaller(principal, input);
     const value = newSecret(30);
     const token: ApiToken = {
       id: newId(),
@@ -119,9 +136,20 @@ export class AccountManagement {
       not_before: input.not_before ?? null,
       expires_on: input.expires_on ?? null,
       created_on: isoNow(),
+      condition: input.condition?.request_ip ? { request_ip: input.condition.request_ip } : null,
     };
     await this.#store.insertToken(token, hashCredential(value));
     return { token, value };
+  }
+
+  /** A token makes no token that outlives it or may be used from where it may not (its scope: see createToken). */
+  #notMoreThanCaller(principal: Principal, input: TokenCreate): void {
+    const caller = principal.token;
+    if (!caller) return;
+    if (caller.expires_on && (!input.expires_on || Date.parse(input.expires_on) > Date.parse(caller.expires_on))) {
+      throw ManagementErrors.outlivesCaller(caller.expires_on);
+    }
+    if (!conditionWithin(input.condition, caller.condition)) throw ManagementErrors.widerCondition();
   }
 
   /** A new value for the token; the old one (and every dashboard session signed in with it) stops working. */
@@ -129,12 +157,14 @@ export class AccountManagement {
     await this.token(principal, id);
     const value = newSecret(30);
     await this.#store.setTokenHash(id, hashCredential(value));
+    this.#changes?.notify();
     return value;
   }
 
   async deleteToken(principal: Principal, id: string): Promise<void> {
     await this.token(principal, id);
     await this.#store.deleteToken(id);
+    this.#changes?.notify();
   }
 
   members(accountId: string): Promise<AccountMember[]> {
@@ -192,6 +222,7 @@ export class AccountManagement {
     const outcome = await this.#store.setMembershipRolesUnlessLastAdmin(memberId, names);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
     refuseOrphaning(outcome, member.account.name);
+    this.#changes?.notify();
     return this.member(accountId, memberId);
   }
 
@@ -202,6 +233,7 @@ export class AccountManagement {
     const outcome = await this.#store.deleteMembershipUnlessLastAdmin(memberId);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
     refuseOrphaning(outcome, member.account.name);
+    this.#changes?.notify();
   }
 
   async #requireAdmin(principal: Principal, accountId: string): Promise<Membership> {

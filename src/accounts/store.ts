@@ -1,4 +1,5 @@
 import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExecutor } from '../db/index.ts';
+import type { TokenCondition } from '../shared/principal.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 /** What the first start writes at once: the owner's account, user, membership and token. */
@@ -133,8 +134,10 @@ function orphans(
   return undefined;
 }
 
-interface TokenRow extends Omit<ApiToken, 'read_only'> {
+interface TokenRow extends Omit<ApiToken, 'read_only' | 'condition'> {
   read_only: number;
+  /** The token's `condition` as JSON, or null. */
+  request_condition: string | null;
   token_hash: string;
 }
 
@@ -275,20 +278,25 @@ export class SqlAccountStore implements AccountStore {
 
   async getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
     const row = await this.#db.get<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE token_hash = ?`,
       [tokenHash],
     );
-    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+    return row ? fromTokenRow(row) : undefined;
   }
 
   async listTokens(userId: string): Promise<ApiToken[]> {
     const rows = await this.#db.all<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE user_id = ? ORDER BY created_on, id`,
       [userId],
     );
-    return rows.map(({ token_hash: _hash, ...row }) => ({ ...row, read_only: fromSqlBool(row.read_only) }));
+    return rows.map((row) => {
+      const { token_hash: _hash, ...token } = fromTokenRow(row);
+      return token;
+    });
   }
 
   async setTokenHash(id: string, tokenHash: string): Promise<void> {
@@ -336,11 +344,12 @@ export class SqlAccountStore implements AccountStore {
 
   async getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
     const row = await this.#db.get<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE id = ?`,
       [id],
     );
-    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+    return row ? fromTokenRow(row) : undefined;
   }
 }
 
@@ -374,8 +383,8 @@ function insertMembership(db: SqlExecutor, m: NewMembership) {
 
 function insertToken(db: SqlExecutor, token: ApiToken, tokenHash: string) {
   return db.run(
-    `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on, request_condition)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       token.id,
       token.user_id,
@@ -387,6 +396,16 @@ function insertToken(db: SqlExecutor, token: ApiToken, tokenHash: string) {
       token.not_before,
       token.expires_on,
       token.created_on,
+      token.condition ? JSON.stringify(token.condition) : null,
     ],
   );
+}
+
+function fromTokenRow(row: TokenRow): ApiToken & { token_hash: string } {
+  const { request_condition: condition, read_only: readOnly, ...rest } = row;
+  return {
+    ...rest,
+    read_only: fromSqlBool(readOnly),
+    condition: condition ? (JSON.parse(condition) as TokenCondition) : null,
+  };
 }

@@ -2,9 +2,11 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AccountService, Principal } from '../accounts/index.ts';
 import { readJson } from '../api/body.ts';
+import { clientIpOf } from '../api/client-ip.ts';
 import type { AppEnv, ApiContext } from '../api/context.ts';
 import { ok } from '../api/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
 import { assetResponse, type DashboardAssets } from './assets.ts';
 import { isHttps, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { API_RESPONSE_HEADERS, PAGE_HEADERS } from './headers.ts';
@@ -14,6 +16,8 @@ export interface DashboardRouteDeps {
   accounts: AccountService;
   sessions: SessionStore;
   assets: () => Promise<DashboardAssets>;
+  /** Told of a sign-out: the session's open live stream ends at once. */
+  changes?: AccessChanges | undefined;
 }
 
 const SignIn = z.union([
@@ -70,7 +74,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
   root.get('/dashboard/session', async (c) => {
     const session = await sessionOf(c, sessions);
     if (!session) throw DashboardErrors.notSignedIn();
-    const principal = await accounts.authenticate(credentialHeaders(session.auth));
+    const principal = await accounts.authenticate({ ...credentialHeaders(session.auth), clientIp: clientIpOf(c) });
     return ok(c, describe(principal, session.csrf), { status: 200 });
   });
 
@@ -80,7 +84,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const auth: SessionAuth =
       'api_token' in body ? { token: body.api_token } : { email: body.email, key: body.api_key };
     // The API's own check: a wrong token gets the API's own error (401 1000, 403 9103, ...).
-    const principal = await accounts.authenticate(credentialHeaders(auth));
+    const principal = await accounts.authenticate({ ...credentialHeaders(auth), clientIp: clientIpOf(c) });
     const { id, session } = await sessions.create(auth);
     c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
     return ok(c, describe(principal, session.csrf));
@@ -93,6 +97,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     if (id && session) {
       requireCsrf(c, session.csrf);
       await sessions.delete(id);
+      deps.changes?.notify();
     }
     c.header('set-cookie', sessionCookie('', isHttps(c.req.raw), 0));
     return ok(c, {});
@@ -103,7 +108,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const authorization = c.req.header('authorization');
     const email = c.req.header('x-auth-email');
     const key = c.req.header('x-auth-key');
-    await accounts.authenticate({ authorization, email, key });
+    await accounts.authenticate({ authorization, email, key, clientIp: clientIpOf(c) });
     const token = authorization?.replace(/^Bearer\s+/i, '').trim();
     const auth: SessionAuth = token ? { token } : { email: email ?? '', key: key ?? '' };
     const code = await sessions.createLink(auth);
@@ -114,7 +119,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
   root.get('/dashboard/link', async (c) => {
     const auth = await sessions.consumeLink(c.req.query('code') ?? '');
     if (!auth) throw DashboardErrors.badLink();
-    await accounts.authenticate(credentialHeaders(auth));
+    await accounts.authenticate({ ...credentialHeaders(auth), clientIp: clientIpOf(c) });
     const { id } = await sessions.create(auth);
     return new Response(null, {
       status: 303,
