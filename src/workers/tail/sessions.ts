@@ -51,7 +51,8 @@ interface Session {
  * a ws:// URL on the API listener whose unguessable id is the credential, as on Cloudflare. While a
  * script has a session, its requests are traced (tail-traces.ts) and each event that passes the
  * session's filters is sent to its WebSocket as one JSON text message (wrangler's TailEventMessage).
- * A session ends when its client disconnects or deletes it, when it expires, or when the script is deleted.
+ * A session ends when its client disconnects or deletes it, when it expires, when the script is deleted, or when
+ * the access that made it is gone (TailAccess: token deleted or rolled, member removed; re-checked every second).
  */
 export class TailSessions {
   readonly #traces: TailTraces;
