@@ -178,8 +178,9 @@ export class AccountService {
   }
 
   /**
-   * Accepts or rejects an invitation. Ledge's members are added already accepted (by the admin CLI), so
-   * for them accepting again is a no-op and rejecting is refused: leaving an account is DELETE.
+   * Accepts or rejects an invitation (every member added through the API is one; the operator's `ledge admin` may
+   * add accepted members). Accepting again is a no-op and rejecting an accepted membership is refused: leaving an
+   * account is DELETE.
    */
   async answerInvitation(principal: Principal, id: string, status: 'accepted' | 'rejected'): Promise<Membership> {
     const membership = await this.membershipOf(principal, id);
