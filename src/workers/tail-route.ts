@@ -102,6 +102,7 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
           }
           // The history may come from the database: the client can have gone meanwhile.
           if (!follow || c.req.raw.signal.aborted) {
+            unwatch?.();
             controller.close();
             return;
           }
