@@ -86,6 +86,7 @@ function renderToken(token: ApiToken) {
     // Dates only when set: the SDK types them optional strings, never null.
     ...(token.not_before ? { not_before: token.not_before } : {}),
     ...(token.expires_on ? { expires_on: token.expires_on } : {}),
+    ...(token.condition ? { condition: token.condition } : {}),
     policies: [
       {
         id: `${token.id}-policy`,

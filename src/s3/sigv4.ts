@@ -37,14 +37,25 @@ export function parseSignedRequest(
   now: number,
 ): SignedRequest | undefined {
   const authorization = headers.authorization;
-  if (authorization !== undefined) return parseHeaderAuth(authorization, headers, now);
+  if (authorization !== undefined) return requireSignedHost(parseHeaderAuth(authorization, headers, now));
   if (query.has('X-Amz-Algorithm') || query.has('X-Amz-Signature') || query.has('X-Amz-Credential')) {
-    return parseQueryAuth(query, now);
+    return requireSignedHost(parseQueryAuth(query, now));
   }
   if (query.has('Signature') && query.has('AWSAccessKeyId')) {
     throw S3Errors.invalidRequest('Signature Version 2 is not supported: sign with AWS4-HMAC-SHA256 (SigV4).');
   }
   return undefined;
+}
+
+/**
+ * AWS refuses a signature that does not cover `host`: without it, a request signed for one bucket or account
+ * (virtual-hosted style names them in the host) could be replayed against another.
+ */
+function requireSignedHost(signed: SignedRequest): SignedRequest {
+  if (!signed.signedHeaders.includes('host')) {
+    throw S3Errors.accessDenied('There were headers present in the request which were not signed: host');
+  }
+  return signed;
 }
 
 function parseHeaderAuth(authorization: string, headers: IncomingHttpHeaders, now: number): SignedRequest {
@@ -183,14 +194,15 @@ function lenientDecode(text: string): string {
   }
 }
 
-/** The canonical query string: every parameter (but the signature) encoded, sorted by name then value. */
+/**
+ * The canonical query string: every parameter (but the signature) encoded, sorted by name then value. The query
+ * is decoded by URLSearchParams, exactly as the operations read their parameters (`+` a space, a malformed escape
+ * kept as written): two queries that read differently never share a canonical form, so no signed value can
+ * change after signing.
+ */
 export function canonicalQuery(rawQuery: string, presigned: boolean): string {
   const pairs: [string, string][] = [];
-  for (const part of rawQuery.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const name = lenientDecode(eq === -1 ? part : part.slice(0, eq));
-    const value = eq === -1 ? '' : lenientDecode(part.slice(eq + 1));
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (presigned && name === 'X-Amz-Signature') continue;
     pairs.push([awsEncode(name), awsEncode(value)]);
   }

@@ -10,6 +10,7 @@ import {
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
+import { AccessChanges } from '../shared/grant-watch.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
@@ -78,6 +79,10 @@ export interface Platform {
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
+  /** The time background jobs and open streams' grant re-checks run on. */
+  clock: Clock;
+  /** Access taken away on this node (token deleted, member removed, signed out): open streams re-check at once. */
+  accessChanges: AccessChanges;
   /** The browser dashboard at `/` (src/dashboard/): its page, sessions and live events. */
   dashboard: Dashboard;
 }
@@ -134,7 +139,8 @@ export async function createPlatform(
   // Every subsystem through one contract (src/api-kit/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
-  const accounts = createAccountsSubsystem({ db });
+  const accessChanges = new AccessChanges();
+  const accounts = createAccountsSubsystem({ db, accessChanges });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const r2 = createR2Subsystem({
     storage,
@@ -248,9 +254,11 @@ export async function createPlatform(
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
-  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger });
+  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger, clock, accessChanges });
   return {
     dashboard,
+    clock,
+    accessChanges,
     config,
     paths,
     db,

@@ -26,6 +26,13 @@ export interface CallerToken {
   not_before: string | null;
   expires_on: string | null;
   created_on: string;
+  /** Cloudflare's token `condition`: where requests made with it may come from (request-ip.ts enforces it). */
+  condition: TokenCondition | null;
+}
+
+/** CIDR lists (IPv4 and IPv6) a request's address must be in, and must not be in. */
+export interface TokenCondition {
+  request_ip?: { in?: string[]; not_in?: string[] };
 }
 
 export function canAccessAccount(principal: Principal, accountId: string): boolean {
