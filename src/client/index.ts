@@ -22,9 +22,6 @@ export {
   listPools,
   updateMonitor,
   updatePool,
-  type MonitorSummary,
-  type PoolHealthView,
-  type PoolSummary,
 } from './load-balancing.ts';
 export {
   createPolicy,
@@ -36,10 +33,7 @@ export {
   listPolicies,
   listWebhooks,
   updatePolicy,
-  type NotificationHistoryItem,
-  type NotificationPolicy,
   type NotificationPolicyInput,
-  type WebhookDestination,
 } from './notifications.ts';
 export {
   createBucket,
@@ -81,7 +75,7 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
-export { createZone, deleteZone, findZone, getZone, listZones, type ZoneSummary } from './zones.ts';
+export { createZone, deleteZone, findZone, getZone, listZones } from './zones.ts';
 export {
   createLoadBalancer,
   deleteLoadBalancer,
@@ -89,8 +83,6 @@ export {
   getPoolReferences,
   listLoadBalancers,
   updateLoadBalancer,
-  type LoadBalancerSummary,
-  type PoolReference,
 } from './load-balancers.ts';
 export {
   openTailSession,
@@ -100,3 +92,22 @@ export {
 } from './tail-session.ts';
 export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
 export { abortUpload, completeUpload, createUpload, openObject, putObjectBytes, uploadPart } from './r2-uploads.ts';
+export type {
+  ApiToken,
+  BucketCors,
+  BucketLifecycle,
+  CorsRule,
+  LifecycleRule,
+  LoadBalancer,
+  Monitor,
+  NotificationHistoryItem,
+  NotificationPolicy,
+  Origin,
+  OriginHealth,
+  Pool,
+  PoolHealth,
+  PoolReference,
+  Sent,
+  WebhookDestination,
+  Zone,
+} from './wire.ts';

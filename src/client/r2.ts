@@ -71,7 +71,10 @@ export async function putObject(
   const headers: Record<string, string> = {};
   if (options.size !== undefined) headers['content-length'] = String(options.size);
   if (options.contentType) headers['content-type'] = options.contentType;
-  const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody: body, headers, duplex: 'half' });
+  // Node's fetch sends any Uint8Array; the DOM's typing (the dashboard also compiles this client) wants one over an
+  // ArrayBuffer.
+  const rawBody = body as RequestInit['body'];
+  const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody, headers, duplex: 'half' });
   // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
   const stored = (await readEnvelope<Omit<ObjectSummary, 'size'> & { size: string | number }>(response)).result;
   return { ...stored, size: Number(stored.size) };

@@ -1,4 +1,4 @@
-import { call, get } from './api.ts';
+import { get, session } from './api.ts';
 import { button, h, replace, uid } from './dom.ts';
 import { currentRoute, go, href } from './router.ts';
 import { acct, state } from './state.ts';
@@ -42,7 +42,7 @@ export function renderShell(app: HTMLElement): void {
     show();
   });
   const signOut = button('Sign out', () => {
-    call('DELETE', '/dashboard/session')
+    session('DELETE')
       .catch(() => undefined)
       .finally(() => location.reload());
   });

@@ -1,4 +1,4 @@
-import { ApiFailure } from './api.ts';
+import { ApiError } from './api.ts';
 import { button, h, replace, type Child } from './dom.ts';
 import { readOnly } from './state.ts';
 
@@ -29,7 +29,7 @@ export function notice(): { element: HTMLElement; ok(text: string): void; fail(e
 }
 
 export function errorText(error: unknown): string {
-  if (error instanceof ApiFailure) return `${error.message} (${error.code || error.status})`;
+  if (error instanceof ApiError) return `${error.message} (${error.code || error.status})`;
   return error instanceof Error ? error.message : String(error);
 }
 

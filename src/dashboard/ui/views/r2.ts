@@ -1,4 +1,4 @@
-import { ApiFailure, call, del, enc, get, post, put, V4 } from '../api.ts';
+import { ApiError, client, del, enc, get, post, put, V4 } from '../api.ts';
 import { button, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, readOnly } from '../state.ts';
@@ -126,11 +126,8 @@ async function showListing(
   cursor: string | undefined,
   here: (prefix: string, cursor?: string) => string,
 ): Promise<void> {
-  const envelope = await call<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, undefined, {
-    prefix,
-    delimiter: '/',
-    per_page: 100,
-    cursor,
+  const envelope = await client.request<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, {
+    query: { prefix, delimiter: '/', per_page: 100, cursor },
   });
   const info = envelope.result_info ?? {};
   const folders = (info.delimited ?? []) as string[];
@@ -308,14 +305,14 @@ async function jsonSetting(title: string, path: string, shape: (value: unknown) 
     current = await get(path);
   } catch (error) {
     // 7003: this server has no such route (yet); any other 404 is R2's "not configured" (10059 for CORS).
-    if (error instanceof ApiFailure && error.status === 404 && error.code === 7003)
+    if (error instanceof ApiError && error.status === 404 && error.code === 7003)
       return h(
         'section',
         null,
         h('h2', null, title),
         h('p', null, `Not available on this server: ${errorText(error)}`),
       );
-    if (!(error instanceof ApiFailure) || error.status !== 404) throw error;
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
     current = {};
   }
   const id = uid();
