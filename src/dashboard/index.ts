@@ -9,7 +9,7 @@ import { buildDashboardAssets, type DashboardAssets } from './assets.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { liveRoutes } from './live.ts';
 import { migrationRoutes } from './migration.ts';
-import { credentialHeaders, dashboardRoutes } from './routes.ts';
+import { credentialHeaders, dashboardRoutes, type DashboardEndpoints } from './routes.ts';
 import { sameSecret, SessionStore } from './sessions.ts';
 
 export { buildDashboardAssets, type DashboardAssets } from './assets.ts';
@@ -36,6 +36,7 @@ export function createDashboard(deps: {
   db: SqlDatabase;
   healthEvents?: HealthEventBus | undefined;
   logger: Logger;
+  endpoints?: () => DashboardEndpoints;
 }): Dashboard {
   const sessions = new SessionStore(deps.db);
   let built: Promise<DashboardAssets> | undefined;
@@ -61,7 +62,7 @@ export function createDashboard(deps: {
       return credentialHeaders(session.auth);
     },
     mount(root, api) {
-      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets });
+      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets, endpoints: deps.endpoints ?? (() => ({})) });
       liveRoutes(root, { accounts: deps.accounts, sessions, healthEvents: deps.healthEvents });
       migrationRoutes(root, { accounts: deps.accounts, sessions, api });
     },

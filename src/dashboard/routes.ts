@@ -14,6 +14,17 @@ export interface DashboardRouteDeps {
   accounts: AccountService;
   sessions: SessionStore;
   assets: () => Promise<DashboardAssets>;
+  endpoints: () => DashboardEndpoints;
+}
+
+/**
+ * The ports this server's other doors listen on, read when asked (port 0 is bound at start): the dashboard shows
+ * public bucket URLs and the S3 endpoint as the user will really reach them, on the host the browser already uses.
+ */
+export interface DashboardEndpoints {
+  /** The traffic port, where public buckets (managed URLs, custom domains) are served by Host. */
+  public_port?: number | undefined;
+  s3_port?: number | undefined;
 }
 
 const SignIn = z.union([
@@ -71,7 +82,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const session = await sessionOf(c, sessions);
     if (!session) throw DashboardErrors.notSignedIn();
     const principal = await accounts.authenticate(credentialHeaders(session.auth));
-    return ok(c, describe(principal, session.csrf), { status: 200 });
+    return ok(c, describe(principal, session.csrf, deps.endpoints()), { status: 200 });
   });
 
   root.post('/dashboard/session', async (c) => {
@@ -83,7 +94,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const principal = await accounts.authenticate(credentialHeaders(auth));
     const { id, session } = await sessions.create(auth);
     c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
-    return ok(c, describe(principal, session.csrf));
+    return ok(c, describe(principal, session.csrf, deps.endpoints()));
   });
 
   root.delete('/dashboard/session', async (c) => {
@@ -140,13 +151,14 @@ export function requireCsrf(c: ApiContext, csrf: string): void {
     throw new LedgeError(403, 10000, 'Missing or wrong x-csrf-token for this dashboard session');
 }
 
-function describe(principal: Principal, csrf: string) {
+function describe(principal: Principal, csrf: string, endpoints: DashboardEndpoints) {
   return {
     email: principal.email,
     read_only: principal.readOnly,
     via: principal.via,
     account_ids: [...principal.accountIds],
     csrf_token: csrf,
+    endpoints,
   };
 }
 
