@@ -3,7 +3,7 @@ import { checkbox, field, formatTime, h, replace, table } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, state } from '../state.ts';
 import { confirmDialog, errorText, guardForm, notice, pageView, pager, writeButton } from '../ui-kit.ts';
-import type { Pool } from './lb.ts';
+import type { Pool } from '../../../client/index.ts';
 
 export interface Policy {
   id: string;
