@@ -13,7 +13,7 @@ import type {
   Origin as SdkOrigin,
 } from 'cloudflare/resources/load-balancers/load-balancers';
 import type { Policy as SdkPolicy } from 'cloudflare/resources/alerting/policies';
-import type { Webhooks as SdkWebhook } from 'cloudflare/resources/alerting/destinations/webhooks';
+import type { BaseWebhooks, Webhooks as SdkWebhookAndClass } from 'cloudflare/resources/alerting/destinations/webhooks';
 import type { History as SdkHistory } from 'cloudflare/resources/alerting/history';
 import type { Token as SdkToken } from 'cloudflare/resources/shared';
 import type { Zone as SdkZone } from 'cloudflare/resources/zones/zones';
@@ -51,6 +51,8 @@ export type NotificationPolicy = Sent<
   SdkPolicy,
   'id' | 'name' | 'description' | 'enabled' | 'alert_type' | 'mechanisms' | 'filters' | 'created' | 'modified'
 >;
+/** `Webhooks` is both the SDK's resource class and the destination's interface: the class's methods are left out. */
+type SdkWebhook = Omit<SdkWebhookAndClass, keyof BaseWebhooks>;
 export type WebhookDestination = Sent<SdkWebhook, 'id' | 'name' | 'url' | 'type' | 'created_at'>;
 /** Ledge adds each delivery attempt's outcome to Cloudflare's history item. */
 export type NotificationHistoryItem = Sent<
