@@ -127,9 +127,9 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     await page.getByRole('heading', { name: 'Health of web' }).waitFor();
     await page.locator('.chart').nth(1).locator('canvas').waitFor();
     expect(await page.locator('.chart canvas').count()).toBe(2);
-    await page.getByRole('link', { name: 'Last day' }).click();
+    await page.getByRole('button', { name: 'Last day' }).click();
     await page.getByText('One point per 5 minute(s).').waitFor();
-    await page.getByRole('link', { name: 'Last hour' }).click();
+    await page.getByRole('button', { name: 'Last hour' }).click();
     await page.locator('.chart').nth(1).locator('canvas').waitFor();
     await screenshot(page, 'pool-charts');
 

@@ -82,14 +82,21 @@ export function button(label: string, onClick: (event: Event) => void, attribute
  * A table with a caption (its accessible name) and one row per item, or `empty` saying why there are none. It sits
  * in a box that scrolls sideways on a narrow screen, so a wide table never widens the page.
  */
-export function table(caption: string, headings: string[], rows: Child[][], empty = 'None yet.'): HTMLElement {
+export function table(
+  caption: string,
+  headings: string[],
+  rows: Child[][],
+  empty = 'None yet.',
+  /** The heading above already says it: the caption stays the table's name for screen readers, unseen. */
+  quietCaption = false,
+): HTMLElement {
   return h(
     'div',
     { class: 'table-scroll' },
     h(
       'table',
       null,
-      h('caption', null, caption),
+      h('caption', { class: quietCaption ? 'sr-only' : undefined }, caption),
       h(
         'thead',
         null,

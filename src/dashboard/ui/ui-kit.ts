@@ -90,3 +90,22 @@ export function pager(pageNumber: number, totalPages: number, show: (page: numbe
     button('Next page', () => show(pageNumber + 1), { disabled: pageNumber >= totalPages }),
   );
 }
+
+export type TimeRange = 'hour' | 'day' | 'week';
+const RANGE_LABELS: Record<TimeRange, string> = { hour: 'Last hour', day: 'Last day', week: 'Last week' };
+
+/**
+ * The one time-range control of every chart: a group of toggle buttons, the chosen one pressed. `choose` runs on a
+ * click (a page with the range in its URL navigates, one without redraws).
+ */
+export function rangePicker(
+  current: TimeRange,
+  choose: (range: TimeRange) => void,
+): { element: HTMLElement; select(range: TimeRange): void } {
+  const buttons = (Object.keys(RANGE_LABELS) as TimeRange[]).map((range) =>
+    button(RANGE_LABELS[range], () => choose(range), { 'aria-pressed': String(range === current) }),
+  );
+  const select = (range: TimeRange) =>
+    buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(Object.keys(RANGE_LABELS)[i] === range)));
+  return { element: h('div', { class: 'actions range', role: 'group', 'aria-label': 'Time range' }, buttons), select };
+}
