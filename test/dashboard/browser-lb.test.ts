@@ -154,6 +154,23 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     expect(errors).toEqual([]);
   });
 
+  it("shows each origin's own health when two origins share an address on different ports, and their ports in the form", async () => {
+    // The test before stopped origin-b; origin-a, on the same address, still answers.
+    const { page, errors } = await signedInPage();
+    await page.goto(`${origin(ledge)}/#/lb/pools/${poolId}`);
+    const origins = page.getByRole('table', { name: 'Origins' });
+    const rowOf = (name: string) => origins.getByRole('row').filter({ hasText: name });
+    await rowOf('origin-b').getByText('Unhealthy').waitFor({ timeout: 20_000 });
+    await rowOf('origin-a').getByText('Healthy', { exact: true }).waitFor();
+    await rowOf('origin-a').getByText(`127.0.0.1:${a.port}`).waitFor();
+    await rowOf('origin-b').getByText(`127.0.0.1:${b.port}`).waitFor();
+    const ports = page.getByRole('form', { name: 'Pool settings' }).getByLabel('Port');
+    await expect(
+      ports.evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value)),
+    ).resolves.toEqual([String(a.port), String(b.port)]);
+    expect(errors).toEqual([]);
+  });
+
   it('migrates 60 legacy pools from notification_email, with a preview, progress and the result', async () => {
     const groups = ['ops@example.com', 'ops@example.com, web@example.com', 'db@example.com'];
     for (let i = 0; i < 60; i++) {
