@@ -46,7 +46,6 @@ export {
   listObjects,
   putLifecycleRules,
   putObject,
-  type BucketSummary,
   type LifecycleConditionSummary,
   type LifecycleRuleSummary,
   type ObjectSummary,
@@ -94,6 +93,7 @@ export { createSilences, deleteSilence, listSilences, updateSilences, type Alert
 export { abortUpload, completeUpload, createUpload, openObject, putObjectBytes, uploadPart } from './r2-uploads.ts';
 export type {
   ApiToken,
+  Bucket,
   BucketCors,
   BucketLifecycle,
   CorsRule,

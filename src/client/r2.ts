@@ -1,12 +1,5 @@
 import { readEnvelope, type ApiClient } from './api-client.ts';
-
-export interface BucketSummary {
-  name: string;
-  creation_date: string;
-  location?: string;
-  storage_class?: string;
-  jurisdiction?: string;
-}
+import type { Bucket } from './wire.ts';
 
 export interface ObjectSummary {
   key: string;
@@ -27,8 +20,8 @@ export async function createBucket(
   accountId: string,
   name: string,
   options: { locationHint?: string } = {},
-): Promise<BucketSummary> {
-  return (await api.request<BucketSummary>('POST', buckets(accountId), { body: { name, ...options } })).result;
+): Promise<Bucket> {
+  return (await api.request<Bucket>('POST', buckets(accountId), { body: { name, ...options } })).result;
 }
 
 /** Every bucket of the account, following `result_info.cursor` to the end. */
@@ -36,11 +29,11 @@ export async function listBuckets(
   api: ApiClient,
   accountId: string,
   options: { nameContains?: string } = {},
-): Promise<BucketSummary[]> {
-  const all: BucketSummary[] = [];
+): Promise<Bucket[]> {
+  const all: Bucket[] = [];
   let cursor: string | undefined;
   do {
-    const { result, result_info } = await api.request<{ buckets: BucketSummary[] }>('GET', buckets(accountId), {
+    const { result, result_info } = await api.request<{ buckets: Bucket[] }>('GET', buckets(accountId), {
       query: { per_page: 1000, cursor, name_contains: options.nameContains },
     });
     all.push(...result.buckets);
@@ -50,8 +43,8 @@ export async function listBuckets(
 }
 
 /** One bucket (code 10006 when it does not exist). */
-export async function getBucket(api: ApiClient, accountId: string, name: string): Promise<BucketSummary> {
-  return (await api.request<BucketSummary>('GET', `${buckets(accountId)}/${encodeURIComponent(name)}`)).result;
+export async function getBucket(api: ApiClient, accountId: string, name: string): Promise<Bucket> {
+  return (await api.request<Bucket>('GET', `${buckets(accountId)}/${encodeURIComponent(name)}`)).result;
 }
 
 /** Deletes an empty bucket (code 10008 when it still holds objects). */

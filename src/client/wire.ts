@@ -17,6 +17,7 @@ import type { BaseWebhooks, Webhooks as SdkWebhookAndClass } from 'cloudflare/re
 import type { History as SdkHistory } from 'cloudflare/resources/alerting/history';
 import type { Token as SdkToken } from 'cloudflare/resources/shared';
 import type { Zone as SdkZone } from 'cloudflare/resources/zones/zones';
+import type { Bucket as SdkBucket } from 'cloudflare/resources/r2/buckets/buckets';
 import type { CORSGetResponse } from 'cloudflare/resources/r2/buckets/cors';
 import type { LifecycleGetResponse } from 'cloudflare/resources/r2/buckets/lifecycle';
 
@@ -61,6 +62,7 @@ export type NotificationHistoryItem = Sent<
 > & { status?: string; attempt?: number; error?: string | null };
 export type ApiToken = Sent<SdkToken, 'id' | 'name' | 'status' | 'issued_on' | 'policies'>;
 export type Zone = SdkZone;
+export type Bucket = Sent<SdkBucket, 'name' | 'creation_date'>;
 export type BucketCors = CORSGetResponse;
 export type CorsRule = CORSGetResponse.Rule;
 export type BucketLifecycle = LifecycleGetResponse;

@@ -1,18 +1,19 @@
-import { ApiError, client, del, enc, get, post, put, V4 } from '../api.ts';
-import { button, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
+import { ApiError, client, del, enc, get, put, V4 } from '../api.ts';
+import { button, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, readOnly, state } from '../state.ts';
-import type { BucketCors, BucketLifecycle } from '../../../client/index.ts';
-import { locationName, renderBucketSettings, type Setting } from './bucket-settings.render.ts';
-import { confirmDialog, errorText, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
+import {
+  createBucket,
+  deleteBucket,
+  listBuckets,
+  type BucketCors,
+  type BucketLifecycle,
+} from '../../../client/index.ts';
+import { renderBuckets } from './buckets.render.ts';
+import { renderBucketSettings, type Setting } from './bucket-settings.render.ts';
+import { confirmDialog, errorText, notice, pageView, writeButton } from '../ui-kit.ts';
 import { uploadOne } from './upload.ts';
 
-interface Bucket {
-  name: string;
-  creation_date: string;
-  location?: string;
-  storage_class?: string;
-}
 interface ObjectInfo {
   key: string;
   size: number;
@@ -29,54 +30,21 @@ export function objectPath(bucket: string, key: string): string {
   return `${bucketsPath()}/${enc(bucket)}/objects/${key.split('/').map(enc).join('/')}`;
 }
 
-/** "R2 Object Storage": buckets, create and delete. */
+/** "R2 Object Storage": buckets, loaded and changed through the client; buckets.render.ts draws the page. */
 export async function buckets(main: HTMLElement): Promise<void> {
-  const result = await get<{ buckets: Bucket[] }>(bucketsPath(), { per_page: 1000 });
-  const status = notice();
-  const name = field(
-    'Bucket name',
-    { required: true, pattern: '[a-z0-9][a-z0-9-]{1,61}[a-z0-9]', autocomplete: 'off' },
-    'Lowercase letters, digits and hyphens, 3 to 63 characters',
-  );
-  const form = h(
-    'form',
-    { class: 'card inline' },
-    name.row,
-    h('button', { type: 'submit', class: 'primary' }, 'Create bucket'),
-    status.element,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    post(bucketsPath(), { name: name.input.value }).then(
-      () => go(href('r2', name.input.value)),
-      (error: unknown) => status.fail(error),
-    );
-  });
-  const rows = result.buckets.map((bucket) => [
-    h('a', { href: href('r2', bucket.name) }, bucket.name),
-    formatTime(bucket.creation_date),
-    locationName(bucket.location),
-    bucket.storage_class ?? 'Standard',
-    h(
-      'span',
-      { class: 'actions' },
-      h('a', { href: href('r2', bucket.name, 'settings'), class: 'button' }, 'Settings'),
-      writeButton('Delete', async () => {
-        if (!(await confirmDialog(`Delete the bucket "${bucket.name}"? It must be empty.`, 'Delete bucket'))) return;
-        del(`${bucketsPath()}/${enc(bucket.name)}`).then(
-          () => void buckets(main),
-          (error: unknown) => status.fail(error),
-        );
-      }),
-    ),
-  ]);
+  const list = await listBuckets(client, state.accountId);
   replace(
     main,
-    pageView(
-      'R2 Object Storage',
-      guardForm(form),
-      table(`Buckets (${result.buckets.length})`, ['Bucket', 'Created', 'Location', 'Storage class', 'Actions'], rows),
-    ),
+    renderBuckets(list, {
+      create: async (name) => {
+        await createBucket(client, state.accountId, name);
+        go(href('r2', name));
+      },
+      remove: async (name) => {
+        await deleteBucket(client, state.accountId, name);
+        await buckets(main);
+      },
+    }),
   );
 }
 
