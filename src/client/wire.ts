@@ -15,7 +15,8 @@ import type {
 import type { Policy as SdkPolicy } from 'cloudflare/resources/alerting/policies';
 import type { BaseWebhooks, Webhooks as SdkWebhookAndClass } from 'cloudflare/resources/alerting/destinations/webhooks';
 import type { History as SdkHistory } from 'cloudflare/resources/alerting/history';
-import type { Token as SdkToken } from 'cloudflare/resources/shared';
+import type { Member as SdkMember, Role as SdkRole, Token as SdkToken } from 'cloudflare/resources/shared';
+import type { Membership as SdkMembership } from 'cloudflare/resources/memberships/memberships';
 import type { Zone as SdkZone } from 'cloudflare/resources/zones/zones';
 import type { Bucket as SdkBucket } from 'cloudflare/resources/r2/buckets/buckets';
 import type { CORSGetResponse } from 'cloudflare/resources/r2/buckets/cors';
@@ -62,6 +63,9 @@ export type NotificationHistoryItem = Sent<
 > & { status?: string; attempt?: number; error?: string | null };
 export type ApiToken = Sent<SdkToken, 'id' | 'name' | 'status' | 'issued_on' | 'policies'>;
 export type Zone = SdkZone;
+export type Role = SdkRole;
+export type Member = Sent<Omit<SdkMember, 'roles'>, 'id' | 'email' | 'status'> & { roles: Role[] };
+export type Membership = Sent<SdkMembership, 'id' | 'status' | 'account'>;
 export type Bucket = Sent<SdkBucket, 'name' | 'creation_date'>;
 export type BucketCors = CORSGetResponse;
 export type CorsRule = CORSGetResponse.Rule;

@@ -1,126 +1,41 @@
 import { acct, state } from '../state.ts';
 import { del, enc, get, put, post } from '../api.ts';
-import { checkbox, field, h, replace, table } from '../dom.ts';
-import type { ApiToken } from '../../../client/index.ts';
-import { renderTokens, select, type RevealedToken } from './tokens.render.ts';
-import { confirmDialog, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
+import { replace } from '../dom.ts';
+import type { ApiToken, Member, Membership, Role } from '../../../client/index.ts';
+import { renderMembers } from './members.render.ts';
+import { renderTokens, type RevealedToken } from './tokens.render.ts';
 
-interface Membership {
-  id: string;
-  status: string;
-  account: { id: string; name: string };
-  roles?: string[];
-}
-interface Role {
-  id: string;
-  name: string;
-  description: string;
-}
-interface Member {
-  id: string;
-  email: string;
-  status: string;
-  roles: Role[];
-}
-
-/**
- * Members: the signed-in user's own memberships (an invitation accepted here), and the members of the account on
- * screen: invite by e-mail with a role, change a member's role, remove one (with confirmation). Only an
- * Administrator of the account may change members; the API refuses anyone else, and the last administrator.
- */
-export async function members(main: HTMLElement): Promise<void> {
+/** Members: loaded and changed through the client; members.render.ts draws the page. */
+export async function members(main: HTMLElement, message?: string): Promise<void> {
   const [own, list, roles] = await Promise.all([
     get<Membership[]>('/memberships', { per_page: 50 }),
     get<Member[]>(`${acct()}/members`, { per_page: 50 }),
     get<Role[]>(`${acct()}/roles`),
   ]);
-  const status = notice();
-  const again = () => void members(main);
-  const roleOptions = roles.map((r) => ({ value: r.id, text: r.name }));
-  const email = field('Email', { type: 'email', required: true, autocomplete: 'off' });
-  const role = select('Role', roleOptions, roles.find((r) => r.name === 'Member')?.id);
-  const accepted = checkbox('Add as accepted (no invitation to answer)', false);
-  const form = h(
-    'form',
-    { class: 'card' },
-    email.row,
-    role.row,
-    accepted.row,
-    h('button', { type: 'submit' }, 'Invite member'),
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    post<Member>(`${acct()}/members`, {
-      email: email.input.value,
-      roles: [role.element.value],
-      status: accepted.input.checked ? 'accepted' : 'pending',
-    }).then(
-      (member) => {
-        again();
-        status.ok(`Added ${member.email} (${member.status}).`);
-      },
-      (error: unknown) => status.fail(error),
-    );
-  });
-  const rows = list.map((m) => {
-    const choice = select(`Role of ${m.email}`, roleOptions, m.roles[0]?.id, true);
-    if (!state.session || state.session.read_only) choice.element.disabled = true;
-    return [
-      h('span', { class: 'name' }, m.email),
-      m.status,
-      choice.row,
-      h(
-        'span',
-        { class: 'actions' },
-        writeButton(
-          'Save role',
-          () =>
-            void put(`${acct()}/members/${enc(m.id)}`, { roles: [{ id: choice.element.value }] }).then(
-              () => status.ok(`${m.email} is now ${choice.element.selectedOptions[0]?.text ?? ''}.`),
-              (error: unknown) => status.fail(error),
-            ),
-          { 'aria-label': `Save role of ${m.email}` },
-        ),
-        writeButton(
-          'Remove',
-          async () => {
-            if (!(await confirmDialog(`Remove ${m.email} from this account?`, 'Remove member'))) return;
-            del(`${acct()}/members/${enc(m.id)}`).then(again, (error: unknown) => status.fail(error));
-          },
-          { 'aria-label': `Remove ${m.email}` },
-        ),
-      ),
-    ];
-  });
+  const again = (said?: string) => members(main, said);
   replace(
     main,
-    pageView(
-      'Members',
-      status.element,
-      table(`Members of this account (${list.length})`, ['Email', 'Status', 'Role', 'Actions'], rows),
-      h('h2', null, 'Invite a member'),
-      guardForm(form),
-      h('h2', null, 'Your memberships'),
-      table(
-        'Memberships',
-        ['Account', 'Account ID', 'Status', 'Roles', 'Actions'],
-        own.map((m) => [
-          m.account.name,
-          h('code', null, m.account.id),
-          m.status,
-          (m.roles ?? []).join(', '),
-          m.status === 'pending'
-            ? writeButton(
-                'Accept',
-                () =>
-                  void put(`/memberships/${enc(m.id)}`, { status: 'accepted' }).then(again, (error: unknown) =>
-                    status.fail(error),
-                  ),
-                { 'aria-label': `Accept the invitation to ${m.account.name}` },
-              )
-            : '',
-        ]),
-      ),
+    renderMembers(
+      { own, members: list, roles, readOnly: !state.session || state.session.read_only, message },
+      {
+        invite: async ({ email, role, accepted }) => {
+          const member = await post<Member>(`${acct()}/members`, {
+            email,
+            roles: [role],
+            status: accepted ? 'accepted' : 'pending',
+          });
+          await again(`Added ${member.email} (${member.status}).`);
+        },
+        saveRole: (member, roleId) => put(`${acct()}/members/${enc(member.id)}`, { roles: [{ id: roleId }] }),
+        remove: async (member) => {
+          await del(`${acct()}/members/${enc(member.id)}`);
+          await again();
+        },
+        accept: async (membership) => {
+          await put(`/memberships/${enc(membership.id)}`, { status: 'accepted' });
+          await again();
+        },
+      },
     ),
   );
 }
