@@ -35,6 +35,9 @@ export const LAYERS = {
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
   // notification_email migration run through the client against /client/v4 in-process.
   dashboard: [...SUBSYSTEM_BASE, 'accounts', 'load-balancing', 'client', 'email-migration'],
+  // The dashboard's browser code (bundled by src/dashboard/assets.ts): it reaches the server only through the
+  // client the CLI uses, typed by the official SDK, and nothing on the server imports it.
+  'dashboard-ui': ['client'],
   // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
   // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
@@ -83,7 +86,9 @@ const SERVER_ENTRIES = new Set(['server/index.ts', 'server/stop-request.ts', 'se
 const FOLDER_OF = { 'server-entry': 'server' };
 
 function layerOf(srcRelative) {
-  return srcRelative.split('/')[0];
+  const [folder, file] = srcRelative.split('/');
+  if (folder === 'dashboard' && file === 'ui') return 'dashboard-ui';
+  return folder;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   listPools,
   updateLoadBalancer,
   type ApiClient,
-  type LoadBalancerSummary,
+  type LoadBalancer,
 } from '../client/index.ts';
 import { handler, type CliContext } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
@@ -93,7 +93,7 @@ function withLbOptions(command: Command): Command {
 }
 
 /** A load balancer by id or hostname within the zone. */
-async function findLoadBalancer(api: ApiClient, zoneId: string, idOrName: string): Promise<LoadBalancerSummary> {
+async function findLoadBalancer(api: ApiClient, zoneId: string, idOrName: string): Promise<LoadBalancer> {
   if (POOL_ID.test(idOrName)) return getLoadBalancer(api, zoneId, idOrName);
   const name = idOrName.toLowerCase().replace(/\.$/, '');
   const found = (await listLoadBalancers(api, zoneId)).find((lb) => lb.name === name);
@@ -101,7 +101,7 @@ async function findLoadBalancer(api: ApiClient, zoneId: string, idOrName: string
   return found;
 }
 
-function printLoadBalancer(lb: LoadBalancerSummary): void {
+function printLoadBalancer(lb: LoadBalancer): void {
   process.stdout.write(`${lb.name} (${lb.id})${lb.enabled ? '' : ' [disabled]'}\n`);
   if (lb.description) process.stdout.write(`  ${lb.description}\n`);
   process.stdout.write(`  pools (failover order): ${lb.default_pools.join(', ')}\n`);

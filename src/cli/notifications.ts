@@ -25,7 +25,8 @@ function policyFields(o: Options): Partial<NotificationPolicyInput> {
   const fields: Partial<NotificationPolicyInput> = {};
   if (o['name'] !== undefined) fields.name = o['name'] as string;
   if (o['description'] !== undefined) fields.description = o['description'] as string;
-  if (o['alertType'] !== undefined) fields.alert_type = o['alertType'] as string;
+  // The server checks the name against the alert types it knows.
+  if (o['alertType'] !== undefined) fields.alert_type = o['alertType'] as NotificationPolicyInput['alert_type'];
   if (o['alertInterval'] !== undefined) fields.alert_interval = o['alertInterval'] as string;
   if (o['enable'] && o['disable']) throw new UsageError('use --enable or --disable, not both');
   if (o['enable']) fields.enabled = true;

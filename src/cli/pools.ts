@@ -9,7 +9,7 @@ import {
   getPoolReferences,
   listPools,
   updatePool,
-  type PoolSummary,
+  type Pool,
 } from '../client/index.ts';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
@@ -78,7 +78,7 @@ function withPoolOptions(command: Command): Command {
     .option('--json', 'print JSON');
 }
 
-function printPool(pool: PoolSummary): void {
+function printPool(pool: Pool): void {
   process.stdout.write(`${pool.name} (${pool.id})${pool.enabled ? '' : ' [disabled]'}\n`);
   if (pool.description) process.stdout.write(`  ${pool.description}\n`);
   process.stdout.write(`  monitor: ${pool.monitor ?? 'none'}  minimum origins: ${pool.minimum_origins}\n`);

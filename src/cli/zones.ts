@@ -1,17 +1,17 @@
 import type { Command } from 'commander';
-import { createZone, deleteZone, findZone, listZones, type ApiClient, type ZoneSummary } from '../client/index.ts';
+import { createZone, deleteZone, findZone, listZones, type ApiClient, type Zone } from '../client/index.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
 
 /** A zone given by id or name, or a clear error. */
-export async function resolveZone(api: ApiClient, idOrName: string): Promise<ZoneSummary> {
+export async function resolveZone(api: ApiClient, idOrName: string): Promise<Zone> {
   const zone = await findZone(api, idOrName);
   if (!zone) throw new CliError(`no zone named "${idOrName}" (see \`ledge zones list\`)`);
   return zone;
 }
 
-function printZone(zone: ZoneSummary): void {
+function printZone(zone: Zone): void {
   process.stdout.write(`${zone.name} (${zone.id})\n`);
   process.stdout.write(
     `  status: ${zone.status}  type: ${zone.type}  account: ${zone.account.name} (${zone.account.id})\n`,

@@ -1,6 +1,10 @@
 import type { ErrorDetail } from '../shared/errors.ts';
 
-export type Auth = { token: string } | { email: string; key: string };
+/**
+ * How requests are authenticated: an API token, a global key, or a browser session (the dashboard: the browser
+ * sends its HttpOnly session cookie by itself; writes carry the session's CSRF token, read when each is sent).
+ */
+export type Auth = { token: string } | { email: string; key: string } | { session: { csrfToken: () => string } };
 
 export interface ClientSettings {
   /** Base URL including `/client/v4`, e.g. http://127.0.0.1:8787/client/v4 or https://api.cloudflare.com/client/v4. */
@@ -75,7 +79,7 @@ export interface RequestOptions {
 }
 
 /**
- * A small /client/v4 client used by the CLI and the migration tool. It speaks only the public API, so
+ * A small /client/v4 client used by the CLI, the migration tool and the dashboard. It speaks only the public API, so
  * it works against Ledge and against Cloudflare's own API alike.
  */
 export class ApiClient {
@@ -106,11 +110,7 @@ export class ApiClient {
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = {
-      'user-agent': this.#userAgent,
-      ...this.#authHeaders(),
-      ...options.headers,
-    };
+    const headers: Record<string, string> = { ...this.#authHeaders(method), ...options.headers };
     let body: RequestInit['body'] | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -134,13 +134,19 @@ export class ApiClient {
   }
 
   /** The headers every request carries (user agent, credentials): for callers that send with node:http. */
-  requestHeaders(): Record<string, string> {
-    return { 'user-agent': this.#userAgent, ...this.#authHeaders() };
+  requestHeaders(method = 'GET'): Record<string, string> {
+    return this.#authHeaders(method);
   }
 
-  #authHeaders(): Record<string, string> {
-    return 'token' in this.#auth
-      ? { authorization: `Bearer ${this.#auth.token}` }
-      : { 'x-auth-email': this.#auth.email, 'x-auth-key': this.#auth.key };
+  #authHeaders(method: string): Record<string, string> {
+    const auth = this.#auth;
+    // A browser names itself; a session's reads need nothing more than the cookie it sends.
+    if ('session' in auth)
+      return method === 'GET' || method === 'HEAD' ? {} : { 'x-csrf-token': auth.session.csrfToken() };
+    const credentials: Record<string, string> =
+      'token' in auth
+        ? { authorization: `Bearer ${auth.token}` }
+        : { 'x-auth-email': auth.email, 'x-auth-key': auth.key };
+    return { 'user-agent': this.#userAgent, ...credentials };
   }
 }

@@ -22,9 +22,6 @@ export {
   listPools,
   updateMonitor,
   updatePool,
-  type MonitorSummary,
-  type PoolHealthView,
-  type PoolSummary,
 } from './load-balancing.ts';
 export {
   createPolicy,
@@ -36,10 +33,7 @@ export {
   listPolicies,
   listWebhooks,
   updatePolicy,
-  type NotificationHistoryItem,
-  type NotificationPolicy,
   type NotificationPolicyInput,
-  type WebhookDestination,
 } from './notifications.ts';
 export {
   createBucket,
@@ -52,7 +46,6 @@ export {
   listObjects,
   putLifecycleRules,
   putObject,
-  type BucketSummary,
   type LifecycleConditionSummary,
   type LifecycleRuleSummary,
   type ObjectSummary,
@@ -81,7 +74,7 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
-export { createZone, deleteZone, findZone, getZone, listZones, type ZoneSummary } from './zones.ts';
+export { createZone, deleteZone, findZone, getZone, listZones } from './zones.ts';
 export {
   createLoadBalancer,
   deleteLoadBalancer,
@@ -89,8 +82,6 @@ export {
   getPoolReferences,
   listLoadBalancers,
   updateLoadBalancer,
-  type LoadBalancerSummary,
-  type PoolReference,
 } from './load-balancers.ts';
 export {
   openTailSession,
@@ -100,3 +91,26 @@ export {
 } from './tail-session.ts';
 export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
 export { abortUpload, completeUpload, createUpload, openObject, putObjectBytes, uploadPart } from './r2-uploads.ts';
+export type {
+  ApiToken,
+  Bucket,
+  BucketCors,
+  BucketLifecycle,
+  CorsRule,
+  LifecycleRule,
+  LoadBalancer,
+  Member,
+  Membership,
+  Monitor,
+  NotificationHistoryItem,
+  NotificationPolicy,
+  Origin,
+  OriginHealth,
+  Pool,
+  PoolHealth,
+  PoolReference,
+  Role,
+  Sent,
+  WebhookDestination,
+  Zone,
+} from './wire.ts';

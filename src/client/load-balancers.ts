@@ -1,39 +1,14 @@
 import type { ApiClient, ApiResponse } from './api-client.ts';
-
-/** The load balancer fields the CLI reads; the API returns the SDK's whole LoadBalancer. */
-export interface LoadBalancerSummary {
-  id: string;
-  name: string;
-  zone_name: string;
-  description: string;
-  enabled: boolean;
-  proxied: boolean;
-  ttl: number;
-  default_pools: string[];
-  fallback_pool: string;
-  steering_policy: string;
-  session_affinity: string;
-  session_affinity_ttl?: number;
-  created_on: string;
-  modified_on: string;
-  [field: string]: unknown;
-}
-
-export interface PoolReference {
-  reference_type: 'referral' | 'referrer';
-  resource_id: string;
-  resource_name: string;
-  resource_type: string;
-}
+import type { LoadBalancer, PoolReference } from './wire.ts';
 
 const base = (zoneId: string) => `/zones/${encodeURIComponent(zoneId)}/load_balancers`;
 
-export async function listLoadBalancers(api: ApiClient, zoneId: string): Promise<LoadBalancerSummary[]> {
-  return (await api.request<LoadBalancerSummary[]>('GET', base(zoneId))).result;
+export async function listLoadBalancers(api: ApiClient, zoneId: string): Promise<LoadBalancer[]> {
+  return (await api.request<LoadBalancer[]>('GET', base(zoneId))).result;
 }
 
-export async function getLoadBalancer(api: ApiClient, zoneId: string, id: string): Promise<LoadBalancerSummary> {
-  return (await api.request<LoadBalancerSummary>('GET', `${base(zoneId)}/${encodeURIComponent(id)}`)).result;
+export async function getLoadBalancer(api: ApiClient, zoneId: string, id: string): Promise<LoadBalancer> {
+  return (await api.request<LoadBalancer>('GET', `${base(zoneId)}/${encodeURIComponent(id)}`)).result;
 }
 
 /** Answers the whole envelope: `messages` may say a setting is stored but not applied. */
@@ -41,8 +16,8 @@ export async function createLoadBalancer(
   api: ApiClient,
   zoneId: string,
   body: Record<string, unknown>,
-): Promise<ApiResponse<LoadBalancerSummary>> {
-  return api.request<LoadBalancerSummary>('POST', base(zoneId), { body });
+): Promise<ApiResponse<LoadBalancer>> {
+  return api.request<LoadBalancer>('POST', base(zoneId), { body });
 }
 
 /** PATCH: only the given fields change. */
@@ -51,8 +26,8 @@ export async function updateLoadBalancer(
   zoneId: string,
   id: string,
   body: Record<string, unknown>,
-): Promise<ApiResponse<LoadBalancerSummary>> {
-  return api.request<LoadBalancerSummary>('PATCH', `${base(zoneId)}/${encodeURIComponent(id)}`, { body });
+): Promise<ApiResponse<LoadBalancer>> {
+  return api.request<LoadBalancer>('PATCH', `${base(zoneId)}/${encodeURIComponent(id)}`, { body });
 }
 
 export async function deleteLoadBalancer(api: ApiClient, zoneId: string, id: string): Promise<{ id: string }> {

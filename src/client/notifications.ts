@@ -1,46 +1,9 @@
 import type { ApiClient } from './api-client.ts';
-
-export interface NotificationPolicy {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  alert_type: string;
-  mechanisms: { email?: { id: string }[]; webhooks?: { id: string }[]; pagerduty?: { id: string }[] };
-  filters: Record<string, string[]>;
-  alert_interval?: string;
-  created: string;
-  modified: string;
-}
+import type { NotificationHistoryItem, NotificationPolicy, WebhookDestination } from './wire.ts';
 
 export type NotificationPolicyInput = Omit<NotificationPolicy, 'id' | 'created' | 'modified' | 'description'> & {
   description?: string;
 };
-
-export interface WebhookDestination {
-  id: string;
-  name: string;
-  url: string;
-  type: string;
-  created_at: string;
-  last_success: string | null;
-  last_failure: string | null;
-}
-
-export interface NotificationHistoryItem {
-  id: string;
-  name: string;
-  policy_id: string | null;
-  alert_type: string;
-  description: string;
-  mechanism: string;
-  mechanism_type: string;
-  alert_body: string;
-  sent: string;
-  status?: string;
-  attempt?: number;
-  error?: string | null;
-}
 
 const base = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/alerting/v3`;
 

@@ -13,10 +13,12 @@ import { objectPath, type ObjectSummary } from './r2.ts';
  * node:http is taken with process.getBuiltinModule, not an ES import: importing node:http builds its module
  * namespace by reading every export, and the `WebSocket` getter among them loads undici all the same.
  */
-const http = process.getBuiltinModule('node:http');
 
-/** Keep-alive: one connection per part in flight, reused. The https agent (and TLS) only for an https API. */
-const httpAgent = new http.Agent({ keepAlive: true });
+/**
+ * Keep-alive: one connection per part in flight, reused. The https agent (and TLS) only for an https API. Made
+ * on first use: the dashboard's browser bundle includes the client and must not touch node: modules on load.
+ */
+let httpAgent: Agent | undefined;
 let httpsAgent: Agent | undefined;
 
 /** Sends one request to `path` under the API URL; resolves with the response, its body not read. */
@@ -30,15 +32,18 @@ function send(
   for (const [name, value] of Object.entries(options.query ?? {})) {
     if (value !== undefined) url.searchParams.set(name, String(value));
   }
-  const headers: Record<string, string> = { ...api.requestHeaders(), ...options.headers };
+  const headers: Record<string, string> = { ...api.requestHeaders(method), ...options.headers };
   let body = options.body;
   if (options.json !== undefined) {
     body = Buffer.from(JSON.stringify(options.json));
     headers['content-type'] = 'application/json';
   }
   if (body) headers['content-length'] = String(body.byteLength);
+  const http = process.getBuiltinModule('node:http');
   const https = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : undefined;
-  const agent = https ? (httpsAgent ??= new https.Agent({ keepAlive: true })) : httpAgent;
+  const agent = https
+    ? (httpsAgent ??= new https.Agent({ keepAlive: true }))
+    : (httpAgent ??= new http.Agent({ keepAlive: true }));
   return new Promise((resolve, reject) => {
     const req = (https ?? http).request(url, { method, agent, headers }, resolve);
     req.on('error', reject);

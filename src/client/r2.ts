@@ -1,12 +1,5 @@
 import { readEnvelope, type ApiClient } from './api-client.ts';
-
-export interface BucketSummary {
-  name: string;
-  creation_date: string;
-  location?: string;
-  storage_class?: string;
-  jurisdiction?: string;
-}
+import type { Bucket } from './wire.ts';
 
 export interface ObjectSummary {
   key: string;
@@ -27,8 +20,8 @@ export async function createBucket(
   accountId: string,
   name: string,
   options: { locationHint?: string } = {},
-): Promise<BucketSummary> {
-  return (await api.request<BucketSummary>('POST', buckets(accountId), { body: { name, ...options } })).result;
+): Promise<Bucket> {
+  return (await api.request<Bucket>('POST', buckets(accountId), { body: { name, ...options } })).result;
 }
 
 /** Every bucket of the account, following `result_info.cursor` to the end. */
@@ -36,11 +29,11 @@ export async function listBuckets(
   api: ApiClient,
   accountId: string,
   options: { nameContains?: string } = {},
-): Promise<BucketSummary[]> {
-  const all: BucketSummary[] = [];
+): Promise<Bucket[]> {
+  const all: Bucket[] = [];
   let cursor: string | undefined;
   do {
-    const { result, result_info } = await api.request<{ buckets: BucketSummary[] }>('GET', buckets(accountId), {
+    const { result, result_info } = await api.request<{ buckets: Bucket[] }>('GET', buckets(accountId), {
       query: { per_page: 1000, cursor, name_contains: options.nameContains },
     });
     all.push(...result.buckets);
@@ -50,8 +43,8 @@ export async function listBuckets(
 }
 
 /** One bucket (code 10006 when it does not exist). */
-export async function getBucket(api: ApiClient, accountId: string, name: string): Promise<BucketSummary> {
-  return (await api.request<BucketSummary>('GET', `${buckets(accountId)}/${encodeURIComponent(name)}`)).result;
+export async function getBucket(api: ApiClient, accountId: string, name: string): Promise<Bucket> {
+  return (await api.request<Bucket>('GET', `${buckets(accountId)}/${encodeURIComponent(name)}`)).result;
 }
 
 /** Deletes an empty bucket (code 10008 when it still holds objects). */
@@ -71,7 +64,10 @@ export async function putObject(
   const headers: Record<string, string> = {};
   if (options.size !== undefined) headers['content-length'] = String(options.size);
   if (options.contentType) headers['content-type'] = options.contentType;
-  const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody: body, headers, duplex: 'half' });
+  // Node's fetch sends any Uint8Array; the DOM's typing (the dashboard also compiles this client) wants one over an
+  // ArrayBuffer.
+  const rawBody = body as RequestInit['body'];
+  const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody, headers, duplex: 'half' });
   // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
   const stored = (await readEnvelope<Omit<ObjectSummary, 'size'> & { size: string | number }>(response)).result;
   return { ...stored, size: Number(stored.size) };

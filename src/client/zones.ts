@@ -1,35 +1,22 @@
 import type { ApiClient } from './api-client.ts';
-
-/** The zone fields the CLI reads; the API returns Cloudflare's whole Zone object. */
-export interface ZoneSummary {
-  id: string;
-  name: string;
-  status: string;
-  type: string;
-  account: { id: string; name: string };
-  created_on: string;
-  [field: string]: unknown;
-}
+import type { Zone } from './wire.ts';
 
 const ZONE_ID = /^[0-9a-f]{32}$/;
 
 /** Every zone the credentials reach (all pages), optionally of one account or with one name. */
-export async function listZones(
-  api: ApiClient,
-  filter: { accountId?: string; name?: string } = {},
-): Promise<ZoneSummary[]> {
-  const zones: ZoneSummary[] = [];
+export async function listZones(api: ApiClient, filter: { accountId?: string; name?: string } = {}): Promise<Zone[]> {
+  const zones: Zone[] = [];
   const query = { 'account.id': filter.accountId, name: filter.name };
-  for await (const zone of api.paginate<ZoneSummary>('/zones', query, 50)) zones.push(zone);
+  for await (const zone of api.paginate<Zone>('/zones', query, 50)) zones.push(zone);
   return zones;
 }
 
-export async function createZone(api: ApiClient, accountId: string, name: string): Promise<ZoneSummary> {
-  return (await api.request<ZoneSummary>('POST', '/zones', { body: { name, account: { id: accountId } } })).result;
+export async function createZone(api: ApiClient, accountId: string, name: string): Promise<Zone> {
+  return (await api.request<Zone>('POST', '/zones', { body: { name, account: { id: accountId } } })).result;
 }
 
-export async function getZone(api: ApiClient, id: string): Promise<ZoneSummary> {
-  return (await api.request<ZoneSummary>('GET', `/zones/${encodeURIComponent(id)}`)).result;
+export async function getZone(api: ApiClient, id: string): Promise<Zone> {
+  return (await api.request<Zone>('GET', `/zones/${encodeURIComponent(id)}`)).result;
 }
 
 export async function deleteZone(api: ApiClient, id: string): Promise<{ id: string }> {
@@ -37,7 +24,7 @@ export async function deleteZone(api: ApiClient, id: string): Promise<{ id: stri
 }
 
 /** A zone by id or by name; undefined when no zone the credentials reach has that name. */
-export async function findZone(api: ApiClient, idOrName: string): Promise<ZoneSummary | undefined> {
+export async function findZone(api: ApiClient, idOrName: string): Promise<Zone | undefined> {
   if (ZONE_ID.test(idOrName)) return getZone(api, idOrName);
   return (await listZones(api, { name: idOrName.toLowerCase().replace(/\.$/, '') }))[0];
 }

@@ -11,7 +11,7 @@ import { buildDashboardAssets, type DashboardAssets } from './assets.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import { liveRoutes } from './live.ts';
 import { migrationRoutes } from './migration.ts';
-import { credentialHeaders, dashboardRoutes } from './routes.ts';
+import { credentialHeaders, dashboardRoutes, type DashboardEndpoints } from './routes.ts';
 import { sameSecret, SessionStore } from './sessions.ts';
 
 export { buildDashboardAssets, type DashboardAssets } from './assets.ts';
@@ -41,6 +41,7 @@ export function createDashboard(deps: {
   /** What the live stream re-checks its session on, and the signal to re-check at once. */
   clock?: Clock | undefined;
   accessChanges?: AccessChanges | undefined;
+  endpoints?: () => DashboardEndpoints;
 }): Dashboard {
   const access = { clock: deps.clock ?? systemClock, changes: deps.accessChanges };
   const sessions = new SessionStore(deps.db);
@@ -67,7 +68,13 @@ export function createDashboard(deps: {
       return credentialHeaders(session.auth);
     },
     mount(root, api) {
-      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets, changes: deps.accessChanges });
+      dashboardRoutes(root, {
+        accounts: deps.accounts,
+        sessions,
+        assets,
+        changes: deps.accessChanges,
+        endpoints: deps.endpoints ?? (() => ({})),
+      });
       liveRoutes(root, { accounts: deps.accounts, sessions, healthEvents: deps.healthEvents, access });
       migrationRoutes(root, { accounts: deps.accounts, sessions, api });
     },

@@ -18,6 +18,17 @@ export interface DashboardRouteDeps {
   assets: () => Promise<DashboardAssets>;
   /** Told of a sign-out: the session's open live stream ends at once. */
   changes?: AccessChanges | undefined;
+  endpoints: () => DashboardEndpoints;
+}
+
+/**
+ * The ports this server's other doors listen on, read when asked (port 0 is bound at start): the dashboard shows
+ * public bucket URLs and the S3 endpoint as the user will really reach them, on the host the browser already uses.
+ */
+export interface DashboardEndpoints {
+  /** The traffic port, where public buckets (managed URLs, custom domains) are served by Host. */
+  public_port?: number | undefined;
+  s3_port?: number | undefined;
 }
 
 const SignIn = z.union([
@@ -75,7 +86,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const session = await sessionOf(c, sessions);
     if (!session) throw DashboardErrors.notSignedIn();
     const principal = await accounts.authenticate({ ...credentialHeaders(session.auth), clientIp: clientIpOf(c) });
-    return ok(c, describe(principal, session.csrf), { status: 200 });
+    return ok(c, describe(principal, session.csrf, deps.endpoints()), { status: 200 });
   });
 
   root.post('/dashboard/session', async (c) => {
@@ -87,7 +98,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const principal = await accounts.authenticate({ ...credentialHeaders(auth), clientIp: clientIpOf(c) });
     const { id, session } = await sessions.create(auth);
     c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
-    return ok(c, describe(principal, session.csrf));
+    return ok(c, describe(principal, session.csrf, deps.endpoints()));
   });
 
   root.delete('/dashboard/session', async (c) => {
@@ -219,13 +230,14 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-function describe(principal: Principal, csrf: string) {
+function describe(principal: Principal, csrf: string, endpoints: DashboardEndpoints) {
   return {
     email: principal.email,
     read_only: principal.readOnly,
     via: principal.via,
     account_ids: [...principal.accountIds],
     csrf_token: csrf,
+    endpoints,
   };
 }
 

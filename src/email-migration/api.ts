@@ -1,11 +1,7 @@
-import type { ApiClient } from '../client/index.ts';
+import type { ApiClient, Pool } from '../client/index.ts';
 
-/** The fields of a pool the migration reads. */
-export interface PoolSummary {
-  id: string;
-  name: string;
-  notification_email: string;
-}
+/** The fields of a pool the migration reads (of the SDK's pool type the client answers with). */
+export type PoolSummary = Pick<Pool, 'id' | 'name' | 'notification_email'>;
 
 export interface AlertPolicy {
   id: string;

@@ -254,7 +254,15 @@ export async function createPlatform(
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
-  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger, clock, accessChanges });
+  const dashboard = createDashboard({
+    accounts: accounts.service,
+    db,
+    healthEvents,
+    logger,
+    clock,
+    accessChanges,
+    endpoints: () => ({ public_port: traffic.port, s3_port: s3Api.port }),
+  });
   return {
     dashboard,
     clock,

@@ -1,3 +1,4 @@
+import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { browserFixture, origin, readOnlyToken } from './helpers.ts';
@@ -32,6 +33,20 @@ describe('dashboard in Chromium: API tokens and members', () => {
     const value = await page.getByLabel('Token value').inputValue();
     expect(value.length).toBeGreaterThan(20);
     expect(await works(value)).toBe(200);
+    // The S3 key pair shown with it works on the S3 API, at the endpoint the page names.
+    const endpoint = `http://127.0.0.1:${ledge.server.platform.s3Api.port}`;
+    await page.getByText(`S3 endpoint: ${endpoint.replace('127.0.0.1', new URL(origin(ledge)).hostname)}.`).waitFor();
+    const s3 = new S3Client({
+      endpoint,
+      region: 'auto',
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: await page.getByLabel('S3 Access Key ID').inputValue(),
+        secretAccessKey: await page.getByLabel('S3 Secret Access Key').inputValue(),
+      },
+    });
+    await expect(s3.send(new ListBucketsCommand({}))).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+    s3.destroy();
     const write = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${value}`, 'content-type': 'application/json' },

@@ -119,9 +119,9 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     await page.getByRole('heading', { name: 'Health of web' }).waitFor();
     await page.locator('.chart').nth(1).locator('canvas').waitFor();
     expect(await page.locator('.chart canvas').count()).toBe(2);
-    await page.getByRole('link', { name: 'Last day' }).click();
+    await page.getByRole('button', { name: 'Last day' }).click();
     await page.getByText('One point per 5 minute(s).').waitFor();
-    await page.getByRole('link', { name: 'Last hour' }).click();
+    await page.getByRole('button', { name: 'Last hour' }).click();
     await page.locator('.chart').nth(1).locator('canvas').waitFor();
     await screenshot(page, 'pool-charts');
 
@@ -143,6 +143,23 @@ describe('dashboard in Chromium: load balancing and notifications', () => {
     await page.getByText(/^[1-9]\d* delivered and \d+ failed attempts in the period\.$/).waitFor({ state: 'attached' });
     await screenshot(page, 'alert-history');
     expect(smtp.received.length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows each origin's own health when two origins share an address on different ports, and their ports in the form", async () => {
+    // The test before stopped origin-b; origin-a, on the same address, still answers.
+    const { page, errors } = await signedInPage();
+    await page.goto(`${origin(ledge)}/#/lb/pools/${poolId}`);
+    const origins = page.getByRole('table', { name: 'Origins' });
+    const rowOf = (name: string) => origins.getByRole('row').filter({ hasText: name });
+    await rowOf('origin-b').getByText('Unhealthy').waitFor({ timeout: 20_000 });
+    await rowOf('origin-a').getByText('Healthy', { exact: true }).waitFor();
+    await rowOf('origin-a').getByText(`127.0.0.1:${a.port}`).waitFor();
+    await rowOf('origin-b').getByText(`127.0.0.1:${b.port}`).waitFor();
+    const ports = page.getByRole('form', { name: 'Pool settings' }).getByLabel('Port');
+    await expect(
+      ports.evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value)),
+    ).resolves.toEqual([String(a.port), String(b.port)]);
     expect(errors).toEqual([]);
   });
 

@@ -120,9 +120,11 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
     expect((await api('POST', '/r2/buckets', JSON.stringify({ name: 'settings-bucket' }))).status).toBe(200);
     const { page, errors } = await signedInPage();
     await page.goto(`${origin(ledge)}/#/r2/settings-bucket/settings`);
-    const cors = page.getByLabel('CORS policy (JSON)');
-    await cors.waitFor();
-    await cors.fill(JSON.stringify({ rules: [{ allowed: { origins: ['https://app.example'], methods: ['GET'] } }] }));
+    // CORS is a form, one fieldset a rule (no JSON to write).
+    const cors = page.getByRole('form', { name: 'CORS policy' });
+    await cors.getByRole('button', { name: 'Add a rule' }).click();
+    await cors.getByLabel('Allowed origins').fill('https://app.example');
+    await expect(cors.getByRole('checkbox', { name: 'GET' }).isChecked()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Save CORS policy' }).click();
     await page.getByText('Saved.').waitFor();
     const saved = (await (await api('GET', '/r2/buckets/settings-bucket/cors')).json()) as {
@@ -135,6 +137,9 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
       result: { enabled: boolean };
     };
     expect(managed.result.enabled).toBe(true);
+    // The public URL as a browser reaches it: scheme, host and the traffic port.
+    const publicPort = ledge.server.platform.traffic.port;
+    await page.getByRole('link', { name: new RegExp(`^http://pub-[^/]+:${publicPort}/$`) }).waitFor();
     await screenshot(page, 'bucket-settings');
     expect(errors).toEqual([]);
   });

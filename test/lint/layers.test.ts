@@ -38,6 +38,19 @@ describe('the layer lint rule', () => {
     expect(await lintAs('src/cli/example.ts', "export { x } from '../client/index.ts';\n")).toEqual([]);
   });
 
+  it("keeps the dashboard's browser code on the client: no subsystem, nothing of the dashboard's server side", async () => {
+    expect(
+      await lintAs('src/dashboard/ui/views/example.ts', "export { x } from '../../../client/index.ts';\n"),
+    ).toEqual([]);
+    expect(
+      await lintAs('src/dashboard/ui/views/example.ts', "export { x } from '../../../load-balancing/index.ts';\n"),
+    ).toHaveLength(1);
+    expect(await lintAs('src/dashboard/ui/example.ts', "export { x } from '../sessions.ts';\n")).toHaveLength(1);
+    expect(await lintAs('src/dashboard/ui/example.ts', "export { x } from '../../client/wire.ts';\n")).toEqual([
+      'import src/client/ through its index.ts, not src/client/wire.ts',
+    ]);
+  });
+
   it('sends one subsystem to another through its index.ts', async () => {
     expect(
       await lintAs(
@@ -103,14 +116,14 @@ describe('the layer lint rule', () => {
     }
   });
 
-  it('names only folders that exist in src/ (and the server entry it carves out)', () => {
+  it('names only folders that exist in src/ (and the server entry and dashboard UI it carves out)', () => {
     const folders = new Set(
       readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .map((d) => d.name),
     );
     const named = new Set([...Object.keys(LAYERS), ...Object.values(LAYERS as Record<string, string[]>).flat()]);
-    const virtual = new Set(['server-entry']);
+    const virtual = new Set(['server-entry', 'dashboard-ui']);
     expect([...named].filter((name) => !folders.has(name) && !virtual.has(name))).toEqual([]);
   });
 });

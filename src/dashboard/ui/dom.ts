@@ -78,33 +78,47 @@ export function button(label: string, onClick: (event: Event) => void, attribute
   return h('button', { type: 'button', onclick: onClick as EventListener, ...attributes }, label);
 }
 
-/** A table with a caption (its accessible name) and one row per item. */
-export function table(caption: string, headings: string[], rows: Child[][]): HTMLTableElement {
+/**
+ * A table with a caption (its accessible name) and one row per item, or `empty` saying why there are none. It sits
+ * in a box that scrolls sideways on a narrow screen, so a wide table never widens the page.
+ */
+export function table(
+  caption: string,
+  headings: string[],
+  rows: Child[][],
+  empty = 'None yet.',
+  /** The heading above already says it: the caption stays the table's name for screen readers, unseen. */
+  quietCaption = false,
+): HTMLElement {
   return h(
-    'table',
-    null,
-    h('caption', null, caption),
+    'div',
+    { class: 'table-scroll' },
     h(
-      'thead',
+      'table',
       null,
+      h('caption', { class: quietCaption ? 'sr-only' : undefined }, caption),
       h(
-        'tr',
+        'thead',
         null,
-        headings.map((text) => h('th', { scope: 'col' }, text)),
+        h(
+          'tr',
+          null,
+          headings.map((text) => h('th', { scope: 'col' }, text)),
+        ),
       ),
-    ),
-    h(
-      'tbody',
-      null,
-      rows.length === 0
-        ? h('tr', null, h('td', { colspan: headings.length }, 'None yet.'))
-        : rows.map((cells) =>
-            h(
-              'tr',
-              null,
-              cells.map((cell) => h('td', null, cell)),
+      h(
+        'tbody',
+        null,
+        rows.length === 0
+          ? h('tr', null, h('td', { colspan: headings.length }, empty))
+          : rows.map((cells) =>
+              h(
+                'tr',
+                null,
+                cells.map((cell) => h('td', null, cell)),
+              ),
             ),
-          ),
+      ),
     ),
   );
 }

@@ -1,5 +1,5 @@
 import './style.css';
-import { ApiFailure, call, get, setCsrf, whenSignedOut } from './api.ts';
+import { ApiError, get, session as sessionCall, setCsrf, whenSignedOut } from './api.ts';
 import { replace } from './dom.ts';
 import { renderShell } from './shell.ts';
 import { state, type SessionInfo } from './state.ts';
@@ -10,10 +10,10 @@ const app = document.getElementById('app')!;
 /** Signed in: the shell and the page the URL names; otherwise the sign-in page. */
 export async function boot(): Promise<void> {
   try {
-    const session = (await call<SessionInfo>('GET', '/dashboard/session')).result;
+    const session = await sessionCall<SessionInfo>('GET');
     await enter(session);
   } catch (error) {
-    if (error instanceof ApiFailure && (error.status === 401 || error.status === 400 || error.status === 403)) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 400 || error.status === 403)) {
       showSignIn();
       return;
     }

@@ -1,4 +1,4 @@
-import { call, get } from './api.ts';
+import { get, session } from './api.ts';
 import { button, h, replace, uid } from './dom.ts';
 import { currentRoute, go, href } from './router.ts';
 import { acct, state } from './state.ts';
@@ -42,7 +42,7 @@ export function renderShell(app: HTMLElement): void {
     show();
   });
   const signOut = button('Sign out', () => {
-    call('DELETE', '/dashboard/session')
+    session('DELETE')
       .catch(() => undefined)
       .finally(() => location.reload());
   });
@@ -62,10 +62,22 @@ export function renderShell(app: HTMLElement): void {
       h('li', null, h('a', { href: href('tokens') }, 'API Tokens')),
     ),
   );
+  // On a narrow screen the navigation folds into a menu button (CSS shows the button and hides the closed menu).
+  nav.id = 'main-nav';
+  const menu = button(
+    'Menu',
+    () => {
+      const open = menu.getAttribute('aria-expanded') !== 'true';
+      menu.setAttribute('aria-expanded', String(open));
+      nav.classList.toggle('open', open);
+    },
+    { class: 'menu-button', 'aria-expanded': 'false', 'aria-controls': 'main-nav' },
+  );
   const header = h(
     'header',
     { class: 'top' },
     h('a', { href: '#main', class: 'skip' }, 'Skip to content'),
+    menu,
     h('span', { class: 'brand' }, 'Ledge'),
     h('label', { for: 'account-select' }, 'Account'),
     accountSelect,
@@ -75,6 +87,9 @@ export function renderShell(app: HTMLElement): void {
   replace(app, header, h('div', { class: 'layout' }, nav, h('div', { class: 'content' }, banner, main)));
 
   const show = () => {
+    // A page chosen from the folded menu closes it.
+    menu.setAttribute('aria-expanded', 'false');
+    nav.classList.remove('open');
     // Arriving at a Load Balancing page opens its group, so the current page shows in the navigation.
     if (location.hash.startsWith('#/lb') && traffic.getAttribute('aria-expanded') !== 'true') {
       traffic.setAttribute('aria-expanded', 'true');

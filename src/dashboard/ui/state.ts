@@ -5,6 +5,8 @@ export interface SessionInfo {
   via: 'global_key' | 'api_token';
   account_ids: string[];
   csrf_token: string;
+  /** The ports of the server's other doors (public buckets on the traffic port, the S3 API), when listening. */
+  endpoints?: { public_port?: number; s3_port?: number };
 }
 
 export const state: { session: SessionInfo | undefined; accountId: string; accounts: { id: string; name: string }[] } =

@@ -1,4 +1,4 @@
-import { ApiFailure } from './api.ts';
+import { ApiError } from './api.ts';
 import { button, h, replace, type Child } from './dom.ts';
 import { readOnly } from './state.ts';
 
@@ -29,7 +29,7 @@ export function notice(): { element: HTMLElement; ok(text: string): void; fail(e
 }
 
 export function errorText(error: unknown): string {
-  if (error instanceof ApiFailure) return `${error.message} (${error.code || error.status})`;
+  if (error instanceof ApiError) return `${error.message} (${error.code || error.status})`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -89,4 +89,23 @@ export function pager(pageNumber: number, totalPages: number, show: (page: numbe
     h('span', null, `Page ${pageNumber} of ${Math.max(totalPages, 1)}`),
     button('Next page', () => show(pageNumber + 1), { disabled: pageNumber >= totalPages }),
   );
+}
+
+export type TimeRange = 'hour' | 'day' | 'week';
+const RANGE_LABELS: Record<TimeRange, string> = { hour: 'Last hour', day: 'Last day', week: 'Last week' };
+
+/**
+ * The one time-range control of every chart: a group of toggle buttons, the chosen one pressed. `choose` runs on a
+ * click (a page with the range in its URL navigates, one without redraws).
+ */
+export function rangePicker(
+  current: TimeRange,
+  choose: (range: TimeRange) => void,
+): { element: HTMLElement; select(range: TimeRange): void } {
+  const buttons = (Object.keys(RANGE_LABELS) as TimeRange[]).map((range) =>
+    button(RANGE_LABELS[range], () => choose(range), { 'aria-pressed': String(range === current) }),
+  );
+  const select = (range: TimeRange) =>
+    buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(Object.keys(RANGE_LABELS)[i] === range)));
+  return { element: h('div', { class: 'actions range', role: 'group', 'aria-label': 'Time range' }, buttons), select };
 }

@@ -2,9 +2,9 @@ import uPlot from 'uplot';
 import { enc, get } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { onHealth } from '../live.ts';
-import { href } from '../router.ts';
+import { go, href } from '../router.ts';
 import { acct } from '../state.ts';
-import { pageView } from '../ui-kit.ts';
+import { pageView, rangePicker } from '../ui-kit.ts';
 
 /** Loaded on first use (its own chunk): uPlot is most of the dashboard's script. */
 function chart(
@@ -108,25 +108,11 @@ export async function poolCharts(
     role: 'img',
     'aria-label': `Round-trip time of the origins of ${pool.name}`,
   });
-  const rangeLink = (value: 'hour' | 'day' | 'week', label: string) =>
-    h(
-      'a',
-      {
-        href: `${href('lb', 'pools', poolId, 'charts')}?range=${value}`,
-        'aria-current': value === range ? 'page' : undefined,
-      },
-      label,
-    );
+  const picker = rangePicker(range, (chosen) => go(`${href('lb', 'pools', poolId, 'charts')}?range=${chosen}`));
   const view = pageView(
     `Health of ${pool.name}`,
     h('p', null, h('a', { href: href('lb', 'pools', poolId) }, '← Edit pool')),
-    h(
-      'nav',
-      { class: 'tabs', 'aria-label': 'Time range' },
-      rangeLink('hour', 'Last hour'),
-      rangeLink('day', 'Last day'),
-      rangeLink('week', 'Last week'),
-    ),
+    picker.element,
     h('p', null, `One point per ${history.step_seconds / 60} minute(s).`),
     healthBox,
     rttBox,
@@ -205,21 +191,15 @@ const CLASSES = [
 export async function requestsChart(box: HTMLElement, scriptBase: string, script: string): Promise<void> {
   const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Requests of ${script} by status class` });
   const summary = h('p', { role: 'status', 'aria-label': 'Request totals' });
-  const buttons = (['hour', 'day', 'week'] as const).map((range) =>
-    h(
-      'button',
-      { type: 'button', 'aria-pressed': range === 'hour' ? 'true' : 'false', onclick: () => void show(range) },
-      { hour: 'Last hour', day: 'Last day', week: 'Last week' }[range],
-    ),
-  );
+  const picker = rangePicker('hour', (range) => void show(range));
   let current: 'hour' | 'day' | 'week' = 'hour';
   const show = async (range: 'hour' | 'day' | 'week') => {
     current = range;
-    buttons.forEach((b, i) => b.setAttribute('aria-pressed', String(['hour', 'day', 'week'][i] === range)));
+    picker.select(range);
     const history = await get<RequestHistory>(`${scriptBase}/requests/history`, { range });
     if (current === range) drawRequests(chartBox, summary, history);
   };
-  replace(box, h('div', { class: 'actions', role: 'group', 'aria-label': 'Time range' }, buttons), summary, chartBox);
+  replace(box, picker.element, summary, chartBox);
   await show('hour');
   const timer = setInterval(
     () => (box.isConnected ? void show(current).catch(() => undefined) : clearInterval(timer)),

@@ -1,31 +1,28 @@
-import { get, page } from '../api.ts';
-import { h, replace } from '../dom.ts';
-import { href } from '../router.ts';
-import { acct } from '../state.ts';
-import { pageView } from '../ui-kit.ts';
+import { listPolicies } from '../../../client/index.ts';
+import { client, get, page } from '../api.ts';
+import { replace } from '../dom.ts';
+import { acct, state } from '../state.ts';
+import { renderOverview } from './account.render.ts';
 
-/** Overview: what the account holds, each area one click away. */
+/** Overview: the account's counts, each loaded on its own (an area this token cannot read counts 0). */
 export async function home(main: HTMLElement): Promise<void> {
   const [buckets, scripts, pools, policies] = await Promise.all([
-    get<{ buckets: unknown[] }>(`${acct()}/r2/buckets`, { per_page: 1000 }).catch(() => ({ buckets: [] })),
-    get<unknown[]>(`${acct()}/workers/scripts`).catch(() => []),
-    page<unknown>(`${acct()}/load_balancers/pools`, 1, 5).catch(() => ({ totalCount: 0 })),
-    get<unknown[]>(`${acct()}/alerting/v3/policies`).catch(() => []),
-  ]);
-  const tile = (label: string, target: string, count: string) =>
-    h('li', null, h('a', { href: target }, label), h('p', null, count));
-  replace(
-    main,
-    pageView(
-      'Overview',
-      h(
-        'ul',
-        { class: 'tiles' },
-        tile('R2 Object Storage', href('r2'), `${buckets.buckets.length} bucket(s)`),
-        tile('Workers & Pages', href('workers'), `${scripts.length} script(s)`),
-        tile('Load Balancing', href('lb'), `${pools.totalCount} pool(s)`),
-        tile('Notifications', href('notifications'), `${policies.length} polic(ies)`),
-      ),
+    get<{ buckets: unknown[] }>(`${acct()}/r2/buckets`, { per_page: 1000 }).then(
+      (r) => r.buckets.length,
+      () => 0,
     ),
-  );
+    get<unknown[]>(`${acct()}/workers/scripts`).then(
+      (r) => r.length,
+      () => 0,
+    ),
+    page<unknown>(`${acct()}/load_balancers/pools`, 1, 5).then(
+      (r) => r.totalCount,
+      () => 0,
+    ),
+    listPolicies(client, state.accountId).then(
+      (r) => r.length,
+      () => 0,
+    ),
+  ]);
+  replace(main, renderOverview({ buckets, scripts, pools, policies }));
 }

@@ -1,72 +1,46 @@
-import { csrf, del, enc, get, page, post, put } from '../api.ts';
-import { checkbox, field, formatTime, h, replace, table } from '../dom.ts';
+import {
+  createPolicy,
+  createWebhook,
+  deletePolicy,
+  deleteWebhook,
+  getPolicy,
+  listPolicies,
+  listPools,
+  listWebhooks,
+  updatePolicy,
+  type NotificationHistoryItem,
+  type NotificationPolicy,
+  type Pool,
+  type WebhookDestination,
+} from '../../../client/index.ts';
+import { client, csrf, get, page, put } from '../api.ts';
+import { h, replace, table } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, state } from '../state.ts';
-import { confirmDialog, errorText, guardForm, notice, pageView, pager, writeButton } from '../ui-kit.ts';
-import type { Pool } from './lb.ts';
+import { errorText, pageView, pager, writeButton } from '../ui-kit.ts';
+import {
+  HEALTH_ALERT,
+  renderDestinations,
+  renderHistory,
+  renderPolicies,
+  renderPolicyForm,
+  tabs,
+} from './notifications.render.ts';
 
-export interface Policy {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  alert_type: string;
-  mechanisms: { email?: { id: string }[]; webhooks?: { id: string }[] };
-  filters: Record<string, string[]>;
-  created: string;
-}
-interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  type: string;
-  last_success?: string | null;
-  last_failure?: string | null;
-}
-interface HistoryItem {
-  id: string;
-  name: string;
-  alert_type: string;
-  mechanism: string;
-  mechanism_type: string;
-  sent: string;
-  status: string;
-  attempt: number;
-  error: string | null;
-  alert_body: string;
-}
+/** The notification pages' data: loaded and saved through the client; notifications.render.ts draws them. */
 
+export { HEALTH_ALERT };
 const base = () => `${acct()}/alerting/v3`;
-export const HEALTH_ALERT = 'load_balancing_health_alert';
-
-function tabs(current: string): HTMLElement {
-  const link = (name: string, label: string) =>
-    h(
-      'a',
-      {
-        href: name ? href('notifications', name) : href('notifications'),
-        'aria-current': current === name ? 'page' : undefined,
-      },
-      label,
-    );
-  return h(
-    'nav',
-    { class: 'tabs', 'aria-label': 'Notifications' },
-    link('', 'Policies'),
-    link('destinations', 'Destinations'),
-    link('history', 'Alert history'),
-    link('migration', 'Email migration'),
-  );
-}
+const HISTORY_DAYS = 7;
 
 /**
  * Sends a webhook Cloudflare's test message: what Cloudflare's API offers as a test is saving a webhook destination
  * (create or update sends a test message first and refuses the save, 17008, when the receiver does not accept it).
  * Re-saving with the same name and URL keeps the stored secret, so the test is signed as real alerts are.
  */
-async function testWebhook(hook: Webhook): Promise<string> {
+async function testWebhook(hook: WebhookDestination): Promise<string> {
   try {
-    await put(`${base()}/destinations/webhooks/${enc(hook.id)}`, { name: hook.name, url: hook.url });
+    await put(`${base()}/destinations/webhooks/${encodeURIComponent(hook.id)}`, { name: hook.name, url: hook.url });
     return `${hook.name}: test message accepted`;
   } catch (error) {
     return `${hook.name}: failed, ${errorText(error)}`;
@@ -77,8 +51,11 @@ async function testWebhook(hook: Webhook): Promise<string> {
  * A policy's "Test": a test message to each of its webhooks, and what happened. Email has no test in Cloudflare's
  * API (nor in Ledge's), so recipients are named as not tested rather than sent a made-up alert.
  */
-async function testPolicy(policy: Policy, hooks: Webhook[]): Promise<{ text: string; failed: boolean }> {
-  const ids = (policy.mechanisms.webhooks ?? []).map((m) => m.id);
+async function testPolicy(
+  policy: NotificationPolicy,
+  hooks: WebhookDestination[],
+): Promise<{ text: string; failed: boolean }> {
+  const ids = (policy.mechanisms.webhooks ?? []).map((m) => m.id ?? '');
   const outcomes = await Promise.all(
     ids.map((id) => {
       const hook = hooks.find((w) => w.id === id);
@@ -96,276 +73,88 @@ async function testPolicy(policy: Policy, hooks: Webhook[]): Promise<{ text: str
 
 /** Policies: list, edit, test, delete; "Create" opens the form. */
 export async function policies(main: HTMLElement): Promise<void> {
-  const [list, hooks] = await Promise.all([
-    get<Policy[]>(`${base()}/policies`),
-    get<Webhook[]>(`${base()}/destinations/webhooks`),
-  ]);
-  const status = notice();
-  const rows = list.map((policy) => [
-    h('span', { class: 'name' }, policy.name),
-    policy.alert_type,
-    policy.enabled ? 'Enabled' : 'Disabled',
-    [
-      ...(policy.mechanisms.email ?? []).map((m) => m.id),
-      ...(policy.mechanisms.webhooks ?? []).map((m) => `webhook ${m.id.slice(0, 8)}`),
-    ].join(', '),
-    h(
-      'span',
-      { class: 'actions' },
-      h('a', { href: href('notifications', 'policies', policy.id), class: 'button' }, 'Edit'),
-      writeButton(
-        'Test',
-        (event) => {
-          const button = event.currentTarget as HTMLButtonElement;
-          button.disabled = true;
-          status.ok(`Testing "${policy.name}"…`);
-          void testPolicy(policy, hooks).then(({ text, failed }) => {
-            button.disabled = false;
-            if (failed) status.fail(new Error(text));
-            else status.ok(text);
-          });
-        },
-        { 'aria-label': `Test ${policy.name}` },
-      ),
-      writeButton('Delete', async () => {
-        if (!(await confirmDialog(`Delete the notification "${policy.name}"?`, 'Delete'))) return;
-        del(`${base()}/policies/${enc(policy.id)}`).then(
-          () => void policies(main),
-          (error: unknown) => status.fail(error),
-        );
-      }),
-    ),
+  const [list, hooks, pools] = await Promise.all([
+    listPolicies(client, state.accountId),
+    listWebhooks(client, state.accountId),
+    listPools(client, state.accountId),
   ]);
   replace(
     main,
-    pageView(
-      'Notifications',
-      tabs(''),
-      h(
-        'div',
-        { class: 'actions' },
-        h('a', { href: `${href('notifications', 'new')}?alert_type=${HEALTH_ALERT}`, class: 'button' }, 'Create'),
-      ),
-      status.element,
-      table('Notification policies', ['Name', 'Alert type', 'State', 'Recipients', 'Actions'], rows),
+    renderPolicies(
+      { policies: list, hooks, poolNames: new Map(pools.map((p) => [p.id, p.name])) },
+      {
+        test: (policy) => testPolicy(policy, hooks),
+        remove: async (id) => {
+          await deletePolicy(client, state.accountId, id);
+          await policies(main);
+        },
+      },
     ),
   );
 }
 
 /**
- * The notification form, for a new policy (pre-filled from the query: the spec's "Create a Health Alert" passes
- * the pool) or an existing one. For a health alert: pools, new_health and event_source filters.
+ * The notification form, for a new policy (pre-filled from the query: "Create a Health Alert" passes the pool) or
+ * an existing one, with every pool of the account to pick from.
  */
 export async function policyForm(main: HTMLElement, query: URLSearchParams, policyId?: string): Promise<void> {
-  const existing = policyId ? await get<Policy>(`${base()}/policies/${enc(policyId)}`) : undefined;
-  const alertType = existing?.alert_type ?? query.get('alert_type') ?? HEALTH_ALERT;
-  const poolIds = existing?.filters['pool_id'] ?? query.getAll('pool');
-  const [pools, webhooks] = await Promise.all([
-    Promise.all(
-      poolIds.map((id) =>
-        get<Pool>(`${acct()}/load_balancers/pools/${enc(id)}`).catch(
-          () => ({ id, name: `(missing pool ${id})` }) as Pool,
-        ),
-      ),
-    ),
-    get<Webhook[]>(`${base()}/destinations/webhooks`),
+  const [existing, pools, hooks] = await Promise.all([
+    policyId ? getPolicy(client, state.accountId, policyId) : Promise.resolve(undefined),
+    listPools(client, state.accountId),
+    listWebhooks(client, state.accountId),
   ]);
-  const name = field('Name', { required: true, value: existing?.name ?? '' });
-  const description = field('Description', { value: existing?.description ?? '' });
-  const enabled = checkbox('Enabled', existing?.enabled ?? true);
-  const health = existing?.filters['new_health'] ?? ['Healthy', 'Unhealthy'];
-  const sources = existing?.filters['event_source'] ?? ['pool', 'origin'];
-  const healthy = checkbox('Healthy', health.includes('Healthy'));
-  const unhealthy = checkbox('Unhealthy', health.includes('Unhealthy'));
-  const poolSource = checkbox('Pool', sources.includes('pool'));
-  const originSource = checkbox('Origin', sources.includes('origin'));
-  const emails = field(
-    'Email recipients',
-    { value: (existing?.mechanisms.email?.map((m) => m.id) ?? [state.session?.email ?? '']).join(', ') },
-    'Comma-separated addresses',
-  );
-  const hookBoxes = webhooks.map((w) => ({
-    id: w.id,
-    box: checkbox(w.name, existing?.mechanisms.webhooks?.some((m) => m.id === w.id) ?? false),
-  }));
-  const poolBoxes = pools.map((p) => ({ id: p.id, box: checkbox(p.name, true) }));
-  const status = notice();
-  const isHealth = alertType === HEALTH_ALERT;
-  const form = h(
-    'form',
-    { class: 'card', 'aria-label': 'Notification' },
-    h('p', null, 'Alert type: ', h('code', null, alertType)),
-    name.row,
-    description.row,
-    enabled.row,
-    isHealth
-      ? h(
-          'fieldset',
-          null,
-          h('legend', null, 'Pools'),
-          poolBoxes.length ? poolBoxes.map((p) => p.box.row) : h('p', null, 'All pools'),
-        )
-      : null,
-    isHealth ? h('fieldset', null, h('legend', null, 'Health status'), healthy.row, unhealthy.row) : null,
-    isHealth ? h('fieldset', null, h('legend', null, 'Event source'), poolSource.row, originSource.row) : null,
-    h(
-      'fieldset',
-      null,
-      h('legend', null, 'Delivery'),
-      emails.row,
-      hookBoxes.map((w) => w.box.row),
-    ),
-    h('button', { type: 'submit', class: 'primary' }, 'Save'),
-    status.element,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const filters: Record<string, string[]> = { ...(existing?.filters ?? {}) };
-    if (isHealth) {
-      const chosen = poolBoxes.filter((p) => p.box.input.checked).map((p) => p.id);
-      if (chosen.length) filters['pool_id'] = chosen;
-      else delete filters['pool_id'];
-      filters['new_health'] = [healthy.input.checked && 'Healthy', unhealthy.input.checked && 'Unhealthy'].filter(
-        (v): v is string => Boolean(v),
-      );
-      filters['event_source'] = [poolSource.input.checked && 'pool', originSource.input.checked && 'origin'].filter(
-        (v): v is string => Boolean(v),
-      );
-      for (const key of ['new_health', 'event_source']) if (filters[key]!.length === 0) delete filters[key];
-    }
-    const addresses = emails.input.value
-      .split(',')
-      .map((a) => a.trim())
-      .filter(Boolean);
-    const body = {
-      name: name.input.value,
-      description: description.input.value,
-      enabled: enabled.input.checked,
-      alert_type: alertType,
-      mechanisms: {
-        email: addresses.map((id) => ({ id })),
-        webhooks: hookBoxes.filter((w) => w.box.input.checked).map((w) => ({ id: w.id })),
-      },
-      filters,
-    };
-    const request = existing
-      ? put<{ id: string }>(`${base()}/policies/${enc(existing.id)}`, body)
-      : post<{ id: string }>(`${base()}/policies`, body);
-    request.then(
-      () => go(href('notifications')),
-      (error: unknown) => status.fail(error),
-    );
-  });
+  const alertType = existing?.alert_type ?? query.get('alert_type') ?? HEALTH_ALERT;
   replace(
     main,
-    pageView(existing ? `Edit notification ${existing.name}` : 'Create a Health Alert', tabs(''), guardForm(form)),
+    renderPolicyForm(
+      {
+        existing,
+        alertType,
+        pools: pools.map((p) => ({ id: p.id, name: p.name })),
+        chosenPools: existing?.filters.pool_id ?? query.getAll('pool'),
+        hooks,
+        defaultEmail: state.session?.email ?? '',
+      },
+      {
+        save: async (body) => {
+          if (existing) await updatePolicy(client, state.accountId, existing.id, body);
+          else await createPolicy(client, state.accountId, body);
+          go(href('notifications'));
+        },
+      },
+    ),
   );
 }
 
 /** Destinations: webhooks (create, delete) and their last success or failure. */
 export async function destinations(main: HTMLElement): Promise<void> {
-  const hooks = await get<Webhook[]>(`${base()}/destinations/webhooks`);
-  const status = notice();
-  const tested = notice();
-  const name = field('Webhook name', { required: true });
-  const url = field('URL', { required: true, type: 'url' });
-  const secret = field('Secret (optional)', { type: 'password', autocomplete: 'off' });
-  const form = h(
-    'form',
-    { class: 'card' },
-    name.row,
-    url.row,
-    secret.row,
-    h('button', { type: 'submit' }, 'Create webhook'),
-    status.element,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    post(`${base()}/destinations/webhooks`, {
-      name: name.input.value,
-      url: url.input.value,
-      ...(secret.input.value ? { secret: secret.input.value } : {}),
-    }).then(
-      () => void destinations(main),
-      (error: unknown) => status.fail(error),
-    );
-  });
+  const hooks = await listWebhooks(client, state.accountId);
   replace(
     main,
-    pageView(
-      'Notifications',
-      tabs('destinations'),
-      tested.element,
-      table(
-        'Webhooks',
-        ['Name', 'URL', 'Type', 'Last success', 'Last failure', 'Actions'],
-        hooks.map((w) => [
-          h('span', { class: 'name' }, w.name),
-          w.url,
-          w.type,
-          formatTime(w.last_success),
-          formatTime(w.last_failure),
-          h(
-            'span',
-            { class: 'actions' },
-            writeButton(
-              'Test',
-              () => {
-                tested.ok(`Testing "${w.name}"…`);
-                void testWebhook(w).then((text) =>
-                  text.includes(': failed') ? tested.fail(new Error(text)) : tested.ok(text),
-                );
-              },
-              { 'aria-label': `Test ${w.name}` },
-            ),
-            writeButton('Delete', async () => {
-              if (!(await confirmDialog(`Delete the webhook "${w.name}"?`, 'Delete'))) return;
-              del(`${base()}/destinations/webhooks/${enc(w.id)}`).then(
-                () => void destinations(main),
-                (error: unknown) => status.fail(error),
-              );
-            }),
-          ),
-        ]),
-      ),
-      h('h2', null, 'Create a webhook'),
-      guardForm(form),
-    ),
+    renderDestinations(hooks, {
+      test: testWebhook,
+      remove: async (id) => {
+        await deleteWebhook(client, state.accountId, id);
+        await destinations(main);
+      },
+      create: async (input) => {
+        await createWebhook(client, state.accountId, input);
+        await destinations(main);
+      },
+    }),
   );
 }
 
-/** Alert history: every delivery attempt with its status, attempt number and error; a chart of deliveries. */
+/** Alert history: every delivery attempt of the last days, a page at a time, and a chart of deliveries. */
 export async function history(main: HTMLElement, pageNumber = 1): Promise<void> {
-  const since = new Date(Date.now() - 7 * 24 * 3600_000).toISOString();
-  const result = await page<HistoryItem>(`${base()}/history`, pageNumber, 50, { since });
-  const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': 'Alert deliveries per hour, last 7 days' });
-  replace(
-    main,
-    pageView(
-      'Notifications',
-      tabs('history'),
-      h('h2', null, 'Deliveries over time'),
-      chartBox,
-      table(
-        `Alert history (${result.totalCount})`,
-        ['Sent', 'Alert', 'Type', 'Delivered to', 'Status', 'Attempt', 'Error'],
-        result.items.map((item) => [
-          formatTime(item.sent),
-          h('span', { class: 'name' }, item.name),
-          item.alert_type,
-          `${item.mechanism_type}: ${item.mechanism}`,
-          h(
-            'span',
-            { class: `badge ${item.status === 'delivered' ? 'good' : item.status === 'failed' ? 'bad' : 'muted'}` },
-            item.status,
-          ),
-          String(item.attempt),
-          item.error ?? '',
-        ]),
-      ),
-      pager(result.page, result.totalPages, (next) => void history(main, next)),
-    ),
+  const since = new Date(Date.now() - HISTORY_DAYS * 24 * 3600_000).toISOString();
+  const result = await page<NotificationHistoryItem>(`${base()}/history`, pageNumber, 50, { since });
+  const { view, chartBox } = renderHistory(
+    { ...result, days: HISTORY_DAYS },
+    { showPage: (next) => void history(main, next) },
   );
+  replace(main, view);
+  if (result.totalCount === 0) return;
   void import('./charts.ts')
     .then((charts) => charts.deliveriesChart(chartBox, base(), since))
     .catch(() => replace(chartBox, 'The chart could not load.'));

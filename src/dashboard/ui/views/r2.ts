@@ -1,16 +1,19 @@
-import { ApiFailure, call, del, enc, get, post, put, V4 } from '../api.ts';
-import { button, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
+import { ApiError, client, del, enc, get, put, V4 } from '../api.ts';
+import { button, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
 import { go, href } from '../router.ts';
-import { acct, readOnly } from '../state.ts';
-import { confirmDialog, errorText, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
+import { acct, readOnly, state } from '../state.ts';
+import {
+  createBucket,
+  deleteBucket,
+  listBuckets,
+  type BucketCors,
+  type BucketLifecycle,
+} from '../../../client/index.ts';
+import { renderBuckets } from './buckets.render.ts';
+import { renderBucketSettings, type Setting } from './bucket-settings.render.ts';
+import { confirmDialog, errorText, notice, pageView, writeButton } from '../ui-kit.ts';
 import { uploadOne } from './upload.ts';
 
-interface Bucket {
-  name: string;
-  creation_date: string;
-  location?: string;
-  storage_class?: string;
-}
 interface ObjectInfo {
   key: string;
   size: number;
@@ -27,54 +30,21 @@ export function objectPath(bucket: string, key: string): string {
   return `${bucketsPath()}/${enc(bucket)}/objects/${key.split('/').map(enc).join('/')}`;
 }
 
-/** "R2 Object Storage": buckets, create and delete. */
+/** "R2 Object Storage": buckets, loaded and changed through the client; buckets.render.ts draws the page. */
 export async function buckets(main: HTMLElement): Promise<void> {
-  const result = await get<{ buckets: Bucket[] }>(bucketsPath(), { per_page: 1000 });
-  const status = notice();
-  const name = field(
-    'Bucket name',
-    { required: true, pattern: '[a-z0-9][a-z0-9-]{1,61}[a-z0-9]', autocomplete: 'off' },
-    'Lowercase letters, digits and hyphens, 3 to 63 characters',
-  );
-  const form = h(
-    'form',
-    { class: 'card inline' },
-    name.row,
-    h('button', { type: 'submit', class: 'primary' }, 'Create bucket'),
-    status.element,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    post(bucketsPath(), { name: name.input.value }).then(
-      () => go(href('r2', name.input.value)),
-      (error: unknown) => status.fail(error),
-    );
-  });
-  const rows = result.buckets.map((bucket) => [
-    h('a', { href: href('r2', bucket.name) }, bucket.name),
-    formatTime(bucket.creation_date),
-    bucket.location ?? '',
-    bucket.storage_class ?? 'Standard',
-    h(
-      'span',
-      { class: 'actions' },
-      h('a', { href: href('r2', bucket.name, 'settings'), class: 'button' }, 'Settings'),
-      writeButton('Delete', async () => {
-        if (!(await confirmDialog(`Delete the bucket "${bucket.name}"? It must be empty.`, 'Delete bucket'))) return;
-        del(`${bucketsPath()}/${enc(bucket.name)}`).then(
-          () => void buckets(main),
-          (error: unknown) => status.fail(error),
-        );
-      }),
-    ),
-  ]);
+  const list = await listBuckets(client, state.accountId);
   replace(
     main,
-    pageView(
-      'R2 Object Storage',
-      guardForm(form),
-      table(`Buckets (${result.buckets.length})`, ['Bucket', 'Created', 'Location', 'Storage class', 'Actions'], rows),
-    ),
+    renderBuckets(list, {
+      create: async (name) => {
+        await createBucket(client, state.accountId, name);
+        go(href('r2', name));
+      },
+      remove: async (name) => {
+        await deleteBucket(client, state.accountId, name);
+        await buckets(main);
+      },
+    }),
   );
 }
 
@@ -126,11 +96,8 @@ async function showListing(
   cursor: string | undefined,
   here: (prefix: string, cursor?: string) => string,
 ): Promise<void> {
-  const envelope = await call<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, undefined, {
-    prefix,
-    delimiter: '/',
-    per_page: 100,
-    cursor,
+  const envelope = await client.request<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, {
+    query: { prefix, delimiter: '/', per_page: 100, cursor },
   });
   const info = envelope.result_info ?? {};
   const folders = (info.delimited ?? []) as string[];
@@ -281,100 +248,47 @@ async function droppedFiles(transfer: DataTransfer | null): Promise<{ file: File
   return out;
 }
 
+/** 7003: this server has no such route (yet); any other 404 is R2's "not configured" (10059 for CORS). */
+async function setting<T>(load: () => Promise<T>, unset: T): Promise<Setting<T>> {
+  try {
+    return { value: await load() };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && error.code === 7003)
+      return { unavailable: errorText(error) };
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    return { value: unset };
+  }
+}
+
 /** Bucket settings: CORS, lifecycle rules, public access (r2.dev) and custom domains, as Cloudflare names them. */
 export async function bucketSettings(main: HTMLElement, bucket: string): Promise<void> {
   const base = `${bucketsPath()}/${enc(bucket)}`;
-  const sections = await Promise.all([
-    jsonSetting('CORS policy', `${base}/cors`, (value) => ({ rules: (value as { rules?: unknown[] })?.rules ?? [] })),
-    jsonSetting('Object lifecycle rules', `${base}/lifecycle`, (value) => ({
-      rules: (value as { rules?: unknown[] })?.rules ?? [],
-    })),
-    publicAccess(base),
+  const [cors, lifecycle, publicAccess] = await Promise.all([
+    setting(() => get<BucketCors>(`${base}/cors`), { rules: [] }),
+    setting(() => get<BucketLifecycle>(`${base}/lifecycle`), { rules: [] }),
+    (async () => {
+      const managed = await get<{ domain: string; enabled: boolean }>(`${base}/domains/managed`);
+      const custom = await get<{
+        domains: { domain: string; enabled: boolean; status?: { ownership?: string } }[];
+      }>(`${base}/domains/custom`).catch(() => ({ domains: [] }));
+      return { managed, custom: custom.domains };
+    })().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ unavailable: errorText(error) }),
+    ),
   ]);
   replace(
     main,
-    pageView(
-      `Settings of ${bucket}`,
-      h('p', null, h('a', { href: href('r2', bucket) }, '← Objects'), ' · ', h('a', { href: href('r2') }, 'Buckets')),
-      sections,
+    renderBucketSettings(
+      { bucket, cors, lifecycle, publicAccess, publicPort: state.session?.endpoints?.public_port },
+      {
+        saveCors: (body) => put(`${base}/cors`, body),
+        saveLifecycle: (body) => put(`${base}/lifecycle`, body),
+        setManaged: async (enabled) => {
+          await put(`${base}/domains/managed`, { enabled });
+          await bucketSettings(main, bucket);
+        },
+      },
     ),
   );
-}
-
-/** A setting edited as its JSON document (what the API takes), or a note when this server lacks the route. */
-async function jsonSetting(title: string, path: string, shape: (value: unknown) => unknown): Promise<HTMLElement> {
-  let current: unknown;
-  try {
-    current = await get(path);
-  } catch (error) {
-    // 7003: this server has no such route (yet); any other 404 is R2's "not configured" (10059 for CORS).
-    if (error instanceof ApiFailure && error.status === 404 && error.code === 7003)
-      return h(
-        'section',
-        null,
-        h('h2', null, title),
-        h('p', null, `Not available on this server: ${errorText(error)}`),
-      );
-    if (!(error instanceof ApiFailure) || error.status !== 404) throw error;
-    current = {};
-  }
-  const id = uid();
-  const text = h('textarea', { id, rows: 8, spellcheck: 'false' });
-  text.value = JSON.stringify(shape(current), null, 2);
-  const status = notice();
-  const form = h(
-    'form',
-    { class: 'card' },
-    h('label', { for: id }, `${title} (JSON)`),
-    text,
-    h('button', { type: 'submit' }, `Save ${title}`),
-    status.element,
-  );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    let body: unknown;
-    try {
-      body = JSON.parse(text.value);
-    } catch (error) {
-      status.fail(new Error(`Not valid JSON: ${errorText(error)}`));
-      return;
-    }
-    put(path, body).then(
-      () => status.ok('Saved.'),
-      (error: unknown) => status.fail(error),
-    );
-  });
-  return h('section', null, h('h2', null, title), guardForm(form));
-}
-
-async function publicAccess(base: string): Promise<HTMLElement> {
-  const section = h('section', null, h('h2', null, 'Public access'));
-  try {
-    const managed = await get<{ domain: string; enabled: boolean }>(`${base}/domains/managed`);
-    const status = notice();
-    const toggle = writeButton(managed.enabled ? 'Disallow access via r2.dev' : 'Allow access via r2.dev', () => {
-      put(`${base}/domains/managed`, { enabled: !managed.enabled }).then(
-        () => window.dispatchEvent(new HashChangeEvent('hashchange')),
-        (error: unknown) => status.fail(error),
-      );
-    });
-    section.append(
-      h('p', null, managed.enabled ? 'Public at ' : 'Not public. Domain: ', h('code', null, managed.domain)),
-      toggle,
-      status.element,
-    );
-    const custom = await get<{
-      domains: { domain: string; enabled: boolean; status?: { ownership?: string; ssl?: string } }[];
-    }>(`${base}/domains/custom`).catch(() => ({ domains: [] }));
-    section.append(
-      table(
-        'Custom domains',
-        ['Domain', 'Enabled', 'Status'],
-        custom.domains.map((d) => [d.domain, d.enabled ? 'Yes' : 'No', d.status?.ownership ?? '']),
-      ),
-    );
-  } catch (error) {
-    section.append(h('p', null, `Not available on this server: ${errorText(error)}`));
-  }
-  return section;
 }

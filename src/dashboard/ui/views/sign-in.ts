@@ -1,4 +1,4 @@
-import { call } from '../api.ts';
+import { session } from '../api.ts';
 import { field, h } from '../dom.ts';
 import type { SessionInfo } from '../state.ts';
 import { notice } from '../ui-kit.ts';
@@ -30,11 +30,11 @@ export function renderSignIn(enter: (session: SessionInfo) => Promise<void>): HT
         ? { api_token: token.input.value.trim() }
         : { email: email.input.value.trim(), api_key: key.input.value.trim() };
     status.ok('Signing in…');
-    call<SessionInfo>('POST', '/dashboard/session', body)
-      .then((envelope) => {
+    session<SessionInfo>('POST', body)
+      .then((signedIn) => {
         token.input.value = '';
         key.input.value = '';
-        return enter(envelope.result);
+        return enter(signedIn);
       })
       .catch((error: unknown) => status.fail(error));
   });

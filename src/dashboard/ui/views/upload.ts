@@ -1,4 +1,4 @@
-import { ApiFailure, call, csrf, enc, V4 } from '../api.ts';
+import { ApiError, csrf, del, enc, parseEnvelope, post, V4 } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { acct } from '../state.ts';
 
@@ -57,11 +57,11 @@ async function single(bucket: string, key: string, file: File, progress: (loaded
  */
 async function multipart(bucket: string, key: string, file: File, progress: (loaded: number) => void): Promise<void> {
   const uploads = `${bucketPath(bucket)}/uploads`;
-  const created = await call<{ upload_id: string }>('POST', uploads, {
+  const created = await post<{ upload_id: string }>(uploads, {
     key,
     ...(file.type ? { content_type: file.type } : {}),
   });
-  const uploadId = created.result.upload_id;
+  const uploadId = created.upload_id;
   const keyQuery = `key=${encodeURIComponent(key)}`;
   const partSize = partSizeFor(file.size);
   const count = Math.ceil(file.size / partSize);
@@ -85,7 +85,7 @@ async function multipart(bucket: string, key: string, file: File, progress: (loa
           loaded[index] = 0;
           report();
           // A refusal (4xx) will not change on a second try; a broken connection or a 5xx may.
-          if (attempt >= PART_RETRIES || (error instanceof ApiFailure && error.status >= 400 && error.status < 500))
+          if (attempt >= PART_RETRIES || (error instanceof ApiError && error.status >= 400 && error.status < 500))
             throw error;
         }
       }
@@ -93,11 +93,11 @@ async function multipart(bucket: string, key: string, file: File, progress: (loa
   };
   try {
     await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, count) }, worker));
-    await call('POST', `${uploads}/${enc(uploadId)}/complete?${keyQuery}`, {
+    await post(`${uploads}/${enc(uploadId)}/complete?${keyQuery}`, {
       parts: etags.map((etag, i) => ({ part_number: i + 1, etag })),
     });
   } catch (error) {
-    await call('DELETE', `${uploads}/${enc(uploadId)}?${keyQuery}`).catch(() => undefined);
+    await del(`${uploads}/${enc(uploadId)}?${keyQuery}`).catch(() => undefined);
     throw error;
   }
 }
@@ -117,18 +117,12 @@ function send(
     if (contentType) xhr.setRequestHeader('content-type', contentType);
     xhr.upload.onprogress = (event) => progress(event.loaded);
     xhr.onload = () => {
-      let envelope: { success?: boolean; result?: unknown; errors?: { code: number; message: string }[] } = {};
       try {
-        envelope = JSON.parse(xhr.responseText) as typeof envelope;
-      } catch {
-        // not an envelope
-      }
-      if (xhr.status >= 200 && xhr.status < 300) {
+        const { result } = parseEnvelope<unknown>(xhr.status, xhr.responseText);
         progress(body.size);
-        resolve(envelope.result);
-      } else {
-        const first = envelope.errors?.[0];
-        reject(new ApiFailure(xhr.status, first?.code ?? 0, first?.message ?? `HTTP ${xhr.status}`));
+        resolve(result);
+      } catch (error) {
+        reject(error as Error);
       }
     };
     xhr.onerror = () => reject(new Error('the connection broke'));

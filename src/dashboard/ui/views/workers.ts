@@ -90,6 +90,8 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
           d.source ?? '',
           d.author_email ?? '',
         ]),
+        'No deployments yet.',
+        true,
       ),
       h('h2', null, 'Bindings'),
       table(
@@ -100,12 +102,15 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
           b.type,
           b.bucket_name ?? (b.type === 'plain_text' ? (b.text ?? '') : ''),
         ]),
+        'No bindings.',
+        true,
       ),
       h('h2', null, 'Secrets'),
       table(
         'Secret names (values are never shown)',
         ['Name', 'Type'],
         secrets.map((s) => [s.name, s.type]),
+        'No secrets.',
       ),
       h('h2', null, 'Cron Triggers'),
       table(
