@@ -1,3 +1,4 @@
+import { SETTINGS } from './settings/index.ts';
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api/subsystem.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
@@ -218,6 +219,7 @@ export async function createPlatform(
   const traffic = new TrafficListener({
     host: config.host,
     port: config.trafficPort,
+    portSetting: SETTINGS.trafficPort,
     directory: loadBalancing.service.directory,
     health: loadBalancing.service.health,
     healthEvents,
@@ -238,6 +240,7 @@ export async function createPlatform(
   const s3 = createS3Subsystem({
     host: config.host,
     port: config.s3ApiPort,
+    portSetting: SETTINGS.s3ApiPort,
     storage,
     accounts: accounts.service,
     tempCredentials: r2.tempCredentials,

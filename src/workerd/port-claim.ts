@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { portInUse } from '../shared/port-in-use.ts';
+import { portInUse, type PortSetting } from '../shared/http-listener/port-in-use.ts';
 
 /** A functions port this server owns until release(); see claimFunctionsPort. */
 export interface PortClaim {
@@ -30,7 +30,8 @@ export async function claimFunctionsPort(host: string, port: number): Promise<Po
   return { release: () => lock?.close() };
 }
 
-const FUNCTIONS_PORT_HINT = '--functions-port (env LEDGE_FUNCTIONS_PORT)';
+/** SETTINGS.functionsPort's flag and variable (the runtime does not load the server's settings schema). */
+const FUNCTIONS_PORT_HINT: PortSetting = { flag: '--functions-port', env: 'LEDGE_FUNCTIONS_PORT' };
 
 /** Resolves with the listening lock socket, or undefined where abstract sockets do not exist (not Linux). */
 function holdLock(host: string, port: number): Promise<Server | undefined> {

@@ -2,7 +2,7 @@ import type { EgressPolicy } from '../../egress/index.ts';
 import { EndpointRegistry, ProxyServer, type HostHandler } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { portInUse } from '../../shared/port-in-use.ts';
+import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
 import type { HealthEventBus } from '../health/events.ts';
 import { HeaderSessions } from './affinity.ts';
 import type { LoadBalancerDirectory } from './directory.ts';
@@ -15,6 +15,8 @@ export interface TrafficListenerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** The setting that moves the port (`--traffic-port`), named when the port is taken. */
+  portSetting: PortSetting;
   directory: LoadBalancerDirectory;
   health: HealthReader;
   healthEvents: HealthEventBus;
@@ -66,9 +68,8 @@ export class TrafficListener {
       httpTimeouts: options.httpTimeouts,
       logger: options.logger,
       hostHandler: options.hostHandler,
-      portInUse: (host, port) =>
-        portInUse('load balancer traffic', host, port, '--traffic-port (env LEDGE_TRAFFIC_PORT)'),
-      purpose: 'load balancer traffic',
+      portSetting: options.portSetting,
+      what: 'load balancer traffic',
     });
     try {
       await server.start();
