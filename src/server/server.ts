@@ -43,7 +43,7 @@ export async function startServer(
     throw error;
   }
   const app = createApiApp(platform);
-  // Slow and idle clients: see http-timeouts.ts for the bounds and why.
+  // Slow and idle clients: see shared/http-timeouts.ts for the bounds and why.
   const server = createHttpServer(
     { timeouts: config.httpTimeouts },
     apiRequestListener(app.fetch, { hostname: config.host, logger: platform.logger }),
