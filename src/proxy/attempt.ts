@@ -4,6 +4,7 @@ import { clientAddress, incomingView, upstreamRequestHeaders } from './forwarded
 import type { ProxyDeps } from './http-proxy.ts';
 import { isErrorAnswer, whenRouted, type ProxyRoute, type ProxyTarget } from './route.ts';
 import { sendUpstream, type UpstreamCallbacks } from './upstream.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /**
  * Routes a request (plain or Upgrade): `proceed` gets its route; `refuse` answers a request that has none,
@@ -50,7 +51,7 @@ export function attemptOn(
       ...callbacks,
       onFailure: (failure) => {
         occupied.release();
-        if (failure.connectionFailed) endpoint.failedAt = Date.now();
+        if (failure.connectionFailed) endpoint.failedAt = systemClock.now();
         callbacks.onFailure(failure);
       },
     },

@@ -16,6 +16,7 @@ import { hostnameOf } from './forwarded-headers.ts';
 import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
+import { systemClock } from '../shared/clock.ts';
 
 export interface ProxyServerOptions {
   host: string;
@@ -128,7 +129,7 @@ export class ProxyServer {
     const timeouts = options.httpTimeouts;
     // The coarse clock is the process's: after another server of this process stopped, it kept that
     // server's last sweep, and connections stamped with it would look idle since then.
-    coarseClock.now = Date.now();
+    coarseClock.now = systemClock.now();
     this.#sweep = setInterval(() => sweepConnections(connections, timeouts), checkingIntervalMs(timeouts.headersMs));
     this.#sweep.unref();
   }
@@ -163,7 +164,7 @@ export class ProxyServer {
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
 function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
-  const now = Date.now();
+  const now = systemClock.now();
   coarseClock.now = now;
   for (const connection of connections) {
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when

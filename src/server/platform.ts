@@ -119,7 +119,7 @@ export async function createPlatform(
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
-  const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
+  const storage = new StorageService(new SqlMetadataStore(db, clock), blobStore, {
     logger,
     lifecycleIntervalMs: config.r2.lifecycleIntervalMs,
     gate,

@@ -1,4 +1,5 @@
 import { newId } from '../shared/ids.ts';
+import type { Clock } from '../shared/clock.ts';
 import { SMALL_BODY_BYTES } from '../shared/http-listener/small-body.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
 import type { BodySource } from './body-source.ts';
@@ -67,7 +68,10 @@ export class ObjectService {
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
 
-  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage) {
+  readonly #clock: Clock;
+
+  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage, clock: Clock) {
+    this.#clock = clock;
     this.#store = store;
     this.#blobs = blobs;
     this.#garbage = garbage;
@@ -109,7 +113,7 @@ export class ObjectService {
         version: newId(),
         size,
         etag: checksums.md5!,
-        uploaded: Date.now(),
+        uploaded: this.#clock.now(),
         httpMetadata: options.httpMetadata ?? {},
         customMetadata,
         checksums,

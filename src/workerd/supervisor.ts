@@ -28,6 +28,8 @@ import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
+import { systemClock } from '../shared/clock.ts';
+import { isoNow } from '../shared/time.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
@@ -196,7 +198,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const started = Date.now();
+    const started = systemClock.now();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
     this.#claim = await claimFunctionsPort(functionsHost, functionsPort);
@@ -232,7 +234,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
-      ms: Date.now() - started,
+      ms: systemClock.now() - started,
     });
   }
 
@@ -348,7 +350,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   #remember(wanted: Wanted, reason: string): void {
-    const at = new Date().toISOString();
+    const at = isoNow();
     this.#failed.set(wanted.key, { fingerprint: wanted.fingerprint, reason, at });
     this.#deps.logger.warn('a function failed to start', { script: wanted.key, reason });
   }
@@ -632,7 +634,7 @@ export class FunctionsRuntime implements BackgroundService {
   /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
   #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
     if (group.stopping || this.#stopped || this.#current !== group) return;
-    const now = Date.now();
+    const now = systemClock.now();
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);

@@ -241,7 +241,7 @@ export class WorkersService {
     const [latest] = await this.store.listVersions(accountId, name);
     if (latest && latest.id !== current.id) throw WorkerErrors.latestVersionNotDeployed();
     if (settings.compatibility_date !== undefined) {
-      checkCompatibilityDate(settings.compatibility_date, new Date().toISOString().slice(0, 10));
+      checkCompatibilityDate(settings.compatibility_date, isoNow().slice(0, 10));
     }
     if (settings.compatibility_flags !== undefined) checkCompatibilityFlags(settings.compatibility_flags);
     const upload: ScriptUpload = {

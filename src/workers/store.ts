@@ -12,6 +12,7 @@ import {
 } from './store-rows.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
+import { isoNow } from '../shared/time.ts';
 
 /** Persistence of scripts, versions, deployments, secrets and subdomains (SQLite or PostgreSQL: `SqlWorkerStore`). */
 export interface WorkerStore {
@@ -316,7 +317,7 @@ export class SqlWorkerStore implements WorkerStore {
   }
 
   #putSecret(db: SqlExecutor, accountId: string, script: string, name: string, text: string) {
-    const now = new Date().toISOString();
+    const now = isoNow();
     return db.run(
       `INSERT INTO worker_secrets (account_id, script_name, name, type, sealed, created_on, modified_on) VALUES (?, ?, ?, 'secret_text', ?, ?, ?)
        ON CONFLICT (account_id, script_name, name) DO UPDATE SET sealed = excluded.sealed, modified_on = excluded.modified_on`,

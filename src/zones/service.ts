@@ -6,6 +6,7 @@ import { normaliseHostname, ZONE_STATUSES, ZoneCreateSchema, type Zone } from '.
 import type { ZoneQuery, ZoneStore } from './store.ts';
 import { parseWith } from '../api/body.ts';
 import { ZONE_VALIDATION_CODE } from './errors.ts';
+import { isoNow } from '../shared/time.ts';
 
 /** What zones need to know about accounts: their names (rendered in every zone). */
 export interface AccountNames {
@@ -61,7 +62,7 @@ export class ZoneService {
     const parent = await this.#store.longestOf(suffixes(name).slice(1));
     if (parent && parent.account_id !== input.account.id)
       throw ZoneErrors.invalidName(name, `it is under the zone ${parent.name} of another account`);
-    const now = new Date().toISOString();
+    const now = isoNow();
     const zone: Zone = {
       id: newId(),
       account_id: input.account.id,

@@ -10,6 +10,7 @@ import type { EventSource, Health, HealthEvent, HealthEventBus } from './events.
 import { HealthSamples, type HealthRange, type HealthSamplePoint } from './health-samples.ts';
 import { evaluatePool, nextOriginState, type OriginState, type PoolPlan } from './health-state.ts';
 import type { ProbeResult } from './probe-types.ts';
+import { isoNow } from '../../shared/time.ts';
 
 export interface CheckOutcome {
   plan: PoolPlan;
@@ -87,7 +88,7 @@ export class SqlHealthStore implements HealthStore {
     return this.#poolState(this.#db, poolId);
   }
 
-  async record(outcomes: readonly CheckOutcome[], now = new Date().toISOString()): Promise<HealthEvent[]> {
+  async record(outcomes: readonly CheckOutcome[], now = isoNow()): Promise<HealthEvent[]> {
     if (outcomes.length === 0) return [];
     const byPool = new Map<string, CheckOutcome[]>();
     for (const outcome of outcomes) {
@@ -129,7 +130,7 @@ export class SqlHealthStore implements HealthStore {
     return recorded;
   }
 
-  reconcile(plan: PoolPlan, now = new Date().toISOString()): Promise<HealthEvent | undefined> {
+  reconcile(plan: PoolPlan, now = isoNow()): Promise<HealthEvent | undefined> {
     return inTransactionScope(this.#db, async (scope) => {
       const { tx } = scope;
       await lockPool(tx, plan.poolId);

@@ -8,6 +8,7 @@ import { formatRtt, type OriginHealth } from './health-view.ts';
 import type { PreviewStore } from './preview-store.ts';
 import { probe } from './probe.ts';
 import { probeTarget } from './targets.ts';
+import { isoNow } from '../../shared/time.ts';
 
 export type PreviewResult = Record<string, { healthy: boolean; origins: Record<string, OriginHealth>[] }>;
 
@@ -55,7 +56,7 @@ export class PreviewService {
       }),
     );
     const id = newId();
-    await this.#store.save(accountId, id, JSON.stringify(result), new Date().toISOString());
+    await this.#store.save(accountId, id, JSON.stringify(result), isoNow());
     return { preview_id: id, pools: Object.fromEntries(pools.map((p) => [p.id, p.name])) };
   }
 

@@ -14,6 +14,7 @@ import {
   type LoadBalancerInput,
 } from './schemas.ts';
 import type { LoadBalancerStore } from './store.ts';
+import { isoNow } from '../../shared/time.ts';
 
 /** The zone a request addresses, already checked against the caller (see ZoneService.resolve). */
 export interface LoadBalancerZone {
@@ -79,7 +80,7 @@ export class LoadBalancerService {
 
   async create(zone: LoadBalancerZone, body: unknown): Promise<LoadBalancerAnswer> {
     const input = validate(LoadBalancerInputSchema, body ?? {});
-    const now = new Date().toISOString();
+    const now = isoNow();
     const lb = await this.#build(zone, input, { id: newId(), created_on: now, modified_on: now });
     await this.#store.insert({ accountId: zone.accountId, zoneId: zone.id }, lb);
     this.#publish(zone, lb.id, [lb.name]);
@@ -129,7 +130,7 @@ export class LoadBalancerService {
     const lb = await this.#build(zone, input, {
       id: existing.id,
       created_on: existing.created_on,
-      modified_on: new Date().toISOString(),
+      modified_on: isoNow(),
     });
     await this.#store.update(zone.id, lb);
     this.#publish(zone, lb.id, existing.name === lb.name ? [lb.name] : [existing.name, lb.name]);

@@ -4,6 +4,7 @@ import type { ResolvedLoadBalancer } from './directory.ts';
 import { isFailing, type Endpoint, type EndpointRegistry } from '../../proxy/index.ts';
 import type { PoolHealthSnapshot } from './health-source.ts';
 import { pickByHash, pickLeastLoaded, pickWeighted, type Random } from './weighted-pick.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** Steering policies the data plane implements (the API's list); others are stored and answered 501 here. */
 const IMPLEMENTED_STEERING: ReadonlySet<string> = new Set(APPLIED_STEERING_POLICIES);
@@ -40,7 +41,7 @@ export function usableOrigins(
   snapshot: PoolHealthSnapshot | undefined,
   ignoreHealth = false,
 ): Origin[] {
-  const now = ctx.now ?? Date.now();
+  const now = ctx.now ?? systemClock.now();
   return pool.origins.filter(
     (origin) =>
       origin.enabled &&
@@ -65,7 +66,7 @@ export function poolIsServing(ctx: SteeringContext, pool: Pool, snapshot: PoolHe
  */
 export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = false): Target | undefined {
   // Origins that just refused a connection are passed over while any other can take the request.
-  const now = Date.now();
+  const now = systemClock.now();
   return (
     chooseAmong({ ...ctx, avoidFailing: true, now }, avoid, hashAll) ??
     chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll)

@@ -4,6 +4,7 @@ import { normaliseHostname, type ZoneService } from '../../zones/index.ts';
 import type { CustomCreate, CustomUpdate } from './domain-schemas.ts';
 import type { CustomDomainRecord, PublicDomainStore } from './domain-store.ts';
 import { PublicAccessErrors } from './errors.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 export interface PublicAccessDeps {
   store: PublicDomainStore;
@@ -90,7 +91,7 @@ export class PublicAccessService {
       enabled: input.enabled,
       minTLS: input.minTLS,
       ciphers: input.ciphers,
-      createdAt: Date.now(),
+      createdAt: systemClock.now(),
     };
     const outcome = await this.#deps.store.insertCustom(record);
     if (outcome === 'exists') throw PublicAccessErrors.domainTaken(domain);

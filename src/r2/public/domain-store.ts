@@ -1,4 +1,5 @@
 import { fromSqlBool, toSqlBool, type SqlDatabase, type SqlValue } from '../../db/index.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** A custom domain as stored: a hostname that serves one bucket read-only on the traffic port. */
 export interface CustomDomainRecord {
@@ -82,7 +83,7 @@ export class SqlPublicDomainStore implements PublicDomainStore {
       `INSERT INTO r2_managed_domains (bucket_id, enabled, updated_at)
        SELECT id, ?, ? FROM r2_buckets WHERE id = ?
        ON CONFLICT (bucket_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
-      [toSqlBool(enabled), Date.now(), bucketId],
+      [toSqlBool(enabled), systemClock.now(), bucketId],
     );
     return result.changes > 0;
   }

@@ -7,6 +7,7 @@ import { TAIL_FLAG_TTL_MS, type TailTraces } from '../../workerd/index.ts';
 import { maskClientFrames } from './client-frames.ts';
 import { gatheringSender } from './gathering-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
 export const TAIL_PROTOCOL = 'trace-v1';
@@ -58,7 +59,7 @@ export class TailSessions {
   create(accountId: string, script: string, filters: TailFilter[], apiOrigin: string): TailSessionInfo {
     const id = randomBytes(16).toString('hex');
     const wsOrigin = apiOrigin.replace(/^http/, 'ws');
-    const now = Date.now();
+    const now = systemClock.now();
     const firstForScript = this.list(accountId, script).length === 0;
     const session: Session = {
       id,
@@ -136,7 +137,7 @@ export class TailSessions {
       return true;
     }
     // Answer the handshake only once every isolate traces the script: what happens after "connected" shows.
-    const wait = Math.max(0, session.tracedFrom - Date.now());
+    const wait = Math.max(0, session.tracedFrom - systemClock.now());
     const accept = () => {
       if (!this.#sessions.has(session.id) || session.socket || socket.destroyed) {
         socket.destroy();
