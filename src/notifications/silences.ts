@@ -5,7 +5,7 @@ import { newId } from '../shared/ids.ts';
 import { NOTIFICATION_VALIDATION_CODE } from './errors.ts';
 import type { AlertPolicies } from './policies.ts';
 import { SqlSilenceStore, type Silence } from './silence-store.ts';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** How long the dispatcher trusts its copy of the silences (changes made on this node apply at once). */
 const REFRESH_MS = 1_000;
@@ -51,7 +51,10 @@ export class AlertSilences {
   #active: Silence[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = deps.db;
     this.#store = new SqlSilenceStore(deps.db);
     this.#policies = deps.policies;
@@ -60,7 +63,7 @@ export class AlertSilences {
   async create(
     accountId: string,
     input: z.infer<typeof SilenceCreateSchema>,
-    now = systemClock.now(),
+    now = this.#clock.now(),
   ): Promise<Silence[]> {
     const iso = new Date(now).toISOString();
     const silences: Silence[] = [];
@@ -90,7 +93,7 @@ export class AlertSilences {
   async update(
     accountId: string,
     input: z.infer<typeof SilenceUpdateSchema>,
-    now = systemClock.now(),
+    now = this.#clock.now(),
   ): Promise<Silence[]> {
     const updated = await this.#db.transaction(async (tx) => {
       const out: Silence[] = [];
@@ -135,7 +138,7 @@ export class AlertSilences {
   /** Reloads the copy the dispatcher reads (silences another node changed arrive within REFRESH_MS). */
   async refresh(): Promise<void> {
     // Kept a little past their end: an alert raised just before the end may be dispatched just after it.
-    this.#active = await this.#store.notOverAt(systemClock.now() - 60_000);
+    this.#active = await this.#store.notOverAt(this.#clock.now() - 60_000);
   }
 
   async start(): Promise<void> {

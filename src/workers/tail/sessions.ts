@@ -7,7 +7,7 @@ import { TAIL_FLAG_TTL_MS, type TailTraces } from '../../workerd/index.ts';
 import { maskClientFrames } from './client-frames.ts';
 import { gatheringSender } from './gathering-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
-import { systemClock } from '../../shared/clock.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
 export const TAIL_PROTOCOL = 'trace-v1';
@@ -51,7 +51,10 @@ export class TailSessions {
   readonly #sessions = new Map<string, Session>();
   readonly #server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
 
-  constructor(deps: { traces: TailTraces; ttlMs: number }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { traces: TailTraces; ttlMs: number }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#traces = deps.traces;
     this.#ttlMs = deps.ttlMs;
   }
@@ -59,7 +62,7 @@ export class TailSessions {
   create(accountId: string, script: string, filters: TailFilter[], apiOrigin: string): TailSessionInfo {
     const id = randomBytes(16).toString('hex');
     const wsOrigin = apiOrigin.replace(/^http/, 'ws');
-    const now = systemClock.now();
+    const now = this.#clock.now();
     const firstForScript = this.list(accountId, script).length === 0;
     const session: Session = {
       id,
@@ -137,7 +140,7 @@ export class TailSessions {
       return true;
     }
     // Answer the handshake only once every isolate traces the script: what happens after "connected" shows.
-    const wait = Math.max(0, session.tracedFrom - systemClock.now());
+    const wait = Math.max(0, session.tracedFrom - this.#clock.now());
     const accept = () => {
       if (!this.#sessions.has(session.id) || session.socket || socket.destroyed) {
         socket.destroy();
