@@ -136,7 +136,7 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accounts = createAccountsSubsystem({ db });
-  const zones = createZonesSubsystem({ db, accounts: accounts.service });
+  const zones = createZonesSubsystem({ db, accounts: accounts.service, clock });
   const r2 = createR2Subsystem({
     storage,
     accounts: accounts.service,
