@@ -198,7 +198,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const started = systemClock.now();
+    const started = systemClock.monotonic();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
     this.#claim = await claimFunctionsPort(functionsHost, functionsPort);
@@ -234,7 +234,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
-      ms: systemClock.now() - started,
+      ms: Math.round(systemClock.monotonic() - started),
     });
   }
 
