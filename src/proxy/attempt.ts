@@ -4,7 +4,6 @@ import { clientAddress, incomingView, upstreamRequestHeaders } from './forwarded
 import type { ProxyDeps } from './http-proxy.ts';
 import { isErrorAnswer, whenRouted, type ProxyRoute, type ProxyTarget } from './route.ts';
 import { sendUpstream, type UpstreamCallbacks } from './upstream.ts';
-import { systemClock } from '../shared/clock.ts';
 
 /**
  * Routes a request (plain or Upgrade): `proceed` gets its route; `refuse` answers a request that has none,
@@ -51,7 +50,7 @@ export function attemptOn(
       ...callbacks,
       onFailure: (failure) => {
         occupied.release();
-        if (failure.connectionFailed) endpoint.failedAt = systemClock.now();
+        if (failure.connectionFailed) endpoint.markFailed();
         callbacks.onFailure(failure);
       },
     },

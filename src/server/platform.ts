@@ -229,6 +229,7 @@ export async function createPlatform(
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
+    clock,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');

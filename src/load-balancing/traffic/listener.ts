@@ -1,4 +1,5 @@
 import type { EgressPolicy } from '../../egress/index.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { EndpointRegistry, ProxyServer, type HostHandler } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -27,6 +28,8 @@ export interface TrafficListenerOptions {
   logger: Logger;
   /** Hostnames served by something other than a load balancer (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
+  /** Passive health's time (the platform's; tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -55,7 +58,7 @@ export class TrafficListener {
     const routing: RouterDeps = {
       routes: new RouteCache(options.directory),
       health: new HealthSource(options.health, options.healthEvents),
-      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress),
+      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
       sessions: new HeaderSessions(),
       random: Math.random,
     };

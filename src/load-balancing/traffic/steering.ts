@@ -4,7 +4,6 @@ import type { ResolvedLoadBalancer } from './directory.ts';
 import { isFailing, type Endpoint, type EndpointRegistry } from '../../proxy/index.ts';
 import type { PoolHealthSnapshot } from './health-source.ts';
 import { pickByHash, pickLeastLoaded, pickWeighted, type Random } from './weighted-pick.ts';
-import { systemClock } from '../../shared/clock.ts';
 
 /** Steering policies the data plane implements (the API's list); others are stored and answered 501 here. */
 const IMPLEMENTED_STEERING: ReadonlySet<string> = new Set(APPLIED_STEERING_POLICIES);
@@ -41,7 +40,7 @@ export function usableOrigins(
   snapshot: PoolHealthSnapshot | undefined,
   ignoreHealth = false,
 ): Origin[] {
-  const now = ctx.now ?? systemClock.now();
+  const now = ctx.now ?? ctx.endpoints.clock.now();
   return pool.origins.filter(
     (origin) =>
       origin.enabled &&
@@ -66,7 +65,7 @@ export function poolIsServing(ctx: SteeringContext, pool: Pool, snapshot: PoolHe
  */
 export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = false): Target | undefined {
   // Origins that just refused a connection are passed over while any other can take the request.
-  const now = systemClock.now();
+  const now = ctx.endpoints.clock.now();
   return (
     chooseAmong({ ...ctx, avoidFailing: true, now }, avoid, hashAll) ??
     chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll)

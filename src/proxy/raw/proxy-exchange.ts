@@ -16,7 +16,6 @@ import {
 import { coarseClock } from './coarse-clock.ts';
 import { downstreamHead, upstreamHead } from './heads.ts';
 import { OriginConnection, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
-import { systemClock } from '../../shared/clock.ts';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 /** A response's first body bytes up to this size are copied behind its head and sent in one write. */
@@ -319,7 +318,7 @@ export class ProxyExchange implements OriginUser {
       this.#staleRetried = true;
       return this.#attempt(target, true);
     }
-    if (failure.connectionFailed) target.endpoint.failedAt = systemClock.now();
+    if (failure.connectionFailed) target.endpoint.markFailed();
     if (this.#mayRetry && failure.connectionFailed) {
       this.#mayRetry = false;
       const next = this.#route.retryTarget(target);
