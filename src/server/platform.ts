@@ -194,6 +194,7 @@ export async function createPlatform(
     config: {
       functionsHost: config.functionsHost,
       functionsPort: config.functionsPort,
+      functionsPortSetting: SETTINGS.functionsPort,
       functionsDomain: config.functionsDomain,
       functionsProcesses: config.functionsProcesses,
       egress: config.egress,

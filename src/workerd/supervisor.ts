@@ -30,6 +30,7 @@ import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.t
 import type { FunctionsEgress } from './network-service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
+import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
 
 export type { R2ServiceResolver } from './config.ts';
 
@@ -37,6 +38,8 @@ export type { R2ServiceResolver } from './config.ts';
 export interface FunctionsConfig {
   functionsHost: string;
   functionsPort: number;
+  /** The setting that moves the port (`--functions-port`), named when another process holds it. */
+  functionsPortSetting: PortSetting;
   functionsDomain: string;
   functionsProcesses: number;
   /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
@@ -201,7 +204,7 @@ export class FunctionsRuntime implements BackgroundService {
     const started = systemClock.monotonic();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
-    this.#claim = await claimFunctionsPort(functionsHost, functionsPort);
+    this.#claim = await claimFunctionsPort(functionsHost, functionsPort, this.#deps.config.functionsPortSetting);
     let sockets: ListeningSocket[];
     try {
       sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
