@@ -28,6 +28,27 @@ export default tseslint.config(
     plugins: { ledge: layersPlugin },
     rules: { 'ledge/layers': 'error' },
   },
+  // Time goes through the injected Clock (src/shared/clock.ts), so a test moves a ManualClock instead of
+  // waiting. Outside it: the browser UI (the viewer's clock) and the modules run inside workerd (the
+  // runtime's own clock, which only moves on I/O). Monotonic durations (performance.now) stay allowed:
+  // they measure latency, are never stored nor compared with a timestamp.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/shared/clock.ts', 'src/dashboard/ui/**', 'src/workerd/isolate/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'read the time from the injected Clock (src/shared/clock.ts): clock.now(), not Date.now()',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'read the time from the injected Clock (src/shared/clock.ts): new Date(clock.now()), not new Date()',
+        },
+      ],
+    },
+  },
   // The dashboard renders what tenants stored (object keys, log lines, names) as text only.
   {
     files: ['src/dashboard/ui/**/*.ts'],

@@ -8,6 +8,7 @@ import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { isAcceptedAdmin, type AccountStore } from './store.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
+import { systemClock } from '../shared/clock.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
 const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
@@ -304,7 +305,7 @@ function inTokenScope(principal: Principal, accountId: string): boolean {
 }
 
 function isUsable(token: ApiToken): boolean {
-  const now = Date.now();
+  const now = systemClock.now();
   if (token.status !== 'active') return false;
   if (token.not_before && Date.parse(token.not_before) > now) return false;
   if (token.expires_on && Date.parse(token.expires_on) <= now) return false;

@@ -1,6 +1,7 @@
 import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExecutor } from '../db/index.ts';
 import type { TokenCondition } from '../shared/principal.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
+import { isoNow } from '../shared/time.ts';
 
 /** What the first start writes at once: the owner's account, user, membership and token. */
 export interface OwnerRecords {
@@ -219,7 +220,7 @@ export class SqlAccountStore implements AccountStore {
   async setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void> {
     await this.#db.run('UPDATE users SET api_key_hash = ?, modified_on = ? WHERE id = ?', [
       apiKeyHash,
-      new Date().toISOString(),
+      isoNow(),
       userId,
     ]);
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { clip, LedgeError } from '../shared/errors.ts';
+import { lingerIfRefused } from '../shared/http-listener/lingering-close.ts';
 import type { Logger } from '../shared/logger.ts';
 import { failureBody } from '../api-kit/envelope.ts';
 import { errorResponse } from './errors.ts';
@@ -22,31 +23,10 @@ export function apiRequestListener(
         options.logger,
       ),
   });
+  // A refused body's connection closes lingering (lingering-close.ts).
   return (incoming, outgoing) => {
     outgoing.once('prefinish', () => lingerIfRefused(incoming, outgoing));
     return listener(incoming, outgoing);
-  };
-}
-
-/** How long a connection whose body was refused is still read (and discarded) after the answer. */
-const LINGER_MS = 2_000;
-
-/**
- * A body refused early (413, `connection: close`) is still streaming in when the answer goes out. Closed
- * at once, the socket has unread bytes, so the kernel resets the connection, and a client still writing
- * gets EPIPE or ECONNRESET instead of reading the answer. As nginx's lingering close does, the answer is
- * followed by a FIN while what the client still sends is read and discarded (node:http dumps the rest of
- * the body) until it closes or LINGER_MS pass. node:http closes such a socket with `destroySoon()` once the
- * response finishes: this socket's own is replaced before that.
- */
-function lingerIfRefused(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  // The adapter writes headers with writeHead(), so the answer's `connection: close` shows only here.
-  if (incoming.complete || outgoing.shouldKeepAlive) return;
-  const socket = incoming.socket;
-  socket.destroySoon = () => {
-    socket.end();
-    const deadline = setTimeout(() => socket.destroy(), LINGER_MS).unref();
-    socket.once('close', () => clearTimeout(deadline));
   };
 }
 

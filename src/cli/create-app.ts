@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson } from './output.ts';
+import { isoNow } from '../shared/time.ts';
 
 const LEDGE_ROOT = resolve(import.meta.dirname, '../..');
 const TEMPLATE_DIR = join(LEDGE_ROOT, 'templates/app');
@@ -40,7 +41,7 @@ export function registerCreate(program: Command): void {
           name,
           bucket_name: bucket,
           account_id: accountId,
-          compatibility_date: new Date().toISOString().slice(0, 10),
+          compatibility_date: isoNow().slice(0, 10),
           // For the README's wrangler steps: the API to point it at, and the checkout whose node_modules
           // hold Node 24 and wrangler 4 (wrangler needs Node 22.12+, which the machine's may not be).
           api_url: ctx.connection.apiUrl,

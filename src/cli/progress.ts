@@ -1,4 +1,5 @@
 import { Transform } from 'node:stream';
+import { systemClock } from '../shared/clock.ts';
 
 /** Transfers smaller than this finish too fast for a progress line to help. */
 export const PROGRESS_THRESHOLD = 8 * 1024 * 1024;
@@ -29,11 +30,11 @@ export interface ProgressLine {
 export function progressLine(label: string, total: number | undefined, json = false): ProgressLine | undefined {
   const stderr = process.stderr;
   if (json || !stderr.isTTY || total === undefined || total <= PROGRESS_THRESHOLD) return undefined;
-  const started = Date.now();
+  const started = systemClock.monotonic();
   let done = 0;
   let drawn = 0;
   const draw = () => {
-    drawn = Date.now();
+    drawn = systemClock.monotonic();
     const seconds = Math.max((drawn - started) / 1000, 0.001);
     const rate = done / seconds;
     const fraction = Math.min(done / total, 1);
@@ -45,7 +46,7 @@ export function progressLine(label: string, total: number | undefined, json = fa
   return {
     add(bytes) {
       done += bytes;
-      if (Date.now() - drawn >= REDRAW_MS) draw();
+      if (systemClock.monotonic() - drawn >= REDRAW_MS) draw();
     },
     finish() {
       draw();

@@ -3,6 +3,8 @@ import { createSilences, deleteSilence, listSilences, updateSilences } from '../
 import { handler } from './context.ts';
 import { UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
+import { systemClock } from '../shared/clock.ts';
+import { isoNow } from '../shared/time.ts';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -34,7 +36,7 @@ export function registerSilences(notifications: Command): void {
       handler(async (ctx) => {
         const list = await listSilences(ctx.client, await ctx.accountId());
         if (ctx.json) return printJson(list);
-        const now = Date.now();
+        const now = systemClock.now();
         printTable(
           list.map((s) => ({
             ID: s.id,
@@ -58,7 +60,7 @@ export function registerSilences(notifications: Command): void {
     .action(
       handler(async (ctx) => {
         const start = startTime(ctx.options['start'] as string | undefined);
-        const end = endTime(ctx.options['end'] as string, start ? Date.parse(start) : Date.now());
+        const end = endTime(ctx.options['end'] as string, start ? Date.parse(start) : systemClock.now());
         const body = [
           { policy_id: ctx.options['policy'] as string, end_time: end, ...(start ? { start_time: start } : {}) },
         ];
@@ -80,8 +82,7 @@ export function registerSilences(notifications: Command): void {
         const rawEnd = ctx.options['end'] as string | undefined;
         const start = startTime(ctx.options['start'] as string | undefined);
         if (rawEnd === undefined && start === undefined) throw new UsageError('give --end or --start');
-        const end =
-          rawEnd === undefined ? undefined : rawEnd === 'now' ? new Date().toISOString() : endTime(rawEnd, Date.now());
+        const end = rawEnd === undefined ? undefined : rawEnd === 'now' ? isoNow() : endTime(rawEnd, systemClock.now());
         const body = [{ id: id as string, ...(start ? { start_time: start } : {}), ...(end ? { end_time: end } : {}) }];
         const [updated] = await updateSilences(ctx.client, await ctx.accountId(), body);
         if (ctx.json) return printJson(updated);

@@ -1,4 +1,5 @@
 import type { DialectName, SqlDatabase } from './sql.ts';
+import { isoNow } from '../shared/time.ts';
 
 /**
  * A versioned schema change. `id` is unique across the platform and namespaced by subsystem
@@ -29,10 +30,7 @@ export async function applyMigrations(db: SqlDatabase, migrations: readonly Sche
       // Checked again under the lock: another node may have applied it since we last looked.
       if (await tx.get('SELECT id FROM schema_migrations WHERE id = ?', [migration.id])) return false;
       await tx.exec(typeof migration.sql === 'string' ? migration.sql : migration.sql[db.dialect]);
-      await tx.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [
-        migration.id,
-        new Date().toISOString(),
-      ]);
+      await tx.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [migration.id, isoNow()]);
       return true;
     });
     if (applied) ran.push(migration.id);

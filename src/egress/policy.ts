@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { cidrContains, formatIp, parseCidr, parseIp, type Cidr } from './addresses.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /**
  * Ranges refused unless the operator allows them explicitly: link-local (where cloud metadata services
@@ -174,7 +175,7 @@ export class EgressPolicy {
 
   #isLocal(address: bigint): boolean {
     if (LOCAL_RANGES.some((range) => cidrContains(range, address))) return true;
-    const now = Date.now();
+    const now = systemClock.now();
     if (!this.#interfaces || now - this.#interfaces.at > INTERFACES_TTL_MS) {
       const addresses = new Set<bigint>();
       for (const list of Object.values(networkInterfaces()))

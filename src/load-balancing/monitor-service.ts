@@ -7,6 +7,8 @@ import type { MonitorStore } from './monitor-store.ts';
 import type { PoolStore } from './pool-store.ts';
 import type { Reference } from './references.ts';
 import { validate } from './validation.ts';
+import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export type MonitorChangeListener = (accountId: string, monitorId: string) => Promise<void> | void;
 
@@ -23,7 +25,16 @@ export class MonitorService {
   readonly #listeners: MonitorChangeListener[] = [];
   readonly #egress: EgressPolicy;
 
-  constructor(monitors: MonitorStore, pools: PoolStore, settings: MonitorSettings, egress: EgressPolicy) {
+  readonly #clock: Clock;
+
+  constructor(
+    monitors: MonitorStore,
+    pools: PoolStore,
+    settings: MonitorSettings,
+    egress: EgressPolicy,
+    clock: Clock = systemClock,
+  ) {
+    this.#clock = clock;
     this.#monitors = monitors;
     this.#pools = pools;
     this.#egress = egress;
@@ -36,7 +47,7 @@ export class MonitorService {
 
   /** Validates a monitor body without storing it (previews). */
   parse(body: unknown): Monitor {
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     return toMonitor(validate(this.#schema, body ?? {}), { id: '', created_on: now, modified_on: now });
   }
 
@@ -52,7 +63,7 @@ export class MonitorService {
 
   async create(accountId: string, body: unknown): Promise<Monitor> {
     const input = validate(this.#schema, body ?? {});
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     const monitor = toMonitor(input, { id: newId(), created_on: now, modified_on: now });
     await this.#monitors.insert(accountId, monitor);
     return monitor;
@@ -101,7 +112,7 @@ export class MonitorService {
     const monitor = toMonitor(input, {
       id: existing.id,
       created_on: existing.created_on,
-      modified_on: new Date().toISOString(),
+      modified_on: isoNow(this.#clock),
     });
     // The new port or type changes where the pools using the monitor are probed.
     for (const pool of await this.#pools.listByMonitor(accountId, existing.id))

@@ -10,6 +10,8 @@ import type { PoolEnablementBus } from './pool-events.ts';
 import type { PoolPage, PoolStore } from './pool-store.ts';
 import type { Reference, ReferenceSource } from './references.ts';
 import { normaliseEmailList, validate } from './validation.ts';
+import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** Told about every pool change so the health checker re-plans that pool. */
 export type PoolChangeListener = (accountId: string, poolId: string) => Promise<void> | void;
@@ -29,7 +31,16 @@ export class PoolService {
   readonly #enablement: PoolEnablementBus | undefined;
   readonly #egress: EgressPolicy;
 
-  constructor(pools: PoolStore, monitors: MonitorStore, egress: EgressPolicy, enablement?: PoolEnablementBus) {
+  readonly #clock: Clock;
+
+  constructor(
+    pools: PoolStore,
+    monitors: MonitorStore,
+    egress: EgressPolicy,
+    enablement?: PoolEnablementBus,
+    clock: Clock = systemClock,
+  ) {
+    this.#clock = clock;
     this.#pools = pools;
     this.#monitors = monitors;
     this.#egress = egress;
@@ -66,7 +77,7 @@ export class PoolService {
   async create(accountId: string, body: unknown): Promise<Pool> {
     const input = validate(PoolInputSchema, body);
     await this.#checkRules(accountId, input);
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     const pool = toPool(input, { id: newId(), created_on: now, modified_on: now });
     await this.#pools.insert(accountId, pool);
     await this.#changed(accountId, pool.id);
@@ -95,7 +106,7 @@ export class PoolService {
   async bulkPatch(accountId: string, page: PageRequest, body: unknown): Promise<PoolPage & { messages: Message[] }> {
     const { notification_email: raw } = validate(BulkPatchSchema, body);
     const email = raw === '' ? '' : normaliseEmailList(raw);
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     const result = await this.#pools.updatePage(accountId, { offset: page.offset, limit: page.limit }, (pool) =>
       pool.notification_email === email ? pool : { ...pool, notification_email: email, modified_on: now },
     );
@@ -137,7 +148,7 @@ export class PoolService {
     await this.#checkRules(accountId, input, existing.id);
     const pool = toPool(
       input,
-      { id: existing.id, created_on: existing.created_on, modified_on: new Date().toISOString() },
+      { id: existing.id, created_on: existing.created_on, modified_on: isoNow(this.#clock) },
       existing,
     );
     await this.#pools.update(accountId, pool, async (previous, scope) => {

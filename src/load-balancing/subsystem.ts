@@ -61,10 +61,10 @@ export interface LoadBalancingDeps {
 export function createLoadBalancingSubsystem(deps: LoadBalancingDeps): LoadBalancingSubsystem {
   const poolStore = new SqlPoolStore(deps.db);
   const monitorStore = new SqlMonitorStore(deps.db);
-  const pools = new PoolService(poolStore, monitorStore, deps.egress, deps.enablement);
-  const monitors = new MonitorService(monitorStore, poolStore, deps.settings, deps.egress);
-  const previews = new PreviewService(new SqlPreviewStore(deps.db), deps.egress);
-  const health = new SqlHealthStore(deps.db, deps.bus);
+  const pools = new PoolService(poolStore, monitorStore, deps.egress, deps.enablement, deps.clock);
+  const monitors = new MonitorService(monitorStore, poolStore, deps.settings, deps.egress, deps.clock);
+  const previews = new PreviewService(new SqlPreviewStore(deps.db), deps.egress, deps.clock);
+  const health = new SqlHealthStore(deps.db, deps.bus, deps.clock);
   const cluster = deps.cluster;
   const checker = new HealthChecker({
     pools: poolStore,
@@ -87,6 +87,7 @@ export function createLoadBalancingSubsystem(deps: LoadBalancingDeps): LoadBalan
     changes,
     deps.reservedHostnames ?? { domains: ['localhost'] },
     deps.zoneOfHostname,
+    deps.clock,
   );
   const directory = new LoadBalancerDirectory({
     loadBalancers: loadBalancerStore,

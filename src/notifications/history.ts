@@ -1,6 +1,7 @@
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../db/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from './outbox.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export interface HistoryItem {
   id: string;
@@ -49,7 +50,10 @@ export class DeliveryHistory {
   readonly #db: SqlDatabase;
   readonly retentionMs: number;
 
-  constructor(db: SqlDatabase, retentionMs = DEFAULT_HISTORY_RETENTION_MS) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, retentionMs = DEFAULT_HISTORY_RETENTION_MS, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = db;
     this.retentionMs = retentionMs;
   }
@@ -102,7 +106,7 @@ export class DeliveryHistory {
    */
   async list(accountId: string, query: HistoryQuery): Promise<{ items: HistoryItem[]; total: number }> {
     const where = ['h.account_id = ?', 'h.sent >= ?'];
-    const oldest = Date.now() - this.retentionMs;
+    const oldest = this.#clock.now() - this.retentionMs;
     const since = query.since ? Math.max(Date.parse(query.since), oldest) : oldest;
     const params: string[] = [accountId, new Date(since).toISOString()];
     if (query.before) {
@@ -144,10 +148,11 @@ export class DeliveryHistory {
     since: string | undefined,
   ): Promise<{ hour: string; delivered: number; failed: number; other: number }[]> {
     const HOUR = 3_600_000;
-    const oldest = Date.now() - this.retentionMs;
+    const oldest = this.#clock.now() - this.retentionMs;
     const from = since ? Math.max(Date.parse(since), oldest) : oldest;
     const hours: string[] = [];
-    for (let t = Math.floor(from / HOUR) * HOUR; t <= Date.now(); t += HOUR) hours.push(new Date(t).toISOString());
+    for (let t = Math.floor(from / HOUR) * HOUR; t <= this.#clock.now(); t += HOUR)
+      hours.push(new Date(t).toISOString());
     const bounds = hours.map((hour, i) => [i === 0 ? new Date(from).toISOString() : hour, nextHour(hour)]);
     const count = (status: string) =>
       `(SELECT COUNT(*) FROM notification_history h WHERE h.account_id = ? AND h.sent >= b.s AND h.sent < b.e${status})`;

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { newId } from '../shared/ids.ts';
+import { systemClock } from '../shared/clock.ts';
 
 export interface MailMessage {
   to: string;
@@ -83,7 +84,7 @@ export class LocalMailbox implements Mailer {
 
   async send(message: MailMessage): Promise<void> {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const date = new Date();
+    const date = new Date(systemClock.now());
     // Sortable names: listing the directory gives the messages in the order they were written.
     const id = `${date.getTime().toString().padStart(15, '0')}-${newId().slice(0, 12)}`;
     const stored: StoredMail = { id, from: MAIL_FROM, date: date.toISOString(), ...message };

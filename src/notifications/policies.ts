@@ -5,6 +5,7 @@ import { validatePolicy } from './policy-validation.ts';
 import type { PolicyInput, PolicyUpdate } from './schemas.ts';
 import type { NotificationStore } from './store.ts';
 import type { Policy, PoolDirectory } from './types.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export function renderPolicy(policy: Policy) {
   return {
@@ -26,14 +27,17 @@ export class AlertPolicies {
   readonly #store: NotificationStore;
   readonly #pools: PoolDirectory;
 
-  constructor(deps: { store: NotificationStore; pools: PoolDirectory }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { store: NotificationStore; pools: PoolDirectory }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#store = deps.store;
     this.#pools = deps.pools;
   }
 
   async create(accountId: string, input: PolicyInput): Promise<Policy> {
     await validatePolicy(accountId, input, { store: this.#store, pools: this.#pools });
-    const now = isoNow();
+    const now = isoNow(this.#clock);
     const policy: Policy = {
       id: newId(),
       account_id: accountId,
@@ -73,7 +77,7 @@ export class AlertPolicies {
       mechanisms: input.mechanisms,
       filters: input.filters ?? {},
       alert_interval: input.alert_interval ?? null,
-      modified: isoNow(),
+      modified: isoNow(this.#clock),
     };
     await this.#store.updatePolicy(policy);
     return policy;

@@ -5,6 +5,7 @@ import { newId } from '../shared/ids.ts';
 import { NOTIFICATION_VALIDATION_CODE } from './errors.ts';
 import type { AlertPolicies } from './policies.ts';
 import { SqlSilenceStore, type Silence } from './silence-store.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** How long the dispatcher trusts its copy of the silences (changes made on this node apply at once). */
 const REFRESH_MS = 1_000;
@@ -50,13 +51,20 @@ export class AlertSilences {
   #active: Silence[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = deps.db;
     this.#store = new SqlSilenceStore(deps.db);
     this.#policies = deps.policies;
   }
 
-  async create(accountId: string, input: z.infer<typeof SilenceCreateSchema>, now = Date.now()): Promise<Silence[]> {
+  async create(
+    accountId: string,
+    input: z.infer<typeof SilenceCreateSchema>,
+    now = this.#clock.now(),
+  ): Promise<Silence[]> {
     const iso = new Date(now).toISOString();
     const silences: Silence[] = [];
     for (const [index, item] of input.entries()) {
@@ -82,7 +90,11 @@ export class AlertSilences {
   }
 
   /** Moves the windows of several silences at once: all or none. */
-  async update(accountId: string, input: z.infer<typeof SilenceUpdateSchema>, now = Date.now()): Promise<Silence[]> {
+  async update(
+    accountId: string,
+    input: z.infer<typeof SilenceUpdateSchema>,
+    now = this.#clock.now(),
+  ): Promise<Silence[]> {
     const updated = await this.#db.transaction(async (tx) => {
       const out: Silence[] = [];
       for (const [index, item] of input.entries()) {
@@ -126,7 +138,7 @@ export class AlertSilences {
   /** Reloads the copy the dispatcher reads (silences another node changed arrive within REFRESH_MS). */
   async refresh(): Promise<void> {
     // Kept a little past their end: an alert raised just before the end may be dispatched just after it.
-    this.#active = await this.#store.notOverAt(Date.now() - 60_000);
+    this.#active = await this.#store.notOverAt(this.#clock.now() - 60_000);
   }
 
   async start(): Promise<void> {

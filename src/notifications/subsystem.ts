@@ -72,10 +72,10 @@ export function createNotificationsSubsystem(deps: NotificationsDeps): Notificat
     timeoutMs: settings.webhookTimeoutMs,
     deadlineMs: settings.webhookDeadlineMs,
   });
-  const policies = new AlertPolicies({ store, pools: deps.pools });
-  const silences = new AlertSilences({ db: deps.db, policies });
-  const webhooks = new WebhookDestinations({ store, sender, secretBox: deps.secretBox });
-  const history = new DeliveryHistory(deps.db, settings.historyRetentionMs);
+  const policies = new AlertPolicies({ store, pools: deps.pools }, clock);
+  const silences = new AlertSilences({ db: deps.db, policies }, clock);
+  const webhooks = new WebhookDestinations({ store, sender, secretBox: deps.secretBox }, clock);
+  const history = new DeliveryHistory(deps.db, settings.historyRetentionMs, clock);
   const retention = new HistoryRetention({ history, logger, gate: deps.gate, clock });
   const outbox = new Outbox(deps.db, { owner: deps.cluster?.nodeId });
   const dispatcher = new Dispatcher({

@@ -10,6 +10,7 @@ import type { WebhookSender } from './webhook-sender.ts';
 import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
 import { webhookTypeOf } from './webhook-type.ts';
 import { currentRequestId } from '../shared/request-context.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export const TEST_MESSAGE_TEXT =
   'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
@@ -50,7 +51,13 @@ export class WebhookDestinations {
   readonly #sender: WebhookSender;
   readonly #secretBox: SecretBox;
 
-  constructor(deps: { store: NotificationStore; sender: WebhookSender; secretBox: SecretBox }) {
+  readonly #clock: Clock;
+
+  constructor(
+    deps: { store: NotificationStore; sender: WebhookSender; secretBox: SecretBox },
+    clock: Clock = systemClock,
+  ) {
+    this.#clock = clock;
     this.#store = deps.store;
     this.#sender = deps.sender;
     this.#secretBox = deps.secretBox;
@@ -60,7 +67,7 @@ export class WebhookDestinations {
     const url = parseUrl(input.url);
     await this.#sendTestMessage(url, input.secret);
     const id = newId();
-    const now = isoNow();
+    const now = isoNow(this.#clock);
     const webhook: Webhook = {
       id,
       account_id: accountId,

@@ -50,7 +50,7 @@ export function attemptOn(
       ...callbacks,
       onFailure: (failure) => {
         occupied.release();
-        if (failure.connectionFailed) endpoint.failedAt = Date.now();
+        if (failure.connectionFailed) endpoint.markFailed();
         callbacks.onFailure(failure);
       },
     },

@@ -1,6 +1,7 @@
 import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { EgressPolicy } from '../egress/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import type { OriginConnection } from './raw/origin-connection.ts';
 
 /** Origins without a port are reached on HTTP's. */
@@ -29,10 +30,17 @@ export class Endpoint {
    * life. Idle kept-alive sockets do not count: they carry no client.
    */
   connections = 0;
-  /** When a connection to it last failed (ms; 0 = not recently): see `failing`. */
+  /** When a connection to it last failed (ms on `clock`; 0 = not recently): see `isFailing`. */
   failedAt = 0;
+  /** Passive health's time (the platform's clock: a test moves it past PASSIVE_FAILURE_MS). */
+  readonly clock: Clock;
   /** When the egress policy last allowed this endpoint (ms), so the hot path checks at most every few seconds. */
   egressCheckedAt = -Infinity;
+
+  /** A connection to it failed: it is passed over for PASSIVE_FAILURE_MS. */
+  markFailed(): void {
+    this.failedAt = this.clock.now();
+  }
 
   /**
    * Counts one request sent to this endpoint (outstanding, and a connection in use). `release` ends both
@@ -60,7 +68,8 @@ export class Endpoint {
     };
   }
 
-  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy) {
+  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy, clock: Clock = systemClock) {
+    this.clock = clock;
     this.address = address;
     this.port = port;
     this.lookup = egress.lookupFor(port);
@@ -107,10 +116,13 @@ export class EndpointRegistry {
   #byOrigin = new WeakMap<Origin, Endpoint>();
   readonly #idleMs: number;
   readonly #egress: EgressPolicy;
+  /** Passive health's time, given to every endpoint (steering reads it too). */
+  readonly clock: Clock;
 
-  constructor(idleMs: number, egress: EgressPolicy) {
+  constructor(idleMs: number, egress: EgressPolicy, clock: Clock = systemClock) {
     this.#idleMs = idleMs;
     this.#egress = egress;
+    this.clock = clock;
   }
 
   for(origin: Origin): Endpoint {
@@ -128,7 +140,7 @@ export class EndpointRegistry {
     const key = `${origin.address}|${port}`;
     let endpoint = this.#endpoints.get(key);
     if (!endpoint) {
-      endpoint = new Endpoint(origin.address, port, this.#idleMs, this.#egress);
+      endpoint = new Endpoint(origin.address, port, this.#idleMs, this.#egress, this.clock);
       this.#endpoints.set(key, endpoint);
     }
     return endpoint;

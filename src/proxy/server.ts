@@ -1,7 +1,11 @@
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { EgressPolicy } from '../egress/index.ts';
-import { applyIdleTimeout, httpServerOptions, type HttpTimeouts } from '../shared/http-timeouts.ts';
+import { createHttpServer } from '../shared/http-listener/http-server.ts';
+import { listen } from '../shared/http-listener/listen.ts';
+import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
+import { stopGracefully } from '../shared/http-listener/stop.ts';
+import { checkingIntervalMs, type HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
@@ -12,6 +16,7 @@ import { hostnameOf } from './forwarded-headers.ts';
 import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
+import { systemClock } from '../shared/clock.ts';
 
 export interface ProxyServerOptions {
   host: string;
@@ -26,10 +31,10 @@ export interface ProxyServerOptions {
   logger: Logger;
   /** Hostnames served by something other than the router (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
-  /** The error a taken port stops the start with (naming the product's flag). */
-  portInUse(host: string, port: number): Error;
-  /** What the listener serves, for the error when it cannot listen. */
-  purpose: string;
+  /** The product's setting that moves the port, named when the port is taken. */
+  portSetting: PortSetting;
+  /** What the listener serves, as its errors name it. */
+  what: string;
 }
 
 /**
@@ -68,11 +73,10 @@ export class ProxyServer {
       logger: options.logger,
     };
     const hostHandler = options.hostHandler;
-    const httpServer = createHttpServer(httpServerOptions(options.httpTimeouts), (req, res) => {
+    const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, (req, res) => {
       if (hostHandler?.claims(hostnameOf(req.headers.host))) hostHandler.handle(req, res);
       else proxyRequest(deps, req, res);
     });
-    applyIdleTimeout(httpServer, options.httpTimeouts);
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
     httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
@@ -109,30 +113,24 @@ export class ProxyServer {
       connections.add(connection);
     });
     this.#handedOff = handedOff;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          error.code === 'EADDRINUSE'
-            ? options.portInUse(options.host, options.port)
-            : new Error(`cannot listen on ${options.host}:${options.port} for ${options.purpose}: ${error.message}`),
-        ),
-      );
-      server.listen(options.port, options.host, () => resolve());
+    const port = await listen(server, {
+      host: options.host,
+      port: options.port,
+      what: options.what,
+      setting: options.portSetting,
+      purpose: options.what,
     });
     // This node:http server never listens: its connections come from the raw listener. 'listening' starts
     // its connection tracking, so its headers and request timeouts apply to the connections it is given.
     httpServer.emit('listening');
     this.#server = server;
     this.#httpServer = httpServer;
-    this.#port = (server.address() as AddressInfo).port;
+    this.#port = port;
     const timeouts = options.httpTimeouts;
     // The coarse clock is the process's: after another server of this process stopped, it kept that
     // server's last sweep, and connections stamped with it would look idle since then.
-    coarseClock.now = Date.now();
-    this.#sweep = setInterval(
-      () => sweepConnections(connections, timeouts),
-      httpServerOptions(timeouts).connectionsCheckingInterval,
-    );
+    coarseClock.now = systemClock.now();
+    this.#sweep = setInterval(() => sweepConnections(connections, timeouts), checkingIntervalMs(timeouts.headersMs));
     this.#sweep.unref();
   }
 
@@ -146,21 +144,18 @@ export class ProxyServer {
     if (!server) return;
     const connections = this.#connections;
     const handedOff = this.#handedOff;
-    await new Promise<void>((resolve) => {
-      // Requests in flight get 2 s to finish; idle connections close at once.
-      server.close(() => resolve());
-      const closeIdle = () => {
+    // Idle connections close at once and as their last answer goes out (rechecked: the raw data plane's
+    // connections finish outside node:http); requests in flight get the grace of stop.ts.
+    await stopGracefully(server, {
+      closeIdle: () => {
         for (const connection of connections) if (connection.idle) connection.socket.destroy();
         httpServer?.closeIdleConnections();
-      };
-      closeIdle();
-      const poll = setInterval(closeIdle, 100);
-      setTimeout(() => {
-        clearInterval(poll);
+      },
+      closeAll: () => {
         for (const connection of connections) connection.socket.destroy();
         for (const socket of handedOff) socket.destroy();
-      }, 2_000).unref();
-      server.once('close', () => clearInterval(poll));
+      },
+      recheckIdleMs: 100,
     });
     // Stops its connection checks (the callback's "not running" error only says it never listened).
     httpServer?.close(() => {});
@@ -169,7 +164,7 @@ export class ProxyServer {
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
 function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
-  const now = Date.now();
+  const now = systemClock.now();
   coarseClock.now = now;
   for (const connection of connections) {
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when

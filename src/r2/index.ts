@@ -27,6 +27,3 @@ export {
   type TemporaryGrant,
 } from './temp-credentials/index.ts';
 // The S3 API sends object bodies the way the wire backend does.
-export { FileSender } from './wire/send-file.ts';
-export { ClientGone, sendStream } from './wire/send-stream.ts';
-export { sendBody } from './wire/send-body.ts';

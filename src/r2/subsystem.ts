@@ -58,14 +58,17 @@ export function createR2Subsystem(deps: {
     bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined,
     clock: deps.clock,
   });
-  const publicStore = new SqlPublicDomainStore(deps.db);
-  const publicAccess = new PublicAccessService({
-    store: publicStore,
-    storage,
-    zones: deps.zones,
-    managedSuffix: deps.publicDomain,
-    hostnameTaken: deps.hostnameTaken,
-  });
+  const publicStore = new SqlPublicDomainStore(deps.db, deps.clock);
+  const publicAccess = new PublicAccessService(
+    {
+      store: publicStore,
+      storage,
+      zones: deps.zones,
+      managedSuffix: deps.publicDomain,
+      hostnameTaken: deps.hostnameTaken,
+    },
+    deps.clock,
+  );
   const publicHosts = new PublicHostDirectory({
     store: publicStore,
     managedHostname: (bucketId) => publicAccess.managedHostname(bucketId),

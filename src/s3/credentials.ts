@@ -1,6 +1,7 @@
 import type { AccountService, Principal } from '../accounts/index.ts';
 import { grantAllowsAction, grantAllowsKey, grantAllowsListing, type TemporaryCredentialService } from '../r2/index.ts';
 import { S3Error } from './errors.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** What a request asks to do, for a credential limited further than its principal (temporary ones). */
 export interface S3Action {
@@ -47,7 +48,7 @@ export function tokenAccessKeys(accounts: AccountService): S3CredentialSource {
   return {
     async lookup(accessKeyId, sessionToken) {
       if (sessionToken !== undefined) return undefined;
-      const now = Date.now();
+      const now = systemClock.now();
       const hit = cache.get(accessKeyId);
       if (hit && hit.until > now) return hit.key;
       const pair = await accounts.s3KeyPair(accessKeyId);

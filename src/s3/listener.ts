@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ClientGone, FileSender, sendBody } from '../r2/index.ts';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { BackgroundService } from '../shared/background-service.ts';
-import { applyIdleTimeout, httpServerOptions, type HttpTimeouts } from '../shared/http-timeouts.ts';
+import { createHttpServer } from '../shared/http-listener/http-server.ts';
+import { listen } from '../shared/http-listener/listen.ts';
+import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
+import { FileSender } from '../shared/http-listener/send-file.ts';
+import { sendBody } from '../shared/http-listener/send-body.ts';
+import { ClientGone } from '../shared/http-listener/send-stream.ts';
+import { httpConnections, stopGracefully } from '../shared/http-listener/stop.ts';
+import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
-import { portInUse } from '../shared/port-in-use.ts';
 import { releaseBody, type StorageService } from '../storage/index.ts';
 import { authenticate } from './authenticate.ts';
 import type { S3Reply } from './context.ts';
@@ -19,6 +23,8 @@ export interface S3ListenerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** The setting that moves the port (`--s3-api-port`), named when the port is taken. */
+  portSetting: PortSetting;
   storage: StorageService;
   credentials: S3CredentialSource;
   httpTimeouts: HttpTimeouts;
@@ -46,24 +52,14 @@ export class S3Listener implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const { host, port, httpTimeouts } = this.#options;
+    const { host, port, portSetting, httpTimeouts } = this.#options;
     const handle = (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res);
-    const server = createServer(httpServerOptions(httpTimeouts), handle);
+    const server = createHttpServer({ timeouts: httpTimeouts }, handle);
     // S3 ignores an Expect it does not know (Node would answer it 417 before any handler ran).
     server.on('checkExpectation', handle);
-    applyIdleTimeout(server, httpTimeouts);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          error.code === 'EADDRINUSE'
-            ? portInUse('S3 API', host, port, '--s3-api-port (env LEDGE_S3_API_PORT)')
-            : new Error(`cannot listen on ${host}:${port} for the S3 API: ${error.message}`),
-        ),
-      );
-      server.listen(port, host, () => resolve());
-    });
+    const listening = await listen(server, { host, port, what: 'S3 API', setting: portSetting });
     this.#server = server;
-    this.#port = (server.address() as AddressInfo).port;
+    this.#port = listening;
   }
 
   async stop(): Promise<void> {
@@ -71,11 +67,7 @@ export class S3Listener implements BackgroundService {
     this.#server = undefined;
     this.#port = undefined;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    });
+    await stopGracefully(server, httpConnections(server));
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

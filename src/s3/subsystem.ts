@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { StorageService } from '../storage/index.ts';
 import { chainSources, temporaryAccessKeys, tokenAccessKeys } from './credentials.ts';
 import { S3Listener } from './listener.ts';
+import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
 
 export interface S3Subsystem extends Subsystem {
   /** The listener on `--s3-api-port` (its background service); `port` once it listens. */
@@ -17,6 +18,8 @@ export function createS3Subsystem(deps: {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** The setting that moves the port, named when the port is taken. */
+  portSetting: PortSetting;
   storage: StorageService;
   accounts: AccountService;
   tempCredentials: TemporaryCredentialService;
@@ -26,6 +29,7 @@ export function createS3Subsystem(deps: {
   const listener = new S3Listener({
     host: deps.host,
     port: deps.port,
+    portSetting: deps.portSetting,
     storage: deps.storage,
     // Temporary credentials (with a session token) first, then API tokens' key pairs.
     credentials: chainSources([temporaryAccessKeys(deps.tempCredentials), tokenAccessKeys(deps.accounts)]),

@@ -1,3 +1,4 @@
+import { SETTINGS } from './settings/index.ts';
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
@@ -123,7 +124,7 @@ export async function createPlatform(
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
   const poolEnablement = new PoolEnablementBus();
-  const storage = new StorageService(new SqlMetadataStore(db), blobStore, {
+  const storage = new StorageService(new SqlMetadataStore(db, clock), blobStore, {
     logger,
     lifecycleIntervalMs: config.r2.lifecycleIntervalMs,
     gate,
@@ -141,7 +142,7 @@ export async function createPlatform(
   // the R2 wire backend its bindings reach, and before it).
   const accessChanges = new AccessChanges();
   const accounts = createAccountsSubsystem({ db, accessChanges });
-  const zones = createZonesSubsystem({ db, accounts: accounts.service });
+  const zones = createZonesSubsystem({ db, accounts: accounts.service, clock });
   const r2 = createR2Subsystem({
     storage,
     accounts: accounts.service,
@@ -199,6 +200,7 @@ export async function createPlatform(
     config: {
       functionsHost: config.functionsHost,
       functionsPort: config.functionsPort,
+      functionsPortSetting: SETTINGS.functionsPort,
       functionsDomain: config.functionsDomain,
       functionsProcesses: config.functionsProcesses,
       egress: config.egress,
@@ -224,6 +226,7 @@ export async function createPlatform(
   const traffic = new TrafficListener({
     host: config.host,
     port: config.trafficPort,
+    portSetting: SETTINGS.trafficPort,
     directory: loadBalancing.service.directory,
     health: loadBalancing.service.health,
     healthEvents,
@@ -233,6 +236,7 @@ export async function createPlatform(
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
+    clock,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
@@ -244,6 +248,7 @@ export async function createPlatform(
   const s3 = createS3Subsystem({
     host: config.host,
     port: config.s3ApiPort,
+    portSetting: SETTINGS.s3ApiPort,
     storage,
     accounts: accounts.service,
     tempCredentials: r2.tempCredentials,

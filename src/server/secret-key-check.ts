@@ -1,5 +1,6 @@
 import type { SchemaMigration, SqlDatabase } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
+import { isoNow } from '../shared/time.ts';
 
 export const secretKeyCheckMigrations: readonly SchemaMigration[] = [
   {
@@ -18,7 +19,7 @@ export async function checkSecretKey(db: SqlDatabase, box: SecretBox, keySource:
   const fingerprint = box.fingerprint();
   await db.run(
     'INSERT INTO secret_key_check (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING',
-    [fingerprint, new Date().toISOString()],
+    [fingerprint, isoNow()],
   );
   const recorded = await db.get<{ fingerprint: string }>('SELECT fingerprint FROM secret_key_check WHERE id = 1');
   if (recorded?.fingerprint !== fingerprint) {

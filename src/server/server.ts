@@ -1,15 +1,15 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { API_PREFIX, createApiApp } from '../api/app.ts';
 import { answerProtocolErrors, apiRequestListener } from '../api/listener.ts';
-import { applyIdleTimeout, httpServerOptions } from '../shared/http-timeouts.ts';
+import { createHttpServer } from '../shared/http-listener/http-server.ts';
+import { listen } from '../shared/http-listener/listen.ts';
+import { httpConnections, stopGracefully } from '../shared/http-listener/stop.ts';
 import type { Logger } from '../shared/logger.ts';
 import { bootstrapIfEmpty, type Credentials } from './bootstrap.ts';
 import type { ServerConfig } from './config.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { portInUse } from '../shared/port-in-use.ts';
 import { createPlatform, type Platform } from './platform.ts';
 import type { Clock } from '../shared/clock.ts';
+import { SETTINGS } from './settings/index.ts';
 
 export interface RunningServer {
   apiUrl: string;
@@ -43,26 +43,24 @@ export async function startServer(
     throw error;
   }
   const app = createApiApp(platform);
-  // Slow and idle clients: see http-timeouts.ts for the bounds and why.
-  const timeouts = config.httpTimeouts;
-  const server = createServer(
-    httpServerOptions(timeouts),
+  // Slow and idle clients: see shared/http-timeouts.ts for the bounds and why.
+  const server = createHttpServer(
+    { timeouts: config.httpTimeouts },
     apiRequestListener(app.fetch, { hostname: config.host, logger: platform.logger }),
   );
-  applyIdleTimeout(server, timeouts);
   answerProtocolErrors(server);
   // WebSocket upgrades: only tail sessions (`wrangler tail`) use them.
   server.on('upgrade', (request, socket, head) => {
     if (!platform.functions.tails.handleUpgrade(request, socket, head)) socket.destroy();
   });
+  let port: number;
   try {
-    await listen(server, config);
+    port = await listen(server, { host: config.host, port: config.port, what: 'API', setting: SETTINGS.port });
   } catch (error) {
     await closeDatabases(platform);
     lock.release();
     throw error;
   }
-  const port = (server.address() as AddressInfo).port;
   platform.egress.addOwnListener(port, 'API');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const apiUrl = `http://${host}:${port}${API_PREFIX}`;
@@ -89,11 +87,7 @@ export async function startServer(
   const close = () =>
     (closing ??= (async () => {
       platform.functions.tails.closeAll();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      });
+      await stopGracefully(server, httpConnections(server));
       await stopAll(started, platform);
       await closeDatabases(platform);
       lock.release();
@@ -109,20 +103,6 @@ async function stopAll(services: Platform['background'], platform: Platform): Pr
       platform.logger.error('background service failed to stop', { service: service.name, err: error });
     }
   }
-}
-
-/** Listens on the API port; a port in use is named in the error, with the flag that changes it. */
-function listen(server: Server, config: ServerConfig): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? portInUse('API', config.host, config.port, '--port (env LEDGE_PORT)')
-          : new Error(`cannot listen on ${config.host}:${config.port} for the API: ${error.message}`),
-      );
-    });
-    server.listen(config.port, config.host, () => resolve());
-  });
 }
 
 async function closeDatabases(platform: Platform): Promise<void> {

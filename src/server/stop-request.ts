@@ -1,3 +1,4 @@
+import { systemClock } from '../shared/clock.ts';
 /** Why the server is stopping: a signal, or the npm process that started it went away. */
 export type StopReason = NodeJS.Signals | 'parent exited';
 
@@ -44,10 +45,10 @@ export function forceExitIfSlow(graceMs: number, onForce: (why: string) => void)
   setTimeout(() => force(`shutdown took longer than ${graceMs} ms`), graceMs).unref();
   // Ctrl+C under `npm start` arrives twice at once (from the terminal, and forwarded by npm): only a
   // signal that comes after the first second is a user insisting.
-  const since = Date.now();
+  const since = systemClock.monotonic();
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
-      if (Date.now() - since >= REPEAT_AFTER_MS) force(`${signal} during shutdown`);
+      if (systemClock.monotonic() - since >= REPEAT_AFTER_MS) force(`${signal} during shutdown`);
     });
   }
 }

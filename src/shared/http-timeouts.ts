@@ -1,5 +1,3 @@
-import type { Server, ServerOptions } from 'node:http';
-
 /**
  * How long the HTTP servers wait on slow or idle clients. Each is a setting in milliseconds (LEDGE_HTTP_*_MS,
  * src/server/settings/schema.ts); the defaults are chosen for the API, where 5 GiB object uploads are
@@ -27,18 +25,10 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   keepAliveMs: 65_000,
 };
 
-/** Options for `http.createServer`: Node checks the headers and request timeouts on this interval. */
-export function httpServerOptions(timeouts: HttpTimeouts): ServerOptions {
-  return {
-    headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.requestMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    // Node's default is 30 s, which would let a 30 s headers timeout run to 60 s.
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
-  };
-}
-
-/** The idle timeout (socket inactivity) is set on the server once it exists. */
-export function applyIdleTimeout(server: Server, timeouts: HttpTimeouts): void {
-  server.setTimeout(timeouts.idleMs);
+/**
+ * How often the bounds are checked: Node's default of 30 s would let a 30 s headers timeout run to 60 s
+ * (node:http's `connectionsCheckingInterval`; the raw data plane's sweep, proxy/server.ts).
+ */
+export function checkingIntervalMs(headersMs: number): number {
+  return Math.max(50, Math.min(1_000, Math.floor(headersMs / 4)));
 }

@@ -1,4 +1,5 @@
 import { MetricsRegistry } from './metrics.ts';
+import { systemClock } from './clock.ts';
 
 /** `2xx`..`5xx`: a bounded label for an HTTP status. */
 export function statusClass(status: number): string {
@@ -110,7 +111,7 @@ export class LedgeMetrics {
   );
 
   constructor() {
-    const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
+    const startSeconds = Math.round(systemClock.now() / 1000 - process.uptime());
     this.registry.onCollect(() => {
       const cpu = process.cpuUsage();
       setTotal(this.processCpuUser, cpu.user / 1e6);

@@ -1,3 +1,4 @@
+import { isoNow } from './time.ts';
 /**
  * Structured logs on stderr, one record per line: `text` for a person at a terminal (time, level,
  * message, then key=value fields), or `json`, one object per line, to pipe to a collector.
@@ -26,7 +27,7 @@ export function createLogger(
   const threshold = LEVELS[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
-    const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
+    const record = { time: isoNow(), level: lvl, msg, ...base, ...fields };
     write(format === 'json' ? `${JSON.stringify(record, errorReplacer)}\n` : textLine(record));
   };
   return {

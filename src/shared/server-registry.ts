@@ -1,6 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { systemClock } from './clock.ts';
+import { isoNow } from './time.ts';
 
 /**
  * The per-user list of running `ledge server` processes, so that `ledge` finds the local server (its API
@@ -38,14 +40,14 @@ export function registerRunningServer(
   env: NodeJS.ProcessEnv = process.env,
 ): () => void {
   const dir = registryDir(env);
-  const file = join(dir, `${process.pid}-${Date.now()}.json`);
+  const file = join(dir, `${process.pid}-${systemClock.now()}.json`);
   const processStart = processStartTime(process.pid);
   const entry: RegisteredServer = {
     pid: process.pid,
     ...(processStart ? { process_start: processStart } : {}),
     api_url: loopbackUrl(server.apiUrl),
     data_dir: resolve(server.dataDir),
-    started_at: new Date().toISOString(),
+    started_at: isoNow(),
   };
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

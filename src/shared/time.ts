@@ -1,6 +1,8 @@
-/** Timestamps as the v4 API renders them (RFC 3339 with milliseconds, UTC). */
-export function isoNow(): string {
-  return new Date().toISOString();
+import { systemClock, type Clock } from './clock.ts';
+
+/** Timestamps as the v4 API renders them (RFC 3339 with milliseconds, UTC): now on `clock`. */
+export function isoNow(clock: Clock = systemClock): string {
+  return new Date(clock.now()).toISOString();
 }
 
 export function toIso(ms: number): string {

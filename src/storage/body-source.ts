@@ -3,14 +3,14 @@ import type { OpenBlobFile } from './blob-store.ts';
 
 /**
  * The body of one object read (ObjectService.get and read), in the one form each sender consumes: the
- * R2 binding's wire backend and the S3 API send it with `sendBody` (r2/wire/send-body.ts), the v4 object
+ * R2 binding's wire backend and the S3 API send it with `sendBody` (shared/http-listener/send-body.ts), the v4 object
  * route, public buckets and copies take it as a stream (`bodyStream`), and whoever does not send it
  * releases it (`releaseBody`).
  */
 export type BodySource =
   /** In memory: an inline body, or a small read done in one go (sent in one write). */
   | { kind: 'bytes'; bytes: Buffer }
-  /** A span of one blob's open file, read and sent through reused buffers (r2/wire/send-file.ts). */
+  /** A span of one blob's open file, read and sent through reused buffers (shared/http-listener/send-file.ts). */
   | { kind: 'file'; file: OpenBlobFile }
   /** The blob store's stream: a body over several blobs, or from a store without files (S3). */
   | { kind: 'stream'; stream: Readable }

@@ -1,4 +1,5 @@
 import { newId } from '../shared/ids.ts';
+import type { Clock } from '../shared/clock.ts';
 import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
 import type { MetadataStore } from './metadata-store.ts';
@@ -42,7 +43,10 @@ export class BucketService {
   readonly #cache = new Map<string, BucketRecord>();
   readonly #changed: Array<(accountId: string, name: string) => void> = [];
 
-  constructor(store: MetadataStore, garbage: BlobGarbage) {
+  readonly #clock: Clock;
+
+  constructor(store: MetadataStore, garbage: BlobGarbage, clock: Clock) {
+    this.#clock = clock;
     this.#store = store;
     this.#garbage = garbage;
   }
@@ -61,7 +65,7 @@ export class BucketService {
       id: newId(),
       accountId,
       name: input.name,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
       location: hint ?? 'enam',
       storageClass: input.storageClass ?? 'Standard',
       jurisdiction,

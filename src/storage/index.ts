@@ -44,7 +44,7 @@ export { R2Errors } from './errors.ts';
 export { R2_LIMITS } from './limits.ts';
 export { CACHEABLE_METADATA_KEY, LOCAL_BODY_METADATA_KEY, isReservedMetadataKey } from './validation.ts';
 export { conditionalFromHeaders, conditionHolds } from './conditionals.ts';
-export { INLINE_BODY_LIMIT, type GetResult, type PutOptions, type ReadResult } from './object-service.ts';
+export { type GetResult, type PutOptions, type ReadResult } from './object-service.ts';
 export type { ListResult, ListOptions } from './object-listing.ts';
 export type * from './types.ts';
 export { STORAGE_CLASSES, CHECKSUM_ALGORITHMS } from './types.ts';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
 import { measure } from './digest-stream.ts';
@@ -38,7 +39,10 @@ export class MultipartService {
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
 
-  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage) {
+  readonly #clock: Clock;
+
+  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage, clock: Clock) {
+    this.#clock = clock;
     this.#store = store;
     this.#blobs = blobs;
     this.#garbage = garbage;
@@ -62,7 +66,7 @@ export class MultipartService {
       uploadId: newId(),
       bucketId: bucket.id,
       key,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
       httpMetadata: options.httpMetadata ?? {},
       customMetadata,
       storageClass: options.storageClass ?? bucket.storageClass,
@@ -100,7 +104,7 @@ export class MultipartService {
       size: blob.size,
       etag: randomBytes(16).toString('hex'),
       md5: checksums.md5!,
-      uploadedAt: Date.now(),
+      uploadedAt: this.#clock.now(),
       ...(iv ? { iv } : {}),
     };
     const result = await this.#store.putPart(bucket.id, part);
@@ -127,7 +131,7 @@ export class MultipartService {
       throw (await this.#wasFinished(bucket, key, uploadId)) ? R2Errors.noSuchUpload() : R2Errors.internalError(404);
     }
     const result = await this.#store.completeUpload(bucket.id, uploadId, (upload, stored) =>
-      buildObject(upload, stored, parts),
+      buildObject(upload, stored, parts, this.#clock.now()),
     );
     // Finished by a concurrent complete or abort between the lookup and the transaction.
     if (result.status === 'no-upload') throw R2Errors.noSuchUpload();
@@ -196,7 +200,12 @@ export class MultipartService {
  * listed* at least 5 MiB (EntityTooSmall), then in part-number order every part but the last the same
  * size and the last not larger (BadUpload). The object's parts are in part-number order.
  */
-function buildObject(upload: UploadRecord, stored: PartRecord[], requested: readonly ListedPart[]): ObjectRecord {
+function buildObject(
+  upload: UploadRecord,
+  stored: PartRecord[],
+  requested: readonly ListedPart[],
+  uploaded: number,
+): ObjectRecord {
   const listed = new Set<number>();
   for (const wanted of requested) {
     if (listed.has(wanted.partNumber)) throw R2Errors.internalError(400);
@@ -226,7 +235,7 @@ function buildObject(upload: UploadRecord, stored: PartRecord[], requested: read
     version: upload.uploadId,
     size,
     etag: `${createHash('md5').update(md5s).digest('hex')}-${chosen.length}`,
-    uploaded: Date.now(),
+    uploaded,
     httpMetadata: upload.httpMetadata,
     customMetadata: upload.customMetadata,
     checksums: {},

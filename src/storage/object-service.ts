@@ -1,4 +1,6 @@
 import { newId } from '../shared/ids.ts';
+import type { Clock } from '../shared/clock.ts';
+import { SMALL_BODY_BYTES } from '../shared/http-listener/small-body.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
 import type { BodySource } from './body-source.ts';
 import { conditionHolds } from './conditionals.ts';
@@ -60,23 +62,16 @@ export type ReadResult =
   | { status: 'precondition-failed'; object: ObjectRecord };
 export type GetResult = ReadResult;
 
-/**
- * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
- * blob file: one transaction stores and publishes them, with no file to create, fsync, rename and
- * later delete. bench/functions, PUT 1 KiB: ~0.6k -> ~1.2k req/s
- * (docs/benchmarks-history.md, "meeting the targets", 2026-11-21).
- * SQLite reads blobs of this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html);
- * larger ones stream to files, so memory per upload stays bounded.
- */
-export const INLINE_BODY_LIMIT = 64 * 1024;
-
 /** Single objects: put, get, head, delete. All writes are atomic per key (see MetadataStore.commitObject). */
 export class ObjectService {
   readonly #store: MetadataStore;
   readonly #blobs: BlobStore;
   readonly #garbage: BlobGarbage;
 
-  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage) {
+  readonly #clock: Clock;
+
+  constructor(store: MetadataStore, blobs: BlobStore, garbage: BlobGarbage, clock: Clock) {
+    this.#clock = clock;
     this.#store = store;
     this.#blobs = blobs;
     this.#garbage = garbage;
@@ -118,7 +113,7 @@ export class ObjectService {
         version: newId(),
         size,
         etag: checksums.md5!,
-        uploaded: Date.now(),
+        uploaded: this.#clock.now(),
         httpMetadata: options.httpMetadata ?? {},
         customMetadata,
         checksums,
@@ -133,7 +128,7 @@ export class ObjectService {
       return object;
     };
 
-    if (options.size !== undefined && options.size <= INLINE_BODY_LIMIT) {
+    if (options.size !== undefined && options.size <= SMALL_BODY_BYTES) {
       const inlineBody = await collectBody(measured.source, options.size);
       if (!ssec) return publish({ segments: [], inlineBody });
       return publish({ segments: [], inlineBody: cryptAt(inlineBody, ssec, iv!, 0), inlineIv: iv });

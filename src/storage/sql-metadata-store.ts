@@ -1,4 +1,5 @@
 import { dialects, type DialectName, type SqlDatabase, type SqlExecutor, type SqlTransaction } from '../db/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import type {
   BucketDeleteResult,
   BucketListQuery,
@@ -52,7 +53,11 @@ export class SqlMetadataStore implements MetadataStore {
   /** PostgreSQL's text cannot hold U+0000, which SQLite's can: such a key cannot be stored there. */
   readonly #nulFree: boolean;
 
-  constructor(db: SqlDatabase) {
+  /** Stamps the rows it writes itself (lifecycle rules' updated_at, finished uploads). */
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = db;
     this.#forShare = FOR_SHARE[db.dialect];
     this.#forUpdate = dialects[db.dialect].forUpdate;
@@ -290,7 +295,7 @@ export class SqlMetadataStore implements MetadataStore {
       const object = build(upload, parts);
       const replaced = await this.#lockObject(tx, bucketId, upload.key);
       await upsertObject(tx, object);
-      await finishUpload(tx, upload);
+      await finishUpload(tx, upload, this.#clock.now());
       const used = new Set(object.segments.map((s) => s.blobId));
       return { status: 'completed', object, replaced, unusedParts: parts.filter((p) => !used.has(p.blobId)) };
     });
@@ -303,7 +308,7 @@ export class SqlMetadataStore implements MetadataStore {
       const upload = await selectUpload(tx, bucketId, uploadId, this.#forUpdate);
       if (!upload) return undefined;
       const parts = await partsOf(tx, uploadId);
-      await finishUpload(tx, upload);
+      await finishUpload(tx, upload, this.#clock.now());
       return parts;
     });
   }
@@ -333,7 +338,7 @@ export class SqlMetadataStore implements MetadataStore {
       await tx.run(
         `INSERT INTO r2_bucket_lifecycle (bucket_id, rules, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (bucket_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at`,
-        [bucketId, JSON.stringify(rules), Date.now()],
+        [bucketId, JSON.stringify(rules), this.#clock.now()],
       );
       return true;
     });
@@ -352,7 +357,7 @@ export class SqlMetadataStore implements MetadataStore {
       await tx.run(
         `INSERT INTO r2_bucket_cors (bucket_id, rules, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (bucket_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at`,
-        [bucketId, JSON.stringify(rules), Date.now()],
+        [bucketId, JSON.stringify(rules), this.#clock.now()],
       );
       return true;
     });
@@ -502,13 +507,13 @@ async function partsOf(tx: SqlExecutor, uploadId: string): Promise<PartRecord[]>
 }
 
 /** Drops the upload (its parts cascade) and remembers that it existed; inside the caller's transaction. */
-async function finishUpload(tx: SqlExecutor, upload: UploadRecord): Promise<void> {
+async function finishUpload(tx: SqlExecutor, upload: UploadRecord, finishedAt: number): Promise<void> {
   await tx.run('DELETE FROM r2_uploads WHERE upload_id = ?', [upload.uploadId]);
   await tx.run(
     `INSERT INTO r2_finished_uploads (upload_id, bucket_id, key, finished_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (upload_id) DO UPDATE SET
        bucket_id = excluded.bucket_id, key = excluded.key, finished_at = excluded.finished_at`,
-    [upload.uploadId, upload.bucketId, upload.key, Date.now()],
+    [upload.uploadId, upload.bucketId, upload.key, finishedAt],
   );
 }
 

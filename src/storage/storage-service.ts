@@ -93,9 +93,9 @@ export class StorageService {
       run: () => this.#sweepOnce(false),
     });
     this.#garbage = new BlobGarbage(blobs, { graceMs: this.#options.garbageGraceMs, logger: options.logger });
-    this.buckets = new BucketService(store, this.#garbage);
-    this.objects = new ObjectService(store, blobs, this.#garbage);
-    this.multipart = new MultipartService(store, blobs, this.#garbage);
+    this.buckets = new BucketService(store, this.#garbage, this.#options.clock);
+    this.objects = new ObjectService(store, blobs, this.#garbage, this.#options.clock);
+    this.multipart = new MultipartService(store, blobs, this.#garbage, this.#options.clock);
     this.cors = new CorsService(store, this.buckets);
     this.lifecycle = new LifecycleService({
       store,

@@ -62,7 +62,7 @@ export interface ObjectRecord {
   /** Where the bytes are: blobs in order (empty when `inlineBody` holds them). */
   segments: BlobSegment[];
   /**
-   * The bytes of a small object, kept in its metadata record instead of a blob (see INLINE_BODY_LIMIT):
+   * The bytes of a small object, kept in its metadata record instead of a blob (see SMALL_BODY_BYTES, shared/http-listener/small-body.ts):
    * one transaction stores and publishes it. Object listings leave it out.
    */
   inlineBody?: Uint8Array | undefined;

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from './log-limits.ts';
+import { isoNow } from '../shared/time.ts';
 
 /** One read of a history: large enough to be cheap per byte, small enough that no chunk holds the event loop. */
 const CHUNK_BYTES = 256 * 1024;
@@ -153,7 +154,7 @@ export class ScriptLogFile {
 
 function droppedNote(count: number): string {
   const message = `[ledge] ${count} console line(s) of this script were dropped: they came faster than the disk took them`;
-  return `${JSON.stringify({ time: new Date().toISOString(), level: 'warn', message: [message] })}\n`;
+  return `${JSON.stringify({ time: isoNow(), level: 'warn', message: [message] })}\n`;
 }
 
 async function openIfExists(path: string): Promise<FileHandle | undefined> {

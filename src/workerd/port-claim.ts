@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { portInUse } from '../shared/port-in-use.ts';
+import { portInUse, type PortSetting } from '../shared/http-listener/port-in-use.ts';
 
 /** A functions port this server owns until release(); see claimFunctionsPort. */
 export interface PortClaim {
@@ -18,11 +18,11 @@ export interface PortClaim {
  *   not) is bound to the port.
  * Port 0 (any free port) needs neither. Rejects with an error naming the port.
  */
-export async function claimFunctionsPort(host: string, port: number): Promise<PortClaim> {
+export async function claimFunctionsPort(host: string, port: number, setting: PortSetting): Promise<PortClaim> {
   if (port === 0) return { release: () => undefined };
-  const lock = await holdLock(host, port);
+  const lock = await holdLock(host, port, setting);
   try {
-    await probe(host, port);
+    await probe(host, port, setting);
   } catch (error) {
     lock?.close();
     throw error;
@@ -30,16 +30,14 @@ export async function claimFunctionsPort(host: string, port: number): Promise<Po
   return { release: () => lock?.close() };
 }
 
-const FUNCTIONS_PORT_HINT = '--functions-port (env LEDGE_FUNCTIONS_PORT)';
-
 /** Resolves with the listening lock socket, or undefined where abstract sockets do not exist (not Linux). */
-function holdLock(host: string, port: number): Promise<Server | undefined> {
+function holdLock(host: string, port: number, setting: PortSetting): Promise<Server | undefined> {
   if (process.platform !== 'linux') return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     // Nobody connects to it; should someone, the connection is dropped at once.
     const lock = createServer((socket) => socket.destroy());
     lock.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(portInUse('functions', host, port, FUNCTIONS_PORT_HINT));
+      if (error.code === 'EADDRINUSE') reject(portInUse('functions', host, port, setting));
       else resolve(undefined);
     });
     lock.listen(`\0ledge-functions-port:${host}:${port}`, () => {
@@ -50,13 +48,13 @@ function holdLock(host: string, port: number): Promise<Server | undefined> {
   });
 }
 
-function probe(host: string, port: number): Promise<void> {
+function probe(host: string, port: number, setting: PortSetting): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? portInUse('functions', host, port, FUNCTIONS_PORT_HINT)
+          ? portInUse('functions', host, port, setting)
           : new Error(`cannot listen on ${host}:${port} for functions: ${error.message}`),
       );
     });

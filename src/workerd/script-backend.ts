@@ -3,6 +3,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ScriptToRun } from './script.ts';
 import { openUnixSockets, type ListeningSocket } from './listen-socket.ts';
 import type { WorkerdProcess } from './workerd-process.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /**
  * The workerd process that runs one deployed script (one isolate, so Cloudflare's limits per isolate and
@@ -109,7 +110,7 @@ export class ScriptBackend {
 
   #onExit(process: WorkerdProcess, code: number | null): void {
     if (this.#stopped || process.stopping || this.#process !== process) return;
-    const now = Date.now();
+    const now = systemClock.now();
     this.#recentExits = [...this.#recentExits.filter((t) => now - t < 10_000), now];
     const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
     const fields = { account: this.accountId, script: this.scriptName, pid: process.child.pid, code, delay_ms: delay };

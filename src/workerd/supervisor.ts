@@ -29,6 +29,9 @@ import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
+import { systemClock } from '../shared/clock.ts';
+import { isoNow } from '../shared/time.ts';
+import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
 
 export type { R2ServiceResolver } from './config/index.ts';
 
@@ -36,6 +39,8 @@ export type { R2ServiceResolver } from './config/index.ts';
 export interface FunctionsConfig {
   functionsHost: string;
   functionsPort: number;
+  /** The setting that moves the port (`--functions-port`), named when another process holds it. */
+  functionsPortSetting: PortSetting;
   functionsDomain: string;
   functionsProcesses: number;
   /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
@@ -197,10 +202,10 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const started = Date.now();
+    const started = systemClock.monotonic();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
-    this.#claim = await claimFunctionsPort(functionsHost, functionsPort);
+    this.#claim = await claimFunctionsPort(functionsHost, functionsPort, this.#deps.config.functionsPortSetting);
     let sockets: ListeningSocket[];
     try {
       sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
@@ -233,7 +238,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
-      ms: Date.now() - started,
+      ms: Math.round(systemClock.monotonic() - started),
     });
   }
 
@@ -349,7 +354,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   #remember(wanted: Wanted, reason: string): void {
-    const at = new Date().toISOString();
+    const at = isoNow();
     this.#failed.set(wanted.key, { fingerprint: wanted.fingerprint, reason, at });
     this.#deps.logger.warn('a function failed to start', { script: wanted.key, reason });
   }
@@ -632,7 +637,7 @@ export class FunctionsRuntime implements BackgroundService {
   /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
   #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
     if (group.stopping || this.#stopped || this.#current !== group) return;
-    const now = Date.now();
+    const now = systemClock.now();
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);

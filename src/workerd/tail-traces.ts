@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TAIL_FLAG_FILE, TAIL_FLAG_PEER, TRACE_MARKER } from './isolate/contract.ts';
 import { WatchCounts } from './watch-counts.ts';
+import { systemClock } from '../shared/clock.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
 export interface TailLog {
@@ -193,7 +194,7 @@ export class TailTraces {
         script,
         method: rest.slice(afterEnded + 1, afterMethod),
         url: rest.slice(afterMethod + 1),
-        eventTimestamp: Date.now(),
+        eventTimestamp: systemClock.now(),
         source,
         ended: false,
       });
@@ -287,7 +288,7 @@ export class TailTraces {
         logs: [],
         eventTimestamp: pending.eventTimestamp,
         event: { request: { url: pending.url, method: pending.method, headers: {}, cf: {} } },
-        wallTime: Date.now() - pending.eventTimestamp,
+        wallTime: systemClock.now() - pending.eventTimestamp,
         diagnosticsChannelEvents: [],
         truncated: false,
         executionModel: 'stateless',

@@ -1,5 +1,6 @@
 import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase } from '../db/index.ts';
 import type { FunctionGrowth } from '../workerd/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /**
  * Request samples per function for the dashboard's charts: how many requests each script answered in a time
@@ -44,13 +45,16 @@ const ADD_ON_CONFLICT = foldOnConflict(TABLE);
 export class FunctionSamples extends SampleRollup {
   readonly #db: SqlDatabase;
 
-  constructor(db: SqlDatabase) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
     super(db, TABLE);
+    this.#clock = clock;
     this.#db = db;
   }
 
   /** One scrape's growth, into the minute it was taken in (one transaction). */
-  async add(growth: readonly FunctionGrowth[], nowMs = Date.now()): Promise<void> {
+  async add(growth: readonly FunctionGrowth[], nowMs = this.#clock.now()): Promise<void> {
     const grew = growth.filter((g) => g.requests > 0 || g.status.some((n) => n > 0));
     if (grew.length > 0) {
       const minute = Math.floor(nowMs / 60_000) * 60;
@@ -72,7 +76,7 @@ export class FunctionSamples extends SampleRollup {
     accountId: string,
     script: string,
     range: RequestRange,
-    nowMs = Date.now(),
+    nowMs = this.#clock.now(),
   ): Promise<RequestSamplePoint[]> {
     const { seconds, step } = REQUEST_RANGES[range];
     const since = Math.floor(nowMs / 1000) - seconds;

@@ -2,6 +2,7 @@ import type { JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SqlLogHistoryStore } from './log-history-store.ts';
 import type { FunctionLogLine } from '../workerd/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** Lines wait at most this long (or until BATCH lines) before one INSERT takes them. */
 const FLUSH_MS = 200;
@@ -35,7 +36,10 @@ export class SharedLogHistory {
   /** Lines written per script since its last trim. */
   readonly #sinceTrim = new Map<string, number>();
 
-  constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#store = deps.store;
     this.#logger = deps.logger;
     this.#gate = deps.gate;
@@ -105,7 +109,7 @@ export class SharedLogHistory {
   async #prune(): Promise<void> {
     try {
       if (!(await this.#gate('worker-log-lines', PRUNE_EVERY_MS * 1.5))) return;
-      await this.#store.pruneBefore(new Date(Date.now() - KEEP_MS).toISOString());
+      await this.#store.pruneBefore(new Date(this.#clock.now() - KEEP_MS).toISOString());
     } catch (error) {
       this.#logger.warn('function log lines could not be pruned', { err: error });
     }

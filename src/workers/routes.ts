@@ -24,6 +24,7 @@ import { mountCronRoutes } from './crons/cron-routes.ts';
 import type { CronService } from './crons/cron-service.ts';
 import { parseScriptUpload } from './upload.ts';
 import { mountRequestHistoryRoute, type RequestHistory } from './request-history.ts';
+import { isoNow } from '../shared/time.ts';
 
 const CODE = 10021;
 
@@ -48,7 +49,7 @@ export function workerRoutes(
     email: c.get('principal').email,
     source: /wrangler/i.test(c.req.header('user-agent') ?? '') ? 'wrangler' : 'api',
   });
-  const today = () => new Date().toISOString().slice(0, 10);
+  const today = () => isoNow().slice(0, 10);
   // The multipart parser buffers what it reads: the cap applies while the body streams in.
   const upload = (c: ApiContext) =>
     parseScriptUpload(

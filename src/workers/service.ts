@@ -24,6 +24,7 @@ import {
   parseBindings,
   type ScriptUpload,
 } from './upload.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export type { ReloadReport, ScriptRuntimeStatus };
 
@@ -61,14 +62,20 @@ export class WorkersService {
   readonly #maxScripts: number;
   readonly #onDeleted: Array<(accountId: string, name: string) => Promise<void> | void> = [];
 
-  constructor(deps: {
-    store: WorkerStore;
-    runtime: FunctionRuntime;
-    buckets: BucketLookup;
-    accounts: AccountService;
-    /** Scripts one account may have (Cloudflare's "Number of Workers"). */
-    maxScriptsPerAccount?: number | undefined;
-  }) {
+  readonly #clock: Clock;
+
+  constructor(
+    deps: {
+      store: WorkerStore;
+      runtime: FunctionRuntime;
+      buckets: BucketLookup;
+      accounts: AccountService;
+      /** Scripts one account may have (Cloudflare's "Number of Workers"). */
+      maxScriptsPerAccount?: number | undefined;
+    },
+    clock: Clock = systemClock,
+  ) {
+    this.#clock = clock;
     this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
@@ -107,7 +114,7 @@ export class WorkersService {
         );
       }
     }
-    const now = isoNow();
+    const now = isoNow(this.#clock);
     const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';
     const version: Omit<VersionRecord, 'number'> = {
       id: randomUUID(),
@@ -205,7 +212,7 @@ export class WorkersService {
       source: caller.source,
       author_email: caller.email,
       annotations,
-      created_on: isoNow(),
+      created_on: isoNow(this.#clock),
     };
     await this.store.addDeployment(deployment);
     await this.#reloadFor(accountId, name, async () => {
@@ -241,7 +248,7 @@ export class WorkersService {
     const [latest] = await this.store.listVersions(accountId, name);
     if (latest && latest.id !== current.id) throw WorkerErrors.latestVersionNotDeployed();
     if (settings.compatibility_date !== undefined) {
-      checkCompatibilityDate(settings.compatibility_date, new Date().toISOString().slice(0, 10));
+      checkCompatibilityDate(settings.compatibility_date, isoNow(this.#clock).slice(0, 10));
     }
     if (settings.compatibility_flags !== undefined) checkCompatibilityFlags(settings.compatibility_flags);
     const upload: ScriptUpload = {

@@ -12,6 +12,8 @@ import {
 } from './store-rows.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
+import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** Persistence of scripts, versions, deployments, secrets and subdomains (SQLite or PostgreSQL: `SqlWorkerStore`). */
 export interface WorkerStore {
@@ -68,7 +70,10 @@ export class SqlWorkerStore implements WorkerStore {
   readonly #db: SqlDatabase;
   readonly #box: SecretBox;
 
-  constructor(db: SqlDatabase, secretBox: SecretBox) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, secretBox: SecretBox, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = db;
     this.#box = secretBox;
   }
@@ -316,7 +321,7 @@ export class SqlWorkerStore implements WorkerStore {
   }
 
   #putSecret(db: SqlExecutor, accountId: string, script: string, name: string, text: string) {
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     return db.run(
       `INSERT INTO worker_secrets (account_id, script_name, name, type, sealed, created_on, modified_on) VALUES (?, ?, ?, 'secret_text', ?, ?, ?)
        ON CONFLICT (account_id, script_name, name) DO UPDATE SET sealed = excluded.sealed, modified_on = excluded.modified_on`,

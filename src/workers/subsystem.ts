@@ -89,7 +89,7 @@ export function createWorkersSubsystem(deps: {
   );
   const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime));
-  const tails = new TailSessions({ traces, ttlMs: settings.tailSessionSeconds * 1000 });
+  const tails = new TailSessions({ traces, ttlMs: settings.tailSessionSeconds * 1000 }, deps.clock);
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
@@ -104,7 +104,7 @@ export function createWorkersSubsystem(deps: {
   });
   // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.
   deps.r2.onObjectsChanged?.((bucket, keys, lists) => invalidateEverywhere(WorkerdProcess.live, bucket, keys, lists));
-  const samples = new FunctionSamples(deps.db);
+  const samples = new FunctionSamples(deps.db, deps.clock);
   const collector = new FunctionMetricsCollector(
     deps.metrics,
     () => runtime.pingSockets(),
@@ -114,13 +114,16 @@ export function createWorkersSubsystem(deps: {
   const requestHistory = new RequestHistory(collector, samples);
   const cluster = deps.cluster;
   const sharedRuntime = cluster ? announcingReloads(runtime, cluster) : runtime;
-  const workers: WorkersService = new WorkersService({
-    store: new SqlWorkerStore(deps.db, deps.secretBox),
-    runtime: sharedRuntime,
-    buckets: deps.buckets,
-    accounts: deps.accounts,
-    maxScriptsPerAccount: settings.maxScriptsPerAccount,
-  });
+  const workers: WorkersService = new WorkersService(
+    {
+      store: new SqlWorkerStore(deps.db, deps.secretBox, deps.clock),
+      runtime: sharedRuntime,
+      buckets: deps.buckets,
+      accounts: deps.accounts,
+      maxScriptsPerAccount: settings.maxScriptsPerAccount,
+    },
+    deps.clock,
+  );
   const crons = new CronService({
     store: cronStore,
     requireScript: (accountId, name) => workers.requireScript(accountId, name),
@@ -154,12 +157,15 @@ export function createWorkersSubsystem(deps: {
       void crons.reschedule().catch(() => undefined);
     });
     cluster.onRemote(CRONS_TOPIC, () => void crons.reschedule().catch(() => undefined));
-    new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) });
-    logHistory = new SharedLogHistory({
-      store: new SqlLogHistoryStore(deps.db),
-      logger: deps.logger.child({ component: 'function-logs' }),
-      gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
-    });
+    new TailRelay({ cluster, traces, logs, logger: deps.logger.child({ component: 'tail-relay' }) }, deps.clock);
+    logHistory = new SharedLogHistory(
+      {
+        store: new SqlLogHistoryStore(deps.db),
+        logger: deps.logger.child({ component: 'function-logs' }),
+        gate: (job, ttlMs) => cluster.mayRun(job, ttlMs),
+      },
+      deps.clock,
+    );
     logs.shareHistory(logHistory);
   }
   const functions: FunctionsPlatform = { workers, runtime, logs, crons, traces, tails, logHistory, requestHistory };

@@ -6,6 +6,8 @@ import { normaliseHostname, ZONE_STATUSES, ZoneCreateSchema, type Zone } from '.
 import type { ZoneQuery, ZoneStore } from './store.ts';
 import { parseWith } from '../api-kit/body.ts';
 import { ZONE_VALIDATION_CODE } from './errors.ts';
+import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** What zones need to know about accounts: their names (rendered in every zone). */
 export interface AccountNames {
@@ -41,7 +43,10 @@ export class ZoneService {
   readonly #accounts: AccountNames;
   readonly #deletionHooks: ZoneDeletionHook[] = [];
 
-  constructor(store: ZoneStore, accounts: AccountNames) {
+  readonly #clock: Clock;
+
+  constructor(store: ZoneStore, accounts: AccountNames, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#store = store;
     this.#accounts = accounts;
   }
@@ -61,7 +66,7 @@ export class ZoneService {
     const parent = await this.#store.longestOf(suffixes(name).slice(1));
     if (parent && parent.account_id !== input.account.id)
       throw ZoneErrors.invalidName(name, `it is under the zone ${parent.name} of another account`);
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     const zone: Zone = {
       id: newId(),
       account_id: input.account.id,

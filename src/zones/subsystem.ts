@@ -1,5 +1,6 @@
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import { zoneRoutes } from './routes.ts';
 import { ZoneService } from './service.ts';
 import { SqlZoneStore } from './store.ts';
@@ -12,7 +13,9 @@ export interface ZonesSubsystem extends Subsystem {
 export function createZonesSubsystem(deps: {
   db: SqlDatabase;
   accounts: ConstructorParameters<typeof ZoneService>[1];
+  /** Stamps zones' created_on and modified_on (tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }): ZonesSubsystem {
-  const service = new ZoneService(new SqlZoneStore(deps.db), deps.accounts);
+  const service = new ZoneService(new SqlZoneStore(deps.db), deps.accounts, deps.clock);
   return { name: 'zones', service, background: [], mountRoutes: (api) => api.route('/', zoneRoutes(service)) };
 }

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { Agent as UndiciAgent, WebSocket as UndiciWebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
 import {
   createLoadBalancer,
   createPool,
@@ -36,6 +37,7 @@ async function blackholePort(): Promise<{ port: number; child: ChildProcess }> {
 }
 
 describe('load balancer traffic: proxying', () => {
+  const clock = new ManualClock();
   let ledge: TestLedge;
   let port: number;
   let zoneId: string;
@@ -55,6 +57,8 @@ describe('load balancer traffic: proxying', () => {
   beforeAll(async () => {
     ledge = await startLedge({
       env: { LEDGE_LB_RESPONSE_TIMEOUT_MS: '1500', LEDGE_LB_CONNECT_TIMEOUT_MS: '1000' },
+      // Passive health's time (no pool here has a monitor: nothing else runs on it).
+      clock,
     });
     port = trafficPort(ledge);
     zoneId = await createZone(ledge, 'proxy.test');
@@ -187,10 +191,10 @@ describe('load balancer traffic: proxying', () => {
     const retried = await trafficRequest(port, name, '/', { agent: false });
     expect(retried.status).toBe(200);
     expect(retried.body).toBe('one');
-    // Passive health: the refusing origin is passed over for 2 s, then tried again. Real time: the data
-    // plane marks failures on its own clock (PASSIVE_FAILURE_MS, src/proxy/endpoints.ts), not the platform's.
+    // Passive health: the refusing origin is passed over for 2 s of the platform's clock (PASSIVE_FAILURE_MS,
+    // src/proxy/endpoints.ts), then tried again.
     for (let i = 0; i < 5; i++) expect((await trafficRequest(port, name)).body).toBe('one');
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await clock.advance(2_100);
     const posted = await trafficRequest(port, name, '/', { method: 'POST', body: 'x', agent: false });
     expect(posted.status).toBe(521);
     expect(posted.body).toMatch(/^error code: 521\n/);

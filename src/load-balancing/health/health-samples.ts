@@ -1,5 +1,6 @@
 import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase, type SqlExecutor } from '../../db/index.ts';
 import type { OriginState } from './health-state.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /**
  * Health samples for the dashboard's charts: how many checks each origin (and its pool, origin_name '') had
@@ -38,8 +39,11 @@ const UPSERT = `INSERT INTO lb_health_samples (pool_id, origin_name, resolution,
 export class HealthSamples extends SampleRollup {
   readonly #db: SqlDatabase;
 
-  constructor(db: SqlDatabase) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
     super(db, TABLE);
+    this.#clock = clock;
     this.#db = db;
   }
 
@@ -63,7 +67,7 @@ export class HealthSamples extends SampleRollup {
   }
 
   /** A pool's points over `range`, one per origin (and the pool) per step. */
-  async series(poolId: string, range: HealthRange, nowMs = Date.now()): Promise<HealthSamplePoint[]> {
+  async series(poolId: string, range: HealthRange, nowMs = this.#clock.now()): Promise<HealthSamplePoint[]> {
     const { seconds, step } = HEALTH_RANGES[range];
     const since = Math.floor(nowMs / 1000) - seconds;
     const rows = await this.#db.all<{

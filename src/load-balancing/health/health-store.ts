@@ -10,6 +10,8 @@ import type { EventSource, Health, HealthEvent, HealthEventBus } from './events.
 import { HealthSamples, type HealthRange, type HealthSamplePoint } from './health-samples.ts';
 import { evaluatePool, nextOriginState, type OriginState, type PoolPlan } from './health-state.ts';
 import type { ProbeResult } from './probe-types.ts';
+import { isoNow } from '../../shared/time.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 export interface CheckOutcome {
   plan: PoolPlan;
@@ -69,10 +71,13 @@ export class SqlHealthStore implements HealthStore {
   readonly #bus: HealthEventBus;
   readonly #samples: HealthSamples;
 
-  constructor(db: SqlDatabase, bus: HealthEventBus) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, bus: HealthEventBus, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = db;
     this.#bus = bus;
-    this.#samples = new HealthSamples(db);
+    this.#samples = new HealthSamples(db, clock);
   }
 
   series(poolId: string, range: HealthRange): Promise<HealthSamplePoint[]> {
@@ -87,7 +92,7 @@ export class SqlHealthStore implements HealthStore {
     return this.#poolState(this.#db, poolId);
   }
 
-  async record(outcomes: readonly CheckOutcome[], now = new Date().toISOString()): Promise<HealthEvent[]> {
+  async record(outcomes: readonly CheckOutcome[], now = isoNow(this.#clock)): Promise<HealthEvent[]> {
     if (outcomes.length === 0) return [];
     const byPool = new Map<string, CheckOutcome[]>();
     for (const outcome of outcomes) {
@@ -129,7 +134,7 @@ export class SqlHealthStore implements HealthStore {
     return recorded;
   }
 
-  reconcile(plan: PoolPlan, now = new Date().toISOString()): Promise<HealthEvent | undefined> {
+  reconcile(plan: PoolPlan, now = isoNow(this.#clock)): Promise<HealthEvent | undefined> {
     return inTransactionScope(this.#db, async (scope) => {
       const { tx } = scope;
       await lockPool(tx, plan.poolId);

@@ -8,6 +8,8 @@ import { formatRtt, type OriginHealth } from './health-view.ts';
 import type { PreviewStore } from './preview-store.ts';
 import { probe } from './probe.ts';
 import { probeTarget } from './targets.ts';
+import { isoNow } from '../../shared/time.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 export type PreviewResult = Record<string, { healthy: boolean; origins: Record<string, OriginHealth>[] }>;
 
@@ -20,7 +22,10 @@ export class PreviewService {
   readonly #store: PreviewStore;
   readonly #egress: EgressPolicy;
 
-  constructor(store: PreviewStore, egress: EgressPolicy) {
+  readonly #clock: Clock;
+
+  constructor(store: PreviewStore, egress: EgressPolicy, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#store = store;
     this.#egress = egress;
   }
@@ -55,7 +60,7 @@ export class PreviewService {
       }),
     );
     const id = newId();
-    await this.#store.save(accountId, id, JSON.stringify(result), new Date().toISOString());
+    await this.#store.save(accountId, id, JSON.stringify(result), isoNow(this.#clock));
     return { preview_id: id, pools: Object.fromEntries(pools.map((p) => [p.id, p.name])) };
   }
 

@@ -14,6 +14,8 @@ import {
   type LoadBalancerInput,
 } from './schemas.ts';
 import type { LoadBalancerStore } from './store.ts';
+import { isoNow } from '../../shared/time.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** The zone a request addresses, already checked against the caller (see ZoneService.resolve). */
 export interface LoadBalancerZone {
@@ -50,13 +52,17 @@ export class LoadBalancerService {
   readonly #reserved: ReservedHostnames;
   readonly #zoneOf: HostnameZoneLookup | undefined;
 
+  readonly #clock: Clock;
+
   constructor(
     store: LoadBalancerStore,
     pools: PoolStore,
     changes: ConfigChangeBus,
     reserved: ReservedHostnames,
     zoneOf?: HostnameZoneLookup,
+    clock: Clock = systemClock,
   ) {
+    this.#clock = clock;
     this.#store = store;
     this.#pools = pools;
     this.#changes = changes;
@@ -79,7 +85,7 @@ export class LoadBalancerService {
 
   async create(zone: LoadBalancerZone, body: unknown): Promise<LoadBalancerAnswer> {
     const input = validate(LoadBalancerInputSchema, body ?? {});
-    const now = new Date().toISOString();
+    const now = isoNow(this.#clock);
     const lb = await this.#build(zone, input, { id: newId(), created_on: now, modified_on: now });
     await this.#store.insert({ accountId: zone.accountId, zoneId: zone.id }, lb);
     this.#publish(zone, lb.id, [lb.name]);
@@ -129,7 +135,7 @@ export class LoadBalancerService {
     const lb = await this.#build(zone, input, {
       id: existing.id,
       created_on: existing.created_on,
-      modified_on: new Date().toISOString(),
+      modified_on: isoNow(this.#clock),
     });
     await this.#store.update(zone.id, lb);
     this.#publish(zone, lb.id, existing.name === lb.name ? [lb.name] : [existing.name, lb.name]);

@@ -1,5 +1,6 @@
 import type { TrafficLoadBalancer } from './directory.ts';
 import type { Target } from './steering.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** Cloudflare's session affinity cookie. */
 export const AFFINITY_COOKIE = '__cflb';
@@ -89,7 +90,7 @@ export function headerSessionKey(
 export class HeaderSessions {
   readonly #sessions = new Map<string, Pin & { expiresAt: number }>();
 
-  get(key: string, now = Date.now()): Pin | undefined {
+  get(key: string, now = systemClock.now()): Pin | undefined {
     const session = this.#sessions.get(key);
     if (!session) return undefined;
     if (session.expiresAt <= now) {
@@ -99,7 +100,7 @@ export class HeaderSessions {
     return session;
   }
 
-  set(lb: TrafficLoadBalancer, key: string, target: Target, now = Date.now()): void {
+  set(lb: TrafficLoadBalancer, key: string, target: Target, now = systemClock.now()): void {
     const ttl = lb.session_affinity_ttl || DEFAULT_HEADER_TTL_S;
     this.#sessions.delete(key);
     if (this.#sessions.size >= MAX_HEADER_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);

@@ -1,6 +1,7 @@
 import type { HealthEventBus } from '../health/events.ts';
 import type { OriginState } from '../health/health-state.ts';
 import type { Pool } from '../pool-schemas.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** What the health store answers. */
 export interface HealthReader {
@@ -39,7 +40,7 @@ export class HealthSource {
    * that reads only the pools not cached.
    */
   snapshots(pools: readonly Pool[]): Map<string, PoolHealthSnapshot> | Promise<Map<string, PoolHealthSnapshot>> {
-    const now = Date.now();
+    const now = systemClock.now();
     const found = new Map<string, PoolHealthSnapshot>();
     const missing: string[] = [];
     for (const pool of pools) {
@@ -54,7 +55,7 @@ export class HealthSource {
     });
   }
 
-  peek(poolId: string, now = Date.now()): PoolHealthSnapshot | undefined {
+  peek(poolId: string, now = systemClock.now()): PoolHealthSnapshot | undefined {
     const snapshot = this.#cache.get(poolId);
     return snapshot && now - snapshot.at < HEALTH_TTL_MS ? snapshot : undefined;
   }
@@ -81,7 +82,7 @@ export class HealthSource {
       const [states, pool] = await Promise.all([this.#reader.originStates(poolId), this.#reader.poolState(poolId)]);
       const unhealthyOrigins = new Set<string>();
       for (const state of states.values()) if (!state.healthy) unhealthyOrigins.add(state.originName);
-      const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: Date.now() };
+      const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: systemClock.now() };
       // Only kept if no event dropped this pool while it was read.
       if (this.#pending.get(poolId) === pending) {
         this.#cache.set(poolId, snapshot);

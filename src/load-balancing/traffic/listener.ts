@@ -1,8 +1,9 @@
 import type { EgressPolicy } from '../../egress/index.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { EndpointRegistry, ProxyServer, type HostHandler } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { portInUse } from '../../shared/port-in-use.ts';
+import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
 import type { HealthEventBus } from '../health/events.ts';
 import { HeaderSessions } from './affinity.ts';
 import type { LoadBalancerDirectory } from './directory.ts';
@@ -15,6 +16,8 @@ export interface TrafficListenerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /** The setting that moves the port (`--traffic-port`), named when the port is taken. */
+  portSetting: PortSetting;
   directory: LoadBalancerDirectory;
   health: HealthReader;
   healthEvents: HealthEventBus;
@@ -25,6 +28,8 @@ export interface TrafficListenerOptions {
   logger: Logger;
   /** Hostnames served by something other than a load balancer (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
+  /** Passive health's time (the platform's; tests pass a clock they advance). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -53,7 +58,7 @@ export class TrafficListener {
     const routing: RouterDeps = {
       routes: new RouteCache(options.directory),
       health: new HealthSource(options.health, options.healthEvents),
-      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress),
+      endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
       sessions: new HeaderSessions(),
       random: Math.random,
     };
@@ -66,9 +71,8 @@ export class TrafficListener {
       httpTimeouts: options.httpTimeouts,
       logger: options.logger,
       hostHandler: options.hostHandler,
-      portInUse: (host, port) =>
-        portInUse('load balancer traffic', host, port, '--traffic-port (env LEDGE_TRAFFIC_PORT)'),
-      purpose: 'load balancer traffic',
+      portSetting: options.portSetting,
+      what: 'load balancer traffic',
     });
     try {
       await server.start();

@@ -1,4 +1,5 @@
 import { toResolved, type LoadBalancerDirectory, type ResolvedLoadBalancer } from './directory.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** Entries are re-read at least this often, so a configuration change is seen within 1 s even unsignalled. */
 const ROUTE_TTL_MS = 500;
@@ -28,7 +29,7 @@ export class RouteCache {
   }
 
   /** The cached answer when fresh (no await on the hot path), else undefined. */
-  peek(hostname: string, now = Date.now()): Entry | undefined {
+  peek(hostname: string, now = systemClock.now()): Entry | undefined {
     const entry = this.#entries.get(hostname);
     return entry && now - entry.at < ROUTE_TTL_MS ? entry : undefined;
   }
@@ -70,6 +71,6 @@ export class RouteCache {
 
   #store(hostname: string, value: ResolvedLoadBalancer | undefined): void {
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(hostname, { value, at: Date.now() });
+    this.#entries.set(hostname, { value, at: systemClock.now() });
   }
 }

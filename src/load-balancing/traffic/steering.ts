@@ -40,7 +40,7 @@ export function usableOrigins(
   snapshot: PoolHealthSnapshot | undefined,
   ignoreHealth = false,
 ): Origin[] {
-  const now = ctx.now ?? Date.now();
+  const now = ctx.now ?? ctx.endpoints.clock.now();
   return pool.origins.filter(
     (origin) =>
       origin.enabled &&
@@ -65,7 +65,7 @@ export function poolIsServing(ctx: SteeringContext, pool: Pool, snapshot: PoolHe
  */
 export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = false): Target | undefined {
   // Origins that just refused a connection are passed over while any other can take the request.
-  const now = Date.now();
+  const now = ctx.endpoints.clock.now();
   return (
     chooseAmong({ ...ctx, avoidFailing: true, now }, avoid, hashAll) ??
     chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll)

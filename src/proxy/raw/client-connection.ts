@@ -8,6 +8,7 @@ import { coarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
 import { ProxyExchange, type ExchangeClient } from './proxy-exchange.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** Request heads above this are answered 431 (node:http's default bound, as before). */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
@@ -47,7 +48,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   /** When the request whose body is being received started (ms; 0 = none): the request timeout. */
   requestStartedAt = 0;
   /** When the connection last became idle between requests (ms): the keep-alive timeout. */
-  idleSince = Date.now();
+  idleSince = systemClock.now();
   /** When a byte last went either way (coarse ms): the idle timeout. */
   lastActive = coarseClock.now;
   readonly #host: ClientHost;
@@ -103,7 +104,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     if (close || this.closeRequested || !this.requestComplete) return this.#close();
     this.#state = READING_HEAD;
     this.#request = undefined;
-    this.idleSince = Date.now();
+    this.idleSince = systemClock.now();
     if (this.socket.isPaused()) this.socket.resume();
     if (this.#buffer && !this.#readingHeads) this.#readHeads();
   }
@@ -186,7 +187,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
       this.#buffer = buffer;
       this.#scanFrom = 0;
     }
-    if (this.headStartedAt === 0) this.headStartedAt = Date.now();
+    if (this.headStartedAt === 0) this.headStartedAt = systemClock.now();
     const end = headEnd(buffer, this.#scanFrom);
     if (end < 0 || end > MAX_REQUEST_HEAD_BYTES) {
       if (end > MAX_REQUEST_HEAD_BYTES || buffer.length > MAX_REQUEST_HEAD_BYTES) {
@@ -220,7 +221,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.closeRequested = request.close;
     this.requestComplete = request.body === 'none';
     // The request timeout bounds receiving the request (as node:http's), not a long answer to it.
-    this.requestStartedAt = this.requestComplete ? 0 : Date.now();
+    this.requestStartedAt = this.requestComplete ? 0 : systemClock.now();
     if (request.body === 'length') this.#bodyFramer.length(request.contentLength);
     else if (request.body === 'chunked') this.#bodyFramer.chunked();
     this.#state = ROUTING;

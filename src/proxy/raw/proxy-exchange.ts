@@ -318,7 +318,7 @@ export class ProxyExchange implements OriginUser {
       this.#staleRetried = true;
       return this.#attempt(target, true);
     }
-    if (failure.connectionFailed) target.endpoint.failedAt = Date.now();
+    if (failure.connectionFailed) target.endpoint.markFailed();
     if (this.#mayRetry && failure.connectionFailed) {
       this.#mayRetry = false;
       const next = this.#route.retryTarget(target);

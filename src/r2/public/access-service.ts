@@ -4,6 +4,7 @@ import { normaliseHostname, type ZoneService } from '../../zones/index.ts';
 import type { CustomCreate, CustomUpdate } from './domain-schemas.ts';
 import type { CustomDomainRecord, PublicDomainStore } from './domain-store.ts';
 import { PublicAccessErrors } from './errors.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 export interface PublicAccessDeps {
   store: PublicDomainStore;
@@ -32,7 +33,10 @@ export class PublicAccessService {
   readonly #deps: PublicAccessDeps;
   readonly #listeners: (() => Promise<void> | void)[] = [];
 
-  constructor(deps: PublicAccessDeps) {
+  readonly #clock: Clock;
+
+  constructor(deps: PublicAccessDeps, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#deps = deps;
   }
 
@@ -90,7 +94,7 @@ export class PublicAccessService {
       enabled: input.enabled,
       minTLS: input.minTLS,
       ciphers: input.ciphers,
-      createdAt: Date.now(),
+      createdAt: this.#clock.now(),
     };
     const outcome = await this.#deps.store.insertCustom(record);
     if (outcome === 'exists') throw PublicAccessErrors.domainTaken(domain);

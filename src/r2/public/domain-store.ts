@@ -1,4 +1,5 @@
 import { fromSqlBool, toSqlBool, type SqlDatabase, type SqlValue } from '../../db/index.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** A custom domain as stored: a hostname that serves one bucket read-only on the traffic port. */
 export interface CustomDomainRecord {
@@ -64,7 +65,10 @@ interface CustomRow {
 export class SqlPublicDomainStore implements PublicDomainStore {
   readonly #db: SqlDatabase;
 
-  constructor(db: SqlDatabase) {
+  readonly #clock: Clock;
+
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#db = db;
   }
 
@@ -82,7 +86,7 @@ export class SqlPublicDomainStore implements PublicDomainStore {
       `INSERT INTO r2_managed_domains (bucket_id, enabled, updated_at)
        SELECT id, ?, ? FROM r2_buckets WHERE id = ?
        ON CONFLICT (bucket_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
-      [toSqlBool(enabled), Date.now(), bucketId],
+      [toSqlBool(enabled), this.#clock.now(), bucketId],
     );
     return result.changes > 0;
   }

@@ -1,9 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CommonErrors, isLedgeError, LedgeError } from '../../shared/errors.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
+import { createHttpServer } from '../../shared/http-listener/http-server.ts';
+import { listenPrivately } from '../../shared/http-listener/listen.ts';
+import { FileSender } from '../../shared/http-listener/send-file.ts';
+import { sendBody } from '../../shared/http-listener/send-body.ts';
+import { ClientGone } from '../../shared/http-listener/send-stream.ts';
+import { httpConnections, stopGracefully } from '../../shared/http-listener/stop.ts';
 import { newSecret } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { BucketRecord, StorageService } from '../../storage/index.ts';
@@ -11,9 +17,6 @@ import { CACHEABLE_METADATA_KEY, LOCAL_BODY_METADATA_KEY, R2_LIMITS, R2Errors } 
 import { handleWireRequest, type WireOptions, type WireReply } from './handlers.ts';
 import { WireRequestSchema, type WireRequest } from './protocol.ts';
 import { discardRequestBody, splitWriteBody, type WriteBody } from './request-body.ts';
-import { FileSender } from './send-file.ts';
-import { sendBody } from './send-body.ts';
-import { ClientGone } from './send-stream.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 
 export const BUCKET_HEADER = 'x-ledge-r2-bucket';
@@ -152,20 +155,11 @@ export class R2WireBackend {
     await mkdir(dirname(this.socketPath), { recursive: true, mode: 0o700 });
     await rm(this.socketPath, { force: true });
     // Node's default request timeout (5 min) would cut a function's 5 GiB put through the binding short.
-    const server = createServer(
-      { requestTimeout: DEFAULT_HTTP_TIMEOUTS.requestMs, keepAliveTimeout: DEFAULT_HTTP_TIMEOUTS.keepAliveMs },
+    const server = createHttpServer(
+      { timeouts: { requestMs: DEFAULT_HTTP_TIMEOUTS.requestMs, keepAliveMs: DEFAULT_HTTP_TIMEOUTS.keepAliveMs } },
       (req, res) => void this.#serve(req, res),
     );
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      // A restrictive umask while binding closes the window before chmod in which others could connect.
-      const previous = process.umask(0o177);
-      try {
-        server.listen(this.socketPath, () => resolve());
-      } finally {
-        process.umask(previous);
-      }
-    });
+    await listenPrivately(server, this.socketPath);
     await chmod(this.socketPath, 0o600);
     this.#server = server;
   }
@@ -174,11 +168,7 @@ export class R2WireBackend {
     const server = this.#server;
     this.#server = undefined;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    });
+    await stopGracefully(server, httpConnections(server));
     await rm(this.socketPath, { force: true });
   }
 

@@ -20,6 +20,7 @@ import {
   type WireRequest,
 } from './protocol.ts';
 import { wireObject } from './wire-object.ts';
+import { SMALL_BODY_BYTES } from '../../shared/http-listener/small-body.ts';
 
 /** What a binding call answers: JSON metadata, optionally followed by the object's bytes. */
 export interface WireReply {
@@ -33,14 +34,6 @@ export interface WireReply {
   /** The bytes the runtime reads from the blob file itself, when it does (counted as served). */
   localBytes?: number;
 }
-
-/**
- * Bodies up to this size are read into one buffer instead of streamed: for small objects the
- * per-request stream machinery costs more than the read (bench/functions GET 1 KiB: backend CPU per
- * request halved). Not much larger: a 1 MiB body read whole measured slower than streamed, since
- * nothing is sent before the last byte is read.
- */
-const BUFFERED_BODY_LIMIT = 64 * 1024;
 
 export interface WireOptions {
   /**
@@ -90,7 +83,7 @@ export async function handleWireRequest(
       const result = await storage.objects.read(bucket, request.object, {
         range: toRange(request),
         onlyIf: toConditional(request.onlyIf),
-        bufferUpTo: BUFFERED_BODY_LIMIT,
+        bufferUpTo: SMALL_BODY_BYTES,
         files: true,
         local: options.localBodyKey !== undefined,
         ssec: toSsec(request),

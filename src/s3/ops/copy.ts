@@ -7,6 +7,7 @@ import { renderXml } from '../xml.ts';
 import { conditionFrom } from './conditions.ts';
 import { partNumberOf } from './multipart.ts';
 import { refuseUnoffered } from './objects.ts';
+import { isoNow } from '../../shared/time.ts';
 
 /** `x-amz-copy-source`: `[/]<bucket>/<key>[?versionId=...]`, URL-encoded. */
 function copySource(request: S3Request): { bucket: string; key: string } {
@@ -137,7 +138,7 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
       ssec,
     );
     return xmlReply(
-      renderXml('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.md5}"` }),
+      renderXml('CopyPartResult', { LastModified: isoNow(), ETag: `"${part.md5}"` }),
       200,
       ssecEcho(ssec),
     );

@@ -13,9 +13,8 @@ import { awsEncode } from '../sigv4.ts';
 import { child, childrenNamed, childText, parseXml, readSmallBody, renderXml } from '../xml.ts';
 import { ssecEcho, ssecFrom } from '../ssec.ts';
 import { conditionFrom, strictConditionFrom } from './conditions.ts';
+import { SMALL_BODY_BYTES } from '../../shared/http-listener/small-body.ts';
 
-/** Bodies up to this size are read in one go (no stream per request), as the wire backend does. */
-const BUFFERED_BODY_LIMIT = 64 * 1024;
 const DELETE_BODY_LIMIT = 2 * 1024 * 1024;
 const MAX_DELETE_KEYS = 1000;
 
@@ -105,7 +104,7 @@ export async function getObject(request: S3Request): Promise<S3Reply> {
   const result = await request.storage.objects.read(bucket, key, {
     onlyIf,
     range: partRequest ? partRequest.range : rangeHeader ? { header: rangeHeader } : undefined,
-    bufferUpTo: BUFFERED_BODY_LIMIT,
+    bufferUpTo: SMALL_BODY_BYTES,
     files: true,
     ssec,
   });

@@ -22,8 +22,6 @@
 // (writeHttpMetadata, checksums.toJSON) is called on the cached native object, which stays usable across
 // requests since it holds no I/O. The body is a native stream over a copy of the cached bytes.
 
-/** Objects of at most this size are cached with their body (the server buffers no larger ones either). */
-const MAX_BODY_BYTES = 64 * 1024;
 /** What the cache may hold per isolate (bodies plus a share per entry), out of a 128 MiB heap. */
 const MAX_CACHE_BYTES = 8 * 1024 * 1024;
 const ENTRY_OVERHEAD = 1024;
@@ -247,7 +245,8 @@ export async function cachedGet(
   const start = epoch;
   const object = await fetchHidden();
   if (object === null || !('body' in object) || !takeMark(object, markKey)) return otherwise(object);
-  if ((object.size ?? 0) > MAX_BODY_BYTES) return otherwise(object);
+  // The mark is only on small bodies (the server marks whole objects it sent in one buffer, at most
+  // SMALL_BODY_BYTES, src/shared/http-listener/small-body.ts): no size bound of its own here.
   const bytes = await object.arrayBuffer!();
   const entry = { native: object, bytes };
   remember(bucket, key, start, object, bytes);

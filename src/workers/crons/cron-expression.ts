@@ -1,3 +1,4 @@
+import { systemClock } from '../../shared/clock.ts';
 /**
  * Cloudflare's cron syntax for Cron Triggers (UTC, five fields: minute hour day-of-month month
  * day-of-week). Each field takes `*`, values, ranges `a-b`, steps `*\/n` `a/n` `a-b/n` and lists;
@@ -40,7 +41,7 @@ export function parseCron(source: string): CronExpression {
     dayOfMonth: dom === '*' ? null : parseDayOfMonth(dom),
     dayOfWeek: dow === '*' ? null : parseDayOfWeek(dow),
   };
-  if (!nextCronTime(expression, new Date())) throw new CronSyntaxError(`"${source}" never fires`);
+  if (!nextCronTime(expression, new Date(systemClock.now()))) throw new CronSyntaxError(`"${source}" never fires`);
   return expression;
 }
 

@@ -1,6 +1,7 @@
 import type { Cluster } from '../../cluster/index.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { FunctionLogHub, FunctionLogLine, TailEvent, TailTraces } from '../../workerd/index.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 const WATCH = 'tail_watch';
 const RELAY = 'tail_relay';
@@ -39,7 +40,13 @@ export class TailRelay {
   readonly #logger: Logger;
   readonly #wants = new Map<string, Want>();
 
-  constructor(deps: { cluster: Cluster; traces: TailTraces; logs: FunctionLogHub; logger: Logger }) {
+  readonly #clock: Clock;
+
+  constructor(
+    deps: { cluster: Cluster; traces: TailTraces; logs: FunctionLogHub; logger: Logger },
+    clock: Clock = systemClock,
+  ) {
+    this.#clock = clock;
     this.#cluster = deps.cluster;
     this.#traces = deps.traces;
     this.#logs = deps.logs;
@@ -78,7 +85,7 @@ export class TailRelay {
       seen.add(key);
       this.#announceWatch(accountId, script, true);
     }
-    const now = Date.now();
+    const now = this.#clock.now();
     for (const [key, want] of this.#wants) {
       for (const [node, lapses] of want.nodes) if (lapses <= now) want.nodes.delete(node);
       if (want.nodes.size === 0) this.#drop(key, want);
@@ -115,7 +122,7 @@ export class TailRelay {
       };
       this.#wants.set(wantKey, want);
     }
-    want.nodes.set(node, Date.now() + EXPIRE_MS);
+    want.nodes.set(node, this.#clock.now() + EXPIRE_MS);
   }
 
   #drop(key: string, want: Want): void {

@@ -8,6 +8,7 @@ import { TAIL_FLAG_TTL_MS, type TailTraces } from '../../workerd/index.ts';
 import { maskClientFrames } from './client-frames.ts';
 import { gatheringSender } from './gathering-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
+import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
 export const TAIL_PROTOCOL = 'trace-v1';
@@ -60,7 +61,10 @@ export class TailSessions {
   readonly #sessions = new Map<string, Session>();
   readonly #server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
 
-  constructor(deps: { traces: TailTraces; ttlMs: number }) {
+  readonly #clock: Clock;
+
+  constructor(deps: { traces: TailTraces; ttlMs: number }, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#traces = deps.traces;
     this.#ttlMs = deps.ttlMs;
   }
@@ -74,7 +78,7 @@ export class TailSessions {
   ): TailSessionInfo {
     const id = randomBytes(16).toString('hex');
     const wsOrigin = apiOrigin.replace(/^http/, 'ws');
-    const now = Date.now();
+    const now = this.#clock.now();
     const firstForScript = this.list(accountId, script).length === 0;
     const session: Session = {
       id,
@@ -174,7 +178,7 @@ export class TailSessions {
         refuse(socket, 403, 'access to this tail session was revoked, or is not allowed from this address');
         return;
       }
-      const left = Math.max(0, session.tracedFrom - Date.now());
+      const left = Math.max(0, session.tracedFrom - this.#clock.now());
       if (left > 0) setTimeout(accept, left);
       else accept();
     });

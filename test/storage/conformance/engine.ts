@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  INLINE_BODY_LIMIT,
   bodyStream,
   StorageService,
   type BlobStore,
@@ -10,6 +9,7 @@ import {
   type MetadataStore,
 } from '../../../src/storage/index.ts';
 import type { LedgeError } from '../../../src/shared/errors.ts';
+import { SMALL_BODY_BYTES as INLINE_BODY_LIMIT } from '../../../src/shared/http-listener/small-body.ts';
 
 export interface EngineFixture {
   store: MetadataStore;

@@ -5,8 +5,8 @@ import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileSender } from '../../src/r2/wire/send-file.ts';
-import { ClientGone } from '../../src/r2/wire/send-stream.ts';
+import { FileSender } from '../../src/shared/http-listener/send-file.ts';
+import { ClientGone } from '../../src/shared/http-listener/send-stream.ts';
 import { tempDir } from '../helpers/ledge.ts';
 
 /** A real HTTP server on 127.0.0.1 whose handler sends `span` of `path` with `sender`. */

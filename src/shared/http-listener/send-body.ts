@@ -1,7 +1,17 @@
 import type { ServerResponse } from 'node:http';
-import type { BodySource } from '../../storage/index.ts';
-import type { FileSender } from './send-file.ts';
+import type { Readable } from 'node:stream';
+import type { FileSender, FileSpan } from './send-file.ts';
 import { sendStream } from './send-stream.ts';
+
+/**
+ * A response body in the forms a sender takes (storage's BodySource is one): bytes, a span of an open file,
+ * a stream; `local` bodies are never sent (the reader opens the file itself).
+ */
+export type ResponseBody =
+  | { kind: 'bytes'; bytes: Buffer }
+  | { kind: 'file'; file: FileSpan }
+  | { kind: 'stream'; stream: Readable }
+  | { kind: 'local' };
 
 /**
  * Sends an object read's body (storage's BodySource) as the rest of a response whose head is set, after
@@ -12,13 +22,13 @@ import { sendStream } from './send-stream.ts';
  */
 export async function sendBody(
   res: ServerResponse,
-  body: BodySource,
+  body: ResponseBody,
   files: FileSender,
   prefix?: Buffer,
 ): Promise<void> {
   switch (body.kind) {
     case 'bytes':
-      // A buffered body is small (see handlers.ts): one write with the prefix, one syscall.
+      // A buffered body is small (small-body.ts): one write with the prefix, one syscall.
       res.end(prefix ? Buffer.concat([prefix, body.bytes]) : body.bytes);
       return;
     case 'stream':

@@ -1,12 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
-/**
- * Pipes an object's bytes into the response and settles when they are all handed to the socket.
- * `stream.pipeline` would do the same but creates an AbortController per call and aborts it at the
- * end, building a DOMException for every GET (4% of the backend's CPU in the profile). Rejects when
- * the body fails or the client goes away; the body is destroyed (its file closed) either way.
- */
 /** The client (workerd) hung up mid-body: nothing to answer, and no fault of the server. */
 export class ClientGone extends Error {
   override name = 'ClientGone';
@@ -17,6 +11,12 @@ export class ClientGone extends Error {
   }
 }
 
+/**
+ * Pipes an object's bytes into the response and settles when they are all handed to the socket.
+ * `stream.pipeline` would do the same but creates an AbortController per call and aborts it at the
+ * end, building a DOMException for every GET (4% of the backend's CPU in the profile). Rejects when
+ * the body fails or the client goes away; the body is destroyed (its file closed) either way.
+ */
 export function sendStream(body: Readable, res: ServerResponse): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
