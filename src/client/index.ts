@@ -100,3 +100,12 @@ export {
 } from './tail-session.ts';
 export { createSilences, deleteSilence, listSilences, updateSilences, type AlertSilence } from './silences.ts';
 export { abortUpload, completeUpload, createUpload, openObject, putObjectBytes, uploadPart } from './r2-uploads.ts';
+export {
+  addCustomDomain,
+  getManagedDomain,
+  listCustomDomains,
+  removeCustomDomain,
+  setManagedDomain,
+  type CustomDomainSummary,
+  type ManagedDomainSummary,
+} from './r2-domains.ts';

@@ -48,6 +48,8 @@ export function createR2Subsystem(deps: {
   publicDomain: string;
   /** Whether a load balancer already serves a hostname (a custom domain may not take it). */
   hostnameTaken?: ((hostname: string) => Promise<boolean>) | undefined;
+  /** The traffic port public buckets are served on, once it listens. */
+  publicPort?: (() => number | undefined) | undefined;
   /** Temporary credentials are issued and expire on it (tests pass a clock they advance). */
   clock?: Clock | undefined;
 }): R2Subsystem {
@@ -65,6 +67,7 @@ export function createR2Subsystem(deps: {
     zones: deps.zones,
     managedSuffix: deps.publicDomain,
     hostnameTaken: deps.hostnameTaken,
+    publicPort: deps.publicPort,
   });
   const publicHosts = new PublicHostDirectory({
     store: publicStore,
