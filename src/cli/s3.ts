@@ -46,21 +46,25 @@ export function registerS3(program: Command): void {
 }
 
 /**
- * The pair, then settings to paste for the AWS CLI: a profile (`endpoint_url` in the config is read by
- * AWS CLI v2.13+ and v1.29+; older ones need the `--endpoint-url` flag, shown too) and the environment form.
+ * The pair, then settings to paste for the AWS CLI. The endpoint goes in the `--endpoint-url` flag: the AWS
+ * CLI reads `endpoint_url` from its config and `AWS_ENDPOINT_URL` only from v2.13 (Debian 12 ships 2.9), so
+ * they are shown as what newer versions may use instead.
  */
 function awsSettings(pair: { access_key_id: string; secret_access_key: string; endpoint: string }, known: boolean) {
   const note = known ? '' : ' (the default port: the server is not on this machine, see its --s3-api-port)';
+  const flag = `--endpoint-url ${pair.endpoint}`;
   return (
     `Access Key ID:     ${pair.access_key_id}\nSecret Access Key: ${pair.secret_access_key}\n` +
     `Endpoint:          ${pair.endpoint}${note}\nRegion:            auto\n\n` +
     `AWS CLI profile (~/.aws/credentials, then ~/.aws/config):\n` +
     `  [ledge]\n  aws_access_key_id = ${pair.access_key_id}\n  aws_secret_access_key = ${pair.secret_access_key}\n\n` +
-    `  [profile ledge]\n  region = auto\n  endpoint_url = ${pair.endpoint}\n  s3 =\n    addressing_style = path\n\n` +
-    `  aws --profile ledge --endpoint-url ${pair.endpoint} s3 ls\n\n` +
+    `  [profile ledge]\n  region = auto\n  s3 =\n    addressing_style = path\n\n` +
+    `  aws --profile ledge ${flag} s3 ls\n\n` +
     `Or in the environment:\n` +
     `  export AWS_ACCESS_KEY_ID=${pair.access_key_id}\n  export AWS_SECRET_ACCESS_KEY=${pair.secret_access_key}\n` +
-    `  export AWS_DEFAULT_REGION=auto\n  export AWS_ENDPOINT_URL=${pair.endpoint}\n` +
-    `  aws s3 ls\n`
+    `  export AWS_DEFAULT_REGION=auto\n` +
+    `  aws ${flag} s3 ls\n\n` +
+    `AWS CLI v2.13 and later also take the endpoint from \`endpoint_url = ${pair.endpoint}\` in the profile or\n` +
+    `AWS_ENDPOINT_URL=${pair.endpoint} (older versions, such as Debian 12's 2.9, ignore both: keep the flag).\n`
   );
 }

@@ -106,6 +106,7 @@ export class PublicAccessService {
       zoneId: record.zoneId,
       ...(record.minTLS ? { minTLS: record.minTLS } : {}),
       ...(record.ciphers ? { ciphers: record.ciphers } : {}),
+      ...this.#urlOf(domain),
     };
   }
 
@@ -120,6 +121,7 @@ export class PublicAccessService {
       enabled: record.enabled,
       ...(record.minTLS ? { minTLS: record.minTLS } : {}),
       ...(record.ciphers ? { ciphers: record.ciphers } : {}),
+      ...this.#urlOf(record.domain),
     };
   }
 
