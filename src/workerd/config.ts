@@ -119,6 +119,11 @@ const WORKERD_V8_FLAGS = ['--max-semi-space-size=8', '--initial-heap-size=2', '-
 export const FUNCTION_V8_FLAGS = [...WORKERD_V8_FLAGS, `--max-old-space-size=${ISOLATE_MEMORY_MIB}`];
 /** Scripts uploaded without a date get the oldest behaviour, as on Cloudflare. */
 const DEFAULT_COMPATIBILITY_DATE = '2021-11-03';
+/** The entry router and the error pages it imports (written next to the config). */
+const ROUTER_MODULES = [
+  '(name = "entry-router.js", esModule = embed "entry-router.js")',
+  '(name = "error-page.js", esModule = embed "error-page.js")',
+].join(', ');
 const MODULE_FIELD = {
   esModule: 'esModule',
   commonJs: 'commonJsModule',
@@ -239,13 +244,14 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   let entry: string;
   if (input.mode === 'router' && !direct) {
     writeFileSync(join(dir, 'entry-router.js'), isolateModule('entry-router'), { mode: 0o600 });
+    writeFileSync(join(dir, 'error-page.js'), isolateModule('error-page'), { mode: 0o600 });
     const bindings = [
       `(name = "ROUTES", json = ${capnpString(JSON.stringify(routes))})`,
       `(name = "DOMAIN", text = ${capnpString(domain)})`,
       ...routerBindings,
     ];
     services.unshift(
-      `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
+      `(name = "ledge-router", worker = (modules = [${ROUTER_MODULES}], ` +
         `compatibilityDate = "2025-01-01", bindings = ${capnpList(bindings)}))`,
     );
     entry = 'ledge-router';
@@ -286,6 +292,7 @@ export function writeFrontConfig(
 ): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'entry-router.js'), isolateModule('entry-router'));
+  writeFileSync(join(dir, 'error-page.js'), isolateModule('error-page'));
   const bindings: string[] = [];
   const services: string[] = [];
   for (const slot of input.slots) {
@@ -295,7 +302,7 @@ export function writeFrontConfig(
     );
   }
   services.unshift(
-    `(name = "ledge-router", worker = (modules = [(name = "entry-router.js", esModule = embed "entry-router.js")], ` +
+    `(name = "ledge-router", worker = (modules = [${ROUTER_MODULES}], ` +
       `compatibilityDate = "2025-01-01", bindings = ${capnpList([
         `(name = "ROUTES", json = "{}")`,
         `(name = "ROUTES_FILE", service = "ledge-routes")`,
