@@ -3,7 +3,7 @@ import { liveServers } from '../shared/server-registry.ts';
 import { sameApiUrl } from './local-server.ts';
 
 /**
- * The S3 endpoint of the server the CLI talks to, as a URL a user can paste. A server on this machine
+ * The S3 endpoint and function URLs of the server the CLI talks to, as a URL a user can paste. A server on this machine
  * registered the port it really listens on; for any other server the default is the best guess, and `known`
  * says so.
  */
@@ -12,6 +12,8 @@ export interface ServerEndpoints {
   s3Endpoint: string;
   /** Whether the ports come from the running server (else they are the defaults). */
   known: boolean;
+  /** Where a script answers on its workers.dev-style route, when the server registered its functions port. */
+  functionUrl(script: string, subdomain: string): string | undefined;
 }
 
 export function serverEndpoints(apiUrl: string, env: NodeJS.ProcessEnv = process.env): ServerEndpoints {
@@ -23,5 +25,10 @@ export function serverEndpoints(apiUrl: string, env: NodeJS.ProcessEnv = process
   return {
     s3Endpoint: `http://${host}:${s3Port}`,
     known: registered !== undefined,
+    functionUrl: (script, subdomain) => {
+      const port = registered?.functions_port;
+      if (port === undefined || !registered?.functions_domain) return undefined;
+      return `http://${script}.${subdomain}.${registered.functions_domain}${port === 80 ? '' : `:${port}`}`;
+    },
   };
 }

@@ -38,6 +38,7 @@ export function registerServer(program: Command): void {
             s3_api_port: running.platform.s3Api.port,
             traffic_port: running.platform.traffic.port,
             functions_port: running.platform.functions.runtime.port,
+            functions_domain: config.functionsDomain,
             public_domain: config.r2.publicDomain,
           },
         });

@@ -58,6 +58,7 @@ export {
   type ObjectSummary,
 } from './r2.ts';
 export {
+  getAccountSubdomain,
   getSchedules,
   listCronRuns,
   listScriptStates,

@@ -26,6 +26,7 @@ export interface ServerEndpoints {
   s3_api_port?: number | undefined;
   traffic_port?: number | undefined;
   functions_port?: number | undefined;
+  functions_domain?: string | undefined;
   /** Suffix of managed public bucket URLs (`pub-<bucket id>.<suffix>`). */
   public_domain?: string | undefined;
 }
