@@ -24,7 +24,10 @@ export function registerObject(program: Command): void {
       'Upload a file as <bucket>/<key> (in parts above 8 MiB, with bounded memory; progress on a terminal; Ctrl+C aborts and stores nothing)',
     )
     .requiredOption('--file <file>', 'the file to upload')
-    .option('--content-type <type>', "Content-Type stored with the object (default: from the file's name, as aws s3 cp does)")
+    .option(
+      '--content-type <type>',
+      "Content-Type stored with the object (default: from the file's name, as aws s3 cp does)",
+    )
     .option('--json', 'print JSON')
     .action(
       handler(async (ctx, [path]) => {

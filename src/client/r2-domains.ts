@@ -44,7 +44,12 @@ export async function addCustomDomain(
   bucket: string,
   input: { domain: string; zoneId: string; minTLS?: string | undefined },
 ) {
-  const body = { domain: input.domain, zoneId: input.zoneId, enabled: true, ...(input.minTLS ? { minTLS: input.minTLS } : {}) };
+  const body = {
+    domain: input.domain,
+    zoneId: input.zoneId,
+    enabled: true,
+    ...(input.minTLS ? { minTLS: input.minTLS } : {}),
+  };
   return (await api.request<CustomDomainSummary>('POST', `${domains(accountId, bucket)}/custom`, { body })).result;
 }
 
