@@ -8,6 +8,7 @@ import {
   type LifecycleConditionSummary,
   type LifecycleRuleSummary,
 } from '../client/index.ts';
+import { registerBucketPublic } from './bucket-public.ts';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
@@ -62,6 +63,7 @@ export function registerBucket(program: Command): void {
     );
 
   registerLifecycle(bucket);
+  registerBucketPublic(bucket);
 }
 
 const DAY_SECONDS = 86_400;

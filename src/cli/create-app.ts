@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { handler } from './context.ts';
+import { getAccountSubdomain } from '../client/index.ts';
+import { handler, type CliContext } from './context.ts';
+import { serverEndpoints } from './endpoints.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson } from './output.ts';
 import { isoNow } from '../shared/time.ts';
@@ -46,6 +48,7 @@ export function registerCreate(program: Command): void {
           // hold Node 24 and wrangler 4 (wrangler needs Node 22.12+, which the machine's may not be).
           api_url: ctx.connection.apiUrl,
           ledge_root: LEDGE_ROOT,
+          ...(await functionUrlValues(ctx, accountId, name)),
         };
         const written = copyTemplate(TEMPLATE_DIR, dir, values);
         if (ctx.json) {
@@ -74,4 +77,18 @@ function copyTemplate(from: string, to: string, values: Record<string, string>, 
     written.push(`${prefix}${targetName}`);
   }
   return written;
+}
+
+/**
+ * The README's `<url>`: the URL the function will answer at on the server the CLI talks to (its functions
+ * domain and port as it registered them, the account's subdomain), or a description where it is not known.
+ */
+async function functionUrlValues(ctx: CliContext, accountId: string, name: string): Promise<Record<string, string>> {
+  const subdomain = await getAccountSubdomain(ctx.client, accountId).catch(() => undefined);
+  const url = subdomain ? serverEndpoints(ctx.connection.apiUrl).functionUrl(name, subdomain) : undefined;
+  if (url) return { function_url: url, function_url_note: `(\`ledge deploy\` prints it too)` };
+  return {
+    function_url: '<url>',
+    function_url_note: `(what \`ledge deploy\` prints: \`http://${name}.<subdomain>.<functions domain>:<functions port>\`, by default \`http://${name}.<subdomain>.localhost:8788\`)`,
+  };
 }

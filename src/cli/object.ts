@@ -1,5 +1,7 @@
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
+import mime from 'mime';
 import { deleteObject, listObjects } from '../client/index.ts';
 import { handler } from './context.ts';
 import { CliError, UsageError } from './errors.ts';
@@ -22,7 +24,10 @@ export function registerObject(program: Command): void {
       'Upload a file as <bucket>/<key> (in parts above 8 MiB, with bounded memory; progress on a terminal; Ctrl+C aborts and stores nothing)',
     )
     .requiredOption('--file <file>', 'the file to upload')
-    .option('--content-type <type>', 'Content-Type stored with the object')
+    .option(
+      '--content-type <type>',
+      "Content-Type stored with the object (default: from the file's name, as aws s3 cp does)",
+    )
     .option('--json', 'print JSON')
     .action(
       handler(async (ctx, [path]) => {
@@ -34,7 +39,7 @@ export function registerObject(program: Command): void {
         } catch {
           throw new CliError(`cannot read ${file}`);
         }
-        const contentType = ctx.options['contentType'] as string | undefined;
+        const contentType = (ctx.options['contentType'] as string | undefined) ?? guessContentType(file, key);
         const stored = await uploadFile({
           api: ctx.client,
           accountId: await ctx.accountId(),
@@ -102,4 +107,12 @@ export function registerObject(program: Command): void {
           );
       }),
     );
+}
+
+/**
+ * The type of a file by its extension, as `aws s3 cp` and rclone set it: the local name first, then the key
+ * (a file without an extension uploaded as `site/index.html`); unknown stays unset (the server's default).
+ */
+export function guessContentType(file: string, key: string): string | undefined {
+  return mime.getType(basename(file)) ?? mime.getType(key) ?? undefined;
 }

@@ -9,6 +9,7 @@ import {
   getPoolReferences,
   listPools,
   updatePool,
+  type ApiClient,
   type Pool,
 } from '../client/index.ts';
 import { handler } from './context.ts';
@@ -109,16 +110,19 @@ export function registerPools(program: Command): void {
           monitor: ctx.options['monitor'] as string | undefined,
         });
         if (ctx.json) return printJson(list);
+        const accountId = await ctx.accountId();
+        const health = await mapLimit(list, 4, (p) => poolHealthWord(ctx.client, accountId, p.id));
         printTable(
-          list.map((p) => ({
+          list.map((p, index) => ({
             Name: p.name,
             ID: p.id,
             Enabled: p.enabled ? 'yes' : 'no',
+            Health: health[index],
             Origins: p.origins.length,
             Monitor: p.monitor ?? '',
             'Notification email': p.notification_email,
           })),
-          ['Name', 'ID', 'Enabled', 'Origins', 'Monitor', 'Notification email'],
+          ['Name', 'ID', 'Enabled', 'Health', 'Origins', 'Monitor', 'Notification email'],
           'No pools.',
         );
       }),
@@ -226,4 +230,32 @@ export function registerPools(program: Command): void {
         }
       }),
     );
+}
+
+/**
+ * One word for a pool's health as the checker last saw it: healthy, unhealthy, or unchecked (disabled, no
+ * monitor: the health view has no region), or unknown when the view could not be read.
+ */
+async function poolHealthWord(api: ApiClient, accountId: string, id: string): Promise<string> {
+  try {
+    const regions = Object.values((await getPoolHealth(api, accountId, id)).pop_health);
+    if (regions.length === 0) return 'unchecked';
+    return regions.every((region) => region.healthy) ? 'healthy' : 'unhealthy';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `fn` over `items`, at most `limit` at a time, results in order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -31,7 +31,17 @@ export function registerServer(program: Command): void {
           .assets()
           .catch((error: unknown) => running.platform.logger.error('dashboard bundle failed', { err: error }));
         // Lets `ledge` find this server from any directory (removed when this process exits).
-        registerRunningServer({ apiUrl: running.apiUrl, dataDir: config.dataDir });
+        registerRunningServer({
+          apiUrl: running.apiUrl,
+          dataDir: config.dataDir,
+          endpoints: {
+            s3_api_port: running.platform.s3Api.port,
+            traffic_port: running.platform.traffic.port,
+            functions_port: running.platform.functions.runtime.port,
+            functions_domain: config.functionsDomain,
+            public_domain: config.r2.publicDomain,
+          },
+        });
         const credentialsFile = running.platform.paths.credentials;
         const owner = await running.platform.accounts.owner();
         const summary = {

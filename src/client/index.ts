@@ -51,6 +51,7 @@ export {
   type ObjectSummary,
 } from './r2.ts';
 export {
+  getAccountSubdomain,
   getSchedules,
   listCronRuns,
   listScriptStates,
@@ -114,3 +115,12 @@ export type {
   WebhookDestination,
   Zone,
 } from './wire.ts';
+export {
+  addCustomDomain,
+  getManagedDomain,
+  listCustomDomains,
+  removeCustomDomain,
+  setManagedDomain,
+  type CustomDomainSummary,
+  type ManagedDomainSummary,
+} from './r2-domains.ts';

@@ -61,6 +61,12 @@ export interface ScriptSubdomain {
   url?: string;
 }
 
+/** The account's workers subdomain (the `<subdomain>` of `<script>.<subdomain>.<domain>`). */
+export async function getAccountSubdomain(api: ApiClient, accountId: string): Promise<string> {
+  const path = `/accounts/${encodeURIComponent(accountId)}/workers/subdomain`;
+  return (await api.request<{ subdomain: string }>('GET', path)).result.subdomain;
+}
+
 /** Turns the `<script>.<subdomain>.<domain>` route of a script on or off. */
 export async function setScriptSubdomain(
   api: ApiClient,

@@ -5,6 +5,7 @@ import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { StorageService } from '../storage/index.ts';
 import type { ZoneService } from '../zones/index.ts';
+import { analyticsGraphqlRoutes } from './analytics-graphql.ts';
 import {
   domainRoutes,
   PublicAccessService,
@@ -16,7 +17,7 @@ import {
 import { r2Routes } from './routes.ts';
 import { tempCredentialRoutes, TemporaryCredentialService } from './temp-credentials/index.ts';
 import { R2WireBackend } from './wire/backend.ts';
-import type { Clock } from '../shared/clock.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 export interface R2Subsystem extends Subsystem {
   storage: StorageService;
@@ -48,6 +49,8 @@ export function createR2Subsystem(deps: {
   publicDomain: string;
   /** Whether a load balancer already serves a hostname (a custom domain may not take it). */
   hostnameTaken?: ((hostname: string) => Promise<boolean>) | undefined;
+  /** The traffic port public buckets are served on, once it listens. */
+  publicPort?: (() => number | undefined) | undefined;
   /** Temporary credentials are issued and expire on it (tests pass a clock they advance). */
   clock?: Clock | undefined;
 }): R2Subsystem {
@@ -66,6 +69,7 @@ export function createR2Subsystem(deps: {
       zones: deps.zones,
       managedSuffix: deps.publicDomain,
       hostnameTaken: deps.hostnameTaken,
+      publicPort: deps.publicPort,
     },
     deps.clock,
   );
@@ -97,6 +101,7 @@ export function createR2Subsystem(deps: {
       api.route('/', r2Routes(storage, deps.metrics));
       api.route('/', tempCredentialRoutes(tempCredentials));
       api.route('/', domainRoutes(publicAccess));
+      api.route('/', analyticsGraphqlRoutes(storage, deps.clock ?? systemClock));
     },
   };
 }

@@ -154,6 +154,8 @@ export async function createPlatform(
     publicDomain,
     // Called per custom-domain request, after the load balancers exist.
     hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
+    // The traffic listener is made further down; public URLs are only rendered once requests come.
+    publicPort: () => traffic.port,
     clock,
   });
   const loadBalancing = createLoadBalancingSubsystem({

@@ -20,6 +20,17 @@ export interface RegisteredServer {
   api_url: string;
   data_dir: string;
   started_at: string;
+  /** The other doors of the server as it listens now (a port of 0 was resolved), so `ledge` prints real URLs. */
+  endpoints?: ServerEndpoints;
+}
+
+export interface ServerEndpoints {
+  s3_api_port?: number | undefined;
+  traffic_port?: number | undefined;
+  functions_port?: number | undefined;
+  functions_domain?: string | undefined;
+  /** Suffix of managed public bucket URLs (`pub-<bucket id>.<suffix>`). */
+  public_domain?: string | undefined;
 }
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,7 +47,7 @@ export function registryDir(env: NodeJS.ProcessEnv = process.env): string {
  * registration fails still serves, it is only not found automatically.
  */
 export function registerRunningServer(
-  server: { apiUrl: string; dataDir: string },
+  server: { apiUrl: string; dataDir: string; endpoints?: ServerEndpoints },
   env: NodeJS.ProcessEnv = process.env,
 ): () => void {
   const dir = registryDir(env);
@@ -48,6 +59,7 @@ export function registerRunningServer(
     api_url: loopbackUrl(server.apiUrl),
     data_dir: resolve(server.dataDir),
     started_at: isoNow(),
+    ...(server.endpoints ? { endpoints: server.endpoints } : {}),
   };
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -2,7 +2,7 @@ import { newId } from '../shared/ids.ts';
 import type { Clock } from '../shared/clock.ts';
 import { R2Errors } from './errors.ts';
 import type { BlobGarbage } from './garbage.ts';
-import type { MetadataStore } from './metadata-store.ts';
+import type { BucketUsage, MetadataStore } from './metadata-store.ts';
 import type { BucketRecord, StorageClass } from './types.ts';
 import { assertBucketName } from './validation.ts';
 
@@ -88,6 +88,11 @@ export class BucketService {
     const bucket = await this.get(accountId, name);
     if (!bucket) throw R2Errors.noSuchBucket(name);
     return bucket;
+  }
+
+  /** What the bucket holds now (R2's storage analytics, answered from the metadata). */
+  async usage(accountId: string, name: string): Promise<BucketUsage> {
+    return this.#store.bucketUsage((await this.require(accountId, name)).id);
   }
 
   /** One page in name order; `cursor` is set when more buckets follow. */

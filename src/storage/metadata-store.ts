@@ -41,6 +41,12 @@ export type BucketDeleteResult =
  * Writes that publish or remove objects or parts resolve only once durable (they survive a power loss):
  * the caller acknowledges the upload after that.
  */
+export interface BucketUsage {
+  objectCount: number;
+  payloadSize: number;
+  metadataSize: number;
+}
+
 export interface MetadataStore {
   createBucket(bucket: BucketRecord): Promise<boolean>;
   getBucket(accountId: string, name: string): Promise<BucketRecord | undefined>;
@@ -50,6 +56,8 @@ export interface MetadataStore {
     name: string,
     patch: { storageClass?: StorageClass },
   ): Promise<BucketRecord | undefined>;
+  /** What a bucket holds now: its objects, their bytes, and the bytes of their keys and metadata. */
+  bucketUsage(bucketId: string): Promise<BucketUsage>;
   /** Refuses a bucket that still holds objects; drops its unfinished uploads with it. */
   deleteBucket(accountId: string, name: string): Promise<BucketDeleteResult>;
 

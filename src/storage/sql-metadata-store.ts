@@ -5,6 +5,7 @@ import type {
   BucketListQuery,
   CommitResult,
   CompleteResult,
+  BucketUsage,
   MetadataStore,
   ObjectListQuery,
   PartResult,
@@ -79,6 +80,21 @@ export class SqlMetadataStore implements MetadataStore {
       ],
     );
     return result.changes === 1;
+  }
+
+  async bucketUsage(bucketId: string): Promise<BucketUsage> {
+    const row = await this.#db.get<{ objects: number | string; payload: number | string; metadata: number | string }>(
+      `SELECT COUNT(*) AS objects, COALESCE(SUM(size), 0) AS payload,
+         COALESCE(SUM(LENGTH(key) + LENGTH(http_metadata) + LENGTH(custom_metadata)), 0) AS metadata
+       FROM r2_objects WHERE bucket_id = ?`,
+      [bucketId],
+    );
+    // PostgreSQL answers COUNT and SUM of BIGINT as text.
+    return {
+      objectCount: Number(row?.objects ?? 0),
+      payloadSize: Number(row?.payload ?? 0),
+      metadataSize: Number(row?.metadata ?? 0),
+    };
   }
 
   async getBucket(accountId: string, name: string): Promise<BucketRecord | undefined> {

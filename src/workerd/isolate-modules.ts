@@ -28,6 +28,7 @@ export const SCRIPT_MODULES = [
   'r2',
   'egress',
   'host-guard',
+  'error-page',
 ] as const;
 /** The module of the ping service, and what it imports. */
 export const PING_MODULES = ['ping', 'contract'] as const;
@@ -94,6 +95,7 @@ export function paramsModule(params: IsolateParams): string {
  * the egress module, which replaces fetch too, so the count wraps the egress check and a refused fetch()
  * counts as a subrequest, as on Cloudflare. Then metrics (metrics.ts), tail traces (trace.ts), and with
  * `hostGuard` (only one script is routed, the socket reaches it directly) the router's 404 for other hosts.
+ * Outside all of them, an exception becomes Cloudflare's 1101 page (error-page.ts), once recorded.
  */
 export function wrapperSource(mainModule: string, hostGuard?: { host: string; domain: string }): string {
   const main = JSON.stringify(`./${mainModule}`);
@@ -105,9 +107,10 @@ export function wrapperSource(mainModule: string, hostGuard?: { host: string; do
     `import { __ledgeTrace } from ${from('trace')};\n` +
     `import { limitSubrequests } from ${from('subrequests')};\n` +
     `import { instrument } from ${from('metrics')};\n` +
+    `import { answerExceptions } from ${from('error-page')};\n` +
     (hostGuard ? `import { guardHost } from ${from('host-guard')};\n` : '') +
     `export * from ${main};\n` +
     `import main from ${main};\n` +
-    `export default limitSubrequests(instrument(__ledgeTrace(${guard})));\n`
+    `export default answerExceptions(limitSubrequests(instrument(__ledgeTrace(${guard}))));\n`
   );
 }

@@ -83,11 +83,13 @@ afterAll(async () => ledge?.close());
 describe('the managed public URL', () => {
   it('is off until enabled, then serves the bucket by Host; off again stops it', async () => {
     const before = await call(ledge, 'GET', `${bucketPath('site')}/domains/managed`);
-    expect(before.body.result).toEqual({ bucketId, domain: managedHost, enabled: false });
+    // `url` is Ledge's: where the bucket answers, with scheme and the real traffic port.
+    const managedUrl = `http://${managedHost}:${port}/`;
+    expect(before.body.result).toEqual({ bucketId, domain: managedHost, enabled: false, url: managedUrl });
     expect((await get(managedHost, '/index.html')).body.toString()).not.toBe('<h1>hello</h1>');
 
     const on = await call(ledge, 'PUT', `${bucketPath('site')}/domains/managed`, { enabled: true });
-    expect(on.body.result).toEqual({ bucketId, domain: managedHost, enabled: true });
+    expect(on.body.result).toEqual({ bucketId, domain: managedHost, enabled: true, url: managedUrl });
     const page = await get(managedHost, '/index.html');
     expect(page.status).toBe(200);
     expect(page.body.toString()).toBe('<h1>hello</h1>');
@@ -308,7 +310,8 @@ describe('custom domains', () => {
       minTLS: '1.2',
     });
     expect(created.status).toBe(200);
-    expect(created.body.result).toEqual({ domain: 'cdn.example.test', enabled: true, zoneId, minTLS: '1.2' });
+    const url = `http://cdn.example.test:${port}/`;
+    expect(created.body.result).toEqual({ domain: 'cdn.example.test', enabled: true, zoneId, minTLS: '1.2', url });
     const served = await get('cdn.example.test', '/index.html');
     expect(served.status).toBe(200);
     expect(served.body.toString()).toBe('<h1>hello</h1>');
@@ -323,6 +326,7 @@ describe('custom domains', () => {
           minTLS: '1.2',
           zoneId,
           zoneName: 'example.test',
+          url,
         },
       ],
     });
@@ -331,7 +335,7 @@ describe('custom domains', () => {
     expect((await call(ledge, 'GET', `${bucketPath('private')}/domains/custom/cdn.example.test`)).status).toBe(404);
 
     const off = await call(ledge, 'PUT', `${bucketPath('site')}/domains/custom/cdn.example.test`, { enabled: false });
-    expect(off.body.result).toEqual({ domain: 'cdn.example.test', enabled: false, minTLS: '1.2' });
+    expect(off.body.result).toEqual({ domain: 'cdn.example.test', enabled: false, minTLS: '1.2', url });
     expect((await get('cdn.example.test', '/index.html')).body.toString()).not.toBe('<h1>hello</h1>');
     await call(ledge, 'PUT', `${bucketPath('site')}/domains/custom/cdn.example.test`, { enabled: true });
     expect((await get('cdn.example.test', '/index.html')).status).toBe(200);
@@ -470,7 +474,12 @@ describe('clients', () => {
       zoneId: zone_id,
       enabled: true,
     });
-    expect(created).toEqual({ domain: 'files.sdk.test', enabled: true, zoneId: zone_id });
+    expect(created).toEqual({
+      domain: 'files.sdk.test',
+      enabled: true,
+      zoneId: zone_id,
+      url: `http://files.sdk.test:${port}/`,
+    });
     expect((await sdk.r2.buckets.domains.custom.list('private', { account_id })).domains.map((d) => d.domain)).toEqual([
       'files.sdk.test',
     ]);

@@ -63,6 +63,10 @@ describe('the app `ledge create app` scaffolds', () => {
     expect(readme).toContain('WRANGLER_SEND_METRICS=false');
     expect(readme).toContain('ledge deploy');
     expect(readme).toContain('## Deploy to Cloudflare');
+    // The URL the function will answer at on this server: its real functions port, the account's subdomain.
+    const url = new RegExp(`curl (http://my-app\\.[a-z0-9-]+\\.localhost:${ready.functions_port})/cat-pic\\.jpg`);
+    expect(readme).toMatch(url);
+    expect(readme).not.toContain('<url>');
     expect(readFileSync(join(app, 'wrangler.toml'), 'utf8')).toContain(`account_id = "${ready.account_id}"`);
   });
 

@@ -14,6 +14,8 @@ export interface PublicAccessDeps {
   managedSuffix: string;
   /** Whether a load balancer already answers for this hostname on the traffic port. */
   hostnameTaken?: ((hostname: string) => Promise<boolean>) | undefined;
+  /** The port public buckets are served on (the traffic port, known once it listens). */
+  publicPort?: (() => number | undefined) | undefined;
 }
 
 /** R2's answer for the managed URL (the SDK's ManagedListResponse / ManagedUpdateResponse). */
@@ -21,6 +23,8 @@ export interface ManagedDomain {
   bucketId: string;
   domain: string;
   enabled: boolean;
+  /** Ledge's addition: where a browser reaches it (plain HTTP on the traffic port). */
+  url?: string;
 }
 
 /**
@@ -106,6 +110,7 @@ export class PublicAccessService {
       zoneId: record.zoneId,
       ...(record.minTLS ? { minTLS: record.minTLS } : {}),
       ...(record.ciphers ? { ciphers: record.ciphers } : {}),
+      ...this.#urlOf(domain),
     };
   }
 
@@ -120,6 +125,7 @@ export class PublicAccessService {
       enabled: record.enabled,
       ...(record.minTLS ? { minTLS: record.minTLS } : {}),
       ...(record.ciphers ? { ciphers: record.ciphers } : {}),
+      ...this.#urlOf(record.domain),
     };
   }
 
@@ -154,11 +160,20 @@ export class PublicAccessService {
       ...(record.ciphers ? { ciphers: record.ciphers } : {}),
       zoneId: record.zoneId,
       ...(zone ? { zoneName: zone.name } : {}),
+      ...this.#urlOf(record.domain),
     };
   }
 
   #managedOf(bucket: BucketRecord, enabled: boolean): ManagedDomain {
-    return { bucketId: bucket.id, domain: this.managedHostname(bucket.id), enabled };
+    const domain = this.managedHostname(bucket.id);
+    return { bucketId: bucket.id, domain, enabled, ...this.#urlOf(domain) };
+  }
+
+  /** `url`: the hostname as a URL with scheme and port (none while the traffic port is not listening). */
+  #urlOf(hostname: string): { url?: string } {
+    const port = this.#deps.publicPort?.();
+    if (port === undefined) return {};
+    return { url: port === 80 ? `http://${hostname}/` : `http://${hostname}:${port}/` };
   }
 
   #bucket(accountId: string, bucketName: string): Promise<BucketRecord> {

@@ -12,7 +12,11 @@ export function routerService(files: ConfigFiles, bindings: Worker_Binding[]): S
   return {
     name: ROUTER_SERVICE,
     worker: {
-      modules: [{ name: 'entry-router.js', esModule: files.embed('entry-router.js', isolateModule('entry-router')) }],
+      // The router imports the error pages from beside it ('./error-page.js').
+      modules: [
+        { name: 'entry-router.js', esModule: files.embed('entry-router.js', isolateModule('entry-router')) },
+        { name: 'error-page.js', esModule: files.embed('error-page.js', isolateModule('error-page')) },
+      ],
       compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
       bindings,
     },

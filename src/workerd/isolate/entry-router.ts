@@ -6,7 +6,11 @@
 // a new script or a quarantined one changes the table without restarting the front, so no client
 // connection is closed by it. A forward that fails means the backend died under the request (the watchdog
 // killed it for exceeding its CPU or memory limit), so the front answers for it as Cloudflare does: 503,
-// error 1102. A host listed in `quarantined` is a script that could not start: 503, error 1101.
+// error 1102. A host listed in `quarantined` is a script that could not start: 503, error 1101. A script that
+// throws answers 500 with error 1101, as on Cloudflare; that page comes from the
+// script's own wrapper (error-page.ts answerExceptions), after its trace has recorded it for tail and logs.
+import { errorPage } from './error-page.js';
+
 const ROUTES_TTL_MS = 100;
 /** While another request reads the table, one this much past its TTL is still used (the read is on its way). */
 const READ_GRACE_MS = 50;
@@ -23,7 +27,6 @@ interface Env {
   FRONT?: boolean;
   [binding: string]: unknown;
 }
-type ErrorCode = 1101 | 1102;
 
 let table: Table | undefined;
 let readAt = -Infinity;
@@ -39,7 +42,7 @@ export default {
     const binding = Object.hasOwn(routes, prefix) ? routes[prefix] : undefined;
     const target = binding === undefined ? undefined : (env[binding] as Fetcher | undefined);
     if (target === undefined) {
-      if (Object.hasOwn(quarantined, prefix)) return errorPage(request, host, 1101);
+      if (Object.hasOwn(quarantined, prefix)) return errorPage(request, host, 'cannot-start');
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
         {
@@ -48,11 +51,10 @@ export default {
         },
       );
     }
-    if (!env.FRONT) return target.fetch(request);
     try {
       return await target.fetch(request);
     } catch {
-      return errorPage(request, host, 1102);
+      return errorPage(request, host, env.FRONT ? 'limits' : 'threw');
     }
   },
 };
@@ -83,42 +85,4 @@ async function readTable(env: Env): Promise<void> {
   } catch {
     // Keep the last table: the file is replaced atomically, so a failed read is transient.
   }
-}
-
-const ERRORS: Record<ErrorCode, { title: string; text: string }> = {
-  1101: {
-    title: 'Worker threw exception',
-    text: 'This function could not start: its code throws or does not finish while it loads. If you own it, run `ledge scripts` to see the reason, then deploy a fixed version or delete it.',
-  },
-  1102: {
-    title: 'Worker exceeded resource limits',
-    text: 'This function exceeded its CPU time limit or its memory limit, and its invocation was stopped. If you own this function, look for an unbounded loop or allocation, or raise <code>limits.cpu_ms</code> in its wrangler configuration.',
-  },
-};
-
-/** Cloudflare's answer: a short HTML error page for browsers, `error code: N` for other clients. */
-function errorPage(request: Request, host: string, code: ErrorCode): Response {
-  const headers = { 'cache-control': 'no-store' };
-  if (!(request.headers.get('accept') ?? '').includes('text/html')) {
-    return new Response(`error code: ${code}`, {
-      status: 503,
-      headers: { ...headers, 'content-type': 'text/plain; charset=UTF-8' },
-    });
-  }
-  const { title, text } = ERRORS[code];
-  const page = `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>${title} | ${escapeHtml(host)} | Ledge</title></head>
-<body>
-<h1>Error ${code}</h1>
-<h2>${title}</h2>
-<p>${text}</p>
-</body>
-</html>
-`;
-  return new Response(page, { status: 503, headers: { ...headers, 'content-type': 'text/html; charset=UTF-8' } });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

@@ -110,6 +110,20 @@ export function metadataStoreConformance(
       expect((await store.deleteBucket('acct', 'bucket-one')).status).toBe('missing');
     });
 
+    it("sums a bucket's objects, payload and metadata bytes, and counts no other bucket", async () => {
+      expect(await store.bucketUsage(bucket.id)).toEqual({ objectCount: 0, payloadSize: 0, metadataSize: 0 });
+      await store.commitObject(objectRecord(bucket.id, 'a'));
+      await store.commitObject({ ...objectRecord(bucket.id, 'bb'), size: 5_000_000_000 });
+      const other = bucketRecord('acct', 'bucket-two');
+      await store.createBucket(other);
+      await store.commitObject(objectRecord(other.id, 'c'));
+      const usage = await store.bucketUsage(bucket.id);
+      expect(usage).toMatchObject({ objectCount: 2, payloadSize: 5_000_000_003 });
+      // Keys plus the stored metadata: more than the keys alone, the same on every backend's encoding.
+      expect(usage.metadataSize).toBeGreaterThan(3);
+      expect((await store.bucketUsage(other.id)).objectCount).toBe(1);
+    });
+
     it('round-trips objects with all their metadata and replaces atomically', async () => {
       const first = objectRecord(bucket.id, 'ключ');
       expect(await store.commitObject(first)).toEqual({ status: 'committed', replaced: undefined });
