@@ -148,7 +148,9 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
   // handler (as on Cloudflare, workers_dev = false does not stop crons); when exactly one script is loaded
   // and it is routed, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter(isLoaded) : input.scripts;
-  const direct = input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev;
+  // A script with assets is reached through its `assets` service, which has no Host guard: behind the router.
+  const direct =
+    input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev && !scripts[0]!.assets;
   const domain = input.domain.toLowerCase();
 
   // The platform's own bindings of each script, least privilege (hidden-bindings.ts).
@@ -167,9 +169,26 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
 
   scripts.forEach((deployed, index) => {
     const { script, version, secrets } = deployed;
+    const binding = `S${index}`;
+    const serviceName = `${script.account_id}/${script.name}`;
+    let date = version.compatibility_date ?? DEFAULT_COMPATIBILITY_DATE;
+    if (date > input.maxCompatibilityDate) date = input.maxCompatibilityDate;
+    const flags = capnpList(withAsyncLocalStorage(version.compatibility_flags).map(capnpString));
+    // An assets-only version: workerd's assets service alone answers its host.
+    if (deployed.assets && version.main_module === '') {
+      const assetsName = `${serviceName}#assets`;
+      services.push(
+        `(name = ${capnpString(assetsName)}, assets = (path = ${capnpString(deployed.assets.directory)}, ` +
+          `config = ${capnpString(deployed.assets.config)}, compatibilityDate = ${capnpString(date)}, compatibilityFlags = ${flags}))`,
+      );
+      if (script.workers_dev) {
+        routes[`${script.name}.${deployed.subdomain}`] = binding;
+        routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(assetsName)})`);
+      }
+      return;
+    }
     const hidden = hiddenBindings(deployed, input);
     for (const [name, service] of hidden.services) hiddenServices.set(name, service);
-    const serviceName = `${script.account_id}/${script.name}`;
     const folder = `s${index}`;
     const file = (name: string, content: Buffer | string) => {
       const path = join(dir, folder, name);
@@ -211,6 +230,12 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
         bindings.push(`(name = ${capnpString(binding.name)}, json = ${capnpString(JSON.stringify(binding.json))})`);
       }
     }
+    // The assets binding fetches files only (workerd's `AssetWorker` entrypoint), never the script again.
+    const assetsName = deployed.assets ? `${serviceName}#assets` : undefined;
+    if (assetsName && deployed.assets?.binding)
+      bindings.push(
+        `(name = ${capnpString(deployed.assets.binding)}, service = (name = ${capnpString(assetsName)}, entrypoint = "AssetWorker"))`,
+      );
     bindings.push(...hidden.bindings);
     // Kept from user code by the modules that take them (isolate/contract.ts METRICS_SECRET_BINDING).
     bindings.push(`(name = ${capnpString(METRICS_SECRET_BINDING)}, text = ${capnpString(metricsSecret)})`);
@@ -220,16 +245,20 @@ export function writeWorkerdConfig(dir: string, input: ConfigInput): string {
       if (!bound.has(secret.name))
         bindings.push(`(name = ${capnpString(secret.name)}, text = ${capnpString(secret.text)})`);
     }
-    let date = version.compatibility_date ?? DEFAULT_COMPATIBILITY_DATE;
-    if (date > input.maxCompatibilityDate) date = input.maxCompatibilityDate;
     services.push(
       `(name = ${capnpString(serviceName)}, worker = (modules = ${capnpList(modules)}, compatibilityDate = ${capnpString(date)}, ` +
-        `compatibilityFlags = ${capnpList(withAsyncLocalStorage(version.compatibility_flags).map(capnpString))}, bindings = ${capnpList(bindings)}))`,
+        `compatibilityFlags = ${flags}, bindings = ${capnpList(bindings)}))`,
     );
-    const binding = `S${index}`;
+    // With assets, requests go to workerd's assets router, which calls the script as run_worker_first and
+    // the files say (its userWorker); other events (scheduled) still reach the script itself.
+    if (assetsName && deployed.assets)
+      services.push(
+        `(name = ${capnpString(assetsName)}, assets = (path = ${capnpString(deployed.assets.directory)}, ` +
+          `config = ${capnpString(deployed.assets.config)}, userWorker = ${capnpString(serviceName)}))`,
+      );
     if (script.workers_dev) {
       routes[`${script.name}.${deployed.subdomain}`] = binding;
-      routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(serviceName)})`);
+      routerBindings.push(`(name = ${capnpString(binding)}, service = ${capnpString(assetsName ?? serviceName)})`);
     }
     // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
     metricsScripts[binding] = { a: script.account_id, s: script.name };
