@@ -10,14 +10,14 @@
 // Prints per target the req/s, the share of the ceiling (median of per-round shares), p99, CPU per request of
 // workerd and of the no-op server, and the share of the machine's CPU the hypervisor took (steal).
 // Usage: node bench/functions/runtime-bounds.ts [--seconds 8] [--rounds 3] [--flags stock|platform]
-//   --flags platform: workerd with the V8 flags Ledge gives its function processes (src/workerd/config.ts).
+//   --flags platform: workerd with the V8 flags Ledge gives its function processes (src/workerd/config/v8-flags.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { workerdBinary } from '../../src/workerd/workerd-process.ts';
-import { FUNCTION_V8_FLAGS } from '../../src/workerd/config.ts';
+import { FUNCTION_V8_FLAGS } from '../../src/workerd/config/index.ts';
 import { HELLO_MODULE } from './hello-world.ts';
 import { freePort, stop, treeCpuMs } from './processes.ts';
 import { runWrk } from './wrk.ts';

@@ -28,6 +28,16 @@ export const AuthErrors = {
       1002,
       `You are the last administrator of the account "${account}": it would be left without anyone to run it. Add another administrator first.`,
     ),
+  lastSuperAdministrator: (account: string) =>
+    new LedgeError(
+      409,
+      1002,
+      `This is the last Super Administrator of the account "${account}": it cannot be removed or demoted. Make another member Super Administrator first.`,
+    ),
+  notAdministrator: () => new LedgeError(403, 9109, 'Only an Administrator of the account may do this'),
+  /** Cloudflare's answer to a token used from outside its condition.request_ip. */
+  ipNotAllowed: (ip: string | undefined) =>
+    new LedgeError(403, 9109, `Cannot use the access token from location: ${ip ?? 'unknown'}`),
   readOnly: () => new LedgeError(403, 10000, 'Authentication error'),
 } as const;
 

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { pageOf, parsePagination } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { pageOf, parsePagination } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { EDIT_GROUP, PERMISSION_GROUPS, ROLES, type AccountManagement } from './management.ts';
 import { MemberCreateSchema, MemberUpdateSchema, TokenCreateSchema } from './schemas.ts';
 import type { AccountMember } from './store.ts';
@@ -86,6 +86,7 @@ function renderToken(token: ApiToken) {
     // Dates only when set: the SDK types them optional strings, never null.
     ...(token.not_before ? { not_before: token.not_before } : {}),
     ...(token.expires_on ? { expires_on: token.expires_on } : {}),
+    ...(token.condition ? { condition: token.condition } : {}),
     policies: [
       {
         id: `${token.id}-policy`,

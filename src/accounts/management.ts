@@ -1,13 +1,15 @@
 import { hashCredential } from '../shared/crypto.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { newId, newSecret } from '../shared/ids.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
+import { conditionWithin } from '../shared/request-ip.ts';
 import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { TokenCreate } from './schemas.ts';
 import { isEmail } from './service.ts';
-import { isAcceptedAdmin, type AccountMember, type AccountStore } from './store.ts';
-import type { ApiToken } from './types.ts';
+import { isAcceptedAdmin, isAcceptedSuperAdmin, type AccountMember, type AccountStore } from './store.ts';
+import type { ApiToken, Membership } from './types.ts';
 
 /**
  * Ledge's permission groups for API tokens (`GET /user/tokens/permission_groups`): a token reads and writes every
@@ -24,6 +26,12 @@ export const [EDIT_GROUP, READ_GROUP] = PERMISSION_GROUPS;
  * request may do is the token's business: read-only or not); an Administrator also manages the members.
  */
 export const ROLES = [
+  {
+    id: '33666b9c79b9a5273fc7344ff42f953d',
+    name: 'Super Administrator - All Privileges',
+    description:
+      "Can access the full account and manage its members, Super Administrators included; an account's last one stays",
+  },
   {
     id: '05784afa30c1afe1440e79d9351c7430',
     name: 'Administrator',
@@ -43,8 +51,28 @@ export const ManagementErrors = {
   memberNotFound: () => new LedgeError(404, 1003, 'Member not found'),
   notAdministrator: () => new LedgeError(403, 9109, 'Only an Administrator of the account can manage its members'),
   badPolicies: (why: string) => new LedgeError(400, 1001, `Invalid token policies: ${why}`),
+  outlivesCaller: (expiresOn: string) =>
+    new LedgeError(
+      400,
+      1001,
+      `This token expires on ${expiresOn}: the tokens it makes must expire by then (give expires_on no later)`,
+    ),
+  widerCondition: () =>
+    new LedgeError(
+      400,
+      1001,
+      'This token may only be used from the addresses its condition.request_ip allows: the tokens it makes must be limited at least as much',
+    ),
   badRole: (role: string) => new LedgeError(400, 1001, `Unknown role ${role}: see GET /accounts/{account_id}/roles`),
   alreadyMember: (email: string) => new LedgeError(409, 1002, `${email} is a member of this account already`),
+  noConsent: () =>
+    new LedgeError(
+      400,
+      1001,
+      'A member is added as an invitation (status pending) that the user accepts: PATCH /user/invites/{id} or PUT /memberships/{id}',
+    ),
+  notSuperAdministrator: () =>
+    new LedgeError(403, 9109, 'Only a Super Administrator of the account grants, takes or removes that role'),
 } as const;
 
 /**
@@ -54,9 +82,11 @@ export const ManagementErrors = {
  */
 export class AccountManagement {
   readonly #store: AccountStore;
+  readonly #changes: AccessChanges | undefined;
 
-  constructor(store: AccountStore) {
+  constructor(store: AccountStore, changes?: AccessChanges) {
     this.#store = store;
+    this.#changes = changes;
   }
 
   /** The caller's tokens that it may manage (within its own token's account scope). */
@@ -94,6 +124,7 @@ export class AccountManagement {
     if (callerScope !== null && accountId !== callerScope) {
       throw ManagementErrors.badPolicies(`this token reaches account ${callerScope} only: so must the tokens it makes`);
     }
+    this.#notMoreThanCaller(principal, input);
     const value = newSecret(30);
     const token: ApiToken = {
       id: newId(),
@@ -105,9 +136,20 @@ export class AccountManagement {
       not_before: input.not_before ?? null,
       expires_on: input.expires_on ?? null,
       created_on: isoNow(),
+      condition: input.condition?.request_ip ? { request_ip: input.condition.request_ip } : null,
     };
     await this.#store.insertToken(token, hashCredential(value));
     return { token, value };
+  }
+
+  /** A token makes no token that outlives it or may be used from where it may not (its scope: see createToken). */
+  #notMoreThanCaller(principal: Principal, input: TokenCreate): void {
+    const caller = principal.token;
+    if (!caller) return;
+    if (caller.expires_on && (!input.expires_on || Date.parse(input.expires_on) > Date.parse(caller.expires_on))) {
+      throw ManagementErrors.outlivesCaller(caller.expires_on);
+    }
+    if (!conditionWithin(input.condition, caller.condition)) throw ManagementErrors.widerCondition();
   }
 
   /** A new value for the token; the old one (and every dashboard session signed in with it) stops working. */
@@ -115,12 +157,14 @@ export class AccountManagement {
     await this.token(principal, id);
     const value = newSecret(30);
     await this.#store.setTokenHash(id, hashCredential(value));
+    this.#changes?.notify();
     return value;
   }
 
   async deleteToken(principal: Principal, id: string): Promise<void> {
     await this.token(principal, id);
     await this.#store.deleteToken(id);
+    this.#changes?.notify();
   }
 
   members(accountId: string): Promise<AccountMember[]> {
@@ -134,16 +178,20 @@ export class AccountManagement {
   }
 
   /**
-   * Adds a member by e-mail, `pending` (an invitation the user answers, PUT /memberships/{id}) unless `accepted` is
-   * asked. A user not known yet is created without credentials: `ledge admin token create` gives them a token.
+   * Adds a member by e-mail as `pending`: an invitation the user answers (PATCH /user/invites/{id}, PUT
+   * /memberships/{id}). A user not known yet is created without credentials: `ledge admin token create` gives them a
+   * token.
    */
   async addMember(
     principal: Principal,
     accountId: string,
     input: { email: string; roles: string[]; status?: 'accepted' | 'pending' | undefined },
   ): Promise<AccountMember> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
+    // Nobody is made a member without saying yes: an existing user's account list would change under them.
+    if (input.status === 'accepted') throw ManagementErrors.noConsent();
     const roles = roleNames(input.roles);
+    if (roles.some(isSuperRole) && !isAcceptedSuperAdmin(own)) throw ManagementErrors.notSuperAdministrator();
     if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
     let user = await this.#store.getUserByEmail(input.email);
     if (!user) {
@@ -157,7 +205,7 @@ export class AccountManagement {
       account_id: accountId,
       user_id: user!.id,
       roles,
-      status: input.status ?? 'pending',
+      status: 'pending',
       created_on: isoNow(),
     });
     if (!added) throw ManagementErrors.alreadyMember(input.email);
@@ -165,27 +213,42 @@ export class AccountManagement {
   }
 
   async setRoles(principal: Principal, accountId: string, memberId: string, roles: string[]): Promise<AccountMember> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
     const member = await this.member(accountId, memberId);
-    const outcome = await this.#store.setMembershipRolesUnlessLastAdmin(memberId, roleNames(roles));
+    const names = roleNames(roles);
+    if ((member.roles.some(isSuperRole) || names.some(isSuperRole)) && !isAcceptedSuperAdmin(own)) {
+      throw ManagementErrors.notSuperAdministrator();
+    }
+    const outcome = await this.#store.setMembershipRolesUnlessLastAdmin(memberId, names);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
-    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(member.account.name);
+    refuseOrphaning(outcome, member.account.name);
+    this.#changes?.notify();
     return this.member(accountId, memberId);
   }
 
   async removeMember(principal: Principal, accountId: string, memberId: string): Promise<void> {
-    await this.#requireAdmin(principal, accountId);
+    const own = await this.#requireAdmin(principal, accountId);
     const member = await this.member(accountId, memberId);
+    if (member.roles.some(isSuperRole) && !isAcceptedSuperAdmin(own)) throw ManagementErrors.notSuperAdministrator();
     const outcome = await this.#store.deleteMembershipUnlessLastAdmin(memberId);
     if (outcome === 'missing') throw ManagementErrors.memberNotFound();
-    if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(member.account.name);
+    refuseOrphaning(outcome, member.account.name);
+    this.#changes?.notify();
   }
 
-  async #requireAdmin(principal: Principal, accountId: string): Promise<void> {
+  async #requireAdmin(principal: Principal, accountId: string): Promise<Membership> {
     const own = (await this.#store.listMemberships(principal.userId)).find((m) => m.account.id === accountId);
     if (!own || !isAcceptedAdmin(own)) throw ManagementErrors.notAdministrator();
+    return own;
   }
 }
+
+function refuseOrphaning(outcome: string, accountName: string): void {
+  if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(accountName);
+  if (outcome === 'last_super_admin') throw AuthErrors.lastSuperAdministrator(accountName);
+}
+
+const isSuperRole = (role: string) => /^super administrator/i.test(role);
 
 function inScope(principal: Principal, token: ApiToken): boolean {
   const scope = principal.token?.account_id;

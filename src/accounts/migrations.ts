@@ -98,4 +98,9 @@ export const accountMigrations: readonly SchemaMigration[] = [
       ALTER TABLE users ADD COLUMN zipcode TEXT;
     `,
   },
+  {
+    // A token's `condition` (request_ip in / not_in), as JSON: enforced on every door the token opens.
+    id: 'accounts/0003_token_condition',
+    sql: `ALTER TABLE api_tokens ADD COLUMN request_condition TEXT;`,
+  },
 ];

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { pageOf, parsePagination } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { pageOf, parsePagination } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { AuthErrors } from './errors.ts';
 import { AccountUpdateSchema, MembershipUpdateSchema, UserEditSchema } from './schemas.ts';
@@ -71,7 +71,7 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
 
   app.put('/accounts/:account_id', async (c) => {
     const update = await readJson(c, AccountUpdateSchema, { code: 1001 });
-    const account = await accounts.renameAccount(c.req.param('account_id'), update.name);
+    const account = await accounts.renameAccount(c.get('principal'), c.req.param('account_id'), update.name);
     if (!account) throw AuthErrors.accountForbidden();
     return ok(c, renderAccount(account));
   });
@@ -99,6 +99,28 @@ export function accountRoutes(accounts: AccountService): Hono<AppEnv> {
     return ok(c, renderMembership(membership, principal));
   });
 
+  // Cloudflare's other door to the same invitations (client.user.invites): an invite is a pending membership.
+  app.get('/user/invites', async (c) => {
+    const principal = c.get('principal');
+    const pending = (await accounts.membershipsOf(principal)).filter((m) => m.status === 'pending');
+    return ok(
+      c,
+      pending.map((m) => renderInvite(m, principal)),
+    );
+  });
+
+  app.get('/user/invites/:invite_id', async (c) => {
+    const principal = c.get('principal');
+    return ok(c, renderInvite(await accounts.membershipOf(principal, c.req.param('invite_id')), principal));
+  });
+
+  app.patch('/user/invites/:invite_id', async (c) => {
+    const { status } = await readJson(c, MembershipUpdateSchema, { code: 1001 });
+    const principal = c.get('principal');
+    const membership = await accounts.answerInvitation(principal, c.req.param('invite_id'), status);
+    return ok(c, renderInvite(membership, principal));
+  });
+
   app.delete('/memberships/:membership_id', async (c) => {
     await accounts.leaveAccount(c.get('principal'), c.req.param('membership_id'));
     return ok(c, { id: c.req.param('membership_id') });
@@ -124,6 +146,20 @@ function renderMembership(m: Membership, principal: Principal) {
     account: m.account,
     roles: m.roles,
     permissions: permissionsFor(principal.readOnly),
+  };
+}
+
+function renderInvite(m: Membership, principal: Principal) {
+  return {
+    id: m.id,
+    invited_member_id: m.user_id,
+    invited_member_email: principal.email,
+    organization_id: m.account.id,
+    organization_name: m.account.name,
+    organization_is_enforcing_twofactor: false,
+    roles: m.roles,
+    status: m.status,
+    invited_on: m.created_on,
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr } from '../shared/request-ip.ts';
 
 /** `PUT /accounts/{account_id}`: rename an account (settings are accepted and echoed, not interpreted). */
 export const AccountUpdateSchema = z.strictObject({
@@ -31,6 +32,24 @@ const isoDate = (name: string) =>
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be a date and time (ISO 8601)`)
     .transform((value) => new Date(value).toISOString());
 
+const cidrList = (name: string) =>
+  z
+    .array(
+      z.string().refine((value) => parseCidr(value) !== undefined, `${name}: each entry must be an IPv4 or IPv6 CIDR`),
+    )
+    .max(100, `${name}: at most 100 ranges`)
+    .optional();
+
+/** A token's `condition`: Cloudflare's request_ip in / not_in lists (anything else is refused, not dropped). */
+export const TokenConditionSchema = z.strictObject({
+  request_ip: z
+    .strictObject({
+      in: cidrList('condition.request_ip.in'),
+      not_in: cidrList('condition.request_ip.not_in'),
+    })
+    .optional(),
+});
+
 /** `POST /user/tokens`: Cloudflare's shape; what Ledge can express is checked in management.ts. */
 export const TokenCreateSchema = z.strictObject({
   name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
@@ -45,13 +64,13 @@ export const TokenCreateSchema = z.strictObject({
     .min(1, 'give one policy'),
   not_before: isoDate('not_before').optional(),
   expires_on: isoDate('expires_on').optional(),
-  condition: z.object({}).optional(),
+  condition: TokenConditionSchema.optional(),
 });
 export type TokenCreate = z.infer<typeof TokenCreateSchema>;
 
 const roles = z.array(z.string().min(1)).min(1, 'give at least one role');
 
-/** `POST /accounts/{id}/members`: an e-mail and role ids (or names), pending unless `accepted` is asked. */
+/** `POST /accounts/{id}/members`: an e-mail and role ids (or names); always an invitation (`accepted` is refused). */
 export const MemberCreateSchema = z.strictObject({
   email: z.string().trim().min(1, 'email must not be empty'),
   roles,

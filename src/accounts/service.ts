@@ -1,10 +1,12 @@
 import { digestsEqual, hashCredential } from '../shared/crypto.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { newGlobalApiKey, newId, newSecret } from '../shared/ids.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
+import { requestIpAllowed } from '../shared/request-ip.ts';
 import { isoNow } from '../shared/time.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
-import type { AccountStore } from './store.ts';
+import { isAcceptedAdmin, type AccountStore } from './store.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
@@ -17,6 +19,8 @@ export interface AuthHeaders {
   authorization?: string | undefined;
   email?: string | undefined;
   key?: string | undefined;
+  /** Where the request comes from: a token's condition.request_ip is checked against it (unknown meets no `in`). */
+  clientIp?: string | undefined;
 }
 
 export function isEmail(value: string): boolean {
@@ -26,9 +30,11 @@ export function isEmail(value: string): boolean {
 /** Accounts, users, keys and tokens: creation (bootstrap, admin CLI) and request authentication. */
 export class AccountService {
   readonly #store: AccountStore;
+  readonly #changes: AccessChanges | undefined;
 
-  constructor(store: AccountStore) {
+  constructor(store: AccountStore, changes?: AccessChanges) {
     this.#store = store;
+    this.#changes = changes;
   }
 
   async isEmpty(): Promise<boolean> {
@@ -140,7 +146,10 @@ export class AccountService {
     return this.#store.getAccount(id);
   }
 
-  async renameAccount(id: string, name: string): Promise<Account | undefined> {
+  /** Renaming is an Administrator's: a Member reaches the account's resources, not its settings. */
+  async renameAccount(principal: Principal, id: string, name: string): Promise<Account | undefined> {
+    const own = (await this.#store.listMemberships(principal.userId)).find((m) => m.account.id === id);
+    if (!own || !isAcceptedAdmin(own)) throw AuthErrors.notAdministrator();
     await this.#store.renameAccount(id, name);
     return this.#store.getAccount(id);
   }
@@ -169,8 +178,9 @@ export class AccountService {
   }
 
   /**
-   * Accepts or rejects an invitation. Ledge's members are added already accepted (by the admin CLI), so
-   * for them accepting again is a no-op and rejecting is refused: leaving an account is DELETE.
+   * Accepts or rejects an invitation (every member added through the API is one; the operator's `ledge admin` may
+   * add accepted members). Accepting again is a no-op and rejecting an accepted membership is refused: leaving an
+   * account is DELETE.
    */
   async answerInvitation(principal: Principal, id: string, status: 'accepted' | 'rejected'): Promise<Membership> {
     const membership = await this.membershipOf(principal, id);
@@ -187,6 +197,8 @@ export class AccountService {
     const outcome = await this.#store.deleteMembershipUnlessLastAdmin(id);
     if (outcome === 'missing') throw AuthErrors.membershipNotFound();
     if (outcome === 'last_admin') throw AuthErrors.lastAdministrator(membership.account.name);
+    if (outcome === 'last_super_admin') throw AuthErrors.lastSuperAdministrator(membership.account.name);
+    this.#changes?.notify();
   }
 
   getUserByEmail(email: string): Promise<User | undefined> {
@@ -212,7 +224,7 @@ export class AccountService {
    * A bearer token wins when both styles are present.
    */
   async authenticate(headers: AuthHeaders): Promise<Principal> {
-    if (headers.authorization !== undefined) return this.#authenticateToken(headers.authorization);
+    if (headers.authorization !== undefined) return this.#authenticateToken(headers.authorization, headers.clientIp);
     if (headers.email === undefined || headers.key === undefined) throw AuthErrors.missingHeaders();
     if (!isEmail(headers.email)) throw AuthErrors.invalidHeaders(6102);
     if (!API_KEY_FORMAT.test(headers.key)) throw AuthErrors.invalidHeaders(6103);
@@ -230,12 +242,13 @@ export class AccountService {
     };
   }
 
-  async #authenticateToken(header: string): Promise<Principal> {
+  async #authenticateToken(header: string, clientIp: string | undefined): Promise<Principal> {
     const match = /^Bearer ([^\s]+)$/.exec(header.trim());
     if (!match?.[1] || !TOKEN_FORMAT.test(match[1])) throw AuthErrors.invalidHeaders(6111);
     const hash = hashCredential(match[1]);
     const token = await this.#store.getTokenByHash(hash);
     if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
+    if (!requestIpAllowed(token.condition, clientIp)) throw AuthErrors.ipNotAllowed(clientIp);
     const principal = await this.#tokenPrincipal(token);
     if (!principal) throw AuthErrors.invalidToken();
     return principal;
@@ -309,6 +322,7 @@ function newToken(input: { userId: string; name: string; accountId?: string | nu
     not_before: null,
     expires_on: null,
     created_on: isoNow(),
+    condition: null,
   };
 }
 

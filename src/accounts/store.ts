@@ -1,4 +1,5 @@
 import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExecutor } from '../db/index.ts';
+import type { TokenCondition } from '../shared/principal.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 
 /** What the first start writes at once: the owner's account, user, membership and token. */
@@ -49,7 +50,7 @@ export interface AccountStore {
    * Removes a membership unless it is the last accepted one with an Administrator role in its account
    * (checked and done in one transaction, so two members leaving at once cannot both succeed).
    */
-  deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | 'last_admin' | 'missing'>;
+  deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | LastAdminOutcome | 'missing'>;
   /** The earliest user and its first account: who a single-tenant server belongs to. */
   firstMembership(): Promise<{ email: string; account_id: string } | undefined>;
   insertToken(token: ApiToken, tokenHash: string): Promise<void>;
@@ -67,7 +68,7 @@ export interface AccountStore {
    * Sets a membership's roles unless that takes the Administrator role from the account's last accepted
    * administrator (checked and done in one transaction, like deleteMembershipUnlessLastAdmin).
    */
-  setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'>;
+  setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | LastAdminOutcome | 'missing'>;
 }
 
 /** A membership seen from its account: who the member is. */
@@ -107,8 +108,36 @@ export function isAcceptedAdmin(membership: Membership): boolean {
   return membership.status === 'accepted' && membership.roles.some((role) => /administrator/i.test(role));
 }
 
-interface TokenRow extends Omit<ApiToken, 'read_only'> {
+/** An accepted Super Administrator: the only one who may grant, take or remove that role. */
+export function isAcceptedSuperAdmin(membership: Membership): boolean {
+  return membership.status === 'accepted' && membership.roles.some((role) => /^super administrator/i.test(role));
+}
+
+/** Why a change to a membership is refused: it would take the account's last (super) administrator. */
+export type LastAdminOutcome = 'last_admin' | 'last_super_admin';
+
+/**
+ * Whether changing `before` into `after` (undefined: removing it) takes away the last accepted Super
+ * Administrator or the last accepted administrator of its account, `others` being its other members.
+ */
+function orphans(
+  before: Membership,
+  after: Membership | undefined,
+  others: Membership[],
+): LastAdminOutcome | undefined {
+  for (const [holds, outcome] of [
+    [isAcceptedSuperAdmin, 'last_super_admin'],
+    [isAcceptedAdmin, 'last_admin'],
+  ] as const) {
+    if (holds(before) && !(after && holds(after)) && !others.some(holds)) return outcome;
+  }
+  return undefined;
+}
+
+interface TokenRow extends Omit<ApiToken, 'read_only' | 'condition'> {
   read_only: number;
+  /** The token's `condition` as JSON, or null. */
+  request_condition: string | null;
   token_hash: string;
 }
 
@@ -215,7 +244,7 @@ export class SqlAccountStore implements AccountStore {
     await this.#db.run('UPDATE memberships SET status = ? WHERE id = ?', [status, id]);
   }
 
-  async deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | 'last_admin' | 'missing'> {
+  async deleteMembershipUnlessLastAdmin(id: string): Promise<'deleted' | LastAdminOutcome | 'missing'> {
     return this.#db.transaction(async (tx) => {
       const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
       if (!found) return 'missing';
@@ -228,7 +257,8 @@ export class SqlAccountStore implements AccountStore {
           row.account_id,
           id,
         ]);
-        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
+        const refused = orphans(toMembership(row), undefined, others.map(toMembership));
+        if (refused) return refused;
       }
       await tx.run('DELETE FROM memberships WHERE id = ?', [id]);
       return 'deleted';
@@ -248,20 +278,25 @@ export class SqlAccountStore implements AccountStore {
 
   async getTokenByHash(tokenHash: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
     const row = await this.#db.get<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE token_hash = ?`,
       [tokenHash],
     );
-    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+    return row ? fromTokenRow(row) : undefined;
   }
 
   async listTokens(userId: string): Promise<ApiToken[]> {
     const rows = await this.#db.all<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE user_id = ? ORDER BY created_on, id`,
       [userId],
     );
-    return rows.map(({ token_hash: _hash, ...row }) => ({ ...row, read_only: fromSqlBool(row.read_only) }));
+    return rows.map((row) => {
+      const { token_hash: _hash, ...token } = fromTokenRow(row);
+      return token;
+    });
   }
 
   async setTokenHash(id: string, tokenHash: string): Promise<void> {
@@ -283,7 +318,10 @@ export class SqlAccountStore implements AccountStore {
     return rows.map((row) => ({ ...toMembership(row), email: row.email }));
   }
 
-  async setMembershipRolesUnlessLastAdmin(id: string, roles: string[]): Promise<'updated' | 'last_admin' | 'missing'> {
+  async setMembershipRolesUnlessLastAdmin(
+    id: string,
+    roles: string[],
+  ): Promise<'updated' | LastAdminOutcome | 'missing'> {
     return this.#db.transaction(async (tx) => {
       const found = await tx.get<{ account_id: string }>('SELECT account_id FROM memberships WHERE id = ?', [id]);
       if (!found) return 'missing';
@@ -291,12 +329,13 @@ export class SqlAccountStore implements AccountStore {
       const row = await tx.get<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.id = ?`, [id]);
       if (!row) return 'missing';
       const before = toMembership(row);
-      if (isAcceptedAdmin(before) && !isAcceptedAdmin({ ...before, roles })) {
+      if (isAcceptedAdmin(before)) {
         const others = await tx.all<MembershipRow>(`${MEMBERSHIP_SELECT} WHERE m.account_id = ? AND m.id != ?`, [
           row.account_id,
           id,
         ]);
-        if (!others.map(toMembership).some(isAcceptedAdmin)) return 'last_admin';
+        const refused = orphans(before, { ...before, roles }, others.map(toMembership));
+        if (refused) return refused;
       }
       await tx.run('UPDATE memberships SET roles = ? WHERE id = ?', [JSON.stringify(roles), id]);
       return 'updated';
@@ -305,11 +344,12 @@ export class SqlAccountStore implements AccountStore {
 
   async getTokenById(id: string): Promise<(ApiToken & { token_hash: string }) | undefined> {
     const row = await this.#db.get<TokenRow>(
-      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on
+      `SELECT id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on,
+              request_condition
          FROM api_tokens WHERE id = ?`,
       [id],
     );
-    return row ? { ...row, read_only: fromSqlBool(row.read_only) } : undefined;
+    return row ? fromTokenRow(row) : undefined;
   }
 }
 
@@ -343,8 +383,8 @@ function insertMembership(db: SqlExecutor, m: NewMembership) {
 
 function insertToken(db: SqlExecutor, token: ApiToken, tokenHash: string) {
   return db.run(
-    `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO api_tokens (id, user_id, name, token_hash, account_id, read_only, status, not_before, expires_on, created_on, request_condition)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       token.id,
       token.user_id,
@@ -356,6 +396,16 @@ function insertToken(db: SqlExecutor, token: ApiToken, tokenHash: string) {
       token.not_before,
       token.expires_on,
       token.created_on,
+      token.condition ? JSON.stringify(token.condition) : null,
     ],
   );
+}
+
+function fromTokenRow(row: TokenRow): ApiToken & { token_hash: string } {
+  const { request_condition: condition, read_only: readOnly, ...rest } = row;
+  return {
+    ...rest,
+    read_only: fromSqlBool(readOnly),
+    condition: condition ? (JSON.parse(condition) as TokenCondition) : null,
+  };
 }

@@ -1,5 +1,6 @@
 import type { SqlDatabase } from '../db/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import { accountRoutes } from './routes.ts';
 import { AccountManagement } from './management.ts';
 import { managementRoutes } from './management-routes.ts';
@@ -11,9 +12,13 @@ export interface AccountsSubsystem extends Subsystem {
 }
 
 /** Accounts, users, keys, tokens and memberships: /user, /user/tokens, /accounts, /accounts/{id}/members, /memberships. */
-export function createAccountsSubsystem(deps: { db: SqlDatabase }): AccountsSubsystem {
+export function createAccountsSubsystem(deps: {
+  db: SqlDatabase;
+  /** Told when access is taken away (a token deleted or rolled, a member removed or demoted, an account left). */
+  accessChanges?: AccessChanges | undefined;
+}): AccountsSubsystem {
   const store = new SqlAccountStore(deps.db);
-  const service = new AccountService(store);
+  const service = new AccountService(store, deps.accessChanges);
   return {
     name: 'accounts',
     service,
@@ -21,7 +26,7 @@ export function createAccountsSubsystem(deps: { db: SqlDatabase }): AccountsSubs
     mountRoutes: (api) => {
       api.route('/', accountRoutes(service));
       // After /user/tokens/verify, which is not a token id.
-      api.route('/', managementRoutes(new AccountManagement(store)));
+      api.route('/', managementRoutes(new AccountManagement(store, deps.accessChanges)));
     },
   };
 }

@@ -1,13 +1,15 @@
 import { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
 import type { Logger } from '../shared/logger.ts';
 import { authMiddleware, type SessionCredentials } from './auth.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import { errorResponse, throwRouteNotFound } from './errors.ts';
 import { metricsHandler } from './metrics-route.ts';
 import { requestLog } from './request-log.ts';
-import type { Subsystem } from './subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 
 export const API_PREFIX = '/client/v4';
 
@@ -28,13 +30,17 @@ export interface ApiDependencies {
   ready?: (() => Promise<void>) | undefined;
   /** The browser dashboard at `/` (src/dashboard/): its pages, and its cookie sessions as credentials. */
   dashboard?: DashboardMount | undefined;
+  /** What open streams re-check their grant on (default: the system's clock). */
+  clock?: Clock | undefined;
+  /** Access taken away in this process: open streams re-check their grant at once. */
+  accessChanges?: AccessChanges | undefined;
 }
 
 /** What the app needs of the dashboard: its session lookup, and its routes mounted outside /client/v4. */
 export interface DashboardMount {
   credentials: SessionCredentials;
   /** Mounts the pages, assets and session routes; `api` is the /client/v4 app they call in-process. */
-  mount(root: Hono<AppEnv>, api: (request: Request) => Promise<Response>): void;
+  mount(root: Hono<AppEnv>, api: (request: Request, env?: unknown) => Promise<Response>): void;
 }
 
 /**
@@ -45,7 +51,13 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use('*', requestLog(platform.logger, platform.metrics, API_PREFIX));
   for (const subsystem of platform.subsystems) subsystem.mountTokenRoutes?.(api);
-  api.use('*', authMiddleware(platform.accounts, platform.dashboard?.credentials));
+  api.use(
+    '*',
+    authMiddleware(platform.accounts, platform.dashboard?.credentials, {
+      clock: platform.clock ?? systemClock,
+      changes: platform.accessChanges,
+    }),
+  );
 
   for (const subsystem of platform.subsystems) subsystem.mountRoutes(api);
 
@@ -54,7 +66,7 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
 
   const root = new Hono<AppEnv>();
   // Before the API: the dashboard adds its headers to /client/v4 answers, and calls the API in-process.
-  platform.dashboard?.mount(root, async (request) => root.fetch(request));
+  platform.dashboard?.mount(root, async (request, env) => root.fetch(request, env));
   root.route(API_PREFIX, api);
   // Prometheus scrapes here, with the metrics token (see metrics-route.ts).
   root.get('/metrics', metricsHandler(platform.metrics, platform.config.metricsToken, platform.logger));

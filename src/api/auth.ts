@@ -1,6 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { AuthErrors, canAccessAccount, type AccountService } from '../accounts/index.ts';
-import type { AppEnv } from './context.ts';
+import { clientIpOf } from '../api-kit/client-ip.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { watchGrant, type AccessChanges, type GrantCheck } from '../shared/grant-watch.ts';
 
 const ACCOUNT_PATH = /^\/client\/v4\/accounts\/([^/]+)(?:\/|$)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -10,6 +13,7 @@ export interface CredentialHeaders {
   authorization?: string | undefined;
   email?: string | undefined;
   key?: string | undefined;
+  clientIp?: string | undefined;
 }
 
 /**
@@ -23,23 +27,42 @@ export type SessionCredentials = (request: Request) => Promise<CredentialHeaders
  * `/accounts/{id}/...` requires membership (an unknown and a foreign account get the same 403), and a
  * read-only token may not change anything.
  */
-export function authMiddleware(accounts: AccountService, session?: SessionCredentials): MiddlewareHandler<AppEnv> {
+export function authMiddleware(
+  accounts: AccountService,
+  session?: SessionCredentials,
+  access: { clock: Clock; changes?: AccessChanges | undefined } = { clock: systemClock },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const headers: CredentialHeaders = {
       authorization: c.req.header('authorization'),
       email: c.req.header('x-auth-email'),
       key: c.req.header('x-auth-key'),
     };
+    const clientIp = clientIpOf(c);
     // API headers always win; a cookie session only stands in for a request that carries none.
-    const fromSession =
-      headers.authorization === undefined && headers.key === undefined ? await session?.(c.req.raw) : undefined;
-    const principal = await accounts.authenticate(fromSession ?? headers);
+    const usesSession = headers.authorization === undefined && headers.key === undefined;
+    const fromSession = usesSession ? await session?.(c.req.raw) : undefined;
+    const principal = await accounts.authenticate({ ...(fromSession ?? headers), clientIp });
     c.set('principal', principal);
-    const accountId = ACCOUNT_PATH.exec(new URL(c.req.url).pathname)?.[1];
-    if (accountId !== undefined && !canAccessAccount(principal, decodeSegment(accountId))) {
+    const rawAccountId = ACCOUNT_PATH.exec(new URL(c.req.url).pathname)?.[1];
+    const accountId = rawAccountId === undefined ? undefined : decodeSegment(rawAccountId);
+    if (accountId !== undefined && !canAccessAccount(principal, accountId)) {
       throw AuthErrors.accountForbidden();
     }
     if (principal.readOnly && !SAFE_METHODS.has(c.req.method)) throw AuthErrors.readOnly();
+    // The same credential, looked up again (a session re-read: signed out, it is gone): what a stream that
+    // outlives this request checks to end when its access does.
+    const grant: GrantCheck = async (ip = clientIp) => {
+      try {
+        const again = usesSession ? await session?.(c.req.raw) : undefined;
+        const now = await accounts.authenticate({ ...(again ?? headers), clientIp: ip });
+        return accountId === undefined || canAccessAccount(now, accountId);
+      } catch {
+        return false;
+      }
+    };
+    c.set('grant', grant);
+    c.set('watchGrant', (onRevoked) => watchGrant(grant, onRevoked, access));
     await next();
   };
 }

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { clip, CommonErrors, isLedgeError, LedgeError, MAX_ERROR_MESSAGE, type ErrorDetail } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { failureBody } from './envelope.ts';
+import { failureBody } from '../api-kit/envelope.ts';
 
 /**
  * The one place where failures become HTTP responses. Client errors carry `x-should-retry: false`

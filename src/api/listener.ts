@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { clip, LedgeError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { failureBody } from './envelope.ts';
+import { failureBody } from '../api-kit/envelope.ts';
 import { errorResponse } from './errors.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { methodLabel, statusClass, type LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { newRequestId } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import { routeGroup } from './route-group.ts';
 import { runWithRequestId } from '../shared/request-context.ts';
 

@@ -1,9 +1,11 @@
 import type { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
-import type { AppEnv } from '../api/context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { HealthEventBus } from '../load-balancing/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { LedgeError } from '../shared/errors.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
 import type { Logger } from '../shared/logger.ts';
 import { buildDashboardAssets, type DashboardAssets } from './assets.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
@@ -21,7 +23,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export interface Dashboard {
   /** For the API's auth middleware: a request's session credentials (src/api/auth.ts SessionCredentials). */
   credentials(request: Request): Promise<ReturnType<typeof credentialHeaders> | undefined>;
-  mount(root: Hono<AppEnv>, api: (request: Request) => Promise<Response>): void;
+  mount(root: Hono<AppEnv>, api: (request: Request, env?: unknown) => Promise<Response>): void;
   /** Builds the bundle now (the server calls it at start, so the first page view does not wait). */
   assets(): Promise<DashboardAssets>;
 }
@@ -36,7 +38,11 @@ export function createDashboard(deps: {
   db: SqlDatabase;
   healthEvents?: HealthEventBus | undefined;
   logger: Logger;
+  /** What the live stream re-checks its session on, and the signal to re-check at once. */
+  clock?: Clock | undefined;
+  accessChanges?: AccessChanges | undefined;
 }): Dashboard {
+  const access = { clock: deps.clock ?? systemClock, changes: deps.accessChanges };
   const sessions = new SessionStore(deps.db);
   let built: Promise<DashboardAssets> | undefined;
   const assets = () =>
@@ -61,8 +67,8 @@ export function createDashboard(deps: {
       return credentialHeaders(session.auth);
     },
     mount(root, api) {
-      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets });
-      liveRoutes(root, { accounts: deps.accounts, sessions, healthEvents: deps.healthEvents });
+      dashboardRoutes(root, { accounts: deps.accounts, sessions, assets, changes: deps.accessChanges });
+      liveRoutes(root, { accounts: deps.accounts, sessions, healthEvents: deps.healthEvents, access });
       migrationRoutes(root, { accounts: deps.accounts, sessions, api });
     },
     assets,

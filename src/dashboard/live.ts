@@ -1,6 +1,9 @@
 import type { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
-import type { AppEnv } from '../api/context.ts';
+import { clientIpOf } from '../api-kit/client-ip.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { watchGrant, type AccessChanges } from '../shared/grant-watch.ts';
 import type { HealthEvent, HealthEventBus } from '../load-balancing/index.ts';
 import { credentialHeaders, DashboardErrors, sessionOf } from './routes.ts';
 import type { SessionStore } from './sessions.ts';
@@ -14,14 +17,32 @@ const KEEP_ALIVE_MS = 15_000;
  */
 export function liveRoutes(
   root: Hono<AppEnv>,
-  deps: { accounts: AccountService; sessions: SessionStore; healthEvents: HealthEventBus | undefined },
+  deps: {
+    accounts: AccountService;
+    sessions: SessionStore;
+    healthEvents: HealthEventBus | undefined;
+    access: { clock: Clock; changes?: AccessChanges | undefined };
+  },
 ): void {
   root.get('/dashboard/events', async (c) => {
     const session = await sessionOf(c, deps.sessions);
     if (!session) throw DashboardErrors.notSignedIn();
-    const principal = await deps.accounts.authenticate(credentialHeaders(session.auth));
+    const clientIp = clientIpOf(c);
+    const principal = await deps.accounts.authenticate({ ...credentialHeaders(session.auth), clientIp });
+    // Signed out, its token revoked, or the user no longer a member: the stream ends (the session re-read each time).
+    const grant = async () => {
+      try {
+        const now = await sessionOf(c, deps.sessions);
+        if (!now) return false;
+        const again = await deps.accounts.authenticate({ ...credentialHeaders(now.auth), clientIp });
+        return [...principal.accountIds].every((id) => again.accountIds.has(id));
+      } catch {
+        return false;
+      }
+    };
     const encoder = new TextEncoder();
     let unsubscribe = () => {};
+    let unwatch = () => {};
     let timer: NodeJS.Timeout | undefined;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -34,7 +55,16 @@ export function liveRoutes(
         };
         const stop = () => {
           unsubscribe();
+          unwatch();
           clearInterval(timer);
+        };
+        const end = () => {
+          stop();
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
         };
         send('retry: 2000\n\n');
         unsubscribe =
@@ -43,17 +73,12 @@ export function liveRoutes(
             scope.afterCommit(() => send(`event: health\ndata: ${JSON.stringify(render(event))}\n\n`));
           }) ?? (() => {});
         timer = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
-        c.req.raw.signal.addEventListener('abort', () => {
-          stop();
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        });
+        unwatch = watchGrant(grant, end, deps.access);
+        c.req.raw.signal.addEventListener('abort', end);
       },
       cancel() {
         unsubscribe();
+        unwatch();
         clearInterval(timer);
       },
     });

@@ -1,8 +1,9 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AccountService } from '../accounts/index.ts';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
+import { readJson } from '../api-kit/body.ts';
+import { clientIpOf } from '../api-kit/client-ip.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import { ApiClient } from '../client/index.ts';
 import { migrate, MigrationApi } from '../email-migration/index.ts';
 import { credentialHeaders, DashboardErrors, requireCsrf, sameOrigin, sessionOf } from './routes.ts';
@@ -22,7 +23,11 @@ const MigrationRun = z.strictObject({
  */
 export function migrationRoutes(
   root: Hono<AppEnv>,
-  deps: { accounts: AccountService; sessions: SessionStore; api: (request: Request) => Promise<Response> },
+  deps: {
+    accounts: AccountService;
+    sessions: SessionStore;
+    api: (request: Request, env?: unknown) => Promise<Response>;
+  },
 ): void {
   root.post('/dashboard/migration', async (c) => {
     sameOrigin(c);
@@ -30,14 +35,14 @@ export function migrationRoutes(
     if (!session) throw DashboardErrors.notSignedIn();
     requireCsrf(c, session.csrf);
     const body = await readJson(c, MigrationRun, { code: 10000, emptyAs: {} });
-    await deps.accounts.authenticate(credentialHeaders(session.auth));
+    await deps.accounts.authenticate({ ...credentialHeaders(session.auth), clientIp: clientIpOf(c) });
     const origin = new URL(c.req.url).origin;
     const client = new ApiClient({
       apiUrl: `${origin}/client/v4`,
       auth: session.auth,
       userAgent: 'ledge-dashboard',
       fetch: ((input: string | URL | Request, init?: RequestInit) =>
-        deps.api(new Request(input, init))) as typeof fetch,
+        deps.api(new Request(input, init), c.env)) as typeof fetch,
     });
     const api = new MigrationApi(client, body.account_id);
     const encoder = new TextEncoder();

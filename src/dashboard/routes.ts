@@ -1,10 +1,12 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { AccountService, Principal } from '../accounts/index.ts';
-import { readJson } from '../api/body.ts';
-import type { AppEnv, ApiContext } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import { clientIpOf } from '../api-kit/client-ip.ts';
+import type { AppEnv, ApiContext } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
+import type { AccessChanges } from '../shared/grant-watch.ts';
 import { assetResponse, type DashboardAssets } from './assets.ts';
 import { isHttps, readCookie, SESSION_COOKIE, sessionCookie } from './cookies.ts';
 import { API_RESPONSE_HEADERS, PAGE_HEADERS } from './headers.ts';
@@ -14,6 +16,8 @@ export interface DashboardRouteDeps {
   accounts: AccountService;
   sessions: SessionStore;
   assets: () => Promise<DashboardAssets>;
+  /** Told of a sign-out: the session's open live stream ends at once. */
+  changes?: AccessChanges | undefined;
 }
 
 const SignIn = z.union([
@@ -70,7 +74,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
   root.get('/dashboard/session', async (c) => {
     const session = await sessionOf(c, sessions);
     if (!session) throw DashboardErrors.notSignedIn();
-    const principal = await accounts.authenticate(credentialHeaders(session.auth));
+    const principal = await accounts.authenticate({ ...credentialHeaders(session.auth), clientIp: clientIpOf(c) });
     return ok(c, describe(principal, session.csrf), { status: 200 });
   });
 
@@ -80,7 +84,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const auth: SessionAuth =
       'api_token' in body ? { token: body.api_token } : { email: body.email, key: body.api_key };
     // The API's own check: a wrong token gets the API's own error (401 1000, 403 9103, ...).
-    const principal = await accounts.authenticate(credentialHeaders(auth));
+    const principal = await accounts.authenticate({ ...credentialHeaders(auth), clientIp: clientIpOf(c) });
     const { id, session } = await sessions.create(auth);
     c.header('set-cookie', sessionCookie(id, isHttps(c.req.raw)));
     return ok(c, describe(principal, session.csrf));
@@ -93,6 +97,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     if (id && session) {
       requireCsrf(c, session.csrf);
       await sessions.delete(id);
+      deps.changes?.notify();
     }
     c.header('set-cookie', sessionCookie('', isHttps(c.req.raw), 0));
     return ok(c, {});
@@ -103,7 +108,7 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     const authorization = c.req.header('authorization');
     const email = c.req.header('x-auth-email');
     const key = c.req.header('x-auth-key');
-    await accounts.authenticate({ authorization, email, key });
+    await accounts.authenticate({ authorization, email, key, clientIp: clientIpOf(c) });
     const token = authorization?.replace(/^Bearer\s+/i, '').trim();
     const auth: SessionAuth = token ? { token } : { email: email ?? '', key: key ?? '' };
     const code = await sessions.createLink(auth);
@@ -111,16 +116,54 @@ export function dashboardRoutes(root: Hono<AppEnv>, deps: DashboardRouteDeps): v
     return ok(c, { url: `${origin}/dashboard/link?code=${code}`, expires_in_seconds: 300 });
   });
 
+  // Opening a link never replaces a session silently (login CSRF: another tenant's link, opened from any site,
+  // would swap the victim's session for the attacker's account). It signs in at once only when the browser says
+  // the user opened it themselves (Sec-Fetch-Site: none: typed, pasted, or opened by `ledge dashboard`) and no
+  // session of another user is live here; otherwise it shows whose link it is and asks, by a same-origin POST.
   root.get('/dashboard/link', async (c) => {
-    const auth = await sessions.consumeLink(c.req.query('code') ?? '');
+    const code = c.req.query('code') ?? '';
+    const auth = await sessions.peekLink(code);
     if (!auth) throw DashboardErrors.badLink();
-    await accounts.authenticate(credentialHeaders(auth));
+    const clientIp = clientIpOf(c);
+    const linked = await accounts.authenticate({ ...credentialHeaders(auth), clientIp });
+    const current = await liveUser(c, sessions, accounts);
+    const openedByUser = c.req.header('sec-fetch-site') === 'none';
+    if (openedByUser && (current === undefined || current.userId === linked.userId)) {
+      return signInWithLink(c, code);
+    }
+    return new Response(confirmPage(code, linked.email, current?.email), {
+      status: 200,
+      headers: {
+        ...PAGE_HEADERS,
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        // With no-referrer a browser sends `Origin: null` on the form's POST; same-origin keeps our own origin.
+        'referrer-policy': 'same-origin',
+      },
+    });
+  });
+
+  // The confirmation page's form: only a page of this origin may post it (a browser always names the origin of a
+  // form POST; one from another site, or none at all, is refused).
+  root.post('/dashboard/link', async (c) => {
+    const origin = c.req.header('origin');
+    const sameSite = origin === undefined ? c.req.header('sec-fetch-site') === 'same-origin' : undefined;
+    if (!(sameSite ?? hostOf(origin!) === new URL(c.req.url).host)) throw DashboardErrors.crossOrigin();
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const code = typeof form['code'] === 'string' ? form['code'] : '';
+    return signInWithLink(c, code);
+  });
+
+  const signInWithLink = async (c: ApiContext, code: string) => {
+    const auth = await sessions.consumeLink(code);
+    if (!auth) throw DashboardErrors.badLink();
+    await accounts.authenticate({ ...credentialHeaders(auth), clientIp: clientIpOf(c) });
     const { id } = await sessions.create(auth);
     return new Response(null, {
       status: 303,
       headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id, isHttps(c.req.raw)) },
     });
-  });
+  };
 }
 
 export async function sessionOf(c: ApiContext, sessions: SessionStore) {
@@ -138,6 +181,42 @@ export function requireCsrf(c: ApiContext, csrf: string): void {
   const sent = c.req.header('x-csrf-token') ?? '';
   if (!sameSecret(sent, csrf))
     throw new LedgeError(403, 10000, 'Missing or wrong x-csrf-token for this dashboard session');
+}
+
+/** Who the browser is signed in as now (a live session whose credential still works), if anyone. */
+async function liveUser(c: ApiContext, sessions: SessionStore, accounts: AccountService) {
+  const session = await sessionOf(c, sessions);
+  if (!session) return undefined;
+  try {
+    return await accounts.authenticate({ ...credentialHeaders(session.auth), clientIp: clientIpOf(c) });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page that asks before a link signs this browser in (no script: a form posting back to this origin). */
+function confirmPage(code: string, email: string, current: string | undefined): string {
+  const replacing = current
+    ? `<p>This browser is signed in as <strong>${escapeHtml(current)}</strong>: continuing signs that session out.</p>`
+    : '';
+  return `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Sign in to Ledge</title></head>
+<body>
+<h1>Sign in to Ledge as ${escapeHtml(email)}?</h1>
+${replacing}
+<p>Continue only if you ran <code>ledge dashboard</code> yourself just now. A link someone else sent you signs you in to their account.</p>
+<form method="post" action="/dashboard/link">
+<input type="hidden" name="code" value="${escapeHtml(code)}">
+<button type="submit">Sign in as ${escapeHtml(email)}</button>
+</form>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 function describe(principal: Principal, csrf: string) {

@@ -103,6 +103,16 @@ export class SessionStore {
     return code;
   }
 
+  /** The link's credential without using the link up (what the confirmation page shows); undefined when spent. */
+  async peekLink(code: string): Promise<SessionAuth | undefined> {
+    const row = await this.#db.get<{ sealed: string; expires_at: number }>(
+      'SELECT sealed, expires_at FROM dashboard_links WHERE code_hash = ?',
+      [digest(code)],
+    );
+    if (!row || this.#now() >= Number(row.expires_at)) return undefined;
+    return open(code, row.sealed);
+  }
+
   /** The link's credential, once: a second use (on any node), or a use after five minutes, gets nothing. */
   async consumeLink(code: string): Promise<SessionAuth | undefined> {
     const key = digest(code);

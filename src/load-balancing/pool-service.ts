@@ -1,5 +1,5 @@
-import type { PageRequest } from '../api/pagination.ts';
-import type { Message } from '../api/envelope.ts';
+import type { PageRequest } from '../api-kit/pagination.ts';
+import type { Message } from '../api-kit/envelope.ts';
 import type { EgressPolicy } from '../egress/index.ts';
 import { newId } from '../shared/ids.ts';
 import { assertOriginsReachable } from './egress-check.ts';

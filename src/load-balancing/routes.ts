@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readJson } from '../api/body.ts';
-import type { AppEnv, ApiContext } from '../api/context.ts';
-import { pageInfo, parsePagination, type PageRequest } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv, ApiContext } from '../api-kit/context.ts';
+import { pageInfo, parsePagination, type PageRequest } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { isLedgeError } from '../shared/errors.ts';
 import { LB_VALIDATION_CODE, LbErrors } from './errors.ts';
 import type { LoadBalancing } from './service.ts';

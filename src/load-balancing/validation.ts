@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { z } from 'zod';
-import { formatIssues } from '../api/body.ts';
+import { formatIssues } from '../api-kit/body.ts';
 import { isEmail } from '../accounts/index.ts';
 import { LbErrors } from './errors.ts';
 

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { parseWith, readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { pageInfo, parsePagination } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import { parseWith, readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { pageInfo, parsePagination } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { renderAvailableAlerts } from './alert-types.ts';
 import { NOTIFICATION_VALIDATION_CODE } from './errors.ts';
 import { legacyMigrationStatus } from './migration-status.ts';

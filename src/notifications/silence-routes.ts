@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { NOTIFICATION_VALIDATION_CODE } from './errors.ts';
 import { renderSilence, SilenceCreateSchema, SilenceUpdateSchema, type AlertSilences } from './silences.ts';
 

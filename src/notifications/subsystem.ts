@@ -1,4 +1,4 @@
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { EgressPolicy } from '../egress/index.ts';

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { STORAGE_CLASSES, type StorageClass, type StorageService } from '../storage/index.ts';
 import { renderBucket } from './render.ts';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { limitedBody } from '../api/body.ts';
-import type { AppEnv, ApiContext } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { limitedBody } from '../api-kit/body.ts';
+import type { AppEnv, ApiContext } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import {

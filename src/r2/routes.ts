@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../api/context.ts';
+import type { AppEnv } from '../api-kit/context.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { StorageService } from '../storage/index.ts';
 import { bucketRoutes } from './bucket-routes.ts';

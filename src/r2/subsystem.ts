@@ -1,5 +1,5 @@
 import type { AccountService } from '../accounts/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { limitedBody, readJson } from '../api/body.ts';
-import type { ApiContext, AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { limitedBody, readJson } from '../api-kit/body.ts';
+import type { ApiContext, AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { R2_LIMITS, R2Errors, type StorageService } from '../storage/index.ts';
 import { renderUploadedObject } from './render.ts';

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestIpAllowed } from '../shared/request-ip.ts';
 import type { StorageService } from '../storage/index.ts';
 import { addressOf } from './address.ts';
 import { openBody, type RequestBody } from './body.ts';
@@ -34,6 +35,10 @@ export async function authenticate(
 
   const address = addressOf(req.headers.host, rawPath);
   const principal = accessKey.principal;
+  // The key pair is an API token: its condition.request_ip holds here as on the API.
+  if (!requestIpAllowed(principal.token?.condition, req.socket.remoteAddress)) {
+    throw S3Errors.accessDenied(`Cannot use the access token from location: ${req.socket.remoteAddress ?? 'unknown'}`);
+  }
   let accountId = address.accountId;
   if (accountId === undefined) {
     const accounts = [...principal.accountIds];

@@ -1,6 +1,13 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { checksummer, isChecksumName, S3_CHECKSUMS, type Checksummer, type S3ChecksumName } from './checksums.ts';
+import {
+  checksummer,
+  isChecksumName,
+  isChecksumValue,
+  S3_CHECKSUMS,
+  type Checksummer,
+  type S3ChecksumName,
+} from './checksums.ts';
 import { decodeAwsChunked, type ChunkSigning } from './chunked.ts';
 import { S3Errors } from './errors.ts';
 import { UNSIGNED_PAYLOAD, type SignedRequest, type SigningKey } from './sigv4.ts';
@@ -64,14 +71,7 @@ export function openBody(req: IncomingMessage, signed: SignedRequest, signingKey
     const bytes = Buffer.from(md5, 'base64');
     if (bytes.length !== 16) throw S3Errors.invalidDigest();
     declared.md5 = bytes.toString('hex');
-    checks.push(
-      hashCheck(
-        'md5',
-        'base64',
-        () => md5,
-        () => S3Errors.badDigest('Content-MD5'),
-      ),
-    );
+    checks.push(hashCheck('md5', 'base64', () => md5, S3Errors.contentMd5Mismatch));
   }
   const checksum = checksumOf(headers, () => trailer);
   if (checksum) {
@@ -82,11 +82,12 @@ export function openBody(req: IncomingMessage, signed: SignedRequest, signingKey
     const sum = checksummer(checksum.name);
     checks.push({
       update: (chunk) => sum.update(chunk),
-      verify: () => {
+      verify: async () => {
         const expected = checksum.value();
         if (expected === undefined)
           throw S3Errors.invalidRequest(`The trailer names x-amz-checksum-${checksum.name} but does not carry it.`);
-        if (sum.digest() !== expected) throw S3Errors.badDigest(`x-amz-checksum-${checksum.name}`);
+        if (!isChecksumValue(checksum.name, expected)) throw invalidChecksumValue(checksum.name);
+        if ((await sum.digest()) !== expected) throw S3Errors.badDigest(checksum.name);
       },
     });
   }
@@ -98,9 +99,18 @@ function checksumOf(
   headers: IncomingMessage['headers'],
   trailer: () => Map<string, string> | undefined,
 ): RequestBody['checksum'] {
-  for (const name of S3_CHECKSUMS) {
+  const given = S3_CHECKSUMS.filter((name) => headers[`x-amz-checksum-${name}`] !== undefined);
+  if (given.length > 1) {
+    throw S3Errors.invalidRequest(
+      'Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.',
+    );
+  }
+  const name = given[0];
+  if (name !== undefined) {
     const value = headers[`x-amz-checksum-${name}`];
-    if (typeof value === 'string') return { name, value: () => value };
+    // A value that is not the base64 of a digest of the algorithm's size is refused before the body is read.
+    if (typeof value !== 'string' || !isChecksumValue(name, value)) throw invalidChecksumValue(name);
+    return { name, value: () => value };
   }
   const announced = headers['x-amz-trailer'];
   if (typeof announced === 'string') {
@@ -114,9 +124,12 @@ function checksumOf(
   return undefined;
 }
 
+const invalidChecksumValue = (name: S3ChecksumName) =>
+  S3Errors.invalidRequest(`Value for x-amz-checksum-${name} header is invalid.`);
+
 interface Check {
   update(chunk: Uint8Array): void;
-  verify(): void;
+  verify(): void | Promise<void>;
 }
 
 function hashCheck(algorithm: string, encoding: 'hex' | 'base64', expected: () => string, failure: () => Error): Check {
@@ -134,7 +147,7 @@ async function* checked(source: AsyncIterable<Buffer>, checks: Check[]): AsyncGe
     for (const check of checks) check.update(chunk);
     yield chunk;
   }
-  for (const check of checks) check.verify();
+  for (const check of checks) await check.verify();
 }
 
 export type { Checksummer };

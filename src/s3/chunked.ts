@@ -14,6 +14,11 @@ export interface ChunkSigning {
 /** A chunk header line is `<hex size>[;chunk-signature=<sig>]`: anything much longer is not one. */
 const MAX_LINE = 4096;
 const MAX_TRAILER_LINES = 16;
+/**
+ * A signed chunk is held until its signature is checked, so it must fit in memory: SDKs send 64 KiB chunks, and
+ * AWS's own guidance tops out at a few MiB.
+ */
+export const MAX_SIGNED_CHUNK = 16 * 2 ** 20;
 
 /**
  * Reads a stream by lines and by counts, handing out slices of the chunks it received (no copy unless a
@@ -68,8 +73,8 @@ class ByteReader {
 /**
  * Decodes an `aws-chunked` body: `<hex size>[;chunk-signature=<sig>]\r\n<bytes>\r\n` ... a zero-size chunk,
  * then, with `trailer`, header lines (`x-amz-checksum-crc32:<base64>`, and `x-amz-trailer-signature` when
- * signed) and an empty line. With `signing`, every chunk's signature is checked as its bytes pass (chained
- * from the request's signature), and the trailer's. The trailer's fields are handed to `onTrailer` before
+ * signed) and an empty line. With `signing`, every chunk's signature is checked before any of its bytes is handed
+ * on (chained from the request's signature), and the trailer's. The trailer's fields are handed to `onTrailer` before
  * the stream ends, so a consumer sees a bad checksum as the stream's failure and stores nothing.
  */
 export async function* decodeAwsChunked(
@@ -89,16 +94,24 @@ export async function* decodeAwsChunked(
       .map((e) => e.trim())
       .find((e) => e.startsWith('chunk-signature='))
       ?.slice('chunk-signature='.length);
-    if (signing && signature === undefined) throw S3Errors.invalidChunk('A chunk carries no chunk-signature.');
-    const hash = signing ? createHash('sha256') : undefined;
-    for await (const piece of reader.take(size)) {
-      hash?.update(piece);
-      yield piece;
-    }
     if (signing) {
-      const stringToSign = `AWS4-HMAC-SHA256-PAYLOAD\n${signing.amzDate}\n${signing.scope}\n${previous}\n${EMPTY_SHA256}\n${hash!.digest('hex')}`;
-      if (!signaturesEqual(signing.key.sign(stringToSign), signature!)) throw S3Errors.signatureDoesNotMatch();
-      previous = signature!;
+      if (signature === undefined) throw S3Errors.invalidChunk('A chunk carries no chunk-signature.');
+      if (size > MAX_SIGNED_CHUNK) {
+        throw S3Errors.invalidChunk(`A signed chunk may be at most ${MAX_SIGNED_CHUNK} bytes.`);
+      }
+      // The chunk's bytes go nowhere before its signature holds: a forged chunk must not reach a file or a part.
+      const hash = createHash('sha256');
+      const pieces: Buffer[] = [];
+      for await (const piece of reader.take(size)) {
+        hash.update(piece);
+        pieces.push(piece);
+      }
+      const stringToSign = `AWS4-HMAC-SHA256-PAYLOAD\n${signing.amzDate}\n${signing.scope}\n${previous}\n${EMPTY_SHA256}\n${hash.digest('hex')}`;
+      if (!signaturesEqual(signing.key.sign(stringToSign), signature)) throw S3Errors.signatureDoesNotMatch();
+      previous = signature;
+      yield* pieces;
+    } else {
+      yield* reader.take(size);
     }
     if (size === 0) break;
     const end = await reader.line();

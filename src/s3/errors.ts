@@ -7,11 +7,20 @@ import { clip, LedgeError } from '../shared/errors.ts';
  */
 export class S3Error extends LedgeError {
   readonly s3Code: string;
+  /** Elements S3 adds to this error's XML after `<Message>` (an expired URL's `<Expires>`, ...). */
+  readonly details: Record<string, string>;
 
-  constructor(status: number, s3Code: string, message: string, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    s3Code: string,
+    message: string,
+    headers?: Record<string, string>,
+    details: Record<string, string> = {},
+  ) {
     super(status, 10000, message, headers ? { headers } : {});
     this.name = 'S3Error';
     this.s3Code = s3Code;
+    this.details = details;
   }
 }
 
@@ -40,9 +49,18 @@ const BY_V4_CODE: Record<number, string> = {
   100100: 'EntityTooLarge',
 };
 
+const isoSeconds = (time: number) => new Date(time).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 /** The S3 status and code of any error (an unexpected one is a 500 InternalError). */
-export function s3CodeOf(error: unknown): { status: number; code: string; message: string } {
-  if (error instanceof S3Error) return { status: error.status, code: error.s3Code, message: error.message };
+export function s3CodeOf(error: unknown): {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, string>;
+} {
+  if (error instanceof S3Error) {
+    return { status: error.status, code: error.s3Code, message: error.message, details: error.details };
+  }
   if (error instanceof LedgeError) {
     const code =
       BY_V4_CODE[error.code] ??
@@ -68,7 +86,13 @@ export const S3Errors = {
       'RequestTimeTooSkewed',
       'The difference between the request time and the current time is too large.',
     ),
-  expired: () => new S3Error(403, 'AccessDenied', 'Request has expired'),
+  /** An expired presigned URL, with the elements S3 gives it (times without milliseconds, as S3's). */
+  expired: (expiresSeconds: string, expiresAt: number, now: number) =>
+    new S3Error(403, 'AccessDenied', 'Request has expired', undefined, {
+      'X-Amz-Expires': expiresSeconds,
+      Expires: isoSeconds(expiresAt),
+      ServerTime: isoSeconds(now),
+    }),
   authorizationHeaderMalformed: (message: string) => new S3Error(400, 'AuthorizationHeaderMalformed', message),
   authorizationQueryParametersError: (message: string) =>
     new S3Error(400, 'AuthorizationQueryParametersError', message),
@@ -90,8 +114,15 @@ export const S3Errors = {
       'XAmzContentSHA256Mismatch',
       "The provided 'x-amz-content-sha256' header does not match what was computed.",
     ),
+  /** S3's words: the algorithm in capitals (`The SHA256 you specified ...`). */
   badDigest: (algorithm: string) =>
-    new S3Error(400, 'BadDigest', `The ${algorithm} you specified did not match the calculated checksum.`),
+    new S3Error(
+      400,
+      'BadDigest',
+      `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
+    ),
+  contentMd5Mismatch: () =>
+    new S3Error(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.'),
   invalidDigest: () => new S3Error(400, 'InvalidDigest', 'The Content-MD5 you specified is not valid.'),
   incompleteBody: () =>
     new S3Error(

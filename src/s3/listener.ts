@@ -47,7 +47,10 @@ export class S3Listener implements BackgroundService {
 
   async start(): Promise<void> {
     const { host, port, httpTimeouts } = this.#options;
-    const server = createServer(httpServerOptions(httpTimeouts), (req, res) => void this.#handle(req, res));
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res);
+    const server = createServer(httpServerOptions(httpTimeouts), handle);
+    // S3 ignores an Expect it does not know (Node would answer it 417 before any handler ran).
+    server.on('checkExpectation', handle);
     applyIdleTimeout(server, httpTimeouts);
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
@@ -119,7 +122,7 @@ export class S3Listener implements BackgroundService {
       res.destroy();
       return;
     }
-    const { status, code, message } = s3CodeOf(error);
+    const { status, code, message, details } = s3CodeOf(error);
     if (status >= 500 && status !== 501) this.#options.logger.error('s3 request failed', { err: error });
     const extra = (error as { headers?: Record<string, string> }).headers ?? {};
     // A body left unread (a refused upload) is not drained: the connection closes after the answer.
@@ -128,7 +131,7 @@ export class S3Listener implements BackgroundService {
       res.writeHead(status, extra).end();
       return;
     }
-    const xml = renderXml('Error', { Code: code, Message: message, RequestId: requestId }, '');
+    const xml = renderXml('Error', { Code: code, Message: message, ...details, RequestId: requestId }, '');
     res
       .writeHead(status, {
         ...extra,

@@ -37,14 +37,25 @@ export function parseSignedRequest(
   now: number,
 ): SignedRequest | undefined {
   const authorization = headers.authorization;
-  if (authorization !== undefined) return parseHeaderAuth(authorization, headers, now);
+  if (authorization !== undefined) return requireSignedHost(parseHeaderAuth(authorization, headers, now));
   if (query.has('X-Amz-Algorithm') || query.has('X-Amz-Signature') || query.has('X-Amz-Credential')) {
-    return parseQueryAuth(query, now);
+    return requireSignedHost(parseQueryAuth(query, now));
   }
   if (query.has('Signature') && query.has('AWSAccessKeyId')) {
     throw S3Errors.invalidRequest('Signature Version 2 is not supported: sign with AWS4-HMAC-SHA256 (SigV4).');
   }
   return undefined;
+}
+
+/**
+ * AWS refuses a signature that does not cover `host`: without it, a request signed for one bucket or account
+ * (virtual-hosted style names them in the host) could be replayed against another.
+ */
+function requireSignedHost(signed: SignedRequest): SignedRequest {
+  if (!signed.signedHeaders.includes('host')) {
+    throw S3Errors.accessDenied('There were headers present in the request which were not signed: host');
+  }
+  return signed;
 }
 
 function parseHeaderAuth(authorization: string, headers: IncomingHttpHeaders, now: number): SignedRequest {
@@ -105,14 +116,17 @@ function parseQueryAuth(query: URLSearchParams, now: number): SignedRequest {
   }
   const time = parseAmzDate(amzDate);
   if (time === undefined) throw malformed("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
-  if (!/^\d+$/.test(expires) || Number(expires) < 1) {
-    throw malformed('X-Amz-Expires must be a positive integer number of seconds');
-  }
+  // S3's answers: not a number, negative, over a week (400); 0 is a URL that has already expired (403).
+  if (!/^-?\d+$/.test(expires)) throw malformed('X-Amz-Expires should be a number');
+  if (expires.startsWith('-')) throw malformed('X-Amz-Expires must be non-negative');
   if (Number(expires) > MAX_PRESIGNED_SECONDS) {
-    throw malformed('X-Amz-Expires must be less than a week (in seconds) that is 604800');
+    throw malformed(
+      'X-Amz-Expires must be less than a week (in seconds); that is, the given X-Amz-Expires must be less than 604800 seconds',
+    );
   }
   if (time - now > MAX_SKEW_MS) throw S3Errors.requestTimeTooSkewed();
-  if (now > time + Number(expires) * 1000) throw S3Errors.expired();
+  const expiresAt = time + Number(expires) * 1000;
+  if (now >= expiresAt) throw S3Errors.expired(expires, expiresAt, now);
   const scope = parseCredential(credential, amzDate, malformed);
   return {
     ...scope,
@@ -180,14 +194,15 @@ function lenientDecode(text: string): string {
   }
 }
 
-/** The canonical query string: every parameter (but the signature) encoded, sorted by name then value. */
+/**
+ * The canonical query string: every parameter (but the signature) encoded, sorted by name then value. The query
+ * is decoded by URLSearchParams, exactly as the operations read their parameters (`+` a space, a malformed escape
+ * kept as written): two queries that read differently never share a canonical form, so no signed value can
+ * change after signing.
+ */
 export function canonicalQuery(rawQuery: string, presigned: boolean): string {
   const pairs: [string, string][] = [];
-  for (const part of rawQuery.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const name = lenientDecode(eq === -1 ? part : part.slice(0, eq));
-    const value = eq === -1 ? '' : lenientDecode(part.slice(eq + 1));
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (presigned && name === 'X-Amz-Signature') continue;
     pairs.push([awsEncode(name), awsEncode(value)]);
   }

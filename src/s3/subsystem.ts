@@ -1,5 +1,5 @@
 import type { AccountService } from '../accounts/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { TemporaryCredentialService } from '../r2/index.ts';
 import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';

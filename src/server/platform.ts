@@ -1,5 +1,5 @@
 import { createAccountsSubsystem, type AccountService } from '../accounts/index.ts';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import { applyMigrations, openDatabase, type SqlDatabase } from '../db/index.ts';
 import { EgressPolicy } from '../egress/index.ts';
 import {
@@ -10,6 +10,7 @@ import {
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
+import { AccessChanges } from '../shared/grant-watch.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
@@ -74,10 +75,14 @@ export interface Platform {
   ready(): Promise<void>;
   /** This node among the nodes sharing the database: change feed, live nodes, job leases. */
   cluster: Cluster;
-  /** Every subsystem, in dependency order (src/api/subsystem.ts); the API mounts their routes. */
+  /** Every subsystem, in dependency order (src/api-kit/subsystem.ts); the API mounts their routes. */
   subsystems: Subsystem[];
   /** Their background services: started after the API listens, stopped in reverse order on shutdown. */
   background: BackgroundService[];
+  /** The time background jobs and open streams' grant re-checks run on. */
+  clock: Clock;
+  /** Access taken away on this node (token deleted, member removed, signed out): open streams re-check at once. */
+  accessChanges: AccessChanges;
   /** The browser dashboard at `/` (src/dashboard/): its page, sessions and live events. */
   dashboard: Dashboard;
 }
@@ -125,16 +130,17 @@ export async function createPlatform(
     // See SHARED_STORE_MARGIN_MS: with blobs on S3 other nodes may be writing to the same bucket.
     sharedOrphanAgeMs: config.s3 ? SHARED_STORE_MARGIN_MS : undefined,
     // Only the embedded database has this process as its one writer: with PostgreSQL other nodes write
-    // too, so functions cache no objects (read-after-write across nodes, issue 31).
+    // too, so functions cache no objects (a copy here could not be told of another node's write).
     objectChanges: db.dialect === 'sqlite' ? new ObjectChanges() : undefined,
     clock,
   });
   shareBucketChanges(storage, cluster);
 
-  // Every subsystem through one contract (src/api/subsystem.ts), in dependency order: routes are mounted
+  // Every subsystem through one contract (src/api-kit/subsystem.ts), in dependency order: routes are mounted
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
-  const accounts = createAccountsSubsystem({ db });
+  const accessChanges = new AccessChanges();
+  const accounts = createAccountsSubsystem({ db, accessChanges });
   const zones = createZonesSubsystem({ db, accounts: accounts.service });
   const r2 = createR2Subsystem({
     storage,
@@ -249,9 +255,11 @@ export async function createPlatform(
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
   const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
-  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger });
+  const dashboard = createDashboard({ accounts: accounts.service, db, healthEvents, logger, clock, accessChanges });
   return {
     dashboard,
+    clock,
+    accessChanges,
     config,
     paths,
     db,

@@ -35,7 +35,7 @@ export type CorsRule = z.infer<typeof CorsRuleSchema>;
 /**
  * Checks what the schema cannot, as R2 refuses it: an origin must be `*` or an Origin header value
  * (`scheme://host[:port]`, no path, at most one `*` wildcard), header names must be tokens (or
- * `*` patterns), and methods may not repeat.
+ * patterns with at most one `*`, as S3), and methods may not repeat.
  */
 export function assertCorsRules(rules: readonly CorsRule[]): void {
   rules.forEach((rule, index) => {
@@ -49,6 +49,8 @@ export function assertCorsRules(rules: readonly CorsRule[]): void {
     for (const header of rule.allowed.headers ?? []) {
       if (!HEADER_PATTERN.test(header))
         throw R2Errors.invalidArgument(`${where}: allowed header "${header}" is not a header name`);
+      if (header.split('*').length > 2)
+        throw R2Errors.invalidArgument(`${where}: allowed header "${header}" may hold at most one * wildcard`);
     }
     for (const header of rule.exposeHeaders ?? []) {
       if (!HEADER_PATTERN.test(header))

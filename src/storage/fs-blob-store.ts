@@ -33,13 +33,12 @@ const BUCKET_DIR = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 const READ_CHUNK = 256 * 1024;
 
 /**
- * Blobs as files: `<root>/<first two hex chars>/<id>`, written through `<root>/tmp/`. The rename is
- * the commit point of the bytes; the directory is fsynced so the rename survives a crash too.
- * A blob written for a namespace goes to that namespace's directory instead: a bucket's objects to
- * `<root>/accounts/<account>/buckets/<bucket>/<2 hex>/<id>` (blobs written before issue 26 sit in
- * `<root>/accounts/<account>/<2 hex>/<id>`), so the directory can be handed read-only to the functions
- * bound to that bucket (workerd reads large bodies from it itself, see `localFile`) without showing them
- * any other bucket's bytes.
+ * Blobs as files: `<root>/<first two hex chars>/<id>`, written through `<root>/tmp/`. The rename is the commit point
+ * of the bytes; the directory is fsynced so the rename survives a crash too. A blob written for a namespace goes to
+ * that namespace's directory instead: a bucket's objects to `<root>/accounts/<account>/buckets/<bucket>/<2 hex>/<id>`
+ * (blobs written before buckets had directories of their own sit in `<root>/accounts/<account>/<2 hex>/<id>`), so the
+ * directory can be handed read-only to the functions bound to that bucket (workerd reads large bodies from it itself,
+ * see `localFile`) without showing them any other bucket's bytes.
  */
 export class FsBlobStore implements BlobStore {
   readonly #root: string;

@@ -12,7 +12,7 @@
  */
 export { StorageService, type StorageOptions } from './storage-service.ts';
 export { LifecycleService } from './lifecycle-service.ts';
-export { LifecyclePutSchema, type LifecycleRule } from './lifecycle-rules.ts';
+export { isMidnightUtc, LifecyclePutSchema, type LifecycleRule } from './lifecycle-rules.ts';
 export { CorsService } from './cors-service.ts';
 export {
   CorsPutSchema,

@@ -29,12 +29,37 @@ export const LifecyclePutSchema = z.object({ rules: z.array(LifecycleRuleSchema)
 export type LifecycleRule = z.infer<typeof LifecycleRuleSchema>;
 export type LifecycleCondition = z.infer<typeof AgeOrDate>;
 
-/** Checks what the schema cannot: unique ids and at least one action per rule (as R2 refuses both). */
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether an ISO 8601 date is midnight UTC: lifecycle dates are days (S3 refuses any other time, and
+ * wrangler sends `YYYY-MM-DDT00:00:00.000Z`), so both doors refuse a rule the other could not show.
+ */
+export function isMidnightUtc(date: string): boolean {
+  const time = Date.parse(date);
+  return !Number.isNaN(time) && time % DAY_MS === 0;
+}
+
+/**
+ * Checks what the schema cannot: unique ids, at least one action per rule (as R2 refuses both), and dates
+ * at midnight UTC.
+ */
 export function assertLifecycleRules(rules: readonly LifecycleRule[]): void {
   const seen = new Set<string>();
   for (const rule of rules) {
     if (seen.has(rule.id)) throw R2Errors.invalidArgument(`lifecycle rule ids must be unique: "${rule.id}" repeats`);
     seen.add(rule.id);
+    const dated = [
+      rule.deleteObjectsTransition?.condition,
+      ...(rule.storageClassTransitions ?? []).map((t) => t.condition),
+    ];
+    for (const condition of dated) {
+      if (condition?.type === 'Date' && !isMidnightUtc(condition.date)) {
+        throw R2Errors.invalidArgument(
+          `lifecycle rule "${rule.id}": date ${condition.date} must be midnight UTC (e.g. 2030-01-01T00:00:00.000Z)`,
+        );
+      }
+    }
     const actions =
       (rule.deleteObjectsTransition ? 1 : 0) +
       (rule.abortMultipartUploadsTransition ? 1 : 0) +

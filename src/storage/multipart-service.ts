@@ -137,6 +137,17 @@ export class MultipartService {
     return result.object;
   }
 
+  /**
+   * The object a completed upload published, while it is still the key's current object: its version is
+   * the upload's id (ids are unique and an upload completes once), so a completion that already happened is
+   * recognised. The S3 API answers a repeated CompleteMultipartUpload with it, as S3 does.
+   */
+  async completedObject(bucket: BucketRecord, key: string, uploadId: string): Promise<ObjectRecord | undefined> {
+    if (!(await this.#wasFinished(bucket, key, uploadId))) return undefined;
+    const object = await this.#store.getObject(bucket.id, key);
+    return object?.version === uploadId ? object : undefined;
+  }
+
   /** As R2: aborting a finished upload succeeds (nothing left to do); an unknown one is InternalError. */
   async abort(bucket: BucketRecord, key: string, uploadId: string): Promise<void> {
     if (await this.#findUpload(bucket, key, uploadId)) {
@@ -211,7 +222,8 @@ function buildObject(upload: UploadRecord, stored: PartRecord[], requested: read
   return {
     bucketId: upload.bucketId,
     key: upload.key,
-    version: newId(),
+    // The upload's id: what lets a repeated completion find the object this one published.
+    version: upload.uploadId,
     size,
     etag: `${createHash('md5').update(md5s).digest('hex')}-${chosen.length}`,
     uploaded: Date.now(),

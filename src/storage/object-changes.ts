@@ -32,7 +32,7 @@ const MAX_WATCHED_KEYS = 100_000;
 
 /**
  * Which objects someone outside this process may hold a copy of (the functions runtime's per-isolate
- * cache of small objects, issue 31), and the hook that tells them when one changes.
+ * cache of small objects), and the hook that tells them when one changes.
  *
  * Read-after-write: a reader calls `watch` *before* it reads the object it will hand out for caching, and
  * every write to the object store (`watchedStore`: puts, deletes, multipart completions, lifecycle
@@ -99,7 +99,7 @@ export class ObjectChanges {
   /**
    * Whether a write to these keys of the bucket has to call `changed` (and wait for it): false when no copy
    * of any of them, nor a listing of the bucket, can exist, so that the writes nobody caches cost no extra
-   * promise (issue 27 point 6).
+   * promise (the common case: small-request throughput is measured with nothing cached).
    */
   concerns(bucketId: string, keys: Iterable<string>): boolean {
     const current = this.#watched.get(bucketId);
@@ -162,7 +162,7 @@ export class ObjectChanges {
  * The five object methods below are all that change `r2_objects` (sql-metadata-store.ts), and deleteBucket ends
  * a bucket's listings; the rest are the store's own, bound once. A plain object rather than a Proxy: a Proxy's
  * trap ran on every method lookup of every request, and each write awaited `changed` even with nothing watched
- * (PUT 1 KiB: +6% Node CPU against the build before the cache, issue 27 point 6); now a write that concerns
+ * (PUT 1 KiB: +6% Node CPU against the build before the cache); now a write that concerns
  * no copy only pays `concerns`.
  */
 export function watchedStore(store: MetadataStore, changes: ObjectChanges): MetadataStore {

@@ -63,7 +63,8 @@ export type GetResult = ReadResult;
 /**
  * Bodies up to this size (declared up front) are stored in the object's metadata record instead of a
  * blob file: one transaction stores and publishes them, with no file to create, fsync, rename and
- * later delete. bench/functions, PUT 1 KiB: ~0.6k -> ~1.2k req/s (docs/benchmarks-history.md, session 2).
+ * later delete. bench/functions, PUT 1 KiB: ~0.6k -> ~1.2k req/s
+ * (docs/benchmarks-history.md, "meeting the targets", 2026-11-21).
  * SQLite reads blobs of this size from its pages as fast as a file (sqlite.org/intern-v-extern-blob.html);
  * larger ones stream to files, so memory per upload stays bounded.
  */

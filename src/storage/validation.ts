@@ -27,7 +27,7 @@ export function assertObjectKey(key: string): void {
  */
 export const RESERVED_METADATA_PREFIX = '__ledge';
 export const LOCAL_BODY_METADATA_KEY = `${RESERVED_METADATA_PREFIX}_local_body`;
-/** Marks a binding answer the runtime may cache until told it changed (r2/wire/handlers.ts, issue 31). */
+/** Marks a binding answer the runtime may cache until told it changed (r2/wire/handlers.ts, r2-cache.ts). */
 export const CACHEABLE_METADATA_KEY = `${RESERVED_METADATA_PREFIX}_cacheable`;
 
 export function isReservedMetadataKey(name: string): boolean {

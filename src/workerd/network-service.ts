@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { DEFAULT_DENY, parseCidr, parseIp, type Cidr } from '../egress/index.ts';
-import { capnpList, capnpString } from './capnp.ts';
 import type { EgressRule } from './isolate/contract.ts';
+import type { Service } from './config/types.ts';
 
 /** The operator's egress lists (--egress-allow / --egress-deny), as monitors and webhooks use them. */
 export interface FunctionsEgress {
@@ -55,9 +55,8 @@ export function functionsNetwork(egress: FunctionsEgress): FunctionsNetwork {
  * The `internet` service of a workerd config: the network every Worker's fetch() and connect() go
  * through (a Worker's globalOutbound defaults to it). Unix sockets are never allowed.
  */
-export function networkService(network: FunctionsNetwork): string {
-  const list = (cidrs: string[]) => capnpList(cidrs.map(capnpString));
-  return `(name = "internet", network = (allow = ${list(network.allow)}, deny = ${list(network.deny)}))`;
+export function networkService(network: FunctionsNetwork): Service {
+  return { name: 'internet', network: { allow: network.allow, deny: network.deny } };
 }
 
 /** This machine's interface addresses (loopback included: it is denied above anyway), as single-address CIDRs. */

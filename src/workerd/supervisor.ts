@@ -7,12 +7,13 @@ import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import { isLoaded, type ScriptToRun } from './script.ts';
 import {
-  writeFrontConfig,
+  buildFrontConfig,
+  buildFunctionsConfig,
+  writeConfig,
   writeFrontRoutes,
-  writeWorkerdConfig,
   type FrontRoutes,
   type R2ServiceResolver,
-} from './config.ts';
+} from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
@@ -29,7 +30,7 @@ import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
 
-export type { R2ServiceResolver } from './config.ts';
+export type { R2ServiceResolver } from './config/index.ts';
 
 /** Where and how functions are served (the server's --functions-* settings). */
 export interface FunctionsConfig {
@@ -86,7 +87,7 @@ interface Wanted {
  * - Otherwise each script runs in a backend process of its own (script-backend.ts: one isolate, so
  *   Cloudflare's per-isolate memory and per-invocation CPU limits are the process's), and front processes
  *   that run only the entry router forward each request by Host. A runaway is answered with 1102 by the
- *   front. The routes table is a file the routers re-read (config.ts writeFrontRoutes), so a redeploy starts
+ *   front. The routes table is a file the routers re-read (config/write.ts writeFrontRoutes), so a redeploy starts
  *   the script's new process on a new slot, points its host there, and retires the old process once the
  *   routers have moved: no front restarts, no client connection is closed.
  * - A script that cannot start (throws, hangs past the start-up timeout, runs out of memory while it loads)
@@ -546,11 +547,10 @@ export class FunctionsRuntime implements BackgroundService {
         pingSockets = sockets.map(() => this.#pingSocketPath());
       } else {
         const slots = [...front!.slots].map((index) => ({ index, address: `unix:${this.#slotPath(index)}` }));
-        configPath = writeFrontConfig(dir, {
-          domain: this.#deps.config.functionsDomain,
-          slots,
-          routesDir: front!.routesDir,
-        });
+        configPath = writeConfig(
+          dir,
+          buildFrontConfig({ domain: this.#deps.config.functionsDomain, slots, routesDir: front!.routesDir }),
+        );
       }
       next = new WorkerdGroup(
         sockets.map((socket) => socket.handle),
@@ -694,19 +694,25 @@ export class FunctionsRuntime implements BackgroundService {
     return join(this.#socketDir(), `slot-${slot}.sock`);
   }
 
-  /** The config of a process that runs one script: a backend, the direct generation, and the upload check. */
+  /**
+   * The config of a process that runs one script (a backend, the direct generation, and the upload check),
+   * written into `dir`, with the directories it needs (the script's tail flag directory) made.
+   */
   #scriptConfig(dir: string, script: ScriptToRun): string {
-    return writeWorkerdConfig(dir, {
-      scripts: [script],
-      r2: this.#deps.r2,
-      domain: this.#deps.config.functionsDomain,
-      maxCompatibilityDate: this.#maxDate,
-      tailFlagsDir: this.#deps.traces.flagsDir,
-      egress: this.#deps.config.egress,
-      mode: 'router',
-      ping: true,
-      subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
-    });
+    return writeConfig(
+      dir,
+      buildFunctionsConfig({
+        scripts: [script],
+        r2: this.#deps.r2,
+        domain: this.#deps.config.functionsDomain,
+        maxCompatibilityDate: this.#maxDate,
+        tailFlagsDir: this.#deps.traces.flagsDir,
+        egress: this.#deps.config.egress,
+        mode: 'router',
+        ping: true,
+        subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
+      }),
+    );
   }
 }
 

@@ -45,13 +45,13 @@ interface Watched {
 }
 
 /**
- * Enforces CPU and memory limits on workerd, which has none of its own (workerd issue #49). workerd runs
- * all JavaScript of a process on one thread, so a script that spins blocks every request of that process
- * and also the tiny ping service each watched process has on its own unix socket. Every tick, a process
- * without an outstanding ping gets one; a process whose ping is still unanswered after it spent the
- * script's cpu_ms of CPU time since it was sent is spinning (time blocked on I/O or waiting for a core
- * on a loaded machine does not count) and is SIGKILLed. A process whose resident size grew past its
- * memory limit above the size it had once ready is killed too. The supervisor restarts killed processes.
+ * Enforces CPU and memory limits on workerd, which has none of its own (its config has no CPU or memory limit per
+ * process or isolate). workerd runs all JavaScript of a process on one thread, so a script that spins blocks every
+ * request of that process and also the tiny ping service each watched process has on its own unix socket. Every tick,
+ * a process without an outstanding ping gets one; a process whose ping is still unanswered after it spent the
+ * script's cpu_ms of CPU time since it was sent is spinning (time blocked on I/O or waiting for a core on a loaded
+ * machine does not count) and is SIGKILLed. A process whose resident size grew past its memory limit above the size
+ * it had once ready is killed too. The supervisor restarts killed processes.
  */
 export class Watchdog {
   readonly #watched = new Set<Watched>();

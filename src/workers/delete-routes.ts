@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import type { ApiContext, AppEnv } from '../api/context.ts';
-import { pageInfo, parsePagination } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import type { ApiContext, AppEnv } from '../api-kit/context.ts';
+import { pageInfo, parsePagination } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { scriptReferences } from './script-references.ts';
 import type { WorkersService } from './service.ts';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import type { ApiContext, AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import type { ApiContext, AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { WorkerErrors } from './errors.ts';
 
 /** What the session endpoints hand out: it opens nothing, the upload that follows is refused. */

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import { LedgeError } from '../shared/errors.ts';
 import type { FunctionSamples } from './function-samples.ts';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { limitedRequest, readJson } from '../api/body.ts';
-import type { ApiContext, AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { limitedRequest, readJson } from '../api-kit/body.ts';
+import type { ApiContext, AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { WorkerErrors } from './errors.ts';
 import { normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import { renderBindings, renderDeployment, renderScript, renderVersion } from './render.ts';

@@ -1,4 +1,4 @@
-import { parseJsonText, parseWith } from '../api/body.ts';
+import { parseJsonText, parseWith } from '../api-kit/body.ts';
 import { clip } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { readForm } from './upload.ts';

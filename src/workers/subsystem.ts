@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { AccountService } from '../accounts/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { ok } from '../api-kit/respond.ts';
 import { LedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { BytePace } from './history-rate.ts';
@@ -25,7 +25,8 @@ export function mountTailSessionRoutes(app: Hono<AppEnv>, workers: WorkersServic
     const body = await readJson(c, tailCreateBodySchema, { code: 10021, emptyAs: {} });
     const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress;
     const filters = resolveSelf(body.filters, peer?.replace(/^::ffff:/, ''));
-    return ok(c, tails.create(accountId, script, filters, new URL(c.req.url).origin));
+    const access = { check: c.get('grant'), watch: c.get('watchGrant') };
+    return ok(c, tails.create(accountId, script, filters, new URL(c.req.url).origin, access));
   });
   app.get(`${base}/tails`, async (c) => {
     const accountId = c.req.param('account_id');
@@ -71,13 +72,26 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
     let live = false;
     let unsubscribe: (() => void) | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
+    let unwatch: (() => void) | undefined;
     const stop = () => {
       unsubscribe?.();
+      unwatch?.();
       clearInterval(heartbeat);
       history.return(undefined).catch(() => undefined);
     };
     const stream = new ReadableStream<Uint8Array>(
       {
+        start(controller) {
+          // A token deleted or rolled, a member removed: the stream ends within seconds, on every node.
+          unwatch = c.get('watchGrant')(() => {
+            stop();
+            try {
+              controller.close();
+            } catch {
+              // already closed or cancelled
+            }
+          });
+        },
         async pull(controller) {
           if (live) return;
           const next = await history.next();
@@ -88,6 +102,7 @@ export function mountTailRoute(app: Hono<AppEnv>, workers: WorkersService, logs:
           }
           // The history may come from the database: the client can have gone meanwhile.
           if (!follow || c.req.raw.signal.aborted) {
+            unwatch?.();
             controller.close();
             return;
           }

@@ -1,4 +1,4 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api/body.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api-kit/body.ts';
 import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';

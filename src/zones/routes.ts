@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readJson } from '../api/body.ts';
-import type { AppEnv } from '../api/context.ts';
-import { pageInfo, parsePagination } from '../api/pagination.ts';
-import { ok } from '../api/respond.ts';
+import { readJson } from '../api-kit/body.ts';
+import type { AppEnv } from '../api-kit/context.ts';
+import { pageInfo, parsePagination } from '../api-kit/pagination.ts';
+import { ok } from '../api-kit/respond.ts';
 import { ZONE_VALIDATION_CODE } from './errors.ts';
 import type { ZoneService } from './service.ts';
 

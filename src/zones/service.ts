@@ -1,10 +1,10 @@
 import { canAccessAccount, AuthErrors, type Principal } from '../accounts/index.ts';
-import type { PageRequest } from '../api/pagination.ts';
+import type { PageRequest } from '../api-kit/pagination.ts';
 import { newId } from '../shared/ids.ts';
 import { ZoneErrors } from './errors.ts';
 import { normaliseHostname, ZONE_STATUSES, ZoneCreateSchema, type Zone } from './schemas.ts';
 import type { ZoneQuery, ZoneStore } from './store.ts';
-import { parseWith } from '../api/body.ts';
+import { parseWith } from '../api-kit/body.ts';
 import { ZONE_VALIDATION_CODE } from './errors.ts';
 
 /** What zones need to know about accounts: their names (rendered in every zone). */

@@ -1,4 +1,4 @@
-import type { Subsystem } from '../api/subsystem.ts';
+import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import { zoneRoutes } from './routes.ts';
 import { ZoneService } from './service.ts';

@@ -130,7 +130,7 @@ describe('API tokens and account members through the API', () => {
   it('invites a member, who accepts; changes roles; keeps the last administrator; removes the member', async () => {
     const roles = [];
     for await (const role of owner.accounts.roles.list({ account_id: ledge.accountId })) roles.push(role.name);
-    expect(roles).toEqual(['Administrator', 'Member']);
+    expect(roles).toEqual(['Super Administrator - All Privileges', 'Administrator', 'Member']);
 
     const invited = await owner.accounts.members.create({
       account_id: ledge.accountId,

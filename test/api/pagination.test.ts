@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageInfo, pageOf, parsePagination } from '../../src/api/pagination.ts';
+import { pageInfo, pageOf, parsePagination } from '../../src/api-kit/pagination.ts';
 import { LedgeError } from '../../src/shared/errors.ts';
 
 const options = { defaultPerPage: 25, maxPerPage: 1000, code: 1002 };

@@ -92,6 +92,10 @@ describe('answers match the official SDK types', () => {
     const mm = `/memberships/${membership}`;
     await call('GET /client/v4/memberships/:membership_id', mm, undefined, asMember(false));
     await call('PUT /client/v4/memberships/:membership_id', mm, { status: 'accepted' }, asMember(true));
+    await call('GET /client/v4/user/invites', '/user/invites', undefined, asMember(false));
+    await call('GET /client/v4/user/invites/:invite_id', `/user/invites/${membership}`, undefined, asMember(false));
+    const invite = `/user/invites/${membership}`;
+    await call('PATCH /client/v4/user/invites/:invite_id', invite, { status: 'accepted' }, asMember(true));
     await call('DELETE /client/v4/memberships/:membership_id', mm, undefined, asMember(false));
 
     // API tokens and members (what `ledge admin` does, through the API).

@@ -95,11 +95,12 @@ describe('dashboard sessions across two nodes on one PostgreSQL', () => {
     });
     const { url } = ((await made.json()) as { result: { url: string } }).result;
     const path = new URL(url).pathname + new URL(url).search;
-    const first = await fetch(`${originOf(two)}${path}`, { redirect: 'manual' });
+    const byHand = { 'sec-fetch-site': 'none' };
+    const first = await fetch(`${originOf(two)}${path}`, { redirect: 'manual', headers: byHand });
     expect(first.status).toBe(303);
     const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0]!;
     expect((await session(one, cookie)).status).toBe(200);
-    const again = await fetch(`${originOf(one)}${path}`, { redirect: 'manual' });
+    const again = await fetch(`${originOf(one)}${path}`, { redirect: 'manual', headers: byHand });
     expect(again.status).toBe(400);
   });
 

@@ -172,13 +172,15 @@ describe('ledge dashboard', () => {
     expect(result.code).toBe(0);
     const { url } = JSON.parse(result.stdout) as { url: string };
     expect(url.startsWith(`${origin(ledge)}/dashboard/link?code=`)).toBe(true);
-    const first = await fetch(url, { redirect: 'manual' });
+    // What a browser sends for a link the user opened themselves (typed, pasted, or opened by the CLI).
+    const byHand = { 'sec-fetch-site': 'none' };
+    const first = await fetch(url, { redirect: 'manual', headers: byHand });
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/');
     const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0]!;
     expect(cookie).toMatch(/^ledge_session=/);
     expect((await fetch(`${origin(ledge)}/dashboard/session`, { headers: { cookie } })).status).toBe(200);
-    const second = await fetch(url, { redirect: 'manual' });
+    const second = await fetch(url, { redirect: 'manual', headers: byHand });
     expect(second.status).toBe(400);
   });
 

@@ -1,9 +1,11 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { ESLint } from 'eslint';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ESLint, Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { LAYERS } from '../../eslint/layers.js';
+import { createLayersPlugin, LAYERS, layerCycle } from '../../eslint/layers.js';
 import { REPO_ROOT } from '../helpers/ledge.ts';
+import { folderCycle } from './folder-imports.ts';
 
 /**
  * The layer rule (eslint/layers.js) on files placed in src/ of the repo, as `npm run lint` sees them;
@@ -55,28 +57,60 @@ describe('the layer lint rule', () => {
   });
 
   it('has no cycle between layers: no layer reaches itself through the ones it may import', () => {
-    const graph = LAYERS as Record<string, string[]>;
-    const reaches = (from: string, seen = new Set<string>()): Set<string> => {
-      for (const to of graph[from] ?? []) {
-        if (!seen.has(to)) {
-          seen.add(to);
-          reaches(to, seen);
-        }
-      }
-      return seen;
-    };
-    const cycles = Object.keys(graph).filter((layer) => reaches(layer).has(layer));
-    expect(cycles).toEqual([]);
+    expect(layerCycle(LAYERS)).toBeNull();
+    expect(layerCycle({ a: ['b'], b: ['c'], c: ['a'], d: [] })).toEqual(['a', 'b', 'c', 'a']);
   });
 
-  it('names only folders that exist in src/ (and the api kit and server entry it carves out)', () => {
+  it('fails every file of src/ when its table has a cycle, and refuses the import back up an acyclic one', () => {
+    const lint = (layers: Record<string, string[]>, path: string, source: string): string[] => {
+      const config = {
+        files: ['**/*.ts'],
+        plugins: { ledge: createLayersPlugin(layers) },
+        rules: { 'ledge/layers': 'error' as const },
+      };
+      const messages = new Linter({ cwd: '/repo' }).verify(source, [config], { filename: `/repo/${path}` });
+      return messages.map((m) => m.message);
+    };
+    const cyclic = { low: ['high'], high: ['low'] };
+    expect(lint(cyclic, 'src/low/a.ts', 'export const a = 1;\n')).toEqual([
+      'eslint/layers.js has a cycle: low -> high -> low',
+    ]);
+    const oneWay = { low: [], high: ['low'] };
+    expect(lint(oneWay, 'src/high/a.ts', "export { b } from '../low/index.ts';\n")).toEqual([]);
+    expect(lint(oneWay, 'src/low/b.ts', "export { a } from '../high/a.ts';\n")).toEqual([
+      'src/low/ may not import src/high/a.ts (layers: eslint/layers.js)',
+    ]);
+  });
+
+  it('finds no two folders of src/ importing each other, directly or round about', () => {
+    expect(folderCycle(join(REPO_ROOT, 'src'))).toBeNull();
+  });
+
+  it('finds a folder cycle planted in a synthetic src/ (the check can fail)', () => {
+    const src = mkdtempSync(join(tmpdir(), 'ledge-folder-cycle-'));
+    try {
+      const put = (path: string, text: string) => {
+        mkdirSync(dirname(join(src, path)), { recursive: true });
+        writeFileSync(join(src, path), text);
+      };
+      put('kit/context.ts', "import type { Principal } from '../accounts/index.ts';\nexport type C = Principal;\n");
+      put('accounts/index.ts', "export type Principal = { id: string };\nexport * from './routes.ts';\n");
+      put('accounts/routes.ts', "import type { C } from '../api/context.ts';\nexport type R = C;\n");
+      put('api/context.ts', "export type { C } from '../kit/context.ts';\n");
+      expect(folderCycle(src)).toEqual(['accounts', 'api', 'kit', 'accounts']);
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
+  });
+
+  it('names only folders that exist in src/ (and the server entry it carves out)', () => {
     const folders = new Set(
       readdirSync(join(REPO_ROOT, 'src'), { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .map((d) => d.name),
     );
     const named = new Set([...Object.keys(LAYERS), ...Object.values(LAYERS as Record<string, string[]>).flat()]);
-    const virtual = new Set(['api-kit', 'server-entry']);
+    const virtual = new Set(['server-entry']);
     expect([...named].filter((name) => !folders.has(name) && !virtual.has(name))).toEqual([]);
   });
 });

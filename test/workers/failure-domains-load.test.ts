@@ -99,17 +99,14 @@ describe('failure domains under load', () => {
       return waitFor(() => running.counts.requests >= from + count, `${count} requests under load`);
     };
     await served(400);
-    const lateness: number[] = [];
     for (let version = 1; version <= 3; version++) {
       const text = `charlie ${version}`;
       c.accept = [c.accept.at(-1)!, text];
       const redeploy = await uploadScript(tenantC, 'charlie', { modules: { 'index.js': echo(text) } });
       expect(redeploy.status).toBe(200);
-      const answered = Date.now();
       // The new version serves from the moment the deploy answers (no old code after that).
       const first = await callFunction(functionsPort(ledge), c.host, '/');
       expect(first.text).toBe(text);
-      lateness.push(Date.now() - answered);
       c.accept = [text];
       await served(200);
     }
@@ -119,7 +116,6 @@ describe('failure domains under load', () => {
     );
     expect(running.failures).toEqual([]);
     expect(running.counts.requests).toBeGreaterThan(600);
-    expect(Math.max(...lateness)).toBeLessThan(1_000);
   });
 });
 

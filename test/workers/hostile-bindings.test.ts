@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
-import { writeWorkerdConfig } from '../../src/workerd/config.ts';
+import { buildFunctionsConfig, serializeConfig } from '../../src/workerd/config/index.ts';
 import { localBodies } from '../../src/workerd/isolate/local-body.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import {
@@ -123,27 +123,22 @@ async function deploy(as: TestLedge, name: string, source: string, bucket?: stri
 
 /**
  * The workerd config the runtime writes for the deployed scripts (it removes its own copies once workerd
- * has read them: they hold secrets), made by the same function with the server's own resolver and paths.
+ * has read them: they hold secrets), made by the same functions with the server's own resolver and paths.
  */
 async function runtimeConfig(ledge: TestLedge): Promise<string> {
   const platform = ledge.server.platform;
-  const dir = mkdtempSync(join(tmpdir(), 'ledge-config-'));
-  try {
-    const path = writeWorkerdConfig(dir, {
-      scripts: await platform.functions.workers.deployedScripts(),
-      r2: {
-        workerdService: (account, bucket) => platform.r2Backend.workerdService(account, bucket),
-        localReads: (account, bucket) => platform.r2Backend.localReads(account, bucket),
-      },
-      domain: 'localhost',
-      maxCompatibilityDate: '2025-01-01',
-      mode: 'router',
-      tailFlagsDir: platform.functions.traces.flagsDir,
-    });
-    return readFileSync(path, 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const built = buildFunctionsConfig({
+    scripts: await platform.functions.workers.deployedScripts(),
+    r2: {
+      workerdService: (account, bucket) => platform.r2Backend.workerdService(account, bucket),
+      localReads: (account, bucket) => platform.r2Backend.localReads(account, bucket),
+    },
+    domain: 'localhost',
+    maxCompatibilityDate: '2025-01-01',
+    mode: 'router',
+    tailFlagsDir: platform.functions.traces.flagsDir,
+  });
+  return serializeConfig(built.config);
 }
 
 /** The host's own non-loopback addresses (this machine: 192.0.2.2 and fd00::2 on eth0). */
@@ -433,13 +428,14 @@ describe('a hostile function and the platform it runs on', () => {
         expect(got.status, to).toBe(502);
         // workerd's own words, the same as for a closed port: JavaScript cannot wrap cloudflare:sockets.
         expect(got.text, to).toContain('cannot connect to the specified address');
-        // Refused before any packet leaves: no connect timeout to an unrouted address.
-        expect(Date.now() - started, to).toBeLessThan(5_000);
+        // Refused before any packet leaves, not after a connect timeout to an unrouted address (the kernel gives
+        // up on an unanswered SYN after about two minutes): a ceiling far below that, which no busy machine reaches.
+        expect(Date.now() - started, to).toBeLessThan(20_000);
       }
       // workerd logs the first refusal of a process (and only that one) with the address.
       await expect
         .poll(() => logLines.some((line) => line.includes(`connecting to ${DENIED_ADDRESS}:80 is not allowed`)), {
-          timeout: 5_000,
+          timeout: 30_000,
         })
         .toBe(true);
     });

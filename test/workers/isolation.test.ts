@@ -100,12 +100,17 @@ describe('runtime isolation between accounts', () => {
     const latencies: number[] = [];
     const failuresA: string[] = [];
     let hammering = true;
+    // A's requests sent and answered while B's runaways still spin (set when the first of them is sent).
+    let spinsPending = false;
+    let servedWhileSpinning = 0;
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     const hammer = async () => {
       while (hammering) {
         const started = performance.now();
+        const sentWhileSpinning = spinsPending;
         const res = await callFunction(port, hostA, '/', { agent }).catch((error: Error) => error);
         latencies.push(performance.now() - started);
+        if (sentWhileSpinning && spinsPending && !(res instanceof Error)) servedWhileSpinning++;
         if (res instanceof Error) failuresA.push(res.message);
         else if (res.status !== 200 || res.text !== 'a ok') failuresA.push(`status ${res.status}: ${res.text}`);
       }
@@ -116,12 +121,16 @@ describe('runtime isolation between accounts', () => {
 
     // As many runaway invocations as there are workerd processes (all of them on one shared runtime).
     const spinStarted = Date.now();
+    spinsPending = true;
     const spins = await Promise.all(
       Array.from({ length: PROCESSES }, (_, i) =>
         callFunction(port, hostB, '/spin', {
           agent: new Agent({ keepAlive: false }),
           headers: { accept: i === 0 ? 'text/html,application/xhtml+xml' : '*/*' },
-        }).then((res) => ({ ...res, ms: Date.now() - spinStarted })),
+        }).then((res) => {
+          spinsPending = false;
+          return { ...res, ms: Date.now() - spinStarted };
+        }),
       ),
     );
     for (const spin of spins) expect(spin.status).toBe(503);
@@ -152,11 +161,14 @@ describe('runtime isolation between accounts', () => {
     agent.destroy();
     const succeeded = latencies.length - failuresA.length;
     console.log(
-      `isolation: A ${succeeded}/${latencies.length} ok, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms; B's runaways answered 1102 after ${spins.map((s) => s.ms).join(', ')} ms, B back after ${backAfterMs} ms`,
+      `isolation: A ${succeeded}/${latencies.length} ok, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms; B's runaways answered 1102 after ${spins.map((s) => s.ms).join(', ')} ms, B back after ${backAfterMs} ms; A served ${servedWhileSpinning} while B spun`,
     );
     expect(latencies.length).toBeGreaterThan(50);
     expect(succeeded / latencies.length, failuresA.slice(0, 5).join('; ')).toBeGreaterThanOrEqual(0.99);
-    expect(percentile(latencies, 99)).toBeLessThan(1_000);
+    // A was served while B spun: requests sent after the runaways and answered before any of them ended. Were A
+    // behind B's spinning thread, at most one request per client (4) could slip in before the spin took it.
+    // (A's latency is bench's to measure, not a bound here.)
+    expect(servedWhileSpinning).toBeGreaterThan(4);
   });
 
   for (const [path, what] of [
@@ -257,21 +269,25 @@ describe('runtime limits with one account (the direct path)', () => {
     // Well before the 30 s default, with room for a loaded machine (the limit counts CPU time).
     expect(Date.now() - started).toBeLessThan(15_000);
     let answer = '';
-    while (Date.now() - started < 10_000 && answer !== 'b ok') {
-      answer = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) }).then(
-        (res) => res.text,
-        () => '',
-      );
-    }
+    await poll(
+      async () => {
+        answer = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) }).then(
+          (res) => res.text,
+          () => '',
+        );
+        return answer === 'b ok';
+      },
+      { timeoutMs: 30_000, everyMs: 10 },
+    );
     expect(answer).toBe('b ok');
     // The supervisor may learn that the new generation listens just after the test saw its answer.
-    await poll(() => !runtime.pids.some((pid) => before.includes(pid)), { timeoutMs: 5_000, everyMs: 10 });
+    await poll(() => !runtime.pids.some((pid) => before.includes(pid)), { timeoutMs: 30_000, everyMs: 10 });
     expect(runtime.pids.some((pid) => before.includes(pid))).toBe(false);
   });
 });
 
 /**
- * Calls `host` until it no longer answers 1102 (for at most 5 s). Until the server has seen a killed
+ * Calls `host` until it no longer answers 1102 (for at most 30 s). Until the server has seen a killed
  * process exit, its slot has no listener and the front answers 1102, by design: a request workerd retries
  * must not run the runaway code again. The successor then takes the slot.
  */
@@ -282,7 +298,7 @@ async function afterLimitKill(port: number, host: string) {
       res = await callFunction(port, host, '/', { agent: new Agent({ keepAlive: false }) });
       return res.status !== 503 || res.text !== 'error code: 1102';
     },
-    { timeoutMs: 5_000 },
+    { timeoutMs: 30_000 },
   );
   return res!;
 }

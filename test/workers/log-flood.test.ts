@@ -333,9 +333,12 @@ describe('function logs are bounded and never block the server', () => {
     expect(last.bytes).toBeGreaterThan(8 * MIB);
     expect(functionMs.length).toBeGreaterThan(50);
     expect(apiMs.length).toBeGreaterThan(20);
-    // Generous (the machine is shared); before the fix these were 490-650 ms and 420-485 ms.
-    expect(percentile(functionMs, 99), report).toBeLessThan(150);
-    expect(percentile(apiMs, 99), report).toBeLessThan(150);
+    // A's tail during the flood against its own quiet tail in the same run, so that a busy machine, which
+    // slows both, does not fail it: before the fix the flood put them at 490-650 ms and 420-485 ms (quiet: a
+    // few ms); the absolute figures are bench's to measure.
+    const floodedAtMost = (quietMs: number[]) => 3 * percentile(quietMs, 99) + 150;
+    expect(percentile(functionMs, 99), report).toBeLessThan(floodedAtMost(quiet.fn));
+    expect(percentile(apiMs, 99), report).toBeLessThan(floodedAtMost(quiet.api));
     // B, which logged nothing meanwhile, still has its own lines only.
     expect((await callFunction(port, `victim.${await accountSubdomain(tenantB)}.localhost`, '/')).text).toBe('b ok');
   });

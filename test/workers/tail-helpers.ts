@@ -91,8 +91,8 @@ export function wranglerJsonEvents(text: string): Record<string, unknown>[] {
   return events;
 }
 
-/** Starts the real `wrangler tail` against Ledge. */
-export function startWranglerTail(ledge: TestLedge, args: string[]): RunningTail {
+/** Starts the real `wrangler tail` against Ledge (with the owner's token unless given another). */
+export function startWranglerTail(ledge: TestLedge, args: string[], apiToken = ledge.apiToken): RunningTail {
   const home = tempDir('wrangler-home-');
   const child = spawn(process.execPath, [WRANGLER_ENTRY, 'tail', ...args], {
     cwd: tempDir('wrangler-cwd-'),
@@ -101,7 +101,7 @@ export function startWranglerTail(ledge: TestLedge, args: string[]): RunningTail
       HOME: home,
       XDG_CONFIG_HOME: join(home, '.config'),
       CLOUDFLARE_API_BASE_URL: ledge.apiUrl,
-      CLOUDFLARE_API_TOKEN: ledge.apiToken,
+      CLOUDFLARE_API_TOKEN: apiToken,
       CLOUDFLARE_ACCOUNT_ID: ledge.accountId,
       WRANGLER_SEND_METRICS: 'false',
       WRANGLER_HIDE_BANNER: 'true',
@@ -113,15 +113,15 @@ export function startWranglerTail(ledge: TestLedge, args: string[]): RunningTail
   return collect(child);
 }
 
-/** Starts `ledge tail` (the real CLI) against Ledge. */
-export function startLedgeTail(ledge: TestLedge, args: string[]): RunningTail {
+/** Starts `ledge tail` (the real CLI) against Ledge (with the owner's token unless given another). */
+export function startLedgeTail(ledge: TestLedge, args: string[], apiToken = ledge.apiToken): RunningTail {
   const child = spawn(process.execPath, [CLI_ENTRY, 'tail', ...args], {
     cwd: tempDir('ledge-tail-cwd-'),
     env: {
       ...cleanEnv(),
       HOME: tempDir('ledge-tail-home-'),
       LEDGE_API_URL: ledge.apiUrl,
-      LEDGE_API_TOKEN: ledge.apiToken,
+      LEDGE_API_TOKEN: apiToken,
       LEDGE_ACCOUNT_ID: ledge.accountId,
       NO_COLOR: '1',
     },

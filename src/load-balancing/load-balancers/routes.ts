@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Principal } from '../../accounts/index.ts';
-import type { AppEnv, ApiContext } from '../../api/context.ts';
-import { ok } from '../../api/respond.ts';
+import type { AppEnv, ApiContext } from '../../api-kit/context.ts';
+import { ok } from '../../api-kit/respond.ts';
 import { readLbBody } from '../routes.ts';
 import type { LoadBalancerAnswer, LoadBalancerService, LoadBalancerZone } from './service.ts';
 

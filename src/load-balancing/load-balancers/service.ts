@@ -1,4 +1,4 @@
-import type { Message } from '../../api/envelope.ts';
+import type { Message } from '../../api-kit/envelope.ts';
 import { normaliseHostname } from '../../shared/hostname.ts';
 import { clip } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';

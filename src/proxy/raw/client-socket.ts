@@ -31,7 +31,7 @@ interface HandleCarrier {
  * that reads with `onread` into the shared buffer. Node offers `onread` only for sockets it connects, so
  * the accepted socket's TCP handle is given to a new Socket (`handle`, Node's own way of wrapping an
  * accepted handle); that skips, per read, a new 64 KiB allocation, a Buffer, the Readable's push and the
- * 'data' event (~14% of the CPU per proxied 1 KiB request in a same-run A/B, docs/benchmarks-history.md session 9).
+ * 'data' event (~14% of the CPU per proxied 1 KiB request in a same-run A/B, docs/benchmarks-history.md, 2026-11-24).
  * The new socket is still a plain net.Socket for everything else: writes, pause/resume (which stop and
  * start its reads), 'end', 'close', and the hand-off to node:http (ClientConnection then pushes copies of
  * its reads into the socket, so node:http and the WebSocket pipe get 'data' events as from any socket).

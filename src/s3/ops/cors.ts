@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  CORS_METHODS,
   corsActual,
   corsPreflight,
   CorsPutSchema,
@@ -40,13 +41,39 @@ export async function putCors(request: S3Request): Promise<S3Reply> {
   const document = parseXml(await readSmallBody(request.body().stream, BODY_LIMIT));
   if (document.name !== 'CORSConfiguration') throw S3Errors.malformedXml();
   const rules = childrenNamed(document, 'CORSRule').map(parseRule);
+  for (const rule of rules) refuseAsS3(rule);
   const parsed = CorsPutSchema.safeParse({ rules });
   if (!parsed.success) throw S3Errors.malformedXml();
   await request.storage.cors.put(request.accountId, request.bucketName!, parsed.data.rules ?? []);
   return emptyReply(200);
 }
 
-function parseRule(rule: XmlElement): unknown {
+/** What S3 refuses with its own code and words (InvalidRequest), before the checks both doors share. */
+function refuseAsS3(rule: ParsedRule): void {
+  for (const method of rule.allowed.methods) {
+    if (!(CORS_METHODS as readonly string[]).includes(method)) {
+      throw S3Errors.invalidRequest(`Found unsupported HTTP method in CORS config. Unsupported method is ${method}`);
+    }
+  }
+  for (const origin of rule.allowed.origins) {
+    if (wildcards(origin) > 1) {
+      throw S3Errors.invalidRequest(`AllowedOrigin "${origin}" can not have more than one wildcard.`);
+    }
+  }
+  for (const header of rule.allowed.headers ?? []) {
+    if (wildcards(header) > 1) {
+      throw S3Errors.invalidRequest(`AllowedHeader "${header}" can not have more than one wildcard.`);
+    }
+  }
+}
+
+const wildcards = (text: string) => text.split('*').length - 1;
+
+interface ParsedRule {
+  allowed: { origins: string[]; methods: string[]; headers?: string[] };
+}
+
+function parseRule(rule: XmlElement): ParsedRule {
   const texts = (name: string) => childrenNamed(rule, name).map((e) => e.text.trim());
   const maxAge = childText(rule, 'MaxAgeSeconds')?.trim();
   const headers = texts('AllowedHeader');

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { LedgeError } from '../../shared/errors.ts';
-import type { UploadRecord } from '../../storage/index.ts';
+import type { BucketRecord, ObjectRecord, UploadRecord } from '../../storage/index.ts';
 import { emptyReply, xmlReply, type S3Reply, type S3Request } from '../context.ts';
 import { S3Error, S3Errors } from '../errors.ts';
 import { customMetadataFrom, httpMetadataFrom, s3StorageClass, storageClassFrom } from '../metadata.ts';
@@ -10,6 +11,8 @@ import { owner } from './buckets.ts';
 import { checksumEcho, refuseUnoffered } from './objects.ts';
 
 const COMPLETE_BODY_LIMIT = 4 * 1024 * 1024;
+/** The engine's NoSuchUpload (R2's v4 code). */
+const NO_SUCH_UPLOAD = 10024;
 const MAX_PART_NUMBER = 10_000;
 
 /**
@@ -86,18 +89,25 @@ export async function completeUpload(request: S3Request, uploadId: string): Prom
       );
     }
   }
-  const stored = new Map(
-    (await asUploadError(() => request.storage.multipart.listParts(bucket, request.key!, uploadId))).map((p) => [
-      p.partNumber,
-      p,
-    ]),
-  );
-  // An ETag this door gave (the part's MD5) names the part the engine knows by its own etag.
-  const named = parts.map((p) => {
-    const part = stored.get(p.partNumber);
-    return part && p.etag === part.md5 ? { ...p, etag: part.etag } : p;
-  });
-  const object = await asUploadError(() => request.storage.multipart.complete(bucket, request.key!, uploadId, named));
+  let object: ObjectRecord;
+  try {
+    const stored = new Map(
+      (await asUploadError(() => request.storage.multipart.listParts(bucket, request.key!, uploadId))).map((p) => [
+        p.partNumber,
+        p,
+      ]),
+    );
+    // An ETag this door gave (the part's MD5) names the part the engine knows by its own etag.
+    const named = parts.map((p) => {
+      const part = stored.get(p.partNumber);
+      return part && p.etag === part.md5 ? { ...p, etag: part.etag } : p;
+    });
+    object = await asUploadError(() => request.storage.multipart.complete(bucket, request.key!, uploadId, named));
+  } catch (error) {
+    const done = await repeatedCompletion(request, bucket, uploadId, parts, error);
+    if (!done) throw error;
+    object = done;
+  }
   return xmlReply(
     renderXml('CompleteMultipartUploadResult', {
       Location: `/${bucket.name}/${awsEncode(object.key, true)}`,
@@ -108,6 +118,27 @@ export async function completeUpload(request: S3Request, uploadId: string): Prom
     200,
     ssecEcho(object.ssec),
   );
+}
+
+/**
+ * S3 answers a CompleteMultipartUpload repeated on an upload it already completed (a client retrying after
+ * a lost answer) with the same result, where R2's binding says NoSuchUpload. Here: when the upload's object
+ * is still the key's current one and the listed parts (the ETags this door gave) make its ETag; otherwise
+ * NoSuchUpload stands (the upload may have been aborted, or its object replaced since).
+ */
+async function repeatedCompletion(
+  request: S3Request,
+  bucket: BucketRecord,
+  uploadId: string,
+  parts: { partNumber: number; etag: string }[],
+  error: unknown,
+): Promise<ObjectRecord | undefined> {
+  if (!(error instanceof LedgeError) || error.code !== NO_SUCH_UPLOAD) return undefined;
+  const object = await request.storage.multipart.completedObject(bucket, request.key!, uploadId);
+  if (!object || !parts.every((p) => /^[0-9a-f]{32}$/.test(p.etag))) return undefined;
+  const md5s = Buffer.concat(parts.map((p) => Buffer.from(p.etag, 'hex')));
+  const etag = `${createHash('md5').update(md5s).digest('hex')}-${parts.length}`;
+  return etag === object.etag ? object : undefined;
 }
 
 export async function abortUpload(request: S3Request, uploadId: string): Promise<S3Reply> {

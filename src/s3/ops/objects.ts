@@ -85,7 +85,7 @@ export async function getObject(request: S3Request): Promise<S3Reply> {
   const onlyIf = conditionFrom(headers);
   const partNumber = request.query.get('partNumber');
   const rangeHeader = request.method === 'HEAD' ? undefined : headers.range;
-  let partRequest: { range: ResolvedRange | undefined; partsCount: number } | undefined;
+  let partRequest: { range: ResolvedRange | undefined; partsCount: number | undefined } | undefined;
   let found: ObjectRecord | undefined;
   if (partNumber !== null || request.method === 'HEAD') {
     if (partNumber !== null && rangeHeader) {
@@ -145,8 +145,14 @@ function describe(
   return out;
 }
 
-/** A multipart object's part N is its N-th segment; any other object has one part, the whole of it. */
-function partRange(object: ObjectRecord, partNumber: string): { range: ResolvedRange | undefined; partsCount: number } {
+/**
+ * A multipart object's part N is its N-th segment. Any other object has one part, the whole of it, answered
+ * as S3 does: a 206 range over every byte, without `x-amz-mp-parts-count` (only multipart objects have one).
+ */
+function partRange(
+  object: ObjectRecord,
+  partNumber: string,
+): { range: ResolvedRange | undefined; partsCount: number | undefined } {
   if (!/^\d+$/.test(partNumber) || Number(partNumber) < 1 || Number(partNumber) > 10_000) {
     throw S3Errors.invalidArgument('Part number must be an integer between 1 and 10000, inclusive');
   }
@@ -154,7 +160,8 @@ function partRange(object: ObjectRecord, partNumber: string): { range: ResolvedR
   const multipart = /-\d+$/.test(object.etag);
   if (!multipart) {
     if (n !== 1) throw S3Errors.invalidPartNumber();
-    return { range: undefined, partsCount: 1 };
+    // An empty object has no byte to range over: the whole (empty) answer.
+    return { range: object.size > 0 ? { offset: 0, length: object.size } : undefined, partsCount: undefined };
   }
   const segment = object.segments[n - 1];
   if (!segment) throw S3Errors.invalidPartNumber();

@@ -95,3 +95,10 @@ export interface EgressRule {
   base: string;
   bits: number;
 }
+
+/**
+ * Response headers one function answer may carry in total, Cloudflare's documented limit (128 KB). Past it the
+ * answer is a 500 that says so: unchecked, a few hundred KB more overflowed workerd's own header buffer between the
+ * front and the script's process, and the client got "1102 exceeded resource limits" for a limit never hit.
+ */
+export const RESPONSE_HEADER_LIMIT_BYTES = 128 * 1024;

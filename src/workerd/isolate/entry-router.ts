@@ -11,7 +11,7 @@ const ROUTES_TTL_MS = 100;
 /** While another request reads the table, one this much past its TTL is still used (the read is on its way). */
 const READ_GRACE_MS = 50;
 
-/** `<script>.<subdomain>` -> binding, and the hosts of quarantined scripts (config.ts FrontRoutes). */
+/** `<script>.<subdomain>` -> binding, and the hosts of quarantined scripts (config/write.ts FrontRoutes). */
 interface Table {
   routes: Record<string, string>;
   quarantined: Record<string, true>;

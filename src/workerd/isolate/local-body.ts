@@ -8,17 +8,17 @@ import { cacheEnabled, cachedGet, cachedHead, cachedList } from './r2-cache.js';
  * Why: a GET of 1 MiB through the binding used to copy the body from the file into Node, through a unix
  * socket into workerd and out to the client; Node's share of that was about half the CPU of a request.
  *
- * How, and why it cannot be pointed at a file by user code or data (issue 26 point 3): per bucket the
- * script is bound to, the platform adds two hidden bindings (hidden-bindings.ts): an r2Bucket binding
- * whose requests carry a per-account key injected by workerd, and a read-only disk service on that
- * bucket's blob directory alone. This module runs before any user module, takes both out of the module
- * `env` (so neither `env`, `cloudflare:workers`' env nor any prototype reaches them) and keeps them in
- * its closure. The patched `get` of the user's binding asks the hidden binding, which the server answers,
- * for a large whole-object get, with the metadata only plus one custom metadata entry under the reserved
- * key naming the blob's file; this module removes that entry, checks the name is a blob file name
- * (`<2 hex>/<32 hex>`, nothing else), and reads the file through the disk service (in process, no copy
- * through Node). The user's own binding (the unpatched prototype `get` included) is never answered that
- * way, and reserved keys can be neither stored nor read back (storage/validation.ts, wire-object.ts).
+ * How, and why it cannot be pointed at a file by user code or data (a tenant's script must read only its own buckets'
+ * bytes): per bucket the script is bound to, the platform adds two hidden bindings (config/bindings/): an r2Bucket
+ * binding whose requests carry a per-account key injected by workerd, and a read-only disk service on that bucket's
+ * blob directory alone. This module runs before any user module, takes both out of the module `env` (so neither
+ * `env`, `cloudflare:workers`' env nor any prototype reaches them) and keeps them in its closure. The patched `get`
+ * of the user's binding asks the hidden binding, which the server answers, for a large whole-object get, with the
+ * metadata only plus one custom metadata entry under the reserved key naming the blob's file; this module removes
+ * that entry, checks the name is a blob file name (`<2 hex>/<32 hex>`, nothing else), and reads the file through the
+ * disk service (in process, no copy through Node). The user's own binding (the unpatched prototype `get` included) is
+ * never answered that way, and reserved keys can be neither stored nor read back (storage/validation.ts,
+ * wire-object.ts).
  *
  * The object stays workerd's own R2ObjectBody (same class, metadata, `writeHttpMetadata`); only `body`,
  * `bodyUsed` and the read methods are shadowed on the instance. A file that is gone by the time the

@@ -4,6 +4,7 @@ import {
   METRICS_SECRET_BINDING,
   PLATFORM_FRAME,
   R2_INVALIDATE_HEADER,
+  RESPONSE_HEADER_LIMIT_BYTES,
   SCHEDULED_HEADER,
   SCHEDULED_TRACE_SYMBOL,
   takeBinding,
@@ -17,7 +18,8 @@ import { enableCache, invalidate } from './r2-cache.js';
  * (object or WorkerEntrypoint class). A request carrying METRICS_HEADER with the generation's secret is a
  * scrape (from the ping service, over a unix socket only Ledge reaches) and is answered with the counts as
  * JSON, never reaching the script. Counting is a few additions per request: nothing is written or sent per
- * request (issue 17: the functions benchmark may lose <= 2%). Responses get a cf-ray id (see withRay).
+ * request (metrics are always on, so they may cost the functions benchmark no more than 2%).
+ * Responses get a cf-ray id (see withRay).
  * Latency is read from Date.now(), which in workerd advances only on I/O (as on Cloudflare): it is the time
  * a handler waited for subrequests and bindings, 0 for pure computation.
  */
@@ -44,7 +46,7 @@ async function timed(call: () => unknown): Promise<unknown> {
   counts.requests++;
   let response: unknown;
   try {
-    response = await call();
+    response = withinHeaderLimit(await call());
   } catch (error) {
     counts.exceptions++;
     observe(started);
@@ -54,6 +56,18 @@ async function timed(call: () => unknown): Promise<unknown> {
   if (cls >= 0 && cls < 5) counts.status[cls]!++;
   observe(started);
   return withRay(response);
+}
+/** An answer whose headers are over the limit, replaced by one that says so (and logged, so tails show why). */
+function withinHeaderLimit(response: unknown): unknown {
+  if (!(response instanceof Response) || response.status === 101) return response;
+  let bytes = 0;
+  // Each header line on the wire: name, ": ", value, CRLF (header values are byte strings: length is bytes).
+  for (const [name, value] of response.headers) bytes += name.length + value.length + 4;
+  if (bytes <= RESPONSE_HEADER_LIMIT_BYTES) return response;
+  const message = `The function's response headers total ${bytes} bytes, over the limit of ${RESPONSE_HEADER_LIMIT_BYTES} bytes (128 KB): send less in headers (a body has no such limit).`;
+  console.error(message);
+  response.body?.cancel().catch(() => undefined);
+  return new Response(`${message}\n`, { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 // Every function response carries a ray id as on Cloudflare (cf-ray: 16 hex digits and a location):
 // this isolate's random prefix and a counter, so it costs no random bytes per request.

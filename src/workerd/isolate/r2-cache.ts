@@ -1,4 +1,4 @@
-// A script's per-isolate cache of small R2 objects and listings (issue 31). Runs inside workerd as
+// A script's per-isolate cache of small R2 objects and listings. Runs inside workerd as
 // `__ledge/r2-cache.js` (isolate-modules.ts), imported by the local body module (local-body.ts), which routes a
 // bucket binding's plain `get(key)`, `head(key)` and `list(options)` through it, and by the metrics module
 // (metrics.ts), which applies the server's invalidations. Listings: see cachedList at the end.

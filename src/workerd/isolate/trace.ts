@@ -57,12 +57,12 @@ type FetchHandler = (this: unknown, request: Request, env: unknown, ctx: Executi
 const traceStore = new AsyncLocalStorage<Trace>();
 const FLAG = TAIL_FLAG_BINDING;
 const PLATFORM_BINDING = new RegExp(`^${RESERVED_BINDING_PREFIX}_(?:R2|BLOBS)_\\d+$`);
-// The platform's own binding names (hidden-bindings.ts); a legacy user binding that merely starts with the
+// The platform's own binding names (config/bindings/); a legacy user binding that merely starts with the
 // reserved prefix (allowed before it was reserved) stays the user's.
 const platformBinding = (name: string) =>
   name === FLAG || name === METRICS_SECRET_BINDING || name === EGRESS_BINDING || PLATFORM_BINDING.test(name);
 // Taken out of env before any user module runs (this module is imported first): user code reaches the
-// flag binding neither through a handler's env nor through cloudflare:workers (issue 26 point 3).
+// flag binding neither through a handler's env nor through cloudflare:workers (a platform binding, not the user's).
 let flagBinding: Fetcher | undefined;
 const platform = platformEnv as unknown as Env | null;
 if (platform !== null && typeof platform === 'object' && FLAG in platform) {
@@ -127,16 +127,15 @@ function userEnv(env: unknown): unknown {
 // request: workerd refuses randomness at startup) instead of per request.
 let idPrefix: string | undefined;
 let sequence = 0;
-// Lines leave workerd in batches, each one console.log (one write to stdout). A start line leaves at once,
-// alone: it must be out before the request's code runs, or a request that spins is killed unreported. End
-// lines wait: they leave together once the oldest has waited END_AGE_MS (taken along by the next start
-// line), once END_BATCH are queued, or after END_FLUSH_MS when no request comes (a timer: an entry into a
-// request's context, so only a fallback). Measured, a console.log that carries an end line cost workerd
-// ~15-25 µs more per traced request than a start line alone, whether the end line rode with the next
-// start line (the earlier design) or left alone; 64 end lines in one call cost a fraction of that each
-// (docs/benchmarks-history.md, session 10). A process killed at its limit loses its queued end lines, so each
-// start line also names the requests that ended since the last write: the server then knows they
-// finished, and does not report them as killed.
+// Lines leave workerd in batches, each one console.log (one write to stdout). A start line leaves at once, alone: it
+// must be out before the request's code runs, or a request that spins is killed unreported. End lines wait: they
+// leave together once the oldest has waited END_AGE_MS (taken along by the next start line), once END_BATCH are
+// queued, or after END_FLUSH_MS when no request comes (a timer: an entry into a request's context, so only a
+// fallback). Measured, a console.log that carries an end line cost workerd ~15-25 µs more per traced request than a
+// start line alone, whether the end line rode with the next start line (the earlier design) or left alone; 64 end
+// lines in one call cost a fraction of that each (docs/benchmarks-history.md, tail cost of 2026-11-25). A process
+// killed at its limit loses its queued end lines, so each start line also names the requests that ended since the
+// last write: the server then knows they finished, and does not report them as killed.
 const END_AGE_MS = 10;
 const END_BATCH = 64;
 const END_FLUSH_MS = 100;
@@ -221,7 +220,7 @@ async function traced(request: Request, run: () => unknown, ctx: ExecutionContex
     // `cf` is empty unless a session filters by client address: Ledge has no edge to fill Cloudflare's
     // properties in, and workerd's own cf object here is only its peer address, which workerd parses and
     // freezes on first read (~5-10 µs of a traced request; 3% of a tailed GET 1 KiB's throughput,
-    // docs/benchmarks-history.md session 10).
+    // docs/benchmarks-history.md, tail cost of 2026-11-25).
     const event: {
       event: { request: unknown; response?: { status: number } };
       [field: string]: unknown;

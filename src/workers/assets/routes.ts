@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import { limitedRequest, readJson } from '../../api/body.ts';
-import type { ApiContext, AppEnv } from '../../api/context.ts';
-import { ok } from '../../api/respond.ts';
+import { limitedRequest, readJson } from '../../api-kit/body.ts';
+import type { ApiContext, AppEnv } from '../../api-kit/context.ts';
+import { ok } from '../../api-kit/respond.ts';
 import { LedgeError } from '../../shared/errors.ts';
 import { readForm } from '../upload.ts';
 import { SCRIPT_NAME } from '../schemas.ts';

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { readJson } from '../../api/body.ts';
-import type { ApiContext, AppEnv } from '../../api/context.ts';
-import { ok } from '../../api/respond.ts';
+import { readJson } from '../../api-kit/body.ts';
+import type { ApiContext, AppEnv } from '../../api-kit/context.ts';
+import { ok } from '../../api-kit/respond.ts';
 import type { CronService } from './cron-service.ts';
 
 const CODE = 10021;

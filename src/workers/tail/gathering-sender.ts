@@ -3,10 +3,10 @@ import type { WebSocket } from 'ws';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 
 /**
- * How long a session gathers events before they leave together: at 4,000 traced requests a second, 80
- * events per write and 50 wake-ups of the client a second (at 5 ms the server's CPU per traced request was
- * ~3 µs higher, docs/benchmarks-history.md session 10). Events already wait up to 10 ms in the isolate and
- * 5 ms in the pipe (isolate/trace.ts, gulped-output.ts); 20 ms more is still invisible to someone reading a tail.
+ * How long a session gathers events before they leave together: at 4,000 traced requests a second, 80 events per
+ * write and 50 wake-ups of the client a second (at 5 ms the server's CPU per traced request was ~3 µs higher,
+ * docs/benchmarks-history.md, tail cost of 2026-11-25). Events already wait up to 10 ms in the isolate and 5 ms in
+ * the pipe (isolate/trace.ts, gulped-output.ts); 20 ms more is still invisible to someone reading a tail.
  */
 const GATHER_MS = 20;
 

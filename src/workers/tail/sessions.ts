@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { GrantCheck, GrantWatcher } from '../../shared/grant-watch.ts';
 import { TAIL_FLAG_TTL_MS, type TailTraces } from '../../workerd/index.ts';
 import { maskClientFrames } from './client-frames.ts';
 import { gatheringSender } from './gathering-sender.ts';
@@ -16,6 +17,12 @@ export const TAIL_SOCKET_PATH = '/tail-sessions/';
 const CONNECT_WITHIN_MS = 60_000;
 /** Events wait in a slow client's send buffer up to this size; later ones are dropped until it drains. */
 const MAX_BUFFERED_BYTES = 8 * 2 ** 20;
+
+/** How a session keeps to its creator's access: checked when its WebSocket connects, watched while it lives. */
+export interface TailAccess {
+  check: GrantCheck;
+  watch: GrantWatcher;
+}
 
 export interface TailSessionInfo {
   id: string;
@@ -35,6 +42,8 @@ interface Session {
   socket: WebSocket | undefined;
   timers: NodeJS.Timeout[];
   unsubscribe: (() => void) | undefined;
+  access: TailAccess | undefined;
+  unwatch: (() => void) | undefined;
 }
 
 /**
@@ -42,7 +51,8 @@ interface Session {
  * a ws:// URL on the API listener whose unguessable id is the credential, as on Cloudflare. While a
  * script has a session, its requests are traced (tail-traces.ts) and each event that passes the
  * session's filters is sent to its WebSocket as one JSON text message (wrangler's TailEventMessage).
- * A session ends when its client disconnects or deletes it, when it expires, or when the script is deleted.
+ * A session ends when its client disconnects or deletes it, when it expires, when the script is deleted, or when
+ * the access that made it is gone (TailAccess: token deleted or rolled, member removed; re-checked every second).
  */
 export class TailSessions {
   readonly #traces: TailTraces;
@@ -55,7 +65,13 @@ export class TailSessions {
     this.#ttlMs = deps.ttlMs;
   }
 
-  create(accountId: string, script: string, filters: TailFilter[], apiOrigin: string): TailSessionInfo {
+  create(
+    accountId: string,
+    script: string,
+    filters: TailFilter[],
+    apiOrigin: string,
+    access?: TailAccess,
+  ): TailSessionInfo {
     const id = randomBytes(16).toString('hex');
     const wsOrigin = apiOrigin.replace(/^http/, 'ws');
     const now = Date.now();
@@ -72,6 +88,8 @@ export class TailSessions {
       socket: undefined,
       timers: [],
       unsubscribe: undefined,
+      access,
+      unwatch: undefined,
     };
     session.timers.push(
       setTimeout(() => this.#end(session, 1000, 'tail session expired'), this.#ttlMs).unref(),
@@ -80,6 +98,8 @@ export class TailSessions {
       }, CONNECT_WITHIN_MS).unref(),
     );
     this.#sessions.set(id, session);
+    // Whoever made it losing access (token deleted or rolled, member removed) ends it, connected or not.
+    session.unwatch = access?.watch(() => this.#end(session, 1000, 'access to the account was revoked'));
     this.#trace(accountId, script);
     return this.#info(session);
   }
@@ -136,7 +156,6 @@ export class TailSessions {
       return true;
     }
     // Answer the handshake only once every isolate traces the script: what happens after "connected" shows.
-    const wait = Math.max(0, session.tracedFrom - Date.now());
     const accept = () => {
       if (!this.#sessions.has(session.id) || session.socket || socket.destroyed) {
         socket.destroy();
@@ -147,8 +166,18 @@ export class TailSessions {
       maskClientFrames(socket);
       this.#server.handleUpgrade(request, socket, head, (ws) => this.#attach(session, ws, socket as Socket));
     };
-    if (wait > 0) setTimeout(accept, wait);
-    else accept();
+    // The WebSocket is a door of its own: the token's condition.request_ip holds for its address too.
+    const peer = request.socket.remoteAddress;
+    const allowed = session.access ? session.access.check(peer) : Promise.resolve(true);
+    void allowed.then((ok) => {
+      if (!ok) {
+        refuse(socket, 403, 'access to this tail session was revoked, or is not allowed from this address');
+        return;
+      }
+      const left = Math.max(0, session.tracedFrom - Date.now());
+      if (left > 0) setTimeout(accept, left);
+      else accept();
+    });
     return true;
   }
 
@@ -173,6 +202,7 @@ export class TailSessions {
     this.#sessions.delete(session.id);
     for (const timer of session.timers) clearTimeout(timer);
     session.unsubscribe?.();
+    session.unwatch?.();
     const ws = session.socket;
     if (ws && ws.readyState === ws.OPEN) ws.close(code ?? 1000, reason);
     this.#trace(session.accountId, session.script);
@@ -199,7 +229,7 @@ export class TailSessions {
 }
 
 function refuse(socket: Duplex, status: number, message: string): void {
-  const reason = status === 404 ? 'Not Found' : 'Bad Request';
+  const reason = status === 404 ? 'Not Found' : status === 403 ? 'Forbidden' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`,
   );

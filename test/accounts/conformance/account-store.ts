@@ -23,6 +23,7 @@ const token = (userId: string, accountId: string | null = null): ApiToken => ({
   not_before: null,
   expires_on: '2099-01-01T00:00:00.000Z',
   created_on: iso(),
+  condition: { request_ip: { in: ['10.0.0.0/8', '2001:db8::/32'], not_in: ['10.1.0.0/16'] } },
 });
 const membership = (accountId: string, userId: string, roles = ['Administrator'], status = 'accepted') => ({
   id: newId(),

@@ -1,6 +1,6 @@
 import { acct, state } from '../state.ts';
 import { del, enc, get, put, post } from '../api.ts';
-import { checkbox, field, formatTime, h, replace, table, uid } from '../dom.ts';
+import { field, formatTime, h, replace, table, uid } from '../dom.ts';
 import { confirmDialog, guardForm, notice, pageView, writeButton } from '../ui-kit.ts';
 
 interface Membership {
@@ -60,21 +60,12 @@ export async function members(main: HTMLElement): Promise<void> {
   const roleOptions = roles.map((r) => ({ value: r.id, text: r.name }));
   const email = field('Email', { type: 'email', required: true, autocomplete: 'off' });
   const role = select('Role', roleOptions, roles.find((r) => r.name === 'Member')?.id);
-  const accepted = checkbox('Add as accepted (no invitation to answer)', false);
-  const form = h(
-    'form',
-    { class: 'card' },
-    email.row,
-    role.row,
-    accepted.row,
-    h('button', { type: 'submit' }, 'Invite member'),
-  );
+  const form = h('form', { class: 'card' }, email.row, role.row, h('button', { type: 'submit' }, 'Invite member'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     post<Member>(`${acct()}/members`, {
       email: email.input.value,
       roles: [role.element.value],
-      status: accepted.input.checked ? 'accepted' : 'pending',
     }).then(
       (member) => {
         again();

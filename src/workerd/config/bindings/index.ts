@@ -1,0 +1,38 @@
+import type { Binding } from '../../script.ts';
+import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
+import { assetsBinding } from './assets.ts';
+import { egress } from './egress.ts';
+import { json } from './json.ts';
+import { localReads } from './local-reads.ts';
+import { metricsSecret } from './metrics-secret.ts';
+import { plainText } from './plain-text.ts';
+import { r2Bucket } from './r2.ts';
+import { tailFlags } from './tail-flags.ts';
+
+export type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
+export { secretText } from './secret.ts';
+
+/**
+ * Each kind of binding a script may have (script.ts Binding, by its `type` as wrangler sends it) and the
+ * module that turns it into config. The type makes the table whole: a kind added to Binding needs its line.
+ */
+export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Binding, { type: T }>> } = {
+  r2_bucket: r2Bucket,
+  plain_text: plainText,
+  json,
+};
+
+/** The bindings the platform gives every script, after the user's, in this order. */
+export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [
+  assetsBinding,
+  tailFlags,
+  localReads,
+  metricsSecret,
+  egress,
+];
+
+/** One of the script's own bindings as config, by its kind's module. */
+export function bindingContribution(binding: Binding, context: ScriptContext): Contribution {
+  const module = BINDING_KINDS[binding.type] as BindingModule<Binding>;
+  return module(binding, context);
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { egressRules, functionsNetwork, networkService } from '../network-service.ts';
+import { isLoaded } from '../script.ts';
+import type { ScriptContext } from './bindings/index.ts';
+import { ConfigFiles, type BuiltConfig } from './built.ts';
+import type { FunctionsConfigInput } from './input.ts';
+import { httpSocket, pingService, pingSocket, ROUTER_SERVICE, routerService } from './platform-services.ts';
+import { compatibilityDate, scriptWorker } from './script-worker.ts';
+import { assetsService, assetsServiceName } from './assets-service.ts';
+import type { Service, Socket, Worker_Binding } from './types.ts';
+import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
+
+/**
+ * The config of processes that run scripts: a worker per script, the entry router in front of them (or,
+ * with one routed script, the socket goes to it directly), the services their bindings name, functions'
+ * network, and the ping service. Pure: the files to embed and the directories to make come back with it.
+ */
+export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
+  const files = new ConfigFiles();
+  // Scripts reachable by Host are served, and scripts with Cron Triggers are loaded for their scheduled()
+  // handler (as on Cloudflare, workers_dev = false does not stop crons); when exactly one script is loaded
+  // and it is routed, the socket goes to it directly.
+  const scripts = input.mode === 'router' ? input.scripts.filter(isLoaded) : input.scripts;
+  // A script with assets is reached through its `assets` service, which has no Host guard: behind the router.
+  const direct =
+    input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev && !scripts[0]!.assets;
+  const domain = input.domain.toLowerCase();
+  const metricsSecret = input.metricsSecret ?? randomUUID();
+  const network = input.egress ? functionsNetwork(input.egress) : undefined;
+  const rules = egressRules(network);
+
+  const workers: Service[] = [];
+  const shared = new Map<string, Service>();
+  const directories: string[] = [];
+  const routes: Record<string, string> = {};
+  const routerBindings: Worker_Binding[] = [];
+  const pingScripts: Record<string, { a: string; s: string }> = {};
+  const pingBindings: Worker_Binding[] = [];
+  scripts.forEach((deployed, index) => {
+    const { script, subdomain } = deployed;
+    const binding = `S${index}`;
+    // An assets-only version: workerd's assets service alone answers its host.
+    const assetsOnly =
+      deployed.version.main_module === ''
+        ? assetsService(deployed, {
+            compatibilityDate: compatibilityDate(deployed.version.compatibility_date, input.maxCompatibilityDate),
+            compatibilityFlags: deployed.version.compatibility_flags,
+          })
+        : undefined;
+    if (assetsOnly) {
+      workers.push(assetsOnly);
+      if (script.workers_dev) {
+        routes[`${script.name}.${subdomain}`] = binding;
+        routerBindings.push({ name: binding, service: assetsOnly.name });
+      }
+      return;
+    }
+    const context: ScriptContext = {
+      deployed,
+      r2: input.r2,
+      tailFlagsDir: input.tailFlagsDir,
+      metricsSecret,
+      egressRules: rules,
+    };
+    const built = scriptWorker(context, files, {
+      folder: `s${index}`,
+      maxCompatibilityDate: input.maxCompatibilityDate,
+      subrequestsPerInvocation: input.subrequestsPerInvocation,
+      hostGuard: direct ? { host: `${script.name}.${subdomain}.${domain}`, domain } : undefined,
+    });
+    workers.push(built.service);
+    for (const service of built.services) {
+      const known = shared.get(service.name);
+      // Services are shared by name (one bucket's, for every script bound to it): one name, one service.
+      if (known && JSON.stringify(known) !== JSON.stringify(service))
+        throw new Error(`two different workerd services are named ${service.name}`);
+      shared.set(service.name, service);
+    }
+    directories.push(...built.directories);
+    if (script.workers_dev) {
+      routes[`${script.name}.${subdomain}`] = binding;
+      // With assets, requests go to workerd's assets router, which calls the script (bindings/assets.ts).
+      routerBindings.push({
+        name: binding,
+        service: deployed.assets ? assetsServiceName(deployed) : built.service.name,
+      });
+    }
+    // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
+    pingScripts[binding] = { a: script.account_id, s: script.name };
+    pingBindings.push({ name: binding, service: built.service.name });
+  });
+
+  let entry: string;
+  const services: Service[] = [];
+  if (input.mode === 'router' && !direct) {
+    services.push(
+      routerService(files, [
+        { name: 'ROUTES', json: JSON.stringify(routes) },
+        { name: 'DOMAIN', text: domain },
+        ...routerBindings,
+      ]),
+    );
+    entry = ROUTER_SERVICE;
+  } else {
+    const only = workers[0];
+    if (!only) throw new Error('single mode needs one script');
+    entry = only.name;
+  }
+  services.push(...workers, ...shared.values());
+  if (network) services.push(networkService(network));
+  const sockets: Socket[] = [httpSocket(entry)];
+  if (input.ping) {
+    services.push(
+      pingService(files, [
+        { name: 'SCRIPTS', json: JSON.stringify(pingScripts) },
+        { name: 'SECRET', text: metricsSecret },
+        ...pingBindings,
+      ]),
+    );
+    sockets.push(pingSocket());
+  }
+  return {
+    config: { services, sockets, v8Flags: FUNCTION_V8_FLAGS },
+    files: files.list(),
+    directories: [...new Set(directories)],
+  };
+}

@@ -1,0 +1,51 @@
+import { isolateModule, PING_MODULES, platformModuleName, type IsolateModule } from '../isolate-modules.ts';
+import type { ConfigFiles } from './built.ts';
+import type { Service, Socket, Worker_Binding, Worker_Module } from './types.ts';
+
+/** The date the platform's own workers are written against. */
+const PLATFORM_COMPATIBILITY_DATE = '2025-01-01';
+export const ROUTER_SERVICE = 'ledge-router';
+const PING_SERVICE = 'ledge-ping';
+
+/** The entry router (isolate/entry-router.ts): forwards each request by Host to the binding the routes name. */
+export function routerService(files: ConfigFiles, bindings: Worker_Binding[]): Service {
+  return {
+    name: ROUTER_SERVICE,
+    worker: {
+      modules: [{ name: 'entry-router.js', esModule: files.embed('entry-router.js', isolateModule('entry-router')) }],
+      compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
+      bindings,
+    },
+  };
+}
+
+/**
+ * The service the watchdog probes (isolate/ping.ts) on a socket of its own, which reaches every loaded script:
+ * their request counts, and scheduled() for Cron Triggers.
+ */
+export function pingService(files: ConfigFiles, bindings: Worker_Binding[]): Service {
+  return {
+    name: PING_SERVICE,
+    worker: {
+      modules: PING_MODULES.map((name) => platformModule(files, name)),
+      compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
+      bindings,
+    },
+  };
+}
+
+/** The socket of the functions port (the supervisor passes it as an inherited fd, so the address is a placeholder). */
+export function httpSocket(service: string): Socket {
+  return { name: 'http', address: '127.0.0.1:0', http: {}, service };
+}
+
+/** The watchdog's socket: every process binds it where --socket-addr says (the address is a placeholder). */
+export function pingSocket(): Socket {
+  return { name: 'ping', address: '127.0.0.1:0', http: {}, service: PING_SERVICE };
+}
+
+/** One of the platform's modules: the same for every worker, so embedded from one file. */
+export function platformModule(files: ConfigFiles, name: IsolateModule): Worker_Module {
+  const moduleName = platformModuleName(name);
+  return { name: moduleName, esModule: files.embed(moduleName, isolateModule(name)) };
+}
