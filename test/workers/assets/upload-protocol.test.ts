@@ -4,15 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
 import { ManualClock } from '../../helpers/manual-clock.ts';
-import {
-  accountSubdomain,
-  api,
-  callFunction,
-  enableWorkersDev,
-  functionsPort,
-  tenant,
-  uploadScript,
-} from '../helpers.ts';
+import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, tenant } from '../helpers.ts';
 
 /** A file as wrangler describes it: a 32-hex-digit hash (here of the bytes; Ledge does not recompute it). */
 const file = (text: string) => ({

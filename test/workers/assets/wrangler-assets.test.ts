@@ -8,8 +8,8 @@ import { accountSubdomain, callFunction, functionsPort } from '../helpers.ts';
 const WORKER = `export default {
   async fetch(request, env) {
     const url = new URL(request.url);
+    if (url.pathname === '/api/via-binding') return env.ASSETS.fetch(new URL('/app.js', request.url));
     if (url.pathname.startsWith('/api/')) return Response.json({ from: 'worker', path: url.pathname });
-    if (url.pathname === '/via-binding') return env.ASSETS.fetch(new URL('/app.js', request.url));
     return new Response('worker fallback', { status: 418 });
   },
 };
@@ -98,8 +98,9 @@ describe('static assets deployed by wrangler', () => {
     // run_worker_first patterns with a ! exclusion, and the ASSETS binding.
     expect(JSON.parse((await get('site', '/api/users')).text)).toEqual({ from: 'worker', path: '/api/users' });
     expect((await get('site', '/api/static/data.json')).text).toBe('{"static":true}');
-    expect((await get('site', '/via-binding')).text).toBe('console.log("app v1");');
-    // not_found_handling = single-page-application: a client-side route gets index.html.
+    expect((await get('site', '/api/via-binding')).text).toBe('console.log("app v1");');
+    // not_found_handling = single-page-application: a path that is no file and no run_worker_first route
+    // gets index.html (the worker is not asked).
     const route = await get('site', '/dashboard/settings', { accept: 'text/html' });
     expect(route.status).toBe(200);
     expect(route.text).toContain('<h1>home</h1>');
