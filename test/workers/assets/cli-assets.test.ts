@@ -61,4 +61,21 @@ describe('ledge deploy with [assets]', () => {
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect((await get('cli-app', '/')).text).toBe('wrapped:page');
   });
+
+  it('ledge create app --template static makes a site that ledge deploy serves', async () => {
+    const dir = join(tempDir('ledge-static-'), 'my-static');
+    const created = await runCli(['create', 'app', dir, '--template', 'static'], { env: cliEnv(ledge) });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('public/index.html');
+    const deployed = await runCli(['deploy'], { env: cliEnv(ledge), cwd: dir });
+    expect(deployed.code, deployed.stderr + deployed.stdout).toBe(0);
+    const home = await get('my-static', '/');
+    expect(home.text).toContain('<h1>my-static</h1>');
+    expect(home.headers['x-content-type-options']).toBe('nosniff');
+    const missing = await get('my-static', '/nowhere');
+    expect([missing.status, missing.text]).toEqual([404, expect.stringContaining('Not found')]);
+    const unknown = await runCli(['create', 'app', join(dir, '..', 'x'), '--template', 'nope'], { env: cliEnv(ledge) });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('unknown template "nope"');
+  });
 });
