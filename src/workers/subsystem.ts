@@ -34,7 +34,7 @@ import { systemClock } from '../shared/clock.ts';
 import { AssetsService } from './assets/service.ts';
 import { SqlAssetStore } from './assets/asset-store.ts';
 import { ServedAssets } from './assets/served-assets.ts';
-import { mountAssetSessionRoutes, mountAssetUploadRoute } from './assets/routes.ts';
+import { mountAssetSessionRoutes, mountAssetSummaryRoute, mountAssetUploadRoute } from './assets/routes.ts';
 
 export interface FunctionsPlatform {
   workers: WorkersService;
@@ -197,6 +197,7 @@ export function createWorkersSubsystem(deps: {
     background: [logs, ...(logHistory ? [logHistory] : []), runtime, requestHistory, crons],
     mountRoutes: (api) => {
       if (assets) mountAssetSessionRoutes(api, assets);
+      mountAssetSummaryRoute(api, workers);
       api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails, requestHistory }));
     },
     mountTokenRoutes: (api) => {

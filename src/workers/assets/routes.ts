@@ -9,6 +9,7 @@ import { WorkerErrors } from '../errors.ts';
 import { AssetTokenErrors } from './tokens.ts';
 import { UploadSessionSchema } from './schemas.ts';
 import { UPLOAD_REQUEST_LIMIT, type AssetsService } from './service.ts';
+import type { WorkersService } from '../service.ts';
 
 const CODE = 10021;
 /** A manifest of 100,000 files with long paths. */
@@ -21,6 +22,26 @@ export function mountAssetSessionRoutes(app: Hono<AppEnv>, assets: AssetsService
     if (!SCRIPT_NAME.test(script)) throw WorkerErrors.invalidScriptName(script);
     const body = await readJson(c, UploadSessionSchema, { code: CODE, limit: MANIFEST_LIMIT });
     return ok(c, await assets.startSession(c.req.param('account_id'), script, body.manifest));
+  });
+}
+
+/**
+ * Ledge's own: the current version's assets at a glance (the dashboard's worker page): how many files, their
+ * bytes, and how they are served. A script without assets answers `null`.
+ */
+export function mountAssetSummaryRoute(app: Hono<AppEnv>, workers: WorkersService): void {
+  app.get('/accounts/:account_id/workers/scripts/:script/assets', async (c) => {
+    const script = await workers.requireScript(c.req.param('account_id'), c.req.param('script'));
+    const assets = (await workers.currentVersion(script))?.assets;
+    if (!assets) return ok(c, null);
+    const entries = Object.values(assets.manifest);
+    const { _headers, _redirects, ...config } = assets.config;
+    return ok(c, {
+      files: entries.length,
+      total_bytes: entries.reduce((sum, e) => sum + e.size, 0),
+      binding: assets.binding ?? null,
+      config: { ...config, has_headers: _headers !== undefined, has_redirects: _redirects !== undefined },
+    });
   });
 }
 
