@@ -30,6 +30,7 @@ const POSTGRES_SUITES = [
   'test/api/{core,pagination,hardening-bad-input,hardening-bodies}.test.ts',
   'test/egress/api.test.ts',
   'test/workers/orphans.test.ts',
+  'test/workers/assets/upload-protocol.test.ts',
   'test/server/{lifecycle,stopping}.test.ts',
   'test/cli/{first-hour,foundation}.test.ts',
   // Dashboard sessions live in the database.

@@ -29,7 +29,7 @@ export const LAYERS = {
   // Notifications consume load balancing's health events; load balancing never imports notifications.
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
-  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'workerd'],
+  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the

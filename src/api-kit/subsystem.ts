@@ -15,6 +15,11 @@ export interface Subsystem {
   readonly name: string;
   /** Mounts the subsystem's /client/v4 routes on the app. */
   mountRoutes(api: ApiApp): void;
+  /**
+   * Mounts routes that authenticate by a token of their own instead of an API token (the assets upload of
+   * Workers takes its session's token, as on Cloudflare): mounted before the API's authentication.
+   */
+  mountTokenRoutes?(api: ApiApp): void;
   /** Its long-running parts (checker, dispatcher, runtime supervisor), in start order. */
   readonly background: readonly BackgroundService[];
 }

@@ -50,6 +50,7 @@ export interface DashboardMount {
 export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use('*', requestLog(platform.logger, platform.metrics, API_PREFIX));
+  for (const subsystem of platform.subsystems) subsystem.mountTokenRoutes?.(api);
   api.use(
     '*',
     authMiddleware(platform.accounts, platform.dashboard?.credentials, {

@@ -9,7 +9,11 @@ import { printJson } from './output.ts';
 import { isoNow } from '../shared/time.ts';
 
 const LEDGE_ROOT = resolve(import.meta.dirname, '../..');
-const TEMPLATE_DIR = join(LEDGE_ROOT, 'templates/app');
+/** The starters `--template` picks: the R2 tutorial function, or a static site (docs/assets.md). */
+const TEMPLATES: Record<string, string> = {
+  r2: join(LEDGE_ROOT, 'templates/app'),
+  static: join(LEDGE_ROOT, 'templates/static'),
+};
 const SCRIPT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 /** npm never publishes a file named .gitignore, so templates carry it as `gitignore`. */
@@ -20,8 +24,9 @@ export function registerCreate(program: Command): void {
   create
     .command('app <dir>')
     .description(
-      'Create a function project: wrangler.toml with an R2 binding, the R2 tutorial function in TypeScript, a test',
+      'Create a project: the R2 tutorial function in TypeScript with a test (--template r2), or a static site (--template static)',
     )
+    .option('--template <kind>', 'r2 (a function bound to a bucket) or static (a site of static files)', 'r2')
     .option('--name <name>', 'script name (default: the directory name)')
     .option('--bucket <bucket>', 'R2 bucket bound as MY_BUCKET', 'my-bucket')
     .option('--json', 'print JSON')
@@ -30,6 +35,10 @@ export function registerCreate(program: Command): void {
         const dir = resolve(String(dirArg));
         const name = (ctx.options['name'] as string | undefined) ?? basename(dir).toLowerCase();
         const bucket = String(ctx.options['bucket']);
+        const template = String(ctx.options['template']);
+        const templateDir = TEMPLATES[template];
+        if (!templateDir)
+          throw new UsageError(`unknown template "${template}": use ${Object.keys(TEMPLATES).join(' or ')}`);
         if (!SCRIPT_NAME.test(name)) {
           throw new UsageError(
             `"${name}" is not a valid function name (lowercase letters, digits, dashes; use --name)`,
@@ -50,9 +59,9 @@ export function registerCreate(program: Command): void {
           ledge_root: LEDGE_ROOT,
           ...(await functionUrlValues(ctx, accountId, name)),
         };
-        const written = copyTemplate(TEMPLATE_DIR, dir, values);
+        const written = copyTemplate(templateDir, dir, values);
         if (ctx.json) {
-          printJson({ dir, name, bucket, account_id: accountId, files: written });
+          printJson({ dir, name, template, bucket, account_id: accountId, files: written });
           return;
         }
         process.stdout.write(`Created ${name} in ${dir}:\n${written.map((f) => `  ${f}`).join('\n')}\n\n`);

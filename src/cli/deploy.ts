@@ -3,7 +3,14 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import { putSchedules, setScriptSubdomain, uploadScript } from '../client/index.ts';
+import {
+  assetRules,
+  putSchedules,
+  readAssetDirectory,
+  setScriptSubdomain,
+  uploadAssets,
+  uploadScript,
+} from '../client/index.ts';
 import { handler, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';
@@ -26,6 +33,17 @@ export const ProjectConfigSchema = z
     /** Cron Triggers, sent to PUT .../schedules after the upload as wrangler does (absent: left as they are). */
     triggers: z
       .object({ crons: z.array(z.string()).optional() })
+      .loose()
+      .optional(),
+    /** Static assets, as wrangler reads them (docs/assets.md). */
+    assets: z
+      .object({
+        directory: z.string().min(1),
+        binding: z.string().regex(IDENTIFIER, 'must be a valid JavaScript identifier').optional(),
+        html_handling: z.string().optional(),
+        not_found_handling: z.string().optional(),
+        run_worker_first: z.union([z.boolean(), z.array(z.string())]).optional(),
+      })
       .loose()
       .optional(),
     r2_buckets: z
@@ -135,11 +153,13 @@ export function registerDeploy(program: Command): void {
       handler(async (ctx) => {
         const config = await readProjectConfig(process.cwd(), ctx.options['config'] as string | undefined);
         const name = (ctx.options['name'] as string | undefined) ?? config.name;
-        if (!config.main) throw new CliError(`invalid ${config.path}: "main" (the entry point) is required`);
-        const entry = resolve(dirname(config.path), config.main);
-        if (!existsSync(entry)) throw new CliError(`the entry point ${entry} does not exist`);
-        const { code, map } = await bundleWorker(entry, dirname(config.path));
+        if (!config.main && !config.assets)
+          throw new CliError(`invalid ${config.path}: "main" (the entry point) or [assets] is required`);
+        const entry = config.main && resolve(dirname(config.path), config.main);
+        if (entry && !existsSync(entry)) throw new CliError(`the entry point ${entry} does not exist`);
+        const { code, map } = entry ? await bundleWorker(entry, dirname(config.path)) : { code: '', map: '' };
         const accountId = await projectAccountId(ctx, config);
+        const assets = config.assets && (await deployAssets(ctx, config, accountId, name));
         const bindings: Record<string, unknown>[] = [
           ...Object.entries(config.vars).map(([varName, value]) =>
             typeof value === 'string'
@@ -153,13 +173,17 @@ export function registerDeploy(program: Command): void {
             ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
           })),
         ];
+        if (config.assets?.binding) bindings.push({ name: config.assets.binding, type: 'assets' });
         const uploaded = await uploadScript(ctx.client, accountId, name, {
-          mainModule: 'index.js',
-          modules: [
-            { name: 'index.js', content: code },
-            { name: 'index.js.map', content: map, contentType: 'application/source-map' },
-          ],
-          bindings,
+          mainModule: entry ? 'index.js' : '',
+          modules: entry
+            ? [
+                { name: 'index.js', content: code },
+                { name: 'index.js.map', content: map, contentType: 'application/source-map' },
+              ]
+            : [],
+          bindings: entry ? bindings : [],
+          assets,
           compatibilityDate: config.compatibility_date,
           compatibilityFlags: config.compatibility_flags,
           limits: config.limits?.cpu_ms === undefined ? undefined : { cpu_ms: config.limits.cpu_ms },
@@ -172,8 +196,35 @@ export function registerDeploy(program: Command): void {
           printJson({ url, name, deployment_id: uploaded.deployment_id, etag: uploaded.etag });
           return;
         }
-        process.stdout.write(`Uploaded ${name} (${Buffer.byteLength(code)} bytes)\n`);
+        if (entry) process.stdout.write(`Uploaded ${name} (${Buffer.byteLength(code)} bytes)\n`);
         process.stdout.write(url ? `Deployed ${name}: ${url}\n` : `Deployed ${name} (workers_dev = false: no URL)\n`);
       }),
     );
+}
+
+/** Uploads the files of `[assets]` the account lacks; the completion token and config the script upload carries. */
+async function deployAssets(ctx: CliContext, config: ProjectConfig, accountId: string, name: string) {
+  const settings = config.assets!;
+  const directory = resolve(dirname(config.path), settings.directory);
+  if (!existsSync(directory)) throw new CliError(`the assets directory ${directory} does not exist`);
+  let files;
+  try {
+    files = await readAssetDirectory(directory);
+  } catch (error) {
+    throw new CliError(`cannot read the assets in ${directory}: ${(error as Error).message}`);
+  }
+  const { jwt, uploaded } = await uploadAssets(ctx.client, accountId, name, files);
+  if (!ctx.json)
+    process.stdout.write(
+      `Assets: ${files.length} files, ${uploaded} uploaded (${files.length - uploaded} already stored)\n`,
+    );
+  return {
+    jwt,
+    config: {
+      html_handling: settings.html_handling,
+      not_found_handling: settings.not_found_handling,
+      run_worker_first: settings.run_worker_first,
+      ...(await assetRules(directory)),
+    },
+  };
 }

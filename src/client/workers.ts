@@ -15,6 +15,8 @@ export interface ScriptUploadInput {
   compatibilityFlags?: string[] | undefined;
   /** wrangler's `limits` (`cpu_ms`: CPU time per invocation). */
   limits?: { cpu_ms?: number } | undefined;
+  /** Static assets: the upload session's completion token and the serving config (client/assets.ts). */
+  assets?: { jwt: string; config: Record<string, unknown> } | undefined;
 }
 
 export interface UploadedScript {
@@ -32,11 +34,13 @@ export async function uploadScript(
   input: ScriptUploadInput,
 ): Promise<UploadedScript> {
   const form = new FormData();
+  // An assets-only Worker sends its metadata alone, without main_module.
   const metadata: Record<string, unknown> = {
-    main_module: input.mainModule,
+    ...(input.mainModule ? { main_module: input.mainModule } : {}),
     bindings: input.bindings,
     compatibility_flags: input.compatibilityFlags ?? [],
   };
+  if (input.assets) metadata['assets'] = input.assets;
   if (input.compatibilityDate) metadata['compatibility_date'] = input.compatibilityDate;
   if (input.limits) metadata['limits'] = input.limits;
   form.set('metadata', JSON.stringify(metadata));

@@ -25,7 +25,7 @@ import type { ServerConfig } from './config.ts';
 import { dataPaths, ensureDataDir, loadSecretBox, nodeIdOf, rememberDatabaseUrl } from './data-dir.ts';
 import { allMigrations } from './migrations.ts';
 import { checkSecretKey } from './secret-key-check.ts';
-import { openBlobStore, shareBucketChanges, SHARED_STORE_MARGIN_MS } from './storage.ts';
+import { openAssetBlobStore, openBlobStore, shareBucketChanges, SHARED_STORE_MARGIN_MS } from './storage.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
@@ -214,6 +214,7 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
+    assetBlobs: openAssetBlobStore(config, join(config.dataDir, 'assets')),
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
       localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),

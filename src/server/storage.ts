@@ -46,3 +46,13 @@ export async function openBlobStore(config: ServerConfig, blobsDir: string, logg
   });
   return store;
 }
+
+/**
+ * Where static assets of Workers keep their bytes: beside the engine's blobs, never among them (the storage
+ * engine's orphan collection removes what its objects do not name): files under `<data-dir>/assets`, or the
+ * same S3 bucket under `<prefix>assets/`, whose keys the engine's store does not take for its own.
+ */
+export function openAssetBlobStore(config: ServerConfig, assetsDir: string): BlobStore {
+  if (!config.s3) return new FsBlobStore(assetsDir);
+  return new S3BlobStore({ ...config.s3, prefix: `${config.s3.prefix}assets/` });
+}

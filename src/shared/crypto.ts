@@ -48,6 +48,14 @@ export class SecretBox {
     return createHmac('sha256', this.#key).update('ledge secret key check v1').digest('hex').slice(0, 32);
   }
 
+  /**
+   * A key for one purpose (signing upload tokens), derived from this one: every node sharing the database
+   * derives the same, and the secret key itself never leaves the box.
+   */
+  deriveKey(purpose: string): Buffer {
+    return createHmac('sha256', this.#key).update(`ledge derived key v1: ${purpose}`).digest();
+  }
+
   seal(plaintext: string, aad = ''): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(CIPHER, this.#key, iv);

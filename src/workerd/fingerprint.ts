@@ -12,10 +12,17 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
 export function runtimeFingerprint(deployed: ScriptToRun): string {
-  const { script, version, secrets, subdomain, scheduled } = deployed;
+  const { script, version, secrets, subdomain, scheduled, assets } = deployed;
   return createHash('sha256')
     .update(
-      JSON.stringify([version.id, secrets.map((s) => [s.name, s.text]), script.workers_dev, subdomain, scheduled]),
+      JSON.stringify([
+        version.id,
+        secrets.map((s) => [s.name, s.text]),
+        script.workers_dev,
+        subdomain,
+        scheduled,
+        assets?.directory ?? null,
+      ]),
     )
     .digest('hex');
 }

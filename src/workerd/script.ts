@@ -47,6 +47,12 @@ export interface ScriptToRun {
   subdomain: string;
   /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
   scheduled: boolean;
+  /**
+   * Static assets, served by workerd's own `assets` service in front of the script (or alone, when the
+   * version has no code): the version's directory, written before the config (the config only names it),
+   * workerd's assets config JSON, and the name of the binding that fetches them.
+   */
+  assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }

@@ -298,6 +298,7 @@ export class FunctionsRuntime implements BackgroundService {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, served),
+        experimental: servesAssets(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
         onStderrLine: () => undefined,
@@ -503,6 +504,7 @@ export class FunctionsRuntime implements BackgroundService {
     try {
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, wanted.deployed),
+        experimental: servesAssets(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
         ...this.#processOutput(wanted.key),
@@ -559,6 +561,7 @@ export class FunctionsRuntime implements BackgroundService {
         sockets.map((socket) => socket.handle),
         {
           configPath,
+          experimental: direct ? servesAssets(direct.deployed) : false,
           pingSockets,
           ...this.#processOutput(direct?.key ?? 'front'),
           readyTimeoutMs: this.#startTimeoutMs,
@@ -716,4 +719,9 @@ export class FunctionsRuntime implements BackgroundService {
       }),
     );
   }
+}
+
+/** workerd's `assets` service is experimental: only the processes that serve assets run with --experimental. */
+function servesAssets(script: ScriptToRun): boolean {
+  return script.assets !== undefined;
 }

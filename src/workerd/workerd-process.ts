@@ -46,6 +46,8 @@ export type LimitExceeded = 'cpu' | 'memory';
 
 export interface WorkerdOptions {
   configPath: string;
+  /** Runs workerd with --experimental (its `assets` service needs it). */
+  experimental?: boolean | undefined;
   /** An inherited listening socket; without it the config's own address is used (upload checks). */
   socket?: { fd: number } | undefined;
   /** The unix socket path of the config's "ping" socket (configs with a watchdog, see config.ts). */
@@ -80,6 +82,7 @@ export class WorkerdProcess {
 
   constructor(options: WorkerdOptions) {
     const args = ['serve', options.configPath, '--control-fd', '3'];
+    if (options.experimental) args.push('--experimental');
     // stdio: 0 ignored, 1 the gulped output's pipe, 2 piped, 3 = control pipe, 4 = the inherited
     // listening socket. The config's directory is private and lives until workerd is ready.
     const stdout = new GulpedOutput(dirname(options.configPath), (line) => options.onStdoutLine(line, this));

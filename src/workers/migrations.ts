@@ -237,4 +237,28 @@ export const workerMigrations: readonly SchemaMigration[] = [
       );
       CREATE INDEX worker_request_samples_age ON worker_request_samples(resolution, bucket);`,
   },
+  {
+    // Static assets: each version's manifest and serving config, the account's content-addressed files
+    // (hash -> blob; `touched_on` spares a file an upload session counts on from collection), and upload
+    // sessions (the manifest a completion token stands for).
+    id: 'workers/0008_assets',
+    sql: `
+      ALTER TABLE worker_versions ADD COLUMN assets TEXT;
+      CREATE TABLE worker_asset_files (
+        account_id TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        blob_id TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        touched_on BIGINT NOT NULL,
+        PRIMARY KEY (account_id, hash)
+      );
+      CREATE TABLE worker_asset_sessions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        manifest TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX worker_asset_sessions_expiry ON worker_asset_sessions(expires_at);`,
+  },
 ];

@@ -15,8 +15,8 @@ export function renderScript(script: ScriptRecord, version: VersionRecord | unde
     ...(version?.compatibility_date ? { compatibility_date: version.compatibility_date } : {}),
     compatibility_flags: version?.compatibility_flags ?? [],
     last_deployed_from: script.last_deployed_from,
-    has_assets: false,
-    has_modules: true,
+    has_assets: Boolean(version?.assets),
+    has_modules: (version?.modules.length ?? 1) > 0,
     logpush: script.settings.logpush ?? false,
     // No placement_mode or migration_tag: Ledge has neither, and the SDK types them optional strings, not null.
     tail_consumers: null,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UploadAssetsSchema } from './assets/schemas.ts';
 import { DEFAULT_CPU_MS, ModuleTypes, type Binding, type ModuleType, type WorkerModule } from '../workerd/index.ts';
 
 // What a script is made of is what the runtime can run: the engine declares it (src/workerd/script.ts).
@@ -38,6 +39,10 @@ export const UploadMetadataSchema = z
     annotations: z.record(z.string(), z.unknown()).optional(),
     /** wrangler sends `limits` from its config as is (`cpu_ms`, `subrequests`); only cpu_ms is enforced. */
     limits: LimitsSchema.optional(),
+    /** Static assets: the completion token of an upload session and how to serve them (assets/schemas.ts). */
+    assets: UploadAssetsSchema.optional(),
+    /** Keep the previous version's assets (wrangler sends it when the assets did not change, e.g. versions upload). */
+    keep_assets: z.boolean().optional(),
   })
   .loose();
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;

@@ -5,6 +5,8 @@ import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
 import { WorkerErrors } from './errors.ts';
+import type { AssetsService } from './assets/service.ts';
+import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
 import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import { tailProducersOf, withoutConsumer } from './script-references.ts';
@@ -60,6 +62,7 @@ export class WorkersService {
   readonly #buckets: BucketLookup;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
+  readonly assets: AssetsService | undefined;
   readonly #onDeleted: Array<(accountId: string, name: string) => Promise<void> | void> = [];
 
   readonly #clock: Clock;
@@ -72,15 +75,41 @@ export class WorkersService {
       accounts: AccountService;
       /** Scripts one account may have (Cloudflare's "Number of Workers"). */
       maxScriptsPerAccount?: number | undefined;
+      /** Static assets; without it, an upload with assets is refused. */
+      assets?: AssetsService | undefined;
     },
     clock: Clock = systemClock,
   ) {
     this.#clock = clock;
+    this.assets = deps.assets;
     this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
     this.#accounts = deps.accounts;
+  }
+
+  /** The static assets the new version serves: the session's files, or the previous version's (keep_assets). */
+  async #versionAssets(
+    accountId: string,
+    upload: ScriptUpload,
+    previous: VersionRecord | undefined,
+  ): Promise<VersionAssets | null> {
+    if (!upload.assets && !upload.keepAssets) return null;
+    if (!this.assets) throw WorkerErrors.invalidScript('Static assets are not enabled on this server.');
+    const kept = upload.keepAssets ? previous?.assets : undefined;
+    let manifest: AssetManifest;
+    if (upload.assets?.jwt) manifest = await this.assets.completedManifest(accountId, upload.assets.jwt);
+    else if (kept) manifest = kept.manifest;
+    else if (upload.keepAssets)
+      throw WorkerErrors.invalidScript('keep_assets is set, but the current version has no assets to keep.');
+    else
+      throw WorkerErrors.invalidScript(
+        'assets.jwt is required: start an assets upload session and send its completion token.',
+      );
+    const config = upload.assets?.jwt || !kept ? (upload.assets?.config ?? {}) : (upload.assets?.config ?? kept.config);
+    const binding = upload.assets ? upload.assets.binding : kept?.binding;
+    return { manifest, config, ...(binding !== undefined ? { binding } : {}) };
   }
 
   async requireScript(accountId: string, name: string): Promise<ScriptRecord> {
@@ -114,6 +143,7 @@ export class WorkersService {
         );
       }
     }
+    const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
     const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';
     const version: Omit<VersionRecord, 'number'> = {
@@ -130,6 +160,7 @@ export class WorkersService {
       source: caller.source,
       author_email: caller.email,
       created_on: now,
+      assets,
     };
     const script = existing ?? {
       account_id: accountId,
@@ -153,14 +184,18 @@ export class WorkersService {
       else secrets.push(record);
     }
     checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
-    const failure = await this.#runtime.check({
-      script,
-      version: { ...version, number: 0 },
-      secrets,
-      subdomain: 'check',
-      scheduled: false,
-      sourceMaps: upload.sourceMaps,
-    });
+    // An assets-only Worker has no code to load.
+    const failure =
+      version.main_module === ''
+        ? undefined
+        : await this.#runtime.check({
+            script,
+            version: { ...version, number: 0 },
+            secrets,
+            subdomain: 'check',
+            scheduled: false,
+            sourceMaps: upload.sourceMaps,
+          });
     if (failure !== undefined)
       throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
     const deployment: DeploymentRecord | undefined = deploy
@@ -262,6 +297,7 @@ export class WorkersService {
       compatibilityFlags: settings.compatibility_flags ?? current.compatibility_flags,
       cpuMs: settings.limits?.cpu_ms ?? current.cpu_ms ?? undefined,
       annotations: normalizeAnnotations(settings.annotations ?? {}),
+      keepAssets: current.assets !== null,
     };
     if (settings.bindings) {
       const parsed = parseBindings(settings.bindings);

@@ -1,4 +1,5 @@
 import { fromSqlBool } from '../db/index.ts';
+import type { VersionAssets } from './assets/schemas.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, VersionRecord } from './types.ts';
 
 /** Rows of the workers tables (either dialect) and their mapping to records (JSON columns parsed). */
@@ -30,6 +31,8 @@ export interface VersionRow {
   source: string;
   author_email: string | null;
   created_on: string;
+  /** JSON of VersionAssets, or NULL for a version without static assets. */
+  assets: string | null;
 }
 
 export interface DeploymentRow extends Omit<DeploymentRecord, 'annotations'> {
@@ -57,6 +60,7 @@ export function toVersion(row: VersionRow): VersionRecord {
     modules: JSON.parse(row.modules) as VersionRecord['modules'],
     bindings: JSON.parse(row.bindings) as VersionRecord['bindings'],
     compatibility_flags: JSON.parse(row.compatibility_flags) as string[],
+    assets: row.assets ? (JSON.parse(row.assets) as VersionAssets) : null,
   };
 }
 
@@ -68,7 +72,8 @@ export function toDeployment(row: DeploymentRow): DeploymentRecord {
 export const DEPLOYED_VERSION_COLUMNS = `v.id AS v_id, v.account_id AS v_account_id, v.script_name AS v_script_name,
   v.number AS v_number, v.main_module AS v_main_module, v.modules AS v_modules, v.bindings AS v_bindings,
   v.compatibility_date AS v_compatibility_date, v.compatibility_flags AS v_compatibility_flags, v.cpu_ms AS v_cpu_ms,
-  v.etag AS v_etag, v.source AS v_source, v.author_email AS v_author_email, v.created_on AS v_created_on`;
+  v.etag AS v_etag, v.source AS v_source, v.author_email AS v_author_email, v.created_on AS v_created_on,
+  v.assets AS v_assets`;
 
 export type DeployedRow = { [K in keyof VersionRow as `v_${K}`]: VersionRow[K] };
 
@@ -88,5 +93,6 @@ export function fromDeployedVersion(row: DeployedRow): VersionRow {
     source: row.v_source,
     author_email: row.v_author_email,
     created_on: row.v_created_on,
+    assets: row.v_assets,
   };
 }

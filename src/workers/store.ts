@@ -121,7 +121,7 @@ export class SqlWorkerStore implements WorkerStore {
       const stored: VersionRecord = { ...version, number: Number(next!.n) };
       await tx.run(
         `INSERT INTO worker_versions (id, account_id, script_name, number, main_module, modules, bindings, compatibility_date,
-           compatibility_flags, cpu_ms, etag, source, author_email, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           compatibility_flags, cpu_ms, etag, source, author_email, created_on, assets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           stored.id,
           stored.account_id,
@@ -137,6 +137,7 @@ export class SqlWorkerStore implements WorkerStore {
           stored.source,
           stored.author_email,
           stored.created_on,
+          stored.assets ? JSON.stringify(stored.assets) : null,
         ],
       );
       for (const secret of secrets) await this.#putSecret(tx, script.account_id, script.name, secret.name, secret.text);

@@ -29,6 +29,12 @@ import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
 import { workerRoutes } from './routes.ts';
+import type { BlobStore } from '../storage/index.ts';
+import { systemClock } from '../shared/clock.ts';
+import { AssetsService } from './assets/service.ts';
+import { SqlAssetStore } from './assets/asset-store.ts';
+import { ServedAssets } from './assets/served-assets.ts';
+import { mountAssetSessionRoutes, mountAssetSummaryRoute, mountAssetUploadRoute } from './assets/routes.ts';
 
 export interface FunctionsPlatform {
   workers: WorkersService;
@@ -82,6 +88,8 @@ export function createWorkersSubsystem(deps: {
   cluster?: Cluster | undefined;
   /** Cron Triggers run on it (tests pass a clock they advance). */
   clock?: Clock | undefined;
+  /** Where static assets keep their bytes (server/storage.ts openAssetBlobStore); without it, no assets. */
+  assetBlobs?: BlobStore | undefined;
 }): WorkersSubsystem {
   const { settings } = deps;
   const logs = new FunctionLogHub(deps.paths.logs, (error) =>
@@ -90,6 +98,16 @@ export function createWorkersSubsystem(deps: {
   const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime));
   const tails = new TailSessions({ traces, ttlMs: settings.tailSessionSeconds * 1000 }, deps.clock);
+  const assets = deps.assetBlobs
+    ? new AssetsService({
+        store: new SqlAssetStore(deps.db),
+        blobs: deps.assetBlobs,
+        tokenKey: deps.secretBox.deriveKey('worker assets upload tokens'),
+        clock: deps.clock ?? systemClock,
+        directory: resolve(deps.paths.runtime, 'assets'),
+      })
+    : undefined;
+  const servedAssets = assets && new ServedAssets(assets, deps.logger.child({ component: 'assets' }));
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
@@ -97,7 +115,10 @@ export function createWorkersSubsystem(deps: {
     logs,
     traces,
     r2: deps.r2,
-    deployed: async () => workers.deployedScripts(await cronStore.scheduledScripts()),
+    deployed: async () => {
+      const deployed = await workers.deployedScripts(await cronStore.scheduledScripts());
+      return servedAssets ? servedAssets.prepare(deployed) : deployed;
+    },
     metrics: deps.metrics,
     startTimeoutMs: settings.startTimeoutMs,
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
@@ -121,6 +142,7 @@ export function createWorkersSubsystem(deps: {
       buckets: deps.buckets,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
+      assets,
     },
     deps.clock,
   );
@@ -147,6 +169,8 @@ export function createWorkersSubsystem(deps: {
     await requestHistory.forget(accountId, name);
     await logs.forget(accountId, name);
     await crons.reschedule();
+    // What only the deleted script named is freed once no upload session can count on it any more.
+    await assets?.collect();
   });
   let logHistory: SharedLogHistory | undefined;
   if (cluster) {
@@ -177,8 +201,14 @@ export function createWorkersSubsystem(deps: {
     // Kept log lines are written last, once the runtime that prints them has stopped.
     // The request samples stop before the runtime, so their last scrape still finds the processes.
     background: [logs, ...(logHistory ? [logHistory] : []), runtime, requestHistory, crons],
-    mountRoutes: (api) =>
-      api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails, requestHistory })),
+    mountRoutes: (api) => {
+      if (assets) mountAssetSessionRoutes(api, assets);
+      mountAssetSummaryRoute(api, workers);
+      api.route('/', workerRoutes(workers, logs, { uploadLimit: settings.uploadLimit, crons, tails, requestHistory }));
+    },
+    mountTokenRoutes: (api) => {
+      if (assets) mountAssetUploadRoute(api, assets);
+    },
   };
 }
 

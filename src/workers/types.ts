@@ -1,4 +1,5 @@
 import type { Binding, WorkerModule } from './schemas.ts';
+import type { VersionAssets } from './assets/schemas.ts';
 
 export interface ScriptRecord {
   account_id: string;
@@ -37,6 +38,8 @@ export interface VersionRecord {
   source: string;
   author_email: string | null;
   created_on: string;
+  /** Static assets (their manifest, serving config and binding), or null. */
+  assets: VersionAssets | null;
 }
 
 export interface DeploymentRecord {
@@ -67,4 +70,6 @@ export interface DeployedScript {
   scheduled: boolean;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
+  /** The version's assets as the runtime serves them (assets/served-assets.ts), once written to a directory. */
+  assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
 }

@@ -2,6 +2,7 @@ import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api-kit/body.ts'
 import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
+import type { AssetConfig } from './assets/schemas.ts';
 import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,
@@ -29,6 +30,10 @@ export interface ScriptUpload {
   /** `limits.cpu_ms` of the upload; undefined: the default (DEFAULT_CPU_MS). */
   cpuMs: number | undefined;
   annotations: Record<string, unknown>;
+  /** `assets` of the metadata: the session's completion token, the serving config and the binding's name. */
+  assets?: { jwt?: string | undefined; config: AssetConfig; binding?: string | undefined } | undefined;
+  /** `keep_assets`: the new version keeps the previous version's files (and config, unless sent). */
+  keepAssets?: boolean;
   /** Source maps sent with the upload (wrangler's upload_source_maps), by part name: used for load errors only. */
   sourceMaps?: Record<string, string>;
 }
@@ -65,6 +70,29 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     throw WorkerErrors.invalidScript(`The "metadata" part is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   const metadata = parseWith(UploadMetadataSchema, metadataJson, 10021);
+  const hasAssets = metadata.assets !== undefined || metadata.keep_assets === true;
+  // An assets-only Worker (no `main` in wrangler's config) uploads metadata alone.
+  if (!metadata.main_module && hasAssets && metadata.body_part === undefined) {
+    if ([...form.keys()].some((field) => field !== 'metadata')) {
+      throw WorkerErrors.invalidScript('metadata.main_module is required when modules are uploaded.');
+    }
+    if (metadata.compatibility_date !== undefined) checkCompatibilityDate(metadata.compatibility_date, today);
+    checkCompatibilityFlags(metadata.compatibility_flags);
+    return {
+      mainModule: '',
+      modules: [],
+      bindings: [],
+      secrets: [],
+      inherit: [],
+      keepBindings: metadata.keep_bindings,
+      compatibilityDate: metadata.compatibility_date,
+      compatibilityFlags: metadata.compatibility_flags,
+      cpuMs: metadata.limits?.cpu_ms,
+      annotations: normalizeAnnotations(metadata.annotations ?? {}),
+      assets: { jwt: metadata.assets?.jwt, config: metadata.assets?.config ?? {} },
+      keepAssets: metadata.keep_assets === true,
+    };
+  }
   if (!metadata.main_module) {
     throw WorkerErrors.invalidScript(
       metadata.body_part
@@ -117,7 +145,12 @@ export async function parseScriptUpload(request: Request, today: string): Promis
   if (metadata.compatibility_date !== undefined) checkCompatibilityDate(metadata.compatibility_date, today);
   checkCompatibilityFlags(metadata.compatibility_flags);
 
-  const { bindings, secrets, inherit } = parseBindings(metadata.bindings);
+  const { bindings, secrets, inherit, assetsBinding } = parseBindings(metadata.bindings);
+  if (assetsBinding !== undefined && !hasAssets) {
+    throw WorkerErrors.invalidScript(
+      `Binding "${clip(assetsBinding)}" of type assets needs assets: upload them (wrangler's [assets] directory) with the script.`,
+    );
+  }
   return {
     mainModule: main.name,
     modules,
@@ -130,6 +163,12 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     cpuMs: metadata.limits?.cpu_ms,
     annotations: normalizeAnnotations(metadata.annotations ?? {}),
     sourceMaps,
+    ...(hasAssets
+      ? {
+          assets: { jwt: metadata.assets?.jwt, config: metadata.assets?.config ?? {}, binding: assetsBinding },
+          keepAssets: metadata.keep_assets === true,
+        }
+      : {}),
   };
 }
 
@@ -180,6 +219,7 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
   const bindings: Binding[] = [];
   const secrets: { name: string; text: string }[] = [];
   const inherit: string[] = [];
+  let assetsBinding: string | undefined;
   const seen = new Set<string>();
   for (const binding of raw) {
     checkBindingName(binding.name);
@@ -228,14 +268,18 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
       case 'inherit':
         inherit.push(binding.name);
         break;
+      case 'assets':
+        if (assetsBinding !== undefined) throw WorkerErrors.invalidScript('A Worker has at most one assets binding.');
+        assetsBinding = binding.name;
+        break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json, assets and inherit.`,
         );
     }
   }
   checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
-  return { bindings, secrets, inherit };
+  return { bindings, secrets, inherit, assetsBinding };
 }
 
 /** R2 jurisdictions are short words ("eu", "fedramp"). */

@@ -5,7 +5,8 @@ import type { ScriptContext } from './bindings/index.ts';
 import { ConfigFiles, type BuiltConfig } from './built.ts';
 import type { FunctionsConfigInput } from './input.ts';
 import { httpSocket, pingService, pingSocket, ROUTER_SERVICE, routerService } from './platform-services.ts';
-import { scriptWorker } from './script-worker.ts';
+import { compatibilityDate, scriptWorker } from './script-worker.ts';
+import { assetsService, assetsServiceName } from './assets-service.ts';
 import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
 
@@ -20,7 +21,9 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   // handler (as on Cloudflare, workers_dev = false does not stop crons); when exactly one script is loaded
   // and it is routed, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter(isLoaded) : input.scripts;
-  const direct = input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev;
+  // A script with assets is reached through its `assets` service, which has no Host guard: behind the router.
+  const direct =
+    input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev && !scripts[0]!.assets;
   const domain = input.domain.toLowerCase();
   const metricsSecret = input.metricsSecret ?? randomUUID();
   const network = input.egress ? functionsNetwork(input.egress) : undefined;
@@ -35,6 +38,23 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   const pingBindings: Worker_Binding[] = [];
   scripts.forEach((deployed, index) => {
     const { script, subdomain } = deployed;
+    const binding = `S${index}`;
+    // An assets-only version: workerd's assets service alone answers its host.
+    const assetsOnly =
+      deployed.version.main_module === ''
+        ? assetsService(deployed, {
+            compatibilityDate: compatibilityDate(deployed.version.compatibility_date, input.maxCompatibilityDate),
+            compatibilityFlags: deployed.version.compatibility_flags,
+          })
+        : undefined;
+    if (assetsOnly) {
+      workers.push(assetsOnly);
+      if (script.workers_dev) {
+        routes[`${script.name}.${subdomain}`] = binding;
+        routerBindings.push({ name: binding, service: assetsOnly.name });
+      }
+      return;
+    }
     const context: ScriptContext = {
       deployed,
       r2: input.r2,
@@ -57,10 +77,13 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       shared.set(service.name, service);
     }
     directories.push(...built.directories);
-    const binding = `S${index}`;
     if (script.workers_dev) {
       routes[`${script.name}.${subdomain}`] = binding;
-      routerBindings.push({ name: binding, service: built.service.name });
+      // With assets, requests go to workerd's assets router, which calls the script (bindings/assets.ts).
+      routerBindings.push({
+        name: binding,
+        service: deployed.assets ? assetsServiceName(deployed) : built.service.name,
+      });
     }
     // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
     pingScripts[binding] = { a: script.account_id, s: script.name };

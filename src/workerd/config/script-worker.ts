@@ -78,8 +78,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
     { name: PARAMS_MODULE, esModule: own(PARAMS_MODULE, paramsModule(params)) },
     ...version.modules.map((m) => MODULE[m.type](m.name, own(m.name, Buffer.from(m.content, 'base64')))),
   ];
-  let date = version.compatibility_date ?? DEFAULT_COMPATIBILITY_DATE;
-  if (date > options.maxCompatibilityDate) date = options.maxCompatibilityDate;
+  const date = compatibilityDate(version.compatibility_date, options.maxCompatibilityDate);
   const durableObjectNamespaces = parts.flatMap((part) => part.durableObjectNamespaces ?? []);
   return {
     service: {
@@ -95,6 +94,12 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
     services: parts.flatMap((part) => part.services ?? []),
     directories: parts.flatMap((part) => part.directories ?? []),
   };
+}
+
+/** The version's date (the oldest behaviour without one, as on Cloudflare), clamped to what workerd knows. */
+export function compatibilityDate(date: string | null, max: string): string {
+  const chosen = date ?? DEFAULT_COMPATIBILITY_DATE;
+  return chosen > max ? max : chosen;
 }
 
 /** The trace shim imports node:async_hooks: available with nodejs_compat, else through nodejs_als. */

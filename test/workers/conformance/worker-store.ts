@@ -29,6 +29,7 @@ export function upload(accountId: string, name: string, createdOn = iso()) {
     source: 'api',
     author_email: 'a@example.com',
     created_on: createdOn,
+    assets: null,
   };
   const script = {
     account_id: accountId,

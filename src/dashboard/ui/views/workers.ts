@@ -1,5 +1,5 @@
 import { enc, get, post } from '../api.ts';
-import { button, checkbox, field, formatTime, h, replace, table, uid } from '../dom.ts';
+import { button, checkbox, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
 import { href } from '../router.ts';
 import { acct } from '../state.ts';
 import { errorText, notice, pageView, writeButton } from '../ui-kit.ts';
@@ -58,7 +58,7 @@ export async function scripts(main: HTMLElement): Promise<void> {
 /** One script: deployments, bindings, secret names, Cron Triggers with recent runs, and its logs live. */
 export async function scriptDetail(main: HTMLElement, script: string): Promise<void> {
   const base = `${scriptsPath()}/${enc(script)}`;
-  const [deployments, settings, secrets, schedules, runs] = await Promise.all([
+  const [deployments, settings, secrets, schedules, runs, assets, route] = await Promise.all([
     get<{ deployments: Deployment[] }>(`${base}/deployments`).catch(() => ({ deployments: [] })),
     get<{ bindings?: Binding[]; compatibility_date?: string }>(`${base}/settings`).catch(() => ({
       bindings: [] as Binding[],
@@ -66,6 +66,8 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
     get<{ name: string; type: string }[]>(`${base}/secrets`).catch(() => []),
     get<{ schedules: { cron: string }[] }>(`${base}/schedules`).catch(() => ({ schedules: [] })),
     get<Run[]>(`${base}/schedules/runs`).catch(() => [] as Run[]),
+    get<AssetSummary | null>(`${base}/assets`).catch(() => null),
+    get<{ enabled: boolean; url?: string }>(`${base}/subdomain`).catch(() => ({ enabled: false }) as { url?: string }),
   ]);
   const status = notice();
   // The chart (uPlot, its own chunk) fills in when it has loaded; the rest of the page does not wait for it.
@@ -78,6 +80,9 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
     pageView(
       `Worker ${script}`,
       h('p', null, h('a', { href: href('workers') }, '← Workers & Pages')),
+      route.url
+        ? h('p', null, 'Served at ', h('a', { href: route.url, target: '_blank', rel: 'noopener' }, route.url))
+        : h('p', null, 'Not routed on workers.dev.'),
       h('h2', null, 'Requests'),
       requestsBox,
       h('h2', null, 'Deployments'),
@@ -93,6 +98,21 @@ export async function scriptDetail(main: HTMLElement, script: string): Promise<v
         'No deployments yet.',
         true,
       ),
+      h('h2', null, 'Static assets'),
+      assets
+        ? table(
+            'Static assets of the current version',
+            ['Files', 'Total size', 'Binding', 'Serving'],
+            [
+              [
+                String(assets.files),
+                formatBytes(assets.total_bytes),
+                assets.binding ?? '—',
+                assetConfigText(assets.config),
+              ],
+            ],
+          )
+        : h('p', null, 'The current version has no static assets.'),
       h('h2', null, 'Bindings'),
       table(
         'Bindings',
@@ -268,4 +288,31 @@ async function logView(base: string): Promise<HTMLElement> {
     h('h3', null, 'History'),
     historyList,
   );
+}
+
+interface AssetSummary {
+  files: number;
+  total_bytes: number;
+  binding: string | null;
+  config: {
+    html_handling?: string;
+    not_found_handling?: string;
+    run_worker_first?: boolean | string[];
+    has_headers: boolean;
+    has_redirects: boolean;
+  };
+}
+
+function assetConfigText(config: AssetSummary['config']): string {
+  const parts = [
+    `html_handling: ${config.html_handling ?? 'auto-trailing-slash'}`,
+    `not_found_handling: ${config.not_found_handling ?? 'none'}`,
+  ];
+  if (config.run_worker_first !== undefined)
+    parts.push(
+      `run_worker_first: ${Array.isArray(config.run_worker_first) ? config.run_worker_first.join(' ') : String(config.run_worker_first)}`,
+    );
+  if (config.has_headers) parts.push('_headers');
+  if (config.has_redirects) parts.push('_redirects');
+  return parts.join(', ');
 }

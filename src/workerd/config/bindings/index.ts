@@ -1,5 +1,6 @@
 import type { Binding } from '../../script.ts';
 import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
+import { assetsBinding } from './assets.ts';
 import { egress } from './egress.ts';
 import { json } from './json.ts';
 import { localReads } from './local-reads.ts';
@@ -22,7 +23,13 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
-export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [tailFlags, localReads, metricsSecret, egress];
+export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [
+  assetsBinding,
+  tailFlags,
+  localReads,
+  metricsSecret,
+  egress,
+];
 
 /** One of the script's own bindings as config, by its kind's module. */
 export function bindingContribution(binding: Binding, context: ScriptContext): Contribution {

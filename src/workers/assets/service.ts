@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { BlobNotFoundError, type BlobStore } from '../../storage/index.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { clip, LedgeError } from '../../shared/errors.ts';
+import type { SqlAssetStore } from './asset-store.ts';
+import { AssetTokens } from './tokens.ts';
+import { ASSET_LIMITS, ASSET_HASH, type AssetManifest } from './schemas.ts';
+
+/** Files per upload request (a bucket), and their bytes: one request stays under UPLOAD_REQUEST_LIMIT as base64. */
+const FILES_PER_BUCKET = 50;
+const BUCKET_BYTES = 30 * 1024 * 1024;
+/** The largest upload request: a bucket of BUCKET_BYTES, or one 25 MiB file, in base64 and multipart. */
+export const UPLOAD_REQUEST_LIMIT = 48 * 1024 * 1024;
+/** A file untouched this long and named by no version is collected: longer than any session lives. */
+const COLLECT_AFTER_MS = 2 * ASSET_LIMITS.sessionSeconds * 1000;
+
+export const AssetErrors = {
+  sessionNotFound: () =>
+    new LedgeError(400, 10021, 'The assets upload session does not exist (or has expired): deploy again.'),
+  notInSession: (hash: string) =>
+    new LedgeError(400, 10021, `The file "${clip(hash)}" is not part of this assets upload session's manifest.`),
+  badBase64: (hash: string) => new LedgeError(400, 10021, `The file "${clip(hash)}" is not valid base64.`),
+  sizeMismatch: (hash: string, expected: number, got: number) =>
+    new LedgeError(400, 10021, `The file "${clip(hash)}" has ${got} bytes; the manifest says ${expected}.`),
+  missingFiles: (count: number) =>
+    new LedgeError(
+      400,
+      10021,
+      `${count} asset file${count === 1 ? ' was' : 's were'} never uploaded for this session: upload them before deploying.`,
+    ),
+  noFiles: () => new LedgeError(400, 10021, 'The upload carries no files: send one form field per file hash.'),
+};
+
+/**
+ * Static assets of Workers: upload sessions (a manifest, then the files still missing), the account's
+ * content-addressed files in the blob store, each version's files as a directory the runtime's `assets`
+ * service reads, and the collection of files no version names any more.
+ */
+export class AssetsService {
+  readonly #store: SqlAssetStore;
+  readonly #blobs: BlobStore;
+  readonly #tokens: AssetTokens;
+  readonly #clock: Clock;
+  readonly #dir: string;
+
+  constructor(deps: { store: SqlAssetStore; blobs: BlobStore; tokenKey: Buffer; clock: Clock; directory: string }) {
+    this.#store = deps.store;
+    this.#blobs = deps.blobs;
+    this.#tokens = new AssetTokens(deps.tokenKey);
+    this.#clock = deps.clock;
+    this.#dir = deps.directory;
+  }
+
+  /**
+   * Starts an upload session: the files of `manifest` the account lacks, in buckets; with none missing,
+   * the token is already the completion token.
+   */
+  async startSession(accountId: string, scriptName: string, manifest: AssetManifest) {
+    const now = this.#clock.now();
+    const hashes = [...new Set(Object.values(manifest).map((e) => e.hash))];
+    const stored = await this.#store.files(accountId, hashes);
+    // Counted on by this session: collection leaves them alone until it is over.
+    await this.#store.touch(accountId, [...stored.keys()], now);
+    const missing = hashes.filter((h) => !stored.has(h));
+    const id = randomUUID();
+    const exp = Math.floor(now / 1000) + ASSET_LIMITS.sessionSeconds;
+    await this.#store.createSession({
+      id,
+      account_id: accountId,
+      script_name: scriptName,
+      manifest,
+      expires_at: exp * 1000,
+    });
+    const sizes = new Map(Object.values(manifest).map((e) => [e.hash, e.size]));
+    const buckets: string[][] = [];
+    let bucket: string[] = [];
+    let bytes = 0;
+    for (const hash of missing) {
+      const size = sizes.get(hash)!;
+      if (bucket.length > 0 && (bucket.length >= FILES_PER_BUCKET || bytes + size > BUCKET_BYTES)) {
+        buckets.push(bucket);
+        bucket = [];
+        bytes = 0;
+      }
+      bucket.push(hash);
+      bytes += size;
+    }
+    if (bucket.length > 0) buckets.push(bucket);
+    const use = missing.length === 0 ? 'complete' : 'upload';
+    return { jwt: this.#tokens.sign({ sub: id, aid: accountId, use, exp }), buckets };
+  }
+
+  /**
+   * Stores the files of one upload request (form fields named by hash, base64 when `base64` is set). Answers
+   * the completion token once every file of the session is stored, and nothing before.
+   */
+  async upload(accountId: string, token: string, form: FormData, base64: boolean): Promise<{ jwt?: string }> {
+    const now = this.#clock.now();
+    const claims = this.#tokens.verify(token, 'upload', Math.floor(now / 1000));
+    if (claims.aid !== accountId) throw AssetErrors.sessionNotFound();
+    const session = await this.#store.getSession(accountId, claims.sub);
+    if (!session) throw AssetErrors.sessionNotFound();
+    const sizes = new Map(Object.values(session.manifest).map((e) => [e.hash, e.size]));
+    const files: { hash: string; bytes: Buffer }[] = [];
+    for (const [hash, value] of form.entries()) {
+      const expected = sizes.get(hash);
+      if (!ASSET_HASH.test(hash) || expected === undefined) throw AssetErrors.notInSession(hash);
+      const raw = typeof value === 'string' ? Buffer.from(value) : Buffer.from(await value.arrayBuffer());
+      const bytes = base64 ? decodeBase64(raw.toString('latin1'), hash) : raw;
+      if (bytes.length !== expected) throw AssetErrors.sizeMismatch(hash, expected, bytes.length);
+      files.push({ hash, bytes });
+    }
+    if (files.length === 0) throw AssetErrors.noFiles();
+    // Checked whole before anything is stored: a bad request stores nothing.
+    for (const file of files) {
+      const blob = await this.#blobs.write(once(file.bytes), { namespace: accountId });
+      const added = await this.#store.addFile(
+        accountId,
+        { hash: file.hash, blob_id: blob.blobId, size: blob.size },
+        now,
+      );
+      if (!added) await this.#blobs.delete([blob.blobId]);
+    }
+    const stored = await this.#store.files(accountId, [...sizes.keys()]);
+    if (stored.size < sizes.size) return {};
+    return { jwt: this.#tokens.sign({ sub: session.id, aid: accountId, use: 'complete', exp: claims.exp }) };
+  }
+
+  /** The manifest a completion token stands for, once all its files are stored for the account. */
+  async completedManifest(accountId: string, token: string): Promise<AssetManifest> {
+    const now = this.#clock.now();
+    const claims = this.#tokens.verify(token, 'complete', Math.floor(now / 1000));
+    if (claims.aid !== accountId) throw AssetErrors.sessionNotFound();
+    const session = await this.#store.getSession(accountId, claims.sub);
+    if (!session) throw AssetErrors.sessionNotFound();
+    const hashes = [...new Set(Object.values(session.manifest).map((e) => e.hash))];
+    const stored = await this.#store.files(accountId, hashes);
+    if (stored.size < hashes.length) throw AssetErrors.missingFiles(hashes.length - stored.size);
+    await this.#store.touch(accountId, hashes, now);
+    return session.manifest;
+  }
+
+  /** Where a version's files are (or will be) for the runtime: one directory per account and version. */
+  versionDirectory(accountId: string, versionId: string): string {
+    return join(this.#dir, accountId, versionId);
+  }
+
+  /**
+   * Writes a version's files into its directory, once: hard links to the blob files when the store keeps
+   * files here, copies from the store otherwise (S3). Built aside and renamed, so a directory that exists
+   * is whole.
+   */
+  async materialise(accountId: string, versionId: string, manifest: AssetManifest): Promise<string> {
+    const target = this.versionDirectory(accountId, versionId);
+    if (await exists(target)) return target;
+    const building = join(this.#dir, accountId, `.building-${randomUUID()}`);
+    try {
+      const hashes = [...new Set(Object.values(manifest).map((e) => e.hash))];
+      const stored = await this.#store.files(accountId, hashes);
+      for (const [path, entry] of Object.entries(manifest)) {
+        const file = stored.get(entry.hash);
+        if (!file) throw new BlobNotFoundError(`asset ${entry.hash} of ${accountId} is not stored`);
+        const destination = join(building, path.slice(1));
+        await mkdir(dirname(destination), { recursive: true });
+        await this.#place(file.blob_id, destination, file.size);
+      }
+      await mkdir(building, { recursive: true });
+      await rename(building, target);
+    } catch (error) {
+      await rm(building, { recursive: true, force: true });
+      if (await exists(target)) return target;
+      throw error;
+    }
+    return target;
+  }
+
+  /** Removes the directories of the account versions not in `keep` (`<account>/<version>`). */
+  async pruneDirectories(keep: ReadonlySet<string>): Promise<void> {
+    for (const account of await readdir(this.#dir).catch(() => [] as string[])) {
+      for (const version of await readdir(join(this.#dir, account)).catch(() => [] as string[])) {
+        if (version.startsWith('.building-') || keep.has(`${account}/${version}`)) continue;
+        await rm(join(this.#dir, account, version), { recursive: true, force: true });
+      }
+    }
+  }
+
+  /**
+   * Frees the files no version names that no upload session counted on lately; returns what it freed.
+   * Expired sessions go too.
+   */
+  async collect(): Promise<{ files: number; bytes: number }> {
+    const now = this.#clock.now();
+    await this.#store.deleteExpiredSessions(now);
+    const before = now - COLLECT_AFTER_MS;
+    const referenced = await this.#store.referenced();
+    let files = 0;
+    let bytes = 0;
+    for (const file of await this.#store.untouchedSince(before)) {
+      if (referenced.has(`${file.account_id}/${file.hash}`)) continue;
+      if (!(await this.#store.removeFile(file.account_id, file.hash, before))) continue;
+      await this.#blobs.delete([file.blob_id]);
+      files += 1;
+      bytes += file.size;
+    }
+    return { files, bytes };
+  }
+
+  async #place(blobId: string, destination: string, size: number): Promise<void> {
+    const local = this.#blobs.localFile?.(blobId);
+    const root = local && this.#blobs.namespaceRoot?.(local.namespace);
+    if (local && root) {
+      const source = join(root, local.path);
+      try {
+        await link(source, destination);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        await copyFile(source, destination);
+        return;
+      }
+    }
+    await pipeline(await this.#blobs.read(blobId, { offset: 0, length: size }), createWriteStream(destination));
+  }
+}
+
+async function* once(bytes: Buffer): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+function decodeBase64(text: string, hash: string): Buffer {
+  const trimmed = text.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(trimmed) || trimmed.length % 4 === 1) throw AssetErrors.badBase64(hash);
+  return Buffer.from(trimmed, 'base64');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
