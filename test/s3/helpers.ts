@@ -71,7 +71,7 @@ export async function bodyBytes(body: unknown): Promise<Buffer> {
 export const md5Hex = (data: Uint8Array | string) => createHash('md5').update(data).digest('hex');
 
 /** node:crypto behind the Checksum interface the SDK's signer takes (HMAC when given a secret). */
-class NodeSha256 {
+export class NodeSha256 {
   readonly #hash: Hash | Hmac;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     const key = secret === undefined || typeof secret === 'string' ? secret : Buffer.from(secret as ArrayBuffer);
