@@ -3,14 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import {
-  assetRules,
-  putSchedules,
-  readAssetDirectory,
-  setScriptSubdomain,
-  uploadAssets,
-  uploadScript,
-} from '../client/index.ts';
+import { putSchedules, setScriptSubdomain, uploadScript } from '../client/index.ts';
+import { assetRules, readAssetDirectory, uploadAssets } from './asset-files.ts';
 import { handler, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';

@@ -8,7 +8,6 @@ export {
   type ApiResponse,
   type Query,
 } from './api-client.ts';
-export { assetRules, readAssetDirectory, uploadAssets, type AssetFile } from './assets.ts';
 export { getUser, listAccounts, verifyToken, type AccountSummary } from './accounts.ts';
 export {
   bulkEditPools,

@@ -15,7 +15,7 @@ export interface ScriptUploadInput {
   compatibilityFlags?: string[] | undefined;
   /** wrangler's `limits` (`cpu_ms`: CPU time per invocation). */
   limits?: { cpu_ms?: number } | undefined;
-  /** Static assets: the upload session's completion token and the serving config (client/assets.ts). */
+  /** Static assets: the upload session's completion token and the serving config (cli/asset-files.ts). */
   assets?: { jwt: string; config: Record<string, unknown> } | undefined;
 }
 

@@ -276,7 +276,13 @@ describe('fuzzing every route', () => {
         // Outside /client/v4 the dashboard answers (its page, assets, session layer): no 5xx there either, but
         // its 4xx are its own (a plain 404 for a missing asset), not the v4 envelope.
         const api = target.path.startsWith('/client/v4/') || target.path === '/client/v4';
-        if (answer.status >= 400 && method !== 'HEAD' && api) {
+        // The GraphQL endpoint answers as GraphQL does (Cloudflare's too): `{ data, errors: [{ message }] }`.
+        const graphql = target.path.split('?')[0] === '/client/v4/graphql';
+        if (graphql && answer.status >= 400 && method === 'POST') {
+          const body = JSON.parse(answer.text) as { errors?: { message?: unknown }[] };
+          expect(body.errors?.length, label).toBeGreaterThan(0);
+          expect(typeof body.errors?.[0]?.message, label).toBe('string');
+        } else if (answer.status >= 400 && method !== 'HEAD' && api) {
           expect(answer.contentType, label).toContain('application/json');
           const envelope = JSON.parse(answer.text) as Record<string, unknown>;
           expect(envelope, label).toMatchObject({ success: false, result: null, messages: [] });

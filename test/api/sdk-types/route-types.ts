@@ -251,6 +251,20 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
     notInSdk: 'Ledge extension: whether each deployed script runs on this node, or why it is quarantined',
   },
   [`POST ${W}/scripts/:script/schedules/trigger`]: { notInSdk: 'Ledge extension: run scheduled() now' },
+  [`POST ${W}/scripts/:script/assets-upload-session`]: {
+    notInSdk:
+      "wrangler's assets upload protocol: answered with a session JWT; driven by the real wrangler in test/workers/assets",
+  },
+  [`POST ${W}/assets/upload`]: {
+    notInSdk:
+      "wrangler's assets upload protocol: takes the session's JWT, not an API token; driven by the real wrangler in test/workers/assets",
+  },
+  [`GET ${W}/scripts/:script/assets`]: {
+    notInSdk: "Ledge extension: the current version's static assets (count, size, config) for the dashboard",
+  },
+  ['POST /client/v4/graphql']: {
+    notInSdk: "GraphQL analytics (R2 storage for `wrangler r2 bucket info`): GraphQL's own answer, not a v4 envelope",
+  },
   ['GET /metrics']: { notInSdk: 'Prometheus text exposition (outside /client/v4), not a v4 route' },
   ['GET /healthz']: {
     notInSdk: 'readiness check for a load balancer in front of nodes (outside /client/v4), not a v4 route',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import ignoreModule, { type Ignore, type Options } from 'ignore';
-import { readEnvelope, type ApiClient } from './api-client.ts';
+import { readEnvelope, type ApiClient } from '../client/index.ts';
 
 /** What wrangler never uploads: the rule files (sent as config) and the ignore file itself. */
 /**
