@@ -4,6 +4,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
+import { origin, signIn } from '../dashboard/helpers.ts';
 import { failure, s3Client, s3CredentialsOf } from '../s3/helpers.ts';
 
 const EDIT = 'c8fed203ed3043cba015a93ad1616f1f';
@@ -76,5 +77,16 @@ describe('lifetimes on the injected clock', () => {
     expect(expired.status).toBe(403);
     expect(await expired.text()).toContain('Request has expired');
     s3.destroy();
+  });
+
+  it('a dashboard session left idle for 12 hours of server time is gone', async () => {
+    const signed = await signIn(ledge, { api_token: ledge.apiToken });
+    const session = async () =>
+      (await fetch(`${origin(ledge)}/dashboard/session`, { headers: { cookie: signed.cookie } })).status;
+    expect(await session()).toBe(200);
+    await clock.advance(11 * HOUR);
+    expect(await session()).toBe(200);
+    await clock.advance(12 * HOUR + 1000);
+    expect(await session()).toBe(401);
   });
 });
