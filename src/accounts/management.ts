@@ -4,6 +4,7 @@ import { newId, newSecret } from '../shared/ids.ts';
 import type { AccessChanges } from '../shared/grant-watch.ts';
 import { conditionWithin } from '../shared/request-ip.ts';
 import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { TokenCreate } from './schemas.ts';
@@ -83,10 +84,12 @@ export const ManagementErrors = {
 export class AccountManagement {
   readonly #store: AccountStore;
   readonly #changes: AccessChanges | undefined;
+  readonly #clock: Clock;
 
-  constructor(store: AccountStore, changes?: AccessChanges) {
+  constructor(store: AccountStore, changes?: AccessChanges, clock: Clock = systemClock) {
     this.#store = store;
     this.#changes = changes;
+    this.#clock = clock;
   }
 
   /** The caller's tokens that it may manage (within its own token's account scope). */
@@ -135,7 +138,7 @@ export class AccountManagement {
       status: 'active',
       not_before: input.not_before ?? null,
       expires_on: input.expires_on ?? null,
-      created_on: isoNow(),
+      created_on: isoNow(this.#clock),
       condition: input.condition?.request_ip ? { request_ip: input.condition.request_ip } : null,
     };
     await this.#store.insertToken(token, hashCredential(value));
@@ -195,7 +198,7 @@ export class AccountManagement {
     if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
     let user = await this.#store.getUserByEmail(input.email);
     if (!user) {
-      const now = isoNow();
+      const now = isoNow(this.#clock);
       await this.#store.insertUser({ id: newId(), email: input.email, created_on: now, modified_on: now }, null);
       user = await this.#store.getUserByEmail(input.email);
     }
@@ -206,7 +209,7 @@ export class AccountManagement {
       user_id: user!.id,
       roles,
       status: 'pending',
-      created_on: isoNow(),
+      created_on: isoNow(this.#clock),
     });
     if (!added) throw ManagementErrors.alreadyMember(input.email);
     return this.member(accountId, id);

@@ -8,7 +8,7 @@ import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { isAcceptedAdmin, type AccountStore } from './store.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
 const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
@@ -32,10 +32,13 @@ export function isEmail(value: string): boolean {
 export class AccountService {
   readonly #store: AccountStore;
   readonly #changes: AccessChanges | undefined;
+  /** When tokens start and stop working (not_before, expires_on) and what new records are stamped with. */
+  readonly #clock: Clock;
 
-  constructor(store: AccountStore, changes?: AccessChanges) {
+  constructor(store: AccountStore, changes?: AccessChanges, clock: Clock = systemClock) {
     this.#store = store;
     this.#changes = changes;
+    this.#clock = clock;
   }
 
   async isEmpty(): Promise<boolean> {
@@ -60,7 +63,7 @@ export class AccountService {
   async createAccount(input: { name: string; id?: string }): Promise<Account> {
     const id = input.id ?? newId();
     if (!/^[0-9a-f]{32}$/.test(id)) throw new LedgeError(400, 1001, 'account id must be 32 lowercase hex characters');
-    const account: Account = { id, name: input.name, type: 'standard', created_on: isoNow() };
+    const account: Account = { id, name: input.name, type: 'standard', created_on: isoNow(this.#clock) };
     // The insert itself decides (two creators of one id: one wins, the other gets the 409).
     if (!(await this.#store.insertAccount(account))) throw accountExists(id);
     return account;
@@ -71,7 +74,7 @@ export class AccountService {
     if (!isEmail(input.email)) throw new LedgeError(400, 1001, `invalid email address: ${input.email}`);
     const apiKey = input.apiKey ?? newGlobalApiKey();
     if (!API_KEY_FORMAT.test(apiKey)) throw new LedgeError(400, 1001, 'API key must be 1-128 of [A-Za-z0-9_-]');
-    const now = isoNow();
+    const now = isoNow(this.#clock);
     const user: User = { id: newId(), email: input.email, created_on: now, modified_on: now };
     if (!(await this.#store.insertUser(user, hashCredential(apiKey)))) throw userExists(input.email);
     return { user, apiKey };
@@ -90,7 +93,7 @@ export class AccountService {
       user_id: userId,
       roles,
       status,
-      created_on: isoNow(),
+      created_on: isoNow(this.#clock),
     });
     if (!added) throw new LedgeError(409, 1002, `user ${userId} is a member of account ${accountId} already`);
   }
@@ -107,7 +110,7 @@ export class AccountService {
     token: string;
   }): Promise<{ account: Account; user: User } | undefined> {
     this.checkNewCredentials(input);
-    const now = isoNow();
+    const now = isoNow(this.#clock);
     const account: Account = {
       id: input.accountId,
       name: `${input.email}'s Account`,
@@ -115,7 +118,7 @@ export class AccountService {
       created_on: now,
     };
     const user: User = { id: newId(), email: input.email, created_on: now, modified_on: now };
-    const token = newToken({ userId: user.id, name: 'bootstrap token' });
+    const token = newToken({ userId: user.id, name: 'bootstrap token' }, this.#clock);
     const created = await this.#store.insertOwnerIfEmpty({
       account,
       user,
@@ -138,7 +141,7 @@ export class AccountService {
     const value = input.value ?? newSecret(30);
     if (!TOKEN_FORMAT.test(value))
       throw new LedgeError(400, 1001, 'API token has characters a bearer token cannot carry');
-    const token = newToken(input);
+    const token = newToken(input, this.#clock);
     await this.#store.insertToken(token, hashCredential(value));
     return { token, value };
   }
@@ -165,7 +168,7 @@ export class AccountService {
     for (const [field, value] of Object.entries(edit) as [keyof UserProfile, string | null | undefined][]) {
       if (value !== undefined) profile[field] = value === '' ? null : value;
     }
-    await this.#store.updateUserProfile(id, profile, isoNow());
+    await this.#store.updateUserProfile(id, profile, isoNow(this.#clock));
     return this.#store.getUserById(id);
   }
 
@@ -248,7 +251,8 @@ export class AccountService {
     if (!match?.[1] || !TOKEN_FORMAT.test(match[1])) throw AuthErrors.invalidHeaders(6111);
     const hash = hashCredential(match[1]);
     const token = await this.#store.getTokenByHash(hash);
-    if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token)) throw AuthErrors.invalidToken();
+    if (!token || !digestsEqual(hash, token.token_hash) || !isUsable(token, this.#clock.now()))
+      throw AuthErrors.invalidToken();
     if (!requestIpAllowed(token.condition, clientIp)) throw AuthErrors.ipNotAllowed(clientIp);
     const principal = await this.#tokenPrincipal(token);
     if (!principal) throw AuthErrors.invalidToken();
@@ -265,7 +269,7 @@ export class AccountService {
   async s3KeyPair(accessKeyId: string): Promise<S3KeyPair | undefined> {
     if (accessKeyId.length === 0 || accessKeyId.length > 128) return undefined;
     const token = await this.#store.getTokenById(accessKeyId);
-    if (!token || !isUsable(token)) return undefined;
+    if (!token || !isUsable(token, this.#clock.now())) return undefined;
     const principal = await this.#tokenPrincipal(token);
     if (!principal) return undefined;
     return { accessKeyId: token.id, secretAccessKey: token.token_hash, principal };
@@ -304,15 +308,17 @@ function inTokenScope(principal: Principal, accountId: string): boolean {
   return !principal.token?.account_id || principal.token.account_id === accountId;
 }
 
-function isUsable(token: ApiToken): boolean {
-  const now = systemClock.now();
+function isUsable(token: ApiToken, now: number): boolean {
   if (token.status !== 'active') return false;
   if (token.not_before && Date.parse(token.not_before) > now) return false;
   if (token.expires_on && Date.parse(token.expires_on) <= now) return false;
   return true;
 }
 
-function newToken(input: { userId: string; name: string; accountId?: string | null; readOnly?: boolean }): ApiToken {
+function newToken(
+  input: { userId: string; name: string; accountId?: string | null; readOnly?: boolean },
+  clock: Clock,
+): ApiToken {
   return {
     id: newId(),
     user_id: input.userId,
@@ -322,7 +328,7 @@ function newToken(input: { userId: string; name: string; accountId?: string | nu
     status: 'active',
     not_before: null,
     expires_on: null,
-    created_on: isoNow(),
+    created_on: isoNow(clock),
     condition: null,
   };
 }

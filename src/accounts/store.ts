@@ -2,6 +2,7 @@ import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExe
 import type { TokenCondition } from '../shared/principal.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 import { isoNow } from '../shared/time.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** What the first start writes at once: the owner's account, user, membership and token. */
 export interface OwnerRecords {
@@ -154,9 +155,11 @@ const BOOTSTRAP_LOCK = 'accounts:bootstrap';
 /** The AccountStore on the persistence contract, for both dialects. */
 export class SqlAccountStore implements AccountStore {
   readonly #db: SqlDatabase;
+  readonly #clock: Clock;
 
-  constructor(db: SqlDatabase) {
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
     this.#db = db;
+    this.#clock = clock;
   }
 
   async countAccounts(): Promise<number> {
@@ -220,7 +223,7 @@ export class SqlAccountStore implements AccountStore {
   async setUserApiKeyHash(userId: string, apiKeyHash: string): Promise<void> {
     await this.#db.run('UPDATE users SET api_key_hash = ?, modified_on = ? WHERE id = ?', [
       apiKeyHash,
-      isoNow(),
+      isoNow(this.#clock),
       userId,
     ]);
   }

@@ -1,4 +1,5 @@
 import type { SqlDatabase } from '../db/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { AccessChanges } from '../shared/grant-watch.ts';
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import { accountRoutes } from './routes.ts';
@@ -16,9 +17,11 @@ export function createAccountsSubsystem(deps: {
   db: SqlDatabase;
   /** Told when access is taken away (a token deleted or rolled, a member removed or demoted, an account left). */
   accessChanges?: AccessChanges | undefined;
+  /** When tokens start and stop working, and what new records are stamped with. */
+  clock?: Clock | undefined;
 }): AccountsSubsystem {
-  const store = new SqlAccountStore(deps.db);
-  const service = new AccountService(store, deps.accessChanges);
+  const store = new SqlAccountStore(deps.db, deps.clock);
+  const service = new AccountService(store, deps.accessChanges, deps.clock);
   return {
     name: 'accounts',
     service,
@@ -26,7 +29,7 @@ export function createAccountsSubsystem(deps: {
     mountRoutes: (api) => {
       api.route('/', accountRoutes(service));
       // After /user/tokens/verify, which is not a token id.
-      api.route('/', managementRoutes(new AccountManagement(store, deps.accessChanges)));
+      api.route('/', managementRoutes(new AccountManagement(store, deps.accessChanges, deps.clock)));
     },
   };
 }

@@ -38,13 +38,13 @@ export function createDashboard(deps: {
   db: SqlDatabase;
   healthEvents?: HealthEventBus | undefined;
   logger: Logger;
-  /** What the live stream re-checks its session on, and the signal to re-check at once. */
+  /** Sessions' expiry and the live stream's re-checks run on it; accessChanges is the signal to re-check at once. */
   clock?: Clock | undefined;
   accessChanges?: AccessChanges | undefined;
   endpoints?: () => DashboardEndpoints;
 }): Dashboard {
   const access = { clock: deps.clock ?? systemClock, changes: deps.accessChanges };
-  const sessions = new SessionStore(deps.db);
+  const sessions = new SessionStore(deps.db, access.clock);
   let built: Promise<DashboardAssets> | undefined;
   const assets = () =>
     (built ??= buildDashboardAssets().then(

@@ -9,6 +9,7 @@ import {
 } from 'node:crypto';
 import { z } from 'zod';
 import type { SqlDatabase } from '../db/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /** What a session signs in with: an API token, or a global API key with its email (the API's own credentials). */
 export type SessionAuth = { token: string } | { email: string; key: string };
@@ -45,16 +46,17 @@ const AuthSchema = z.union([
  */
 export class SessionStore {
   readonly #db: SqlDatabase;
-  readonly #now: () => number;
+  /** Idle and absolute expiry of sessions, and of sign-in links. */
+  readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, now: () => number = Date.now) {
+  constructor(db: SqlDatabase, clock: Clock = systemClock) {
     this.#db = db;
-    this.#now = now;
+    this.#clock = clock;
   }
 
   async create(auth: SessionAuth): Promise<{ id: string; session: Session }> {
     const id = randomBytes(32).toString('base64url');
-    const now = this.#now();
+    const now = this.#clock.now();
     const session: Session = { auth, csrf: csrfOf(id), expiresAt: now + IDLE_MS, absoluteExpiresAt: now + ABSOLUTE_MS };
     await this.#sweep(now);
     await this.#db.run(
@@ -72,7 +74,7 @@ export class SessionStore {
       [key],
     );
     if (!row) return undefined;
-    const now = this.#now();
+    const now = this.#clock.now();
     const auth = open(id, row.sealed);
     if (now >= Number(row.expires_at) || !auth) {
       await this.#db.run('DELETE FROM dashboard_sessions WHERE id_hash = ?', [key]);
@@ -94,11 +96,11 @@ export class SessionStore {
   /** A code for one sign-in within five minutes (`ledge dashboard`), usable on any node. */
   async createLink(auth: SessionAuth): Promise<string> {
     const code = randomBytes(32).toString('base64url');
-    await this.#sweep(this.#now());
+    await this.#sweep(this.#clock.now());
     await this.#db.run('INSERT INTO dashboard_links (code_hash, sealed, expires_at) VALUES (?, ?, ?)', [
       digest(code),
       seal(code, auth),
-      this.#now() + LINK_MS,
+      this.#clock.now() + LINK_MS,
     ]);
     return code;
   }
@@ -109,7 +111,7 @@ export class SessionStore {
       'SELECT sealed, expires_at FROM dashboard_links WHERE code_hash = ?',
       [digest(code)],
     );
-    if (!row || this.#now() >= Number(row.expires_at)) return undefined;
+    if (!row || this.#clock.now() >= Number(row.expires_at)) return undefined;
     return open(code, row.sealed);
   }
 
@@ -124,7 +126,7 @@ export class SessionStore {
       );
       if (!row) return undefined;
       const { changes } = await tx.run('DELETE FROM dashboard_links WHERE code_hash = ?', [key]);
-      if (changes !== 1 || this.#now() >= Number(row.expires_at)) return undefined;
+      if (changes !== 1 || this.#clock.now() >= Number(row.expires_at)) return undefined;
       return open(code, row.sealed);
     });
   }

@@ -7,7 +7,7 @@ import type { S3Request } from './context.ts';
 import { isReadOperation, type S3CredentialSource } from './credentials.ts';
 import { S3Errors } from './errors.ts';
 import { parseSignedRequest, signingKey, verifySignature } from './sigv4.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * Checks a request's SigV4 signature (header or presigned query) against the access key's secret and
@@ -17,7 +17,7 @@ import { systemClock } from '../shared/clock.ts';
 export async function authenticate(
   req: IncomingMessage,
   res: ServerResponse,
-  deps: { storage: StorageService; credentials: S3CredentialSource },
+  deps: { storage: StorageService; credentials: S3CredentialSource; clock: Clock },
 ): Promise<S3Request> {
   const url = req.url ?? '/';
   const mark = url.indexOf('?');
@@ -26,7 +26,7 @@ export async function authenticate(
   const query = new URLSearchParams(rawQuery);
   const method = req.method ?? 'GET';
 
-  const signed = parseSignedRequest(req.headers, query, systemClock.now());
+  const signed = parseSignedRequest(req.headers, query, deps.clock.now());
   if (!signed) throw S3Errors.accessDenied('Anonymous access is not allowed: sign the request with SigV4.');
   const accessKey = await deps.credentials.lookup(signed.accessKeyId, signed.sessionToken);
   if (!accessKey) throw S3Errors.invalidAccessKeyId();

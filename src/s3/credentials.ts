@@ -1,7 +1,7 @@
 import type { AccountService, Principal } from '../accounts/index.ts';
 import { grantAllowsAction, grantAllowsKey, grantAllowsListing, type TemporaryCredentialService } from '../r2/index.ts';
 import { S3Error } from './errors.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** What a request asks to do, for a credential limited further than its principal (temporary ones). */
 export interface S3Action {
@@ -43,12 +43,12 @@ const CACHED_KEYS = 1000;
  * Access keys made from API tokens as R2 makes them (id = token id, secret = SHA-256 hex of its value,
  * which is the digest Ledge stores). A request carrying a session token is not theirs.
  */
-export function tokenAccessKeys(accounts: AccountService): S3CredentialSource {
+export function tokenAccessKeys(accounts: AccountService, clock: Clock): S3CredentialSource {
   const cache = new Map<string, { key: S3AccessKey | undefined; until: number }>();
   return {
     async lookup(accessKeyId, sessionToken) {
       if (sessionToken !== undefined) return undefined;
-      const now = systemClock.now();
+      const now = clock.now();
       const hit = cache.get(accessKeyId);
       if (hit && hit.until > now) return hit.key;
       const pair = await accounts.s3KeyPair(accessKeyId);

@@ -8,6 +8,7 @@ import { FileSender } from '../shared/http-listener/send-file.ts';
 import { sendBody } from '../shared/http-listener/send-body.ts';
 import { ClientGone } from '../shared/http-listener/send-stream.ts';
 import { httpConnections, stopGracefully } from '../shared/http-listener/stop.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import { releaseBody, type StorageService } from '../storage/index.ts';
@@ -28,6 +29,8 @@ export interface S3ListenerOptions {
   storage: StorageService;
   credentials: S3CredentialSource;
   httpTimeouts: HttpTimeouts;
+  /** Signed requests' time skew and presigned URLs' expiry are judged on it. */
+  clock: Clock;
   logger: Logger;
 }
 

@@ -1,6 +1,7 @@
 import type { AccountService } from '../accounts/index.ts';
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { TemporaryCredentialService } from '../r2/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { StorageService } from '../storage/index.ts';
@@ -25,6 +26,8 @@ export function createS3Subsystem(deps: {
   tempCredentials: TemporaryCredentialService;
   httpTimeouts: HttpTimeouts;
   logger: Logger;
+  /** Signed requests' time skew, presigned URLs' expiry and the key cache are judged on it. */
+  clock: Clock;
 }): S3Subsystem {
   const listener = new S3Listener({
     host: deps.host,
@@ -32,9 +35,10 @@ export function createS3Subsystem(deps: {
     portSetting: deps.portSetting,
     storage: deps.storage,
     // Temporary credentials (with a session token) first, then API tokens' key pairs.
-    credentials: chainSources([temporaryAccessKeys(deps.tempCredentials), tokenAccessKeys(deps.accounts)]),
+    credentials: chainSources([temporaryAccessKeys(deps.tempCredentials), tokenAccessKeys(deps.accounts, deps.clock)]),
     httpTimeouts: deps.httpTimeouts,
     logger: deps.logger.child({ component: 's3-api' }),
+    clock: deps.clock,
   });
   return { name: 's3', listener, background: [listener], mountRoutes: () => undefined };
 }

@@ -141,7 +141,7 @@ export async function createPlatform(
   // and background services started in this order, and stopped in reverse (the functions runtime after
   // the R2 wire backend its bindings reach, and before it).
   const accessChanges = new AccessChanges();
-  const accounts = createAccountsSubsystem({ db, accessChanges });
+  const accounts = createAccountsSubsystem({ db, accessChanges, clock });
   const zones = createZonesSubsystem({ db, accounts: accounts.service, clock });
   const r2 = createR2Subsystem({
     storage,
@@ -257,6 +257,7 @@ export async function createPlatform(
     tempCredentials: r2.tempCredentials,
     httpTimeouts: config.httpTimeouts,
     logger,
+    clock,
   });
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
