@@ -27,6 +27,10 @@ const MAY_READ_ENV: Record<string, { why: string; names: string[] }> = {
     why: 'CLI commands (admin, mail) find the data dir of the server they act on as the server does',
     names: ['LEDGE_DATA_DIR'],
   },
+  'src/cli/endpoints.ts': {
+    why: "the CLI finds the running server's registry (its real S3, traffic and functions ports) where the server wrote it (HOME, XDG_CONFIG_HOME)",
+    names: [],
+  },
   'src/cli/admin.ts': {
     why: "`ledge admin` runs on a data dir: the environment's database URL wins over the one the dir remembers",
     names: ['LEDGE_DATABASE_URL'],
