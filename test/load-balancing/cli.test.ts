@@ -53,7 +53,7 @@ describe('ledge pools / ledge monitors', () => {
       monitor: monitor.id,
       origins: [{ name: 'a', address: '127.0.0.1', port: origin.port }],
     });
-    expect((await cli('pools', 'list')).stdout).toMatch(/web\s+[0-9a-f]{32}\s+yes\s+1/);
+    expect((await cli('pools', 'list')).stdout).toMatch(/web\s+[0-9a-f]{32}\s+yes\s+(healthy|unhealthy|unchecked)\s+1/);
     expect(
       (await cli('pools', 'update', pool.id, '--description', 'front', '--notification-email', 'ops@example.com')).code,
     ).toBe(0);
