@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../shared/background-service.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
-import { isLoaded, type ScriptToRun } from './script.ts';
+import { isLoaded, routedScriptKey, type ScriptToRun } from './script.ts';
 import {
   buildFrontConfig,
   buildFunctionsConfig,
@@ -45,6 +45,8 @@ export interface FunctionsConfig {
   functionsProcesses: number;
   /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
   egress?: FunctionsEgress | undefined;
+  /** The secret of routed scripts' router keys (script.ts routedScriptKey), shared with the traffic port. */
+  routeKey?: string | undefined;
 }
 
 export interface RuntimeDeps {
@@ -329,7 +331,12 @@ export class FunctionsRuntime implements BackgroundService {
     for (const key of this.#status.keys()) if (!wanted.some((w) => w.key === key)) this.#status.delete(key);
     for (const key of this.#failed.keys()) if (!wanted.some((w) => w.key === key)) this.#failed.delete(key);
     const [only] = wanted;
-    if (wanted.length === 1 && only!.deployed.script.workers_dev && !this.#knownToFail(only!)) {
+    if (
+      wanted.length === 1 &&
+      only!.deployed.script.workers_dev &&
+      !only!.deployed.routed &&
+      !this.#knownToFail(only!)
+    ) {
       if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
       try {
         await this.#swapGroup(only!);
@@ -424,9 +431,13 @@ export class FunctionsRuntime implements BackgroundService {
     for (const backend of next.values()) {
       const { script, subdomain } = backend.deployed;
       if (script.workers_dev) table.routes[`${script.name}.${subdomain}`] = `S${backend.slot}`;
+      const routed = this.#routedKey(backend.deployed);
+      if (routed) table.routes[routed] = `S${backend.slot}`;
     }
     for (const w of quarantined) {
       if (w.deployed.script.workers_dev) table.quarantined[`${w.deployed.script.name}.${w.deployed.subdomain}`] = true;
+      const routed = this.#routedKey(w.deployed);
+      if (routed) table.quarantined[routed] = true;
     }
     const retired = [...this.#backends].filter(([key, backend]) => next.get(key) !== backend).map(([, b]) => b);
     const front = this.#front;
@@ -703,6 +714,12 @@ export class FunctionsRuntime implements BackgroundService {
    * The config of a process that runs one script (a backend, the direct generation, and the upload check),
    * written into `dir`, with the directories it needs (the script's tail flag directory) made.
    */
+  /** The router key of a script a Workers route or Custom Domain names, if it is one. */
+  #routedKey(deployed: ScriptToRun): string | undefined {
+    const key = this.#deps.config.routeKey;
+    return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
+  }
+
   #scriptConfig(dir: string, script: ScriptToRun): string {
     return writeConfig(
       dir,
@@ -714,6 +731,7 @@ export class FunctionsRuntime implements BackgroundService {
         tailFlagsDir: this.#deps.traces.flagsDir,
         egress: this.#deps.config.egress,
         mode: 'router',
+        routeKey: this.#deps.config.routeKey,
         ping: true,
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
       }),

@@ -68,6 +68,8 @@ export interface DeployedScript {
   subdomain: string;
   /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
   scheduled: boolean;
+  /** A Workers route or Custom Domain names it (src/worker-routes/): loaded even when not on workers.dev. */
+  routed?: boolean | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
   /** The version's assets as the runtime serves them (assets/served-assets.ts), once written to a directory. */
