@@ -243,7 +243,8 @@ export async function createPlatform(
       byId: (id) => zones.service.byId(id),
       resolve: (principal, id) => zones.service.resolve(principal, id),
     },
-    scriptExists: async (accountId, name) => (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
+    scriptExists: async (accountId, name) =>
+      (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
     // A Custom Domain is the Worker's alone: not on a load balancer's or a public bucket's hostname.
     hostnameUse: async (hostname) => {
       const lb = await loadBalancing.service.directory.findByHostname(hostname);

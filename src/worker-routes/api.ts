@@ -46,10 +46,7 @@ export function workerRouteApi(routes: WorkerRouteService, domains: WorkerDomain
     ok(c, await routes.replaceScriptRoutes(account(c), script(c), await json(c))),
   );
   app.post(`${workers}/scripts/:script/domains/changeset`, async (c) =>
-    ok(
-      c,
-      await domains.changeset(account(c), script(c), await json(c), c.req.query('replace_state') === 'true'),
-    ),
+    ok(c, await domains.changeset(account(c), script(c), await json(c), c.req.query('replace_state') === 'true')),
   );
   app.put(`${workers}/scripts/:script/domains/records`, async (c) =>
     ok(c, await domains.replaceScriptDomains(account(c), script(c), await json(c))),
@@ -67,7 +64,9 @@ export function workerRouteApi(routes: WorkerRouteService, domains: WorkerDomain
   };
   app.get(`${workers}/domains`, list);
   app.get(`${workers}/domains/records`, list);
-  app.put(`${workers}/domains`, async (c) => ok(c, await domains.render(await domains.attach(account(c), await json(c)))));
+  app.put(`${workers}/domains`, async (c) =>
+    ok(c, await domains.render(await domains.attach(account(c), await json(c)))),
+  );
   app.get(`${workers}/domains/records/:domain_id`, async (c) =>
     ok(c, await domains.render(await domains.get(account(c), c.req.param('domain_id')))),
   );

@@ -5,12 +5,7 @@ import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { normaliseHostname, type ZoneRef } from '../zones/index.ts';
 import { RouteErrors, ROUTE_VALIDATION_CODE } from './errors.ts';
-import {
-  ChangesetSchema,
-  DomainBodySchema,
-  DomainRecordsSchema,
-  type DomainOrigin,
-} from './schemas.ts';
+import { ChangesetSchema, DomainBodySchema, DomainRecordsSchema, type DomainOrigin } from './schemas.ts';
 import type { WorkerRouteDeps } from './service.ts';
 import type { DomainRecord } from './store.ts';
 import { accountZone } from './zone-of.ts';

@@ -12,7 +12,8 @@ export const RouteErrors = {
   validation: (detail: string) => new LedgeError(400, ROUTE_VALIDATION_CODE, detail),
   invalidPattern: (pattern: string, why: string) =>
     new LedgeError(400, 10022, `Invalid route pattern "${clip(pattern)}": ${why}.`),
-  outsideZone: (pattern: string) => new LedgeError(400, 10022, `Route pattern must include zone name: ${clip(pattern)}`),
+  outsideZone: (pattern: string) =>
+    new LedgeError(400, 10022, `Route pattern must include zone name: ${clip(pattern)}`),
   duplicatePattern: (pattern: string) =>
     new LedgeError(409, 10020, `A route with the same pattern already exists: ${clip(pattern)}`),
   scriptNotFound: () =>

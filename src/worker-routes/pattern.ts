@@ -27,7 +27,8 @@ const MAX_PATTERN_LENGTH = 1024;
 export function parseRoutePattern(raw: string): RoutePattern | { problem: string } {
   const input = raw.trim();
   if (input === '') return { problem: 'the pattern is empty' };
-  if (input.length > MAX_PATTERN_LENGTH) return { problem: `the pattern is longer than ${MAX_PATTERN_LENGTH} characters` };
+  if (input.length > MAX_PATTERN_LENGTH)
+    return { problem: `the pattern is longer than ${MAX_PATTERN_LENGTH} characters` };
   if (/[\s?#]/.test(input)) return { problem: 'a route pattern has no query string, fragment or spaces' };
   let rest = input;
   let scheme: RoutePattern['scheme'];
@@ -52,7 +53,8 @@ export function parseRoutePattern(raw: string): RoutePattern | { problem: string
   if (host.includes('*')) return { problem: 'a wildcard in the host may only be its first character' };
   if (host.includes(':')) return { problem: 'a route pattern has no port' };
   const checked = normaliseHostname(host);
-  if (checked.problem !== undefined || checked.name !== host) return { problem: `the host "${hostPart}" is not a valid hostname` };
+  if (checked.problem !== undefined || checked.name !== host)
+    return { problem: `the host "${hostPart}" is not a valid hostname` };
 
   const star = pathPart.indexOf('*');
   if (star >= 0 && star !== pathPart.length - 1)

@@ -57,7 +57,11 @@ export class SqlWorkerRouteStore {
 
   async updateRoute(route: RouteRecord, db: SqlExecutor = this.#db): Promise<void> {
     try {
-      await db.run('UPDATE worker_routes SET pattern = ?, script = ? WHERE id = ?', [route.pattern, route.script, route.id]);
+      await db.run('UPDATE worker_routes SET pattern = ?, script = ? WHERE id = ?', [
+        route.pattern,
+        route.script,
+        route.id,
+      ]);
     } catch (error) {
       if (isUniqueViolation(error)) throw RouteErrors.duplicatePattern(route.pattern);
       throw error;
@@ -135,7 +139,10 @@ export class SqlWorkerRouteStore {
   async forgetScript(accountId: string, script: string): Promise<number> {
     return this.#db.transaction(async (tx) => {
       const routes = await tx.run('DELETE FROM worker_routes WHERE account_id = ? AND script = ?', [accountId, script]);
-      const domains = await tx.run('DELETE FROM worker_domains WHERE account_id = ? AND service = ?', [accountId, script]);
+      const domains = await tx.run('DELETE FROM worker_domains WHERE account_id = ? AND service = ?', [
+        accountId,
+        script,
+      ]);
       return routes.changes + domains.changes;
     });
   }

@@ -84,7 +84,8 @@ export class WorkerRouteTable {
     if (this.empty) return undefined;
     const path = pathOf(target);
     const exact = this.#exact.get(hostname);
-    const routed = (exact && firstMatch(exact, hostname, path, https)) ?? firstMatch(this.#wildcard, hostname, path, https);
+    const routed =
+      (exact && firstMatch(exact, hostname, path, https)) ?? firstMatch(this.#wildcard, hostname, path, https);
     if (routed) return routed.target ?? this.#domains.get(hostname);
     return this.#domains.get(hostname);
   }

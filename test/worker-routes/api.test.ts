@@ -99,7 +99,11 @@ describe('worker routes: the API and serving on the traffic port', () => {
     expect(route.body.errors[0]).toMatchObject({ code: 1003 });
     const domain = await api(ledge, 'PUT', domains(), { hostname: 'www.theirs.test', service: 'site' });
     expect(domain.status).toBe(404);
-    const byId = await api(ledge, 'PUT', domains(), { hostname: 'www.theirs.test', service: 'site', zone_id: 'f'.repeat(32) });
+    const byId = await api(ledge, 'PUT', domains(), {
+      hostname: 'www.theirs.test',
+      service: 'site',
+      zone_id: 'f'.repeat(32),
+    });
     expect(byId.status).toBe(404);
     expect((await traffic('www.theirs.test')).status).toBe(404);
   });
@@ -126,7 +130,11 @@ describe('worker routes: the API and serving on the traffic port', () => {
     expect(JSON.parse((await traffic('app.example.com', '/else')).text).who).toBe('site');
     await api(ledge, 'DELETE', routes(`/${logging.body.result.id}`));
 
-    const outside = await api(ledge, 'PUT', domains(), { hostname: 'app.example.org', service: 'site', zone_id: zoneId });
+    const outside = await api(ledge, 'PUT', domains(), {
+      hostname: 'app.example.org',
+      service: 'site',
+      zone_id: zoneId,
+    });
     expect(outside.status).toBe(400);
     const noScript = await api(ledge, 'PUT', domains(), { hostname: 'x.example.com', service: 'nope' });
     expect(noScript.body.errors[0]).toMatchObject({ code: 10019 });

@@ -76,7 +76,8 @@ export class TrafficListener {
     const hostHandler: HostHandler | undefined =
       buckets && functions
         ? {
-            claims: (hostname, target) => !functions.claims(hostname, target, false) && buckets.claims(hostname, target),
+            claims: (hostname, target) =>
+              !functions.claims(hostname, target, false) && buckets.claims(hostname, target),
             handle: (req, res) => buckets.handle(req, res),
           }
         : buckets;

@@ -215,7 +215,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
       return false;
     }
     this.#scanFrom = 0;
-    if (request.upgrade || request.minor === 0 || request.expect || this.#host.servedElsewhere(request.host, request.target)) {
+    if (
+      request.upgrade ||
+      request.minor === 0 ||
+      request.expect ||
+      this.#host.servedElsewhere(request.host, request.target)
+    ) {
       this.#handOff();
       return false;
     }

@@ -257,17 +257,22 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${W}/domains/:domain_id`]: { sdk: 'DomainGet' },
   [`DELETE ${W}/domains/:domain_id`]: { sdk: 'DomainDelete' },
   [`PUT ${W}/scripts/:script/routes`]: {
-    notInSdk: "the script's routes `wrangler deploy` replaces (routes = [...]); driven by the real wrangler in test/worker-routes",
+    notInSdk:
+      "the script's routes `wrangler deploy` replaces (routes = [...]); driven by the real wrangler in test/worker-routes",
   },
   [`GET ${W}/scripts/:script/routes`]: { notInSdk: "a script's routes, as wrangler reads them; no SDK method" },
   [`POST ${W}/scripts/:script/domains/changeset`]: {
-    notInSdk: "what `wrangler deploy` would change of a script's Custom Domains; driven by wrangler in test/worker-routes",
+    notInSdk:
+      "what `wrangler deploy` would change of a script's Custom Domains; driven by wrangler in test/worker-routes",
   },
   [`PUT ${W}/scripts/:script/domains/records`]: {
-    notInSdk: "the script's Custom Domains `wrangler deploy` sets (custom_domain = true); driven by wrangler in test/worker-routes",
+    notInSdk:
+      "the script's Custom Domains `wrangler deploy` sets (custom_domain = true); driven by wrangler in test/worker-routes",
   },
   [`GET ${W}/domains/records`]: { notInSdk: "wrangler's list of Custom Domains (the SDK's is /workers/domains)" },
-  [`GET ${W}/domains/records/:domain_id`]: { notInSdk: "wrangler's read of one Custom Domain (the SDK's is /workers/domains/{id})" },
+  [`GET ${W}/domains/records/:domain_id`]: {
+    notInSdk: "wrangler's read of one Custom Domain (the SDK's is /workers/domains/{id})",
+  },
   [`GET ${W}/scripts/:script/tail`]: {
     notInSdk: 'Ledge extension: the console lines `ledge tail --history` reads (NDJSON)',
   },
