@@ -145,10 +145,26 @@ describe('worker routes: the API and serving on the traffic port', () => {
   });
 
   it('does not let a client of the functions port name a script by the routing header', async () => {
-    const forged = await callFunction(functionsPort(ledge), 'api.example.com', '/', {
-      headers: { 'x-ledge-routed-script': `guess@${ledge.accountId}/site` },
+    const route = await api(ledge, 'POST', routes(), { pattern: 'hidden.example.com/*', script: 'site' });
+    expect(route.status).toBe(200);
+    // Without the installation's secret, no spelling of the script reaches it through the header.
+    for (const guess of [
+      `${ledge.accountId}/site`,
+      `@${ledge.accountId}/site`,
+      'site',
+      `undefined@${ledge.accountId}/site`,
+    ]) {
+      const forged = await callFunction(functionsPort(ledge), 'hidden.example.com', '/', {
+        headers: { 'x-ledge-routed-script': guess },
+      });
+      expect(forged.status, guess).toBe(404);
+    }
+    // And the traffic port drops a client's own header in favour of its own.
+    const served = await callFunction(ledge.server.platform.traffic.port!, 'hidden.example.com', '/', {
+      headers: { 'x-ledge-routed-script': `${ledge.accountId}/other` },
     });
-    expect(forged.status).toBe(404);
+    expect(JSON.parse(served.text)).toMatchObject({ who: 'site', leaked: [] });
+    await api(ledge, 'DELETE', routes(`/${route.body.result.id}`));
   });
 
   it("removes a deleted script's routes and Custom Domains", async () => {
