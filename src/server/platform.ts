@@ -260,7 +260,7 @@ export async function createPlatform(
   });
   // Another node's change: its table here (the runtime reloads on the runtime's own announcement).
   cluster.onRemote(WORKER_ROUTES_TOPIC, () => workerRoutes.directory.refreshSoon());
-  zones.service.beforeDelete((zone) => workerRoutes.store.forgetZone(zone.id));
+  zones.service.beforeDelete((zone) => workerRoutes.forgetZone(zone.id));
   workers.functions.workers.onScriptDeleted(async (accountId, name) => {
     if ((await workerRoutes.store.forgetScript(accountId, name)) > 0) await workerRoutes.directory.refresh();
   });

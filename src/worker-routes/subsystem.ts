@@ -10,6 +10,8 @@ import { SqlWorkerRouteStore } from './store.ts';
 
 export interface WorkerRoutesSubsystem extends Subsystem {
   routes: WorkerRouteService;
+  /** Before a zone is deleted: its routes and Custom Domains go, and stop being served. */
+  forgetZone(zoneId: string): Promise<void>;
   domains: WorkerDomainService;
   /** The table the traffic port's listeners consult (`directory.table.match(host, target, https)`). */
   directory: WorkerRouteDirectory;
@@ -44,6 +46,10 @@ export function createWorkerRoutesSubsystem(deps: {
     domains,
     directory,
     store,
+    forgetZone: async (zoneId) => {
+      await store.forgetZone(zoneId);
+      await changed();
+    },
     background: [directory],
     mountRoutes: (api) => api.route('/', workerRouteApi(routes, domains)),
   };
