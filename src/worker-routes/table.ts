@@ -66,6 +66,14 @@ export class WorkerRouteTable {
     for (const domain of domains) this.#domains.set(domain.hostname, targetOf(domain.accountId, domain.script));
   }
 
+  /**
+   * The hostnames this table serves by name: Custom Domains and the hosts of routes without a host wildcard (a
+   * certificate can be ordered for each; wildcard hosts name no single hostname). Routes without a script too.
+   */
+  hostnames(): string[] {
+    return [...new Set([...this.#exact.keys(), ...this.#domains.keys()])].sort();
+  }
+
   /** Whether `hostname` is a Custom Domain (lowercase, without port or trailing dot). */
   hasDomain(hostname: string): boolean {
     return this.#domains.has(hostname);

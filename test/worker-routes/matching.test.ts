@@ -122,4 +122,12 @@ describe('worker routes: matching (Cloudflare "Matching behavior")', () => {
     expect(table.match('b.example.com', '/', false)).toBe(first);
     expect(table.match('c.example.com', '/', false)).toBe(first);
   });
+
+  it('names the hostnames it serves by name (for certificates): exact route hosts and Custom Domains', () => {
+    const table = new WorkerRouteTable(
+      [route('a.example.com/*'), route('*.example.com/*'), route('https://b.example.com/x')],
+      [{ hostname: 'c.example.com', accountId: 'a', script: 's' }],
+    );
+    expect(table.hostnames()).toEqual(['a.example.com', 'b.example.com', 'c.example.com']);
+  });
 });
