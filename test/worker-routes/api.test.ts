@@ -108,6 +108,41 @@ describe('worker routes: the API and serving on the traffic port', () => {
     expect((await traffic('www.theirs.test')).status).toBe(404);
   });
 
+  it("replaces a script's routes as wrangler does, by zone_id or zone_name, refusing another script's pattern", async () => {
+    const scriptRoutes = (script: string) => `/accounts/${ledge.accountId}/workers/scripts/${script}/routes`;
+    const put = await api(ledge, 'PUT', scriptRoutes('site'), [
+      { pattern: 'a.example.com/*', zone_id: zoneId },
+      { pattern: 'b.example.com/*', zone_name: 'example.com' },
+      { pattern: 'c.example.com/x' },
+    ]);
+    expect(put.status, JSON.stringify(put.body.errors)).toBe(200);
+    expect(put.body.result).toMatchObject([
+      { pattern: 'a.example.com/*', script: 'site', zone_id: zoneId },
+      { pattern: 'b.example.com/*', script: 'site', zone_name: 'example.com' },
+      { pattern: 'c.example.com/x', script: 'site' },
+    ]);
+    const listed = await api(ledge, 'GET', scriptRoutes('site'));
+    expect(listed.body.result.map((r: { pattern: string }) => r.pattern)).toEqual([
+      'a.example.com/*',
+      'b.example.com/*',
+      'c.example.com/x',
+    ]);
+    const taken = await api(ledge, 'PUT', scriptRoutes('other'), [{ pattern: 'a.example.com/*' }]);
+    expect(taken.status).toBe(409);
+    expect(taken.body.errors[0]).toMatchObject({ code: 10020 });
+    const foreign = await api(ledge, 'PUT', scriptRoutes('site'), [
+      { pattern: 'x.theirs.test/*', zone_name: 'theirs.test' },
+    ]);
+    expect(foreign.status).toBe(404);
+    const missing = await api(ledge, 'PUT', scriptRoutes('nope'), [{ pattern: 'a.example.com/*' }]);
+    expect(missing.body.errors[0]).toMatchObject({ code: 10007 });
+    // A refused PUT changed nothing; an empty one removes the script's routes.
+    expect((await api(ledge, 'GET', scriptRoutes('site'))).body.result).toHaveLength(3);
+    expect((await api(ledge, 'PUT', scriptRoutes('site'), [])).status).toBe(200);
+    expect((await api(ledge, 'GET', scriptRoutes('site'))).body.result).toEqual([]);
+    expect((await traffic('a.example.com')).status).toBe(404);
+  });
+
   it('attaches, lists and detaches a Custom Domain, which serves every path; a route on it comes first', async () => {
     const attached = await api(ledge, 'PUT', domains(), { hostname: 'App.example.com', service: 'site' });
     expect(attached.status, JSON.stringify(attached.body.errors)).toBe(200);
