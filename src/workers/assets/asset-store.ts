@@ -51,14 +51,23 @@ export class SqlAssetStore {
     }
   }
 
-  /** Records a stored file; false when the account already had it (the caller frees its own blob). */
-  async addFile(accountId: string, file: AssetFileRow, now: number): Promise<boolean> {
-    const result = await this.#db.run(
-      `INSERT INTO worker_asset_files (account_id, hash, blob_id, size, touched_on) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, hash) DO NOTHING`,
-      [accountId, file.hash, file.blob_id, file.size, now],
-    );
-    return result.changes > 0;
+  /**
+   * Records stored files in one transaction; answers those the account already had (the caller frees
+   * their blobs).
+   */
+  async addFiles(accountId: string, files: readonly AssetFileRow[], now: number): Promise<AssetFileRow[]> {
+    return this.#db.transaction(async (tx) => {
+      const duplicates: AssetFileRow[] = [];
+      for (const file of files) {
+        const result = await tx.run(
+          `INSERT INTO worker_asset_files (account_id, hash, blob_id, size, touched_on) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (account_id, hash) DO NOTHING`,
+          [accountId, file.hash, file.blob_id, file.size, now],
+        );
+        if (result.changes === 0) duplicates.push(file);
+      }
+      return duplicates;
+    });
   }
 
   async createSession(session: AssetSession): Promise<void> {
