@@ -1,6 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { TestLedge } from '../../helpers/ledge.ts';
-import { api } from '../helpers.ts';
+
+/** Where to deploy: a test server, or one node of a cluster. */
+export interface ApiTarget {
+  apiUrl: string;
+  accountId: string;
+  tokenHeaders: Record<string, string>;
+}
+
+async function apiCall(target: ApiTarget, method: string, path: string, body: unknown) {
+  const response = await fetch(`${target.apiUrl}${path}`, {
+    method,
+    headers: { ...target.tokenHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as { result: Record<string, unknown> } };
+}
 
 /** A file as wrangler describes it: a 32-hex-digit hash (here of the path and bytes; Ledge does not recompute it). */
 export function manifestEntry(path: string, text: string) {
@@ -16,14 +30,14 @@ export function manifestEntry(path: string, text: string) {
  * Throws with the server's answer when a step fails.
  */
 export async function deployAssetsSite(
-  ledge: TestLedge,
+  ledge: ApiTarget,
   script: string,
   files: Record<string, string>,
   config: Record<string, unknown> = {},
 ): Promise<void> {
   const entries = Object.entries(files).map(([path, text]) => ({ path, text, ...manifestEntry(path, text) }));
   const manifest = Object.fromEntries(entries.map((e) => [e.path, { hash: e.hash, size: e.size }]));
-  const session = await api(
+  const session = await apiCall(
     ledge,
     'POST',
     `/accounts/${ledge.accountId}/workers/scripts/${script}/assets-upload-session`,
@@ -56,7 +70,7 @@ export async function deployAssetsSite(
     body: form,
   });
   if (upload.status !== 200) throw new Error(`script upload: ${upload.status} ${await upload.text()}`);
-  const subdomain = await api(ledge, 'POST', `/accounts/${ledge.accountId}/workers/scripts/${script}/subdomain`, {
+  const subdomain = await apiCall(ledge, 'POST', `/accounts/${ledge.accountId}/workers/scripts/${script}/subdomain`, {
     enabled: true,
   });
   if (subdomain.status !== 200) throw new Error(`subdomain: ${JSON.stringify(subdomain.body)}`);
