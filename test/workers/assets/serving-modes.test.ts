@@ -33,8 +33,8 @@ const HTML_HANDLING: Record<string, Record<string, Expected>> = {
     '/file/index': to('/file'),
     '/file/index.html': to('/file'),
     '/folder': to('/folder/'),
-    // The page's table says /folder for these three; Cloudflare's asset worker (workers-sdk, asset-worker
-    // handler.ts, htmlHandlingAutoTrailingSlash) redirects them to the folder's canonical /folder/.
+    // The page's table says /folder for these three; Cloudflare's asset worker (workers-sdk's asset-worker
+    // request handler, htmlHandlingAutoTrailingSlash) redirects them to the folder's canonical /folder/.
     '/folder.html': to('/folder/'),
     '/folder/': ok(FOLDER),
     '/folder/index': to('/folder/'),
