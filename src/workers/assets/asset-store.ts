@@ -102,6 +102,12 @@ export class SqlAssetStore {
     return out;
   }
 
+  /** The blob of every file of every account: a blob of the assets store that none of them names is an orphan. */
+  async blobIds(): Promise<Set<string>> {
+    const rows = await this.#db.all<{ blob_id: string }>('SELECT blob_id FROM worker_asset_files');
+    return new Set(rows.map((row) => row.blob_id));
+  }
+
   /** Files nobody touched since `before` (ms): the candidates for collection. */
   async untouchedSince(before: number): Promise<(AssetFileRow & { account_id: string })[]> {
     const rows = await this.#db.all<AssetFileRow & { account_id: string }>(

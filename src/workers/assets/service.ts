@@ -198,9 +198,10 @@ export class AssetsService {
 
   /**
    * Frees the files no version names that no upload session counted on lately; returns what it freed.
-   * Expired sessions go too.
+   * Expired sessions go too, and so do orphans: blobs no row names (a crash between an upload's writes and
+   * its rows leaves them), once older than any upload request could be, and leftovers of interrupted writes.
    */
-  async collect(): Promise<{ files: number; bytes: number }> {
+  async collect(): Promise<{ files: number; bytes: number; orphans: number }> {
     const now = this.#clock.now();
     await this.#store.deleteExpiredSessions(now);
     const before = now - COLLECT_AFTER_MS;
@@ -214,7 +215,18 @@ export class AssetsService {
       files += 1;
       bytes += file.size;
     }
-    return { files, bytes };
+    return { files, bytes, orphans: await this.#collectOrphans(before) };
+  }
+
+  async #collectOrphans(before: number): Promise<number> {
+    const named = await this.#store.blobIds();
+    const orphans: string[] = [];
+    for await (const blob of this.#blobs.list()) {
+      if (blob.modifiedAt < before && !named.has(blob.blobId)) orphans.push(blob.blobId);
+    }
+    await this.#blobs.delete(orphans);
+    await this.#blobs.removeTemporaryBefore(before);
+    return orphans.length;
   }
 
   /** Stores the files' bytes: in one go where the store can, else a few writes at a time. */
