@@ -35,7 +35,7 @@ export { storageMigrations } from './migrations.ts';
 export type { MetadataStore } from './metadata-store.ts';
 export { SqlMetadataStore } from './sql-metadata-store.ts';
 export { ObjectChanges, type ChangedBucket, type ObjectChangeListener } from './object-changes.ts';
-export { BlobNotFoundError, type BlobStore, type OpenBlobFile } from './blob-store.ts';
+export { BlobNotFoundError, type BlobStore, type OpenBlobFile, type StoredBlob } from './blob-store.ts';
 export { bodyStream, releaseBody, type BodySource } from './body-source.ts';
 export { FsBlobStore } from './fs-blob-store.ts';
 export { S3BlobStore } from './s3-blob-store.ts';

@@ -51,14 +51,23 @@ export class SqlAssetStore {
     }
   }
 
-  /** Records a stored file; false when the account already had it (the caller frees its own blob). */
-  async addFile(accountId: string, file: AssetFileRow, now: number): Promise<boolean> {
-    const result = await this.#db.run(
-      `INSERT INTO worker_asset_files (account_id, hash, blob_id, size, touched_on) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, hash) DO NOTHING`,
-      [accountId, file.hash, file.blob_id, file.size, now],
-    );
-    return result.changes > 0;
+  /**
+   * Records stored files in one transaction; answers those the account already had (the caller frees
+   * their blobs).
+   */
+  async addFiles(accountId: string, files: readonly AssetFileRow[], now: number): Promise<AssetFileRow[]> {
+    return this.#db.transaction(async (tx) => {
+      const duplicates: AssetFileRow[] = [];
+      for (const file of files) {
+        const result = await tx.run(
+          `INSERT INTO worker_asset_files (account_id, hash, blob_id, size, touched_on) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (account_id, hash) DO NOTHING`,
+          [accountId, file.hash, file.blob_id, file.size, now],
+        );
+        if (result.changes === 0) duplicates.push(file);
+      }
+      return duplicates;
+    });
   }
 
   async createSession(session: AssetSession): Promise<void> {
@@ -91,6 +100,12 @@ export class SqlAssetStore {
       for (const entry of Object.values(manifest)) out.add(`${row.account_id}/${entry.hash}`);
     }
     return out;
+  }
+
+  /** The blob of every file of every account: a blob of the assets store that none of them names is an orphan. */
+  async blobIds(): Promise<Set<string>> {
+    const rows = await this.#db.all<{ blob_id: string }>('SELECT blob_id FROM worker_asset_files');
+    return new Set(rows.map((row) => row.blob_id));
   }
 
   /** Files nobody touched since `before` (ms): the candidates for collection. */

@@ -107,6 +107,8 @@ export const SDK_TYPES = {
   SecretUpdate: { module: 'workers/scripts/secrets', type: '$.SecretUpdateResponse' },
   SecretGet: { module: 'workers/scripts/secrets', type: '$.SecretGetResponse' },
   SecretBulkUpdate: { module: 'workers/scripts/secrets', type: '$.SecretBulkUpdateResponse' },
+  AssetUploadSession: { module: 'workers/scripts/assets/upload', type: '$.UploadCreateResponse' },
+  AssetUpload: { module: 'workers/assets/upload', type: '$.UploadCreateResponse' },
 
   Bucket: { module: 'r2/buckets/buckets', type: '$.Bucket' },
   BucketList: { module: 'r2/buckets/buckets', type: '$.BucketListResponse' },
@@ -129,7 +131,8 @@ export type SdkTypeName = keyof typeof SDK_TYPES;
 
 /** How a route answers, as the SDK types it. */
 export type RouteType =
-  | { sdk: SdkTypeName }
+  /** `success`: the statuses Cloudflare answers a success with, when not 200 alone. */
+  | { sdk: SdkTypeName; success?: number[] }
   /** The SDK types the result `unknown` (deletes that answer `null` or a tombstone): any JSON result passes. */
   | { sdk: 'unknown' }
   /** Not a JSON envelope in the SDK either (the script's source, a raw object body). */
@@ -286,14 +289,9 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
     notInSdk: 'Ledge extension: whether each deployed script runs on this node, or why it is quarantined',
   },
   [`POST ${W}/scripts/:script/schedules/trigger`]: { notInSdk: 'Ledge extension: run scheduled() now' },
-  [`POST ${W}/scripts/:script/assets-upload-session`]: {
-    notInSdk:
-      "wrangler's assets upload protocol: answered with a session JWT; driven by the real wrangler in test/workers/assets",
-  },
-  [`POST ${W}/assets/upload`]: {
-    notInSdk:
-      "wrangler's assets upload protocol: takes the session's JWT, not an API token; driven by the real wrangler in test/workers/assets",
-  },
+  [`POST ${W}/scripts/:script/assets-upload-session`]: { sdk: 'AssetUploadSession' },
+  // 202 while files of the session are still missing, 201 with the completion token after the last.
+  [`POST ${W}/assets/upload`]: { sdk: 'AssetUpload', success: [201, 202] },
   [`GET ${W}/scripts/:script/assets`]: {
     notInSdk: "Ledge extension: the current version's static assets (count, size, config) for the dashboard",
   },

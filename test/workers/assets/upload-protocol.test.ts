@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsBlobStore } from '../../../src/storage/index.ts';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
 import { ManualClock } from '../../helpers/manual-clock.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, functionsPort, tenant } from '../helpers.ts';
@@ -176,7 +177,7 @@ describe('the assets upload protocol', () => {
 
     expect((await api(ledge, 'DELETE', `/accounts/${ledge.accountId}/workers/scripts/gone`)).status).toBe(200);
     // Within the grace period an upload session may still count on it: kept.
-    expect(await assets.collect()).toEqual({ files: 0, bytes: 0 });
+    expect(await assets.collect()).toEqual({ files: 0, bytes: 0, orphans: 0 });
     await clock.advance(3 * 3600_000);
     const freed = await assets.collect();
     // The deleted site's file and the files of sessions never deployed go; the first account's live site stays.
@@ -184,6 +185,39 @@ describe('the assets upload protocol', () => {
     expect(countFiles(join(ledge.dataDir, 'assets'))).toBe(blobsBefore - freed.files);
     const again = await startSession(ledge, 'gone', { '/index.html': { hash: page.hash, size: page.size } });
     expect(again.body.result.buckets).toEqual([[page.hash]]);
+    const live = await startSession(ledge, 'mine', { '/index.html': file('<p>only for the first account</p>') });
+    expect(live.body.result.buckets).toEqual([]);
+  });
+
+  it('removes blobs no file names (a crash between an upload and its rows) once they are old, and no others', async () => {
+    const assets = ledge.server.platform.functions.workers.assets!;
+    const store = new FsBlobStore(join(ledge.dataDir, 'assets'));
+    const write = (text: string) =>
+      store.write(
+        (async function* () {
+          yield Buffer.from(text);
+        })(),
+        { namespace: ledge.accountId },
+      );
+    const [old, young] = [await write('orphan from a crash'), await write('an upload still on its way')];
+    // FsBlobStore's layout for an account's blob: accounts/<account>/<2 hex>/<id>.
+    const pathOf = (blobId: string) => {
+      const [account, id] = blobId.split('/') as [string, string];
+      return join(ledge.dataDir, 'assets/accounts', account, id.slice(0, 2), id);
+    };
+    const age = (blobId: string, hours: number) => {
+      const at = new Date(clock.now() - hours * 3600_000);
+      utimesSync(pathOf(blobId), at, at);
+    };
+    age(old.blobId, 3);
+    age(young.blobId, 1);
+    const before = countFiles(join(ledge.dataDir, 'assets'));
+    const collected = await assets.collect();
+    expect(collected.orphans).toBe(1);
+    expect(existsSync(pathOf(old.blobId))).toBe(false);
+    expect(existsSync(pathOf(young.blobId))).toBe(true);
+    expect(countFiles(join(ledge.dataDir, 'assets'))).toBe(before - 1);
+    // The live site's file is named by a row: still served.
     const live = await startSession(ledge, 'mine', { '/index.html': file('<p>only for the first account</p>') });
     expect(live.body.result.buckets).toEqual([]);
   });
