@@ -10,6 +10,7 @@ export {
   DEFAULT_CPU_MS,
   ModuleTypes,
   type Binding,
+  type DurableObjectClass,
   type ModuleType,
   type ReloadReport,
   type ScriptRuntimeStatus,

@@ -6,6 +6,7 @@ import { isoNow } from '../shared/time.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
 import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
+import { runtimeClasses, type DurableObjectsService, type PreparedClasses } from './durable-objects/service.ts';
 import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
 import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
@@ -63,6 +64,7 @@ export class WorkersService {
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
+  readonly durableObjects: DurableObjectsService | undefined;
   readonly #onDeleted: Array<(accountId: string, name: string) => Promise<void> | void> = [];
 
   readonly #clock: Clock;
@@ -77,16 +79,44 @@ export class WorkersService {
       maxScriptsPerAccount?: number | undefined;
       /** Static assets; without it, an upload with assets is refused. */
       assets?: AssetsService | undefined;
+      /** Durable Object namespaces; without it, their bindings and migrations are refused. */
+      durableObjects?: DurableObjectsService | undefined;
     },
     clock: Clock = systemClock,
   ) {
     this.#clock = clock;
     this.assets = deps.assets;
+    this.durableObjects = deps.durableObjects;
     this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
     this.#accounts = deps.accounts;
+  }
+
+  /** Checks the upload's Durable Object bindings and migrations; undefined when it has neither. */
+  async #prepareDurableObjects(
+    accountId: string,
+    name: string,
+    bindings: Binding[],
+    upload: ScriptUpload,
+    deploy: boolean,
+    now: string,
+  ): Promise<PreparedClasses | undefined> {
+    const bound = bindings.some((b) => b.type === 'durable_object_namespace');
+    if (!this.durableObjects) {
+      if (bound || upload.migrations)
+        throw WorkerErrors.invalidScript('Durable Objects are not enabled on this server.');
+      return undefined;
+    }
+    return this.durableObjects.prepare({
+      accountId,
+      script: name,
+      bindings,
+      migrations: upload.migrations,
+      deploy,
+      now,
+    });
   }
 
   /** The static assets the new version serves: the session's files, or the previous version's (keep_assets). */
@@ -145,6 +175,7 @@ export class WorkersService {
     }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
+    const objects = await this.#prepareDurableObjects(accountId, name, bindings, upload, deploy, now);
     const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';
     const version: Omit<VersionRecord, 'number'> = {
       id: randomUUID(),
@@ -195,6 +226,7 @@ export class WorkersService {
             subdomain: 'check',
             scheduled: false,
             sourceMaps: upload.sourceMaps,
+            durableObjects: objects && runtimeClasses(objects.plan.classes),
           });
     if (failure !== undefined)
       throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
@@ -216,6 +248,7 @@ export class WorkersService {
       secrets: upload.secrets,
       removeSecrets: [...removed],
       ...(deployment ? { deployment } : {}),
+      ...(objects?.plan.changed ? { durableObjects: { tag: objects.plan.tag, classes: objects.plan.classes } } : {}),
     });
     if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) {
       await this.#reloadFor(accountId, name, async () => {
@@ -223,8 +256,12 @@ export class WorkersService {
           await this.store.revertDeployment(accountId, name, deployment.id, existing?.current_deployment_id ?? null);
         if (!existing) await this.store.deleteScript(accountId, name);
         else await this.#restoreSecrets(accountId, name, previousSecrets);
+        if (existing && objects?.plan.changed)
+          await this.durableObjects?.store.restore(accountId, name, objects.previous, objects.takenFrom);
       });
     }
+    // A deleted class's objects go once no process hosts it any more (the reload stopped the old one).
+    if (objects && objects.plan.deleted.length > 0) await this.durableObjects?.collect(accountId);
     const saved = (await this.store.getScript(accountId, name))!;
     return { script: saved, version: stored, deployment };
   }
@@ -397,6 +434,8 @@ export class WorkersService {
     }
     if (!(await this.store.deleteScript(accountId, name))) throw WorkerErrors.scriptNotFound();
     await this.#runtime.reload();
+    // Its classes' rows went with it (ON DELETE CASCADE); their objects' data goes now that no process hosts them.
+    await this.durableObjects?.collect(accountId);
     for (const listener of this.#onDeleted) await listener(accountId, name);
   }
 
@@ -552,6 +591,7 @@ export class WorkersService {
    */
   async deployedScripts(scheduled: ReadonlySet<string> = new Set()): Promise<DeployedScript[]> {
     const deployed = await this.store.listDeployed();
+    const classes = (await this.durableObjects?.store.all()) ?? new Map();
     const out: DeployedScript[] = [];
     for (const { script, version } of deployed) {
       const subdomain = await this.subdomain(script.account_id);
@@ -562,6 +602,7 @@ export class WorkersService {
         secrets: await this.store.getSecrets(script.account_id, script.name),
         subdomain: subdomain ?? 'released',
         scheduled: scheduled.has(`${script.account_id}/${script.name}`),
+        durableObjects: runtimeClasses(classes.get(`${script.account_id}/${script.name}`) ?? []),
       });
     }
     return out;

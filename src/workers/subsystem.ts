@@ -32,6 +32,9 @@ import { workerRoutes } from './routes.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { systemClock } from '../shared/clock.ts';
 import { AssetsService } from './assets/service.ts';
+import { DurableObjectsService } from './durable-objects/service.ts';
+import { DurableObjectNamespaceStore } from './durable-objects/store.ts';
+import { DurableObjectStorage } from './durable-objects/storage.ts';
 import { SqlAssetStore } from './assets/asset-store.ts';
 import { ServedAssets } from './assets/served-assets.ts';
 import { mountAssetSessionRoutes, mountAssetSummaryRoute, mountAssetUploadRoute } from './assets/routes.ts';
@@ -80,7 +83,8 @@ export function createWorkersSubsystem(deps: {
   secretBox: SecretBox;
   accounts: AccountService;
   logger: Logger;
-  paths: { runtime: string; logs: string };
+  /** `durableObjects`: their storage's root; without it (or with several nodes), Durable Objects are refused. */
+  paths: { runtime: string; logs: string; durableObjects?: string | undefined };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
   metrics?: LedgeMetrics | undefined;
@@ -108,6 +112,13 @@ export function createWorkersSubsystem(deps: {
       })
     : undefined;
   const servedAssets = assets && new ServedAssets(assets, deps.logger.child({ component: 'assets' }));
+  // Each object must have one live instance: with several nodes that takes an owner per object across nodes,
+  // which is not built yet, so nodes sharing a database refuse Durable Objects (docs/durable-objects.md).
+  const objectsRoot = deps.cluster ? undefined : deps.paths.durableObjects && resolve(deps.paths.durableObjects);
+  const durableObjects =
+    objectsRoot !== undefined
+      ? new DurableObjectsService(new DurableObjectNamespaceStore(deps.db), new DurableObjectStorage(objectsRoot))
+      : undefined;
   const runtime = new FunctionsRuntime({
     config: deps.config,
     runtimeDir: deps.paths.runtime,
@@ -122,6 +133,7 @@ export function createWorkersSubsystem(deps: {
     metrics: deps.metrics,
     startTimeoutMs: settings.startTimeoutMs,
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
+    durableObjectsDir: objectsRoot,
   });
   // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.
   deps.r2.onObjectsChanged?.((bucket, keys, lists) => invalidateEverywhere(WorkerdProcess.live, bucket, keys, lists));
@@ -143,6 +155,7 @@ export function createWorkersSubsystem(deps: {
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,
+      durableObjects,
     },
     deps.clock,
   );

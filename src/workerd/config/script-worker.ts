@@ -89,6 +89,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
         compatibilityFlags: withAsyncLocalStorage(version.compatibility_flags),
         bindings: parts.flatMap((part) => part.bindings),
         durableObjectNamespaces: durableObjectNamespaces.length > 0 ? durableObjectNamespaces : undefined,
+        durableObjectStorage: parts.find((part) => part.durableObjectStorage)?.durableObjectStorage,
       },
     },
     services: parts.flatMap((part) => part.services ?? []),
