@@ -1,9 +1,12 @@
+import Cloudflare from 'cloudflare';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
-import { callFunction } from '../helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { api, callFunction } from '../helpers.ts';
 import { FIRST_MIGRATION, routeObjects, uploadObjects } from './fixture.ts';
 
-/** Durable Objects through the upload API: migrations, key-value and SQL storage, ids, RPC. */
+/** Durable Objects through the upload API: key-value and SQL storage, ids, RPC, alarms, WebSockets, the API. */
 describe('Durable Objects', () => {
   let ledge: TestLedge;
   let target: { port: number; host: string };
@@ -36,5 +39,55 @@ describe('Durable Objects', () => {
     expect(ids.unique).toMatch(/^[0-9a-f]{64}$/);
     expect(ids.same).toBe(true);
     expect(JSON.parse((await call('/unique/x')).text)).toEqual({ first: 1, second: 2 });
+  });
+
+  it('runs an alarm the object set, which writes to its storage', async () => {
+    expect((await call('/room/alarmed/alarm?text=rang')).text).toBe('scheduled');
+    await waitFor(async () => JSON.parse((await call('/room/alarmed/messages')).text).includes('rang'), 'the alarm');
+  });
+
+  it('relays WebSocket messages between two clients of a hibernatable object, through the front', async () => {
+    const open = () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${target.port}/room/chat/ws`, { headers: { host: target.host } });
+        socket.once('open', () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const [alice, bob] = [await open(), await open()];
+    const heard = new Promise<string>((resolve) => bob.once('message', (data) => resolve(String(data))));
+    alice.send('hi bob');
+    expect(await heard).toBe('hi bob');
+    const closed = new Promise<number>((resolve) => alice.once('close', (code) => resolve(code)));
+    alice.close(4000);
+    expect(await closed).toBe(4000);
+    bob.close();
+    expect(JSON.parse((await call('/room/chat/messages')).text)).toEqual(['hi bob']);
+  });
+
+  it('lists namespaces and their objects as the SDK types them', async () => {
+    const sdk = new Cloudflare({ apiToken: ledge.apiToken, baseURL: ledge.apiUrl });
+    const namespaces = [];
+    for await (const namespace of sdk.durableObjects.namespaces.list({ account_id: ledge.accountId }))
+      namespaces.push(namespace);
+    expect(namespaces.map((n) => [n.class, n.script, n.name, n.use_sqlite]).sort()).toEqual([
+      ['Counter', 'objects', 'objects_Counter', false],
+      ['Room', 'objects', 'objects_Room', true],
+    ]);
+    const counter = namespaces.find((n) => n.class === 'Counter')!;
+    const objects = [];
+    for await (const object of sdk.durableObjects.namespaces.objects.list(counter.id!, {
+      account_id: ledge.accountId,
+      limit: 10,
+    }))
+      objects.push(object);
+    const named = JSON.parse((await call('/ids/a')).text) as { named: string };
+    expect(objects.map((o) => o.id)).toContain(named.named);
+    expect(objects.every((o) => o.hasStoredData)).toBe(true);
+    const missing = await api(
+      ledge,
+      'GET',
+      `/accounts/${ledge.accountId}/workers/durable_objects/namespaces/${'0'.repeat(32)}/objects`,
+    );
+    expect(missing.status).toBe(404);
   });
 });
