@@ -23,5 +23,6 @@ export type { ScheduledOutcome } from './scheduled-call.ts';
 export { FunctionMetricsCollector, type FunctionGrowth } from './function-metrics.ts';
 export { invalidateEverywhere } from './r2-invalidation.ts';
 export { WorkerdProcess } from './workerd-process.ts';
+export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';

@@ -26,6 +26,7 @@ import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
+import { MissingDurableObjectClassError, missingDurableObjectClass } from './missing-class.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
@@ -298,22 +299,30 @@ export class FunctionsRuntime implements BackgroundService {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
+      const stderr: string[] = [];
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, served, true),
         experimental: servesAssets(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
-        onStderrLine: () => undefined,
+        onStderrLine: (line) => stderr.push(line),
         readyTimeoutMs: this.#startTimeoutMs,
       });
       try {
         await process.ready;
-        return undefined;
       } catch (error) {
         return loadFailureDetail((error as Error).message, candidate.sourceMaps);
       } finally {
         await process.stop(1_000);
       }
+      if (candidate.durableObjects?.length) {
+        // workerd only warns about a Durable Object class the script does not export: its whole output counts.
+        const output = process.child.stderr;
+        if (output && !output.closed) await new Promise((resolve) => output.once('close', resolve));
+        const missing = missingDurableObjectClass(stderr);
+        if (missing !== undefined) throw new MissingDurableObjectClassError(missing);
+      }
+      return undefined;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -400,9 +409,10 @@ export class FunctionsRuntime implements BackgroundService {
     }
     // A script hosting Durable Objects is replaced in place (its old process stops first, on the same slot),
     // so that no object ever runs in two processes at once.
+    // They go first: a class transferred to another script stops in its old process before the new one starts.
     const inPlace = toStart.filter((w) => hostsDurableObjects(w.deployed) && this.#backends.has(w.key));
-    const started = await this.#startBackends(toStart.filter((w) => !inPlace.includes(w)));
     const startedInPlace = await Promise.all(inPlace.map((w) => this.#replaceInPlace(w)));
+    const started = await this.#startBackends(toStart.filter((w) => !inPlace.includes(w)));
     for (const [index, w] of inPlace.entries()) {
       toStart.splice(toStart.indexOf(w), 1);
       toStart.push(w);

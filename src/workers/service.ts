@@ -3,7 +3,8 @@ import type { AccountService } from '../accounts/index.ts';
 import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
-import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
+import { MissingDurableObjectClassError, type ReloadReport, type ScriptRuntimeStatus } from '../workerd/index.ts';
+import { DurableObjectErrors } from './durable-objects/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
 import { runtimeClasses, type DurableObjectsService, type PreparedClasses } from './durable-objects/service.ts';
@@ -94,6 +95,16 @@ export class WorkersService {
     this.#accounts = deps.accounts;
   }
 
+  /** The runtime's upload check; a Durable Object class the script does not export is Cloudflare's 10070. */
+  async #checkLoads(candidate: DeployedScript): Promise<string | undefined> {
+    try {
+      return await this.#runtime.check(candidate);
+    } catch (error) {
+      if (error instanceof MissingDurableObjectClassError) throw DurableObjectErrors.notExported(error.className);
+      throw error;
+    }
+  }
+
   /** Checks the upload's Durable Object bindings and migrations; undefined when it has neither. */
   async #prepareDurableObjects(
     accountId: string,
@@ -116,6 +127,10 @@ export class WorkersService {
       migrations: upload.migrations,
       deploy,
       now,
+      bindingsOf: async (script) => {
+        const record = await this.store.getScript(accountId, script);
+        return (record && (await this.currentVersion(record)))?.bindings ?? [];
+      },
     });
   }
 
@@ -219,7 +234,7 @@ export class WorkersService {
     const failure =
       version.main_module === ''
         ? undefined
-        : await this.#runtime.check({
+        : await this.#checkLoads({
             script,
             version: { ...version, number: 0 },
             secrets,

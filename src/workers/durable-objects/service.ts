@@ -35,6 +35,8 @@ export class DurableObjectsService {
     migrations: Migrations | undefined;
     deploy: boolean;
     now: string;
+    /** The bindings of another script's deployed version (a transferred class must not be bound there). */
+    bindingsOf: (script: string) => Promise<Binding[]>;
   }): Promise<PreparedClasses> {
     if (input.migrations && !input.deploy) throw DurableObjectErrors.migrationInVersion();
     const bound: string[] = [];
@@ -60,6 +62,19 @@ export class DurableObjectsService {
       now: input.now,
     });
     const takenFrom = others.filter((r) => plan.classes.some((c) => c.id === r.id));
+    for (const source of takenFrom) {
+      // Its old script would still host it (or fail to start): one class, one live instance per object.
+      const still = (await input.bindingsOf(source.script_name)).find(
+        (b) =>
+          b.type === 'durable_object_namespace' &&
+          b.class_name === source.class_name &&
+          (b.script_name === undefined || b.script_name === source.script_name),
+      );
+      if (still)
+        throw DurableObjectErrors.migrationConflict(
+          `Cannot transfer class '${source.class_name}' from the Worker '${source.script_name}': its binding ${still.name} still refers to it. Deploy that Worker without the binding first.`,
+        );
+    }
     return { plan, previous, takenFrom };
   }
 
