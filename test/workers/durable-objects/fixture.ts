@@ -9,6 +9,10 @@ export const OBJECTS_WORKER = `
 import { DurableObject } from 'cloudflare:workers';
 
 export class Counter extends DurableObject {
+  hits = 0;
+  instance() {
+    return ++this.hits;
+  }
   async increment() {
     const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
     await this.ctx.storage.put('n', n);
@@ -66,6 +70,7 @@ export default {
     const url = new URL(request.url);
     const [, kind, name, action] = url.pathname.split('/');
     if (kind === 'counter') return new Response(String(await env.COUNTER.getByName(name).increment()));
+    if (kind === 'instance') return new Response(String(await env.COUNTER.getByName(name).instance()));
     if (kind === 'counter-fetch') return env.COUNTER.get(env.COUNTER.idFromName(name)).fetch(request);
     if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes'))));
     if (kind === 'spin') return new Response(await env.COUNTER.getByName(name).spin());
