@@ -308,21 +308,23 @@ export class FunctionsRuntime implements BackgroundService {
         onStderrLine: (line) => stderr.push(line),
         readyTimeoutMs: this.#startTimeoutMs,
       });
+      let failure: string | undefined;
       try {
         await process.ready;
       } catch (error) {
-        return loadFailureDetail((error as Error).message, candidate.sourceMaps);
+        failure = (error as Error).message;
       } finally {
         await process.stop(1_000);
       }
       if (candidate.durableObjects?.length) {
-        // workerd only warns about a Durable Object class the script does not export: its whole output counts.
+        // workerd only warns about a Durable Object class the script does not export (the class's limited
+        // export may then fail the load too): its whole output counts.
         const output = process.child.stderr;
         if (output && !output.closed) await new Promise((resolve) => output.once('close', resolve));
-        const missing = missingDurableObjectClass(stderr);
+        const missing = missingDurableObjectClass([...stderr, failure ?? '']);
         if (missing !== undefined) throw new MissingDurableObjectClassError(missing);
       }
-      return undefined;
+      return failure === undefined ? undefined : loadFailureDetail(failure, candidate.sourceMaps);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

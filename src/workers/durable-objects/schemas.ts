@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
-const className = z.string().min(1).max(255);
+/**
+ * A class name is a JavaScript identifier (the wrapper module exports it by name), outside the platform's
+ * `__ledge` names.
+ */
+const className = z
+  .string()
+  .max(255)
+  .regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'a Durable Object class name must be a JavaScript identifier')
+  .refine((name) => !name.toLowerCase().startsWith('__ledge'), 'names starting with __ledge belong to the platform');
 
 /** One step of `migrations.steps` as wrangler sends it (its `[[migrations]]` entries without their tag). */
 export const MigrationStepSchema = z

@@ -21,9 +21,14 @@ export class Counter extends DurableObject {
   async fetch() {
     return new Response(String(await this.increment()));
   }
-  async fill(bytes) {
-    await this.ctx.storage.put('big', 'x'.repeat(bytes));
-    return 'stored';
+  async fill(bytes, key) {
+    try {
+      if (key) await this.ctx.storage.put('k'.repeat(bytes), 1);
+      else await this.ctx.storage.put('big', 'x'.repeat(bytes));
+      return 'stored';
+    } catch (error) {
+      return 'refused: ' + error.message;
+    }
   }
   spin() {
     for (;;) {}
@@ -72,7 +77,7 @@ export default {
     if (kind === 'counter') return new Response(String(await env.COUNTER.getByName(name).increment()));
     if (kind === 'instance') return new Response(String(await env.COUNTER.getByName(name).instance()));
     if (kind === 'counter-fetch') return env.COUNTER.get(env.COUNTER.idFromName(name)).fetch(request);
-    if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes'))));
+    if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes')), url.searchParams.has('key')));
     if (kind === 'spin') return new Response(await env.COUNTER.getByName(name).spin());
     if (kind === 'ids') {
       const named = env.COUNTER.idFromName(name);

@@ -41,7 +41,7 @@ describe('Durable Object migrations', () => {
       migrations: { new_tag: 'v1', steps: [{ new_classes: ['Missing'] }] },
     });
     expect(refused.status).toBe(400);
-    expect(errorOf(refused.body)).toMatchObject({ code: 10070 });
+    expect(errorOf(refused.body), JSON.stringify(refused.body.errors)).toMatchObject({ code: 10070 });
     expect(errorOf(refused.body)!.message).toContain("'Missing'");
   });
 
