@@ -83,7 +83,7 @@ export function createWorkersSubsystem(deps: {
   secretBox: SecretBox;
   accounts: AccountService;
   logger: Logger;
-  /** `durableObjects`: their storage's root; without it (or with several nodes), Durable Objects are refused. */
+  /** `durableObjects`: their storage's root; without it, Durable Objects are refused. */
   paths: { runtime: string; logs: string; durableObjects?: string | undefined };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
@@ -112,9 +112,9 @@ export function createWorkersSubsystem(deps: {
       })
     : undefined;
   const servedAssets = assets && new ServedAssets(assets, deps.logger.child({ component: 'assets' }));
-  // Each object must have one live instance: with several nodes that takes an owner per object across nodes,
-  // which is not built yet, so nodes sharing a database refuse Durable Objects (docs/durable-objects.md).
-  const objectsRoot = deps.cluster ? undefined : deps.paths.durableObjects && resolve(deps.paths.durableObjects);
+  // Objects keep their storage on this node's disk. Several nodes sharing a database would each run their own
+  // instance of an object: giving each object one owner across nodes is not built yet (docs/durable-objects.md).
+  const objectsRoot = deps.paths.durableObjects && resolve(deps.paths.durableObjects);
   const durableObjects =
     objectsRoot !== undefined
       ? new DurableObjectsService(new DurableObjectNamespaceStore(deps.db), new DurableObjectStorage(objectsRoot))

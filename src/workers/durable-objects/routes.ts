@@ -23,8 +23,8 @@ const renderNamespace = (r: NamespaceRecord) => ({
 
 /**
  * `GET /accounts/{id}/workers/durable_objects/namespaces` (page/per_page) and `.../namespaces/{id}/objects`
- * (cursor/limit): the account's classes and the objects that have stored data. Without the service (nodes
- * sharing a database), the list is empty and no namespace exists.
+ * (cursor/limit): the account's classes and the objects that have stored data (on this node). Without the
+ * service, the list is empty and no namespace exists.
  */
 export function mountDurableObjectRoutes(app: Hono<AppEnv>, service: DurableObjectsService | undefined): void {
   const base = '/accounts/:account_id/workers/durable_objects/namespaces';
