@@ -1,7 +1,7 @@
 /**
  * Cloudflare's storage limits for Durable Objects, which workerd does not enforce itself: keys up to 2 KiB,
  * values up to 128 KiB for classes on the key-value backend and 2 MiB for SQLite-backed ones, at most 128
- * keys per `put()` of several entries. The wrapper exports each class the script hosts through
+ * keys per `put()` of several entries, 32,768 hibernatable WebSockets per object. The wrapper exports each class the script hosts through
  * `limitStorage`, which makes every `put()` of its storage check its keys and values first and throw
  * Cloudflare's error, as the real storage does, before anything is written.
  */
@@ -9,6 +9,8 @@ const MAX_KEY_BYTES = 2048;
 const MAX_VALUE_BYTES = 128 * 1024;
 const MAX_SQLITE_VALUE_BYTES = 2 * 1024 * 1024;
 const MAX_KEYS_PER_PUT = 128;
+/** Cloudflare's limit of WebSockets one object may accept with the hibernation API. */
+export const MAX_WEBSOCKETS_PER_OBJECT = 32_768;
 
 const encoder = new TextEncoder();
 
@@ -56,16 +58,28 @@ function guardPut(target: { put?: Put } | undefined, maxValue: number): void {
   };
 }
 
+/** `acceptWebSocket()` past the object's limit throws, as Cloudflare's does, and leaves the socket unaccepted. */
+function guardWebSockets(ctx: DurableObjectState, limit: number): void {
+  const accept = ctx.acceptWebSocket;
+  if (typeof accept !== 'function') return;
+  ctx.acceptWebSocket = function (this: unknown, ...args: Parameters<typeof accept>) {
+    if (ctx.getWebSockets().length >= limit)
+      throw new RangeError(`A Durable Object may accept at most ${limit} WebSockets.`);
+    return accept.apply(this, args);
+  };
+}
+
 type ObjectClass = new (ctx: DurableObjectState, env: unknown) => object;
 
 /** The class with its storage limited (undefined stays undefined: workerd then reports the missing class). */
-export function limitStorage(Base: unknown, sqlite: boolean): unknown {
+export function limitStorage(Base: unknown, sqlite: boolean, webSockets = MAX_WEBSOCKETS_PER_OBJECT): unknown {
   if (typeof Base !== 'function') return Base;
   const maxValue = sqlite ? MAX_SQLITE_VALUE_BYTES : MAX_VALUE_BYTES;
   const Limited = class extends (Base as ObjectClass) {
     constructor(ctx: DurableObjectState, env: unknown) {
       guardPut(ctx.storage as unknown as { put: Put }, maxValue);
       guardPut((ctx.storage as unknown as { kv?: { put: Put } }).kv, maxValue);
+      guardWebSockets(ctx, webSockets);
       super(ctx, env);
     }
   };
