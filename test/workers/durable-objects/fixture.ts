@@ -47,9 +47,9 @@ export class Room extends DurableObject {
   messages() {
     return this.ctx.storage.sql.exec('SELECT text FROM messages ORDER BY id').toArray().map((r) => r.text);
   }
-  async alarmNow(text) {
+  async alarmIn(text, ms) {
     await this.ctx.storage.put('alarm-text', text);
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.ctx.storage.setAlarm(Date.now() + ms);
     return 'scheduled';
   }
   async alarm() {
@@ -95,7 +95,8 @@ export default {
       const room = env.ROOM.getByName(name);
       if (action === 'add') return new Response(String(await room.add(url.searchParams.get('text'))));
       if (action === 'messages') return Response.json(await room.messages());
-      if (action === 'alarm') return new Response(await room.alarmNow(url.searchParams.get('text')));
+      if (action === 'alarm')
+        return new Response(await room.alarmIn(url.searchParams.get('text'), Number(url.searchParams.get('in') ?? 0)));
       if (action === 'ws') return room.fetch(request);
     }
     return new Response('not found', { status: 404 });

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, tempDir, type TestLedge } from '../../helpers/ledge.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { runWrangler } from '../../helpers/wrangler.ts';
 import { accountSubdomain, callFunction, functionsPort } from '../helpers.ts';
 import { OBJECTS_WORKER } from './fixture.ts';
@@ -66,12 +67,18 @@ describe('wrangler deploy with Durable Objects', () => {
     expect(await call('/counter/visits')).toBe('2');
   });
 
-  it('keeps state across a server restart', async () => {
+  it('keeps state, and an alarm still to ring, across a server restart', async () => {
+    // Rings 3 s after it is set: normally after the restart below, which must not lose it.
+    expect(await call('/room/later/alarm?text=rang&in=3000')).toBe('scheduled');
     const { dataDir } = ledge;
     await ledge.close();
     ledge = await startLedge({ dataDir });
     expect(await call('/counter/visits')).toBe('3');
     expect(JSON.parse(await call('/room/lobby/messages'))).toEqual(['first']);
+    await waitFor(
+      async () => JSON.parse(await call('/room/later/messages')).includes('rang'),
+      'the alarm after the restart',
+    );
   });
 
   it('applies a later migration and refuses a config whose history was rewritten', async () => {
