@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { api, callFunction } from '../helpers.ts';
-import { FIRST_MIGRATION, routeObjects, uploadObjects } from './fixture.ts';
+import { FIRST_MIGRATION, OBJECTS_WORKER, routeObjects, uploadObjects } from './fixture.ts';
 
 /** Durable Objects through the upload API: key-value and SQL storage, ids, RPC, alarms, WebSockets, the API. */
 describe('Durable Objects', () => {
@@ -34,6 +34,21 @@ describe('Durable Objects', () => {
     for (let i = 0; i < 12; i++)
       seen.push((await callFunction(target.port, target.host, '/instance/one', { agent: new Agent() })).text);
     expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+  });
+
+  it('serves every request while the Worker is redeployed in place, the counter never skipping or repeating', async () => {
+    const seen: string[] = [];
+    let deploying = true;
+    const redeploy = uploadObjects(ledge, 'objects', {}, `${OBJECTS_WORKER}\n// redeployed\n`).finally(() => {
+      deploying = false;
+    });
+    while (deploying || seen.length < 5) {
+      const answer = await callFunction(target.port, target.host, '/counter/during');
+      expect(answer.status, answer.text).toBe(200);
+      seen.push(answer.text);
+    }
+    expect((await redeploy).status).toBe(200);
+    expect(seen).toEqual(seen.map((_, i) => String(i + 1)));
   });
 
   it('keeps rows in SQLite storage', async () => {
