@@ -263,7 +263,15 @@ export class WorkersService {
       secrets: upload.secrets,
       removeSecrets: [...removed],
       ...(deployment ? { deployment } : {}),
-      ...(objects?.plan.changed ? { durableObjects: { tag: objects.plan.tag, classes: objects.plan.classes } } : {}),
+      ...(objects?.plan.changed
+        ? {
+            durableObjects: {
+              tag: objects.plan.tag,
+              classes: objects.plan.classes,
+              previousTag: objects.previous.tag,
+            },
+          }
+        : {}),
     });
     if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) {
       await this.#reloadFor(accountId, name, async () => {

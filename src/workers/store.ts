@@ -29,8 +29,11 @@ export interface WorkerStore {
     /** Secrets the new version no longer has (a settings PATCH whose bindings leave them out). */
     removeSecrets?: string[];
     deployment?: DeploymentRecord;
-    /** The script's Durable Object migration tag and classes after this upload (durable-objects/store.ts). */
-    durableObjects?: ScriptClasses;
+    /**
+     * The script's Durable Object migration tag and classes after this upload, and the tag they were planned
+     * from (still the script's, or the upload is refused: durable-objects/store.ts).
+     */
+    durableObjects?: ScriptClasses & { previousTag: string | null };
   }): Promise<VersionRecord>;
   getVersion(accountId: string, script: string, id: string): Promise<VersionRecord | undefined>;
   listVersions(accountId: string, script: string): Promise<VersionRecord[]>;

@@ -1,4 +1,5 @@
 import { fromSqlBool, toSqlBool, type SqlDatabase, type SqlExecutor } from '../../db/index.ts';
+import { DurableObjectErrors } from './errors.ts';
 import type { NamespaceRecord } from './schemas.ts';
 
 interface NamespaceRow {
@@ -79,9 +80,18 @@ export async function writeScriptClasses(
   tx: SqlExecutor,
   accountId: string,
   script: string,
-  state: ScriptClasses,
+  state: ScriptClasses & { previousTag?: string | null },
   restored: NamespaceRecord[] = [],
 ): Promise<void> {
+  if (state.previousTag !== undefined) {
+    // The tag the migrations were checked against must still be the script's (two uploads at once: one wins).
+    const row = await tx.get<{ migration_tag: string | null }>(
+      'SELECT migration_tag FROM worker_scripts WHERE account_id = ? AND name = ?',
+      [accountId, script],
+    );
+    const current = row?.migration_tag ?? null;
+    if (current !== state.previousTag) throw DurableObjectErrors.tagPrecondition(current);
+  }
   await tx.run('UPDATE worker_scripts SET migration_tag = ? WHERE account_id = ? AND name = ?', [
     state.tag,
     accountId,

@@ -76,6 +76,30 @@ describe('Durable Object migrations', () => {
     expect(errorOf(version.body)).toMatchObject({ code: 10211 });
   });
 
+  it('lets one of two uploads carrying the same old_tag at once apply its migration; the other gets 10079', async () => {
+    const extra = (name: string) => `${OBJECTS_WORKER}\nexport class ${name} extends DurableObject {}\n`;
+    const [a, b] = await Promise.all(
+      ['ExtraA', 'ExtraB'].map((name) =>
+        uploadObjects(
+          ledge,
+          'objects',
+          { migrations: { old_tag: 'v1', new_tag: `v1-${name}`, steps: [{ new_sqlite_classes: [name] }] } },
+          extra(name),
+        ),
+      ),
+    );
+    expect([a!.status, b!.status].sort()).toEqual([200, 400]);
+    const loser = a!.status === 400 ? a! : b!;
+    expect(errorOf(loser.body)).toMatchObject({ code: 10079 });
+    const winner = a!.status === 200 ? 'ExtraA' : 'ExtraB';
+    expect((await namespaces()).map((n) => n.class).sort()).toEqual(['Counter', 'Room', winner].sort());
+    // Back to v1's classes for what follows: the winner's class goes again.
+    const back = await uploadObjects(ledge, 'objects', {
+      migrations: { old_tag: `v1-${winner}`, new_tag: 'v1', steps: [{ deleted_classes: [winner] }] },
+    });
+    expect(back.status, JSON.stringify(back.body.errors)).toBe(200);
+  });
+
   it('keeps the objects of a renamed class', async () => {
     const renamed = OBJECTS_WORKER.replace('export class Counter', 'export class Tally');
     const deployed = await uploadObjects(
