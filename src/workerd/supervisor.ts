@@ -512,7 +512,10 @@ export class FunctionsRuntime implements BackgroundService {
     return [...this.#backends.values()].includes(backend);
   }
 
-  /** Starts one backend process per script, each on a new slot, in parallel and each on its own. */
+  /**
+   * Starts one backend process per script, each on a new slot, in parallel and each on its own; or one on the
+   * slot and sockets `taken` from its predecessor, which are left open (and `taken` updated) if it fails.
+   */
   async #startBackends(wanted: Wanted[], taken?: HandedOver): Promise<PromiseSettledResult<ScriptBackend>[]> {
     if (wanted.length === 0) return [];
     const slots = wanted.map(() => taken?.slot ?? this.#nextSlot++);
@@ -538,7 +541,9 @@ export class FunctionsRuntime implements BackgroundService {
         try {
           await backend.start();
         } catch (error) {
-          await backend.stop(1_000);
+          // Sockets handed over stay open for the next try on the same slot (#replaceInPlace).
+          if (taken) Object.assign(taken, await backend.handOver());
+          else await backend.stop(1_000);
           throw error;
         }
         return backend;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { callFunction, enableWorkersDev, functionsPort, tenant, uploadScript, accountSubdomain } from '../helpers.ts';
+import {
+  accountSubdomain,
+  callFunction,
+  enableWorkersDev,
+  functionsPort,
+  storeBrokenVersion,
+  tenant,
+  uploadScript,
+} from '../helpers.ts';
 import { FIRST_MIGRATION, routeObjects, uploadObjects } from './fixture.ts';
 
 /** Durable Objects fail alone: a spinning object is stopped at its script's CPU limit; storage limits hold. */
@@ -52,5 +60,15 @@ describe('Durable Object limits and failure domains', () => {
   it("refuses a key above Cloudflare's 2 KiB", async () => {
     expect((await call('/fill/small?bytes=2048&key')).text).toBe('stored');
     expect((await call('/fill/big?bytes=2049&key')).text).toMatch(/^refused: .*2048/);
+  });
+
+  it('keeps serving the previous version, on the same slot, when a new one fails to start in place', async () => {
+    expect((await call('/counter/kept')).text).toBe('1');
+    const { workers, runtime } = ledge.server.platform.functions;
+    await storeBrokenVersion(workers.store, ledge.accountId, 'objects');
+    const report = await runtime.reload();
+    expect(report.failed.get(`${ledge.accountId}/objects`)).toContain('stored broken version of objects');
+    expect((await call('/counter/kept')).text).toBe('2');
+    expect(runtime.status(ledge.accountId).get('objects')?.state).toBe('running');
   });
 });
