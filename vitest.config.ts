@@ -12,6 +12,8 @@ const POSTGRES_SUITES = [
   'test/zones/{zones-api,sdk,cli}.test.ts',
   'test/observability/**/*.test.ts',
   'test/workers/crons.test.ts',
+  // Workers routes and Custom Domains: their records and the table built from them.
+  'test/worker-routes/{api,precedence}.test.ts',
   // Accounts, functions and object storage through the API, the CLI, wrangler and workerd bindings
   // (not the store suites, which run both backends themselves, the Miniflare fidelity comparisons, or
   // test/storage/durability, which is about SQLite's WAL under kill -9). Not the suites of the runtime's

@@ -30,6 +30,8 @@ export const LAYERS = {
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd'],
+  // Workers routes and Custom Domains: URLs of an account's zones to its scripts (scripts reached by injection).
+  'worker-routes': [...SUBSYSTEM_BASE, 'accounts', 'zones'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -50,6 +52,7 @@ export const LAYERS = {
     'load-balancing',
     'notifications',
     'workers',
+    'worker-routes',
     'r2',
   ],
   server: [
@@ -65,6 +68,7 @@ export const LAYERS = {
     'load-balancing',
     'notifications',
     'workers',
+    'worker-routes',
     'r2',
     'dashboard',
     's3',

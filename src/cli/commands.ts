@@ -34,6 +34,7 @@ const TABLE: readonly (readonly [names: readonly string[], load: () => Promise<R
   [['tail'], async () => (await import('./tail.ts')).registerTail],
   [['crons'], async () => (await import('./crons.ts')).registerCrons],
   [['scripts'], async () => (await import('./scripts.ts')).registerScripts],
+  [['routes'], async () => (await import('./routes.ts')).registerRoutes],
 ];
 
 /** The names of the top-level commands, from the table. */

@@ -76,6 +76,7 @@ export {
   type UploadedScript,
 } from './workers.ts';
 export { createZone, deleteZone, findZone, getZone, listZones } from './zones.ts';
+export { listWorkerDomains, listZoneRoutes, type WorkerDomain, type WorkerRoute } from './worker-routes.ts';
 export {
   createLoadBalancer,
   deleteLoadBalancer,

@@ -40,7 +40,14 @@ export function attemptOn(
 ): { upstream: ClientRequest | undefined; occupied: ReturnType<ProxyTarget['endpoint']['occupy']> } {
   const { endpoint } = target;
   const occupied = endpoint.occupy();
-  const headers = upstreamRequestHeaders(req, route.hostFor(target), clientAddress(req), 'http', upgrade);
+  const headers = upstreamRequestHeaders(
+    req,
+    route.hostFor(target),
+    clientAddress(req),
+    'http',
+    upgrade,
+    route.forwardHeader,
+  );
   const upstream = sendUpstream(
     target,
     { method: req.method ?? 'GET', path: req.url ?? '/', headers, upgrade },

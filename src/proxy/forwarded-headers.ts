@@ -25,6 +25,7 @@ export function incomingView(req: IncomingMessage): RequestView {
   const address = clientAddress(req);
   return {
     host: req.headers.host,
+    target: req.url ?? '/',
     clientAddress: address,
     header: (name) => {
       const value = req.headers[name];
@@ -44,6 +45,7 @@ export function upstreamRequestHeaders(
   client: string,
   proto: string,
   upgrade: boolean,
+  extra?: { name: string; value: string },
 ): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   const incoming = req.headers;
@@ -53,6 +55,7 @@ export function upstreamRequestHeaders(
     headers[name] = incoming[name];
   }
   if (hostOverride) headers['host'] = hostOverride;
+  if (extra) headers[extra.name] = extra.value;
   const previous = incoming['x-forwarded-for'];
   headers['x-forwarded-for'] = previous ? `${previous}, ${client}` : client;
   headers['x-forwarded-proto'] = proto;

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * node:http (its connection is handed over, as upgrades are) by `handle`.
  */
 export interface HostHandler {
-  /** `hostname`: lowercase, without port or trailing dot. */
-  claims(hostname: string): boolean;
+  /** `hostname`: lowercase, without port or trailing dot; `target`: the request target as sent. */
+  claims(hostname: string, target: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
 }

@@ -4,6 +4,8 @@ import type { ErrorAnswer } from './error-answers.ts';
 /** What routing reads of a request, from node:http's IncomingMessage or the raw data plane's parsed head. */
 export interface RequestView {
   host: string | undefined;
+  /** The request target as sent (origin form `/path?query`, or absolute form). */
+  target: string;
   clientAddress: string;
   /** A header's value by lowercase name (repeated ones joined), for session affinity. */
   header(lowercaseName: string): string | undefined;
@@ -22,6 +24,8 @@ export interface ProxyRoute<T extends ProxyTarget = ProxyTarget> {
   readonly target: T;
   /** Set-Cookie for the answer of the first target (a new cookie session). */
   readonly setCookie?: string | undefined;
+  /** One header the origin gets on top of the client's (replacing any the client sent under that name). */
+  readonly forwardHeader?: { readonly name: string; readonly value: string } | undefined;
   /** The Host header the origin gets instead of the client's; undefined: the client's. */
   hostFor(target: T): string | undefined;
   /** Another target once `failed` could not be reached; undefined: none is left. */

@@ -74,7 +74,7 @@ export class ProxyServer {
     };
     const hostHandler = options.hostHandler;
     const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, (req, res) => {
-      if (hostHandler?.claims(hostnameOf(req.headers.host))) hostHandler.handle(req, res);
+      if (hostHandler?.claims(hostnameOf(req.headers.host), req.url ?? '/')) hostHandler.handle(req, res);
       else proxyRequest(deps, req, res);
     });
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
@@ -92,7 +92,9 @@ export class ProxyServer {
     const connections = this.#connections;
     const host: ClientHost = {
       deps,
-      servedElsewhere: hostHandler ? (hostHeader) => hostHandler.claims(hostnameOf(hostHeader)) : () => false,
+      servedElsewhere: hostHandler
+        ? (hostHeader, target) => hostHandler.claims(hostnameOf(hostHeader), target)
+        : () => false,
       forget: (connection) => connections.delete(connection),
       handOff: (socket, unread) => {
         handedOff.add(socket);

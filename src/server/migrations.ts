@@ -9,6 +9,7 @@ import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
+import { workerRouteMigrations } from '../worker-routes/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -19,6 +20,8 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...loadBalancingMigrations,
   ...notificationMigrations,
   ...workerMigrations,
+  // Workers routes and Custom Domains live in zones.
+  ...workerRouteMigrations,
   ...storageMigrations,
   // Public bucket domains refer to buckets and zones.
   ...r2Migrations,

@@ -28,6 +28,8 @@ import { checkSecretKey } from './secret-key-check.ts';
 import { openAssetBlobStore, openBlobStore, shareBucketChanges, SHARED_STORE_MARGIN_MS } from './storage.ts';
 import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener } from '../load-balancing/traffic/index.ts';
+import { createWorkerRoutesSubsystem, type WorkerRoutesSubsystem } from '../worker-routes/index.ts';
+import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 
@@ -55,6 +57,8 @@ export interface Platform {
   poolEnablement: PoolEnablementBus;
   /** Zones (hostnames owned by accounts) that load balancers live in. */
   zones: ZoneService;
+  /** Workers routes and Custom Domains (their table is what the traffic port consults first). */
+  workerRoutes: WorkerRoutesSubsystem;
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
@@ -153,7 +157,9 @@ export async function createPlatform(
     zones: zones.service,
     publicDomain,
     // Called per custom-domain request, after the load balancers exist.
-    hostnameTaken: async (hostname) => (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined,
+    hostnameTaken: async (hostname) =>
+      (await loadBalancing.service.directory.findByHostname(hostname)) !== undefined ||
+      workerRoutes.directory.table.hasDomain(hostname),
     // The traffic listener is made further down; public URLs are only rendered once requests come.
     publicPort: () => traffic.port,
     clock,
@@ -168,7 +174,8 @@ export async function createPlatform(
     // A load balancer on Ledge's own names would take their traffic or proxy back into Ledge.
     reservedHostnames: {
       domains: ['localhost', config.functionsDomain, config.host, publicDomain],
-      servedElsewhere: (hostname) => r2.publicHosts.claims(hostname),
+      servedElsewhere: (hostname) =>
+        r2.publicHosts.claims(hostname) || workerRoutes.directory.table.hasDomain(hostname),
     },
     zoneOfHostname: (hostname) => zones.service.owningZone(hostname),
     resolveZone: (principal, zoneId) => zones.service.resolve(principal, zoneId),
@@ -197,9 +204,13 @@ export async function createPlatform(
     poolEnablement,
     clock,
   });
+  // The secret in the entry router's keys of routed scripts (workerd/script.ts routedScriptKey): stable across
+  // restarts and the same on every node (the secret key is), unknown to clients of the functions port.
+  const routeKey = secretBox.deriveKey('functions route key').toString('hex');
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
+      routeKey,
       functionsHost: config.functionsHost,
       functionsPort: config.functionsPort,
       functionsPortSetting: SETTINGS.functionsPort,
@@ -223,6 +234,35 @@ export async function createPlatform(
     metrics,
     cluster: cluster.shared ? cluster : undefined,
     clock,
+    routedScripts: () => workerRoutes.store.routedScripts(),
+  });
+  const workerRoutes: WorkerRoutesSubsystem = createWorkerRoutesSubsystem({
+    db,
+    zones: {
+      owningZone: (hostname) => zones.service.owningZone(hostname),
+      byId: (id) => zones.service.byId(id),
+      resolve: (principal, id) => zones.service.resolve(principal, id),
+    },
+    scriptExists: async (accountId, name) =>
+      (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
+    // A Custom Domain is the Worker's alone: not on a load balancer's or a public bucket's hostname.
+    hostnameUse: async (hostname) => {
+      const lb = await loadBalancing.service.directory.findByHostname(hostname);
+      if (lb) return 'a load balancer';
+      return r2.publicHosts.claims(hostname) ? 'a public bucket' : undefined;
+    },
+    changed: async () => {
+      cluster.announce(WORKER_ROUTES_TOPIC, 'changed');
+      await workers.functions.workers.reloadRuntime();
+    },
+    logger: logger.child({ component: 'worker-routes' }),
+    clock,
+  });
+  // Another node's change: its table here (the runtime reloads on the runtime's own announcement).
+  cluster.onRemote(WORKER_ROUTES_TOPIC, () => workerRoutes.directory.refreshSoon());
+  zones.service.beforeDelete((zone) => workerRoutes.forgetZone(zone.id));
+  workers.functions.workers.onScriptDeleted(async (accountId, name) => {
+    if ((await workerRoutes.store.forgetScript(accountId, name)) > 0) await workerRoutes.directory.refresh();
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
@@ -239,6 +279,18 @@ export async function createPlatform(
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
+    // Workers routes and Custom Domains, before both: forwarded to the script on this node's functions port.
+    functionRoutes: {
+      match: (hostname, target, https) => workerRoutes.directory.table.match(hostname, target, https),
+      forwardHeader: (script) => {
+        const { accountId, script: name } = script as { accountId: string; script: string };
+        return { name: ROUTED_SCRIPT_HEADER, value: routedScriptKey(routeKey, accountId, name) };
+      },
+      functionsAddress: () => {
+        const port = workers.functions.runtime.port;
+        return port === undefined ? undefined : { address: loopbackOf(config.functionsHost), port };
+      },
+    },
     clock,
   });
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
@@ -262,7 +314,7 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, workerRoutes, s3];
   const dashboard = createDashboard({
     accounts: accounts.service,
     db,
@@ -288,6 +340,7 @@ export async function createPlatform(
     healthEvents,
     poolEnablement,
     zones: zones.service,
+    workerRoutes,
     loadBalancing: loadBalancing.service,
     traffic,
     s3Api,
@@ -305,4 +358,14 @@ export async function createPlatform(
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
     background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
+}
+
+/** Announced when one node changes Workers routes or Custom Domains: the others rebuild their tables. */
+const WORKER_ROUTES_TOPIC = 'worker_routes';
+
+/** The address this node reaches its own functions port at (a wildcard listen address is reached on loopback). */
+function loopbackOf(host: string): string {
+  if (host === '' || host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '::1';
+  return host.replace(/^\[(.*)\]$/, '$1');
 }

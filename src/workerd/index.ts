@@ -9,6 +9,7 @@ export type { LocalReads, R2ServiceResolver, WorkerdR2Service } from './config/i
 export {
   DEFAULT_CPU_MS,
   ModuleTypes,
+  routedScriptKey,
   type Binding,
   type DurableObjectClass,
   type ModuleType,
@@ -25,4 +26,4 @@ export { invalidateEverywhere } from './r2-invalidation.ts';
 export { WorkerdProcess } from './workerd-process.ts';
 export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
-export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
+export { RESERVED_BINDING_PREFIX, ROUTED_SCRIPT_HEADER, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';

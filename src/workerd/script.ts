@@ -59,6 +59,8 @@ export interface ScriptToRun {
   subdomain: string;
   /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
   scheduled: boolean;
+  /** A Workers route or Custom Domain names it: the traffic port reaches it through the entry router. */
+  routed?: boolean | undefined;
   /**
    * Static assets, served by workerd's own `assets` service in front of the script (or alone, when the
    * version has no code): the version's directory, written before the config (the config only names it),
@@ -71,8 +73,16 @@ export interface ScriptToRun {
   sourceMaps?: Record<string, string> | undefined;
 }
 
-/** A script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */
-export const isLoaded = (d: ScriptToRun): boolean => d.script.workers_dev || d.scheduled;
+/** A script the runtime runs: on workers.dev, on a route or Custom Domain, or woken by its Cron Triggers. */
+export const isLoaded = (d: ScriptToRun): boolean => d.script.workers_dev || d.scheduled || d.routed === true;
+
+/**
+ * The entry router's key for a script reached through a Workers route or Custom Domain, and the value of
+ * ROUTED_SCRIPT_HEADER the traffic port sends for it. `routeKey` is a per-installation secret: the key cannot
+ * be guessed from the functions port, where only workers.dev hosts are meant to answer.
+ */
+export const routedScriptKey = (routeKey: string, accountId: string, name: string): string =>
+  `${routeKey}@${accountId}/${name}`;
 
 /** Whether a loaded script runs in this node's runtime, and the last failure to start it. */
 export interface ScriptRuntimeStatus {

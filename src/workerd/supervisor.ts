@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../shared/background-service.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
-import { isLoaded, type ScriptToRun } from './script.ts';
+import { isLoaded, routedScriptKey, type ScriptToRun } from './script.ts';
 import {
   buildFrontConfig,
   buildFunctionsConfig,
@@ -46,6 +46,8 @@ export interface FunctionsConfig {
   functionsProcesses: number;
   /** The operator's --egress-allow / --egress-deny, which functions' fetch() and connect() follow too. */
   egress?: FunctionsEgress | undefined;
+  /** The secret of routed scripts' router keys (script.ts routedScriptKey), shared with the traffic port. */
+  routeKey?: string | undefined;
 }
 
 export interface RuntimeDeps {
@@ -348,6 +350,7 @@ export class FunctionsRuntime implements BackgroundService {
       wanted.length === 1 &&
       only!.deployed.script.workers_dev &&
       !hostsDurableObjects(only!.deployed) &&
+      !only!.deployed.routed &&
       !this.#knownToFail(only!)
     ) {
       if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
@@ -454,9 +457,13 @@ export class FunctionsRuntime implements BackgroundService {
     for (const backend of next.values()) {
       const { script, subdomain } = backend.deployed;
       if (script.workers_dev) table.routes[`${script.name}.${subdomain}`] = `S${backend.slot}`;
+      const routed = this.#routedKey(backend.deployed);
+      if (routed) table.routes[routed] = `S${backend.slot}`;
     }
     for (const w of quarantined) {
       if (w.deployed.script.workers_dev) table.quarantined[`${w.deployed.script.name}.${w.deployed.subdomain}`] = true;
+      const routed = this.#routedKey(w.deployed);
+      if (routed) table.quarantined[routed] = true;
     }
     const retired = [...this.#backends].filter(([key, backend]) => next.get(key) !== backend).map(([, b]) => b);
     const front = this.#front;
@@ -756,6 +763,12 @@ export class FunctionsRuntime implements BackgroundService {
    * The config of a process that runs one script (a backend, the direct generation, and the upload check),
    * written into `dir`, with the directories it needs (the script's tail flag directory) made.
    */
+  /** The router key of a script a Workers route or Custom Domain names, if it is one. */
+  #routedKey(deployed: ScriptToRun): string | undefined {
+    const key = this.#deps.config.routeKey;
+    return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
+  }
+
   #scriptConfig(dir: string, script: ScriptToRun, checkOnly = false): string {
     return writeConfig(
       dir,
@@ -767,6 +780,7 @@ export class FunctionsRuntime implements BackgroundService {
         tailFlagsDir: this.#deps.traces.flagsDir,
         egress: this.#deps.config.egress,
         mode: 'router',
+        routeKey: this.#deps.config.routeKey,
         ping: true,
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
         // The upload check never touches the live objects' files (and never runs an alarm of theirs).

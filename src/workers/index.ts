@@ -3,7 +3,13 @@ export { workerRoutes } from './routes.ts';
 export { WORKER_LIMITS } from './limits.ts';
 export { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
 export { SqlWorkerStore, type WorkerStore } from './store.ts';
-export { FunctionLogHub, FunctionsRuntime, type R2ServiceResolver } from '../workerd/index.ts';
+export {
+  FunctionLogHub,
+  FunctionsRuntime,
+  ROUTED_SCRIPT_HEADER,
+  routedScriptKey,
+  type R2ServiceResolver,
+} from '../workerd/index.ts';
 export {
   createWorkersSubsystem,
   type FunctionsPlatform,

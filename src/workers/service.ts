@@ -560,6 +560,11 @@ export class WorkersService {
     return this.#runtime.functionUrl(script, subdomain);
   }
 
+  /** After a committed change of what the runtime loads that is not the scripts' own (routes, domains). */
+  async reloadRuntime(): Promise<void> {
+    await this.#runtime.reload();
+  }
+
   /**
    * Every deployed script of the account and whether it runs on this node: `running`, `failed` (it could not
    * start: quarantined), or `not_loaded` (deployed, but neither routed on workers.dev nor with Cron Triggers).
@@ -610,9 +615,13 @@ export class WorkersService {
 
   /**
    * Everything deployed, with decrypted secrets: for the runtime configuration only. `scheduled` names the
-   * scripts with Cron Triggers (`account/script`), which the runtime loads even when they are not routed.
+   * scripts with Cron Triggers (`account/script`), which the runtime loads even when they are not routed, and
+   * `routed` those a Workers route or Custom Domain names (served through the traffic port).
    */
-  async deployedScripts(scheduled: ReadonlySet<string> = new Set()): Promise<DeployedScript[]> {
+  async deployedScripts(
+    scheduled: ReadonlySet<string> = new Set(),
+    routed: ReadonlySet<string> = new Set(),
+  ): Promise<DeployedScript[]> {
     const deployed = await this.store.listDeployed();
     const classes = (await this.durableObjects?.store.all()) ?? new Map();
     const out: DeployedScript[] = [];
@@ -625,6 +634,7 @@ export class WorkersService {
         secrets: await this.store.getSecrets(script.account_id, script.name),
         subdomain: subdomain ?? 'released',
         scheduled: scheduled.has(`${script.account_id}/${script.name}`),
+        routed: routed.has(`${script.account_id}/${script.name}`),
         durableObjects: runtimeClasses(classes.get(`${script.account_id}/${script.name}`) ?? []),
       });
     }

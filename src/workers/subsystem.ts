@@ -94,6 +94,8 @@ export function createWorkersSubsystem(deps: {
   clock?: Clock | undefined;
   /** Where static assets keep their bytes (server/storage.ts openAssetBlobStore); without it, no assets. */
   assetBlobs?: BlobStore | undefined;
+  /** `account/script` of the scripts Workers routes and Custom Domains name (loaded even off workers.dev). */
+  routedScripts?: (() => Promise<ReadonlySet<string>>) | undefined;
 }): WorkersSubsystem {
   const { settings } = deps;
   const logs = new FunctionLogHub(deps.paths.logs, (error) =>
@@ -127,7 +129,8 @@ export function createWorkersSubsystem(deps: {
     traces,
     r2: deps.r2,
     deployed: async () => {
-      const deployed = await workers.deployedScripts(await cronStore.scheduledScripts());
+      const routed = (await deps.routedScripts?.()) ?? new Set<string>();
+      const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
       return servedAssets ? servedAssets.prepare(deployed) : deployed;
     },
     metrics: deps.metrics,

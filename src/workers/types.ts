@@ -71,6 +71,8 @@ export interface DeployedScript {
   subdomain: string;
   /** It has Cron Triggers: the runtime loads it even when it is not routed on workers.dev. */
   scheduled: boolean;
+  /** A Workers route or Custom Domain names it (src/worker-routes/): loaded even when not on workers.dev. */
+  routed?: boolean | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
   /** The Durable Object classes the script hosts. */

@@ -92,6 +92,12 @@ export class ZoneService {
     return { id: zone.id, name: zone.name, accountId: zone.account_id };
   }
 
+  /** A zone by id, whoever owns it (for subsystems that check the account themselves). */
+  async byId(id: string): Promise<ZoneRef | undefined> {
+    const zone = await this.#store.get(id);
+    return zone ? { id: zone.id, name: zone.name, accountId: zone.account_id } : undefined;
+  }
+
   /** The most specific zone a hostname is in (the zone itself or the nearest one above it), whoever owns it. */
   async owningZone(hostname: string): Promise<ZoneRef | undefined> {
     const zone = await this.#store.longestOf(suffixes(hostname));

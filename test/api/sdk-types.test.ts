@@ -253,6 +253,36 @@ describe('answers match the official SDK types', () => {
       return f;
     };
     await call(`PUT ${W}/scripts/:script`, s, form());
+    // Workers routes and Custom Domains of sdk-worker, on a zone of the account.
+    const routesZone = (await call('POST /client/v4/zones', '/zones', {
+      name: 'routes.example',
+      account: { id: ledge.accountId },
+    }))!;
+    const WR = '/client/v4/zones/:zone_id/workers/routes';
+    const wr = `/zones/${String(routesZone['id'])}/workers/routes`;
+    const route = (await call(`POST ${WR}`, wr, { pattern: 'routes.example/*', script: 'sdk-worker' }))!;
+    await call(`GET ${WR}`, wr);
+    await call(`GET ${WR}/:route_id`, `${wr}/${String(route['id'])}`);
+    await call(`PUT ${WR}/:route_id`, `${wr}/${String(route['id'])}`, { pattern: 'www.routes.example/*' });
+    await call(`DELETE ${WR}/:route_id`, `${wr}/${String(route['id'])}`);
+    await call(`PUT ${W}/scripts/:script/routes`, `${s}/routes`, [
+      { pattern: 'api.routes.example/*', zone_name: 'routes.example' },
+    ]);
+    await call(`GET ${W}/scripts/:script/routes`, `${s}/routes`);
+    await call(`POST ${W}/scripts/:script/domains/changeset`, `${s}/domains/changeset?replace_state=true`, [
+      { hostname: 'shop.routes.example' },
+    ]);
+    await call(`PUT ${W}/scripts/:script/domains/records`, `${s}/domains/records`, {
+      override_scope: true,
+      origins: [{ hostname: 'shop.routes.example' }],
+    });
+    const wd = `${a}/workers/domains`;
+    const domain = (await call(`PUT ${W}/domains`, wd, { hostname: 'app.routes.example', service: 'sdk-worker' }))!;
+    await call(`GET ${W}/domains`, wd);
+    await call(`GET ${W}/domains/records`, `${wd}/records?service=sdk-worker`);
+    await call(`GET ${W}/domains/:domain_id`, `${wd}/${String(domain['id'])}`);
+    await call(`GET ${W}/domains/records/:domain_id`, `${wd}/records/${String(domain['id'])}`);
+    await call(`DELETE ${W}/domains/:domain_id`, `${wd}/${String(domain['id'])}`);
     await call(`GET ${W}/scripts`, `${a}/workers/scripts`);
     await call(`GET ${W}/scripts/:script`, s);
     await call(`GET ${W}/workers/:script`, `${a}/workers/workers/sdk-worker`);

@@ -165,6 +165,27 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
     await servedWithin(one, 'v2 hello');
   });
 
+  it("serves a Workers route made on node 1 on every node's traffic port, until node 2 deletes it", async () => {
+    const [one, two, three] = nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const zone = await call(one, 'POST', '/zones', { name: 'nodes.example', account: { id: one.accountId } });
+    const routes = `/zones/${(zone.body.result as { id: string }).id}/workers/routes`;
+    const route = await call(one, 'POST', routes, { pattern: 'site.nodes.example/*', script: 'greeter' });
+    expect(route.status).toBe(200);
+    const answers = (node: ClusterNode, wanted: (status: number, body: string) => boolean) =>
+      waitUntil(
+        async () => {
+          const { status, body } = await callFunctionOn(node.trafficPort, 'site.nodes.example');
+          return wanted(status, body) ? true : undefined;
+        },
+        30_000,
+        `${node.name}'s traffic port`,
+      );
+    for (const node of nodes) await answers(node, (status, body) => status === 200 && body.startsWith('v2'));
+    const id = (route.body.result as { id: string }).id;
+    expect((await call(two, 'DELETE', `${routes}/${id}`)).status).toBe(200);
+    for (const node of [one, three]) await answers(node, (status) => status === 404);
+  });
+
   it('shows a tail session opened on node 1 the requests node 3 serves, console output included', async () => {
     const [one, , three] = nodes as [ClusterNode, ClusterNode, ClusterNode];
     const host = `talker.${subdomain}.localhost`;

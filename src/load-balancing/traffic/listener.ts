@@ -1,11 +1,12 @@
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { EndpointRegistry, ProxyServer, type HostHandler } from '../../proxy/index.ts';
+import { EndpointRegistry, hostnameOf, ProxyServer, type HostHandler } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
 import type { HealthEventBus } from '../health/events.ts';
 import { HeaderSessions } from './affinity.ts';
+import { FunctionRouter, type FunctionRoutes } from './function-routes.ts';
 import type { LoadBalancerDirectory } from './directory.ts';
 import { HealthSource, type HealthReader } from './health-source.ts';
 import { RouteCache } from './route-cache.ts';
@@ -28,6 +29,11 @@ export interface TrafficListenerOptions {
   logger: Logger;
   /** Hostnames served by something other than a load balancer (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
+  /**
+   * Workers routes and Custom Domains, checked before anything else: as on Cloudflare, a Worker on a route runs
+   * in front of what the hostname otherwise serves (here a public bucket or a load balancer).
+   */
+  functionRoutes?: FunctionRoutes | undefined;
   /** Passive health's time (the platform's; tests pass a clock they advance). */
   clock?: Clock | undefined;
 }
@@ -43,6 +49,7 @@ export class TrafficListener {
   readonly #options: TrafficListenerOptions;
   #server: ProxyServer | undefined;
   #routing: RouterDeps | undefined;
+  #functions: FunctionRouter | undefined;
 
   constructor(options: TrafficListenerOptions) {
     this.#options = options;
@@ -62,15 +69,30 @@ export class TrafficListener {
       sessions: new HeaderSessions(),
       random: Math.random,
     };
+    const functions = options.functionRoutes
+      ? new FunctionRouter(options.functionRoutes, options.settings.idleTimeoutMs, options.egress, options.clock)
+      : undefined;
+    const buckets = options.hostHandler;
+    const hostHandler: HostHandler | undefined =
+      buckets && functions
+        ? {
+            claims: (hostname, target) =>
+              !functions.claims(hostname, target, false) && buckets.claims(hostname, target),
+            handle: (req, res) => buckets.handle(req, res),
+          }
+        : buckets;
     const server = new ProxyServer({
       host: options.host,
       port: options.port,
-      route: (request, https) => routeRequest(routing, request, https),
+      route: functions
+        ? (request, https) =>
+            functions.route(hostnameOf(request.host), request.target, https) ?? routeRequest(routing, request, https)
+        : (request, https) => routeRequest(routing, request, https),
       egress: options.egress,
       settings: options.settings,
       httpTimeouts: options.httpTimeouts,
       logger: options.logger,
-      hostHandler: options.hostHandler,
+      hostHandler,
       portSetting: options.portSetting,
       what: 'load balancer traffic',
     });
@@ -78,10 +100,12 @@ export class TrafficListener {
       await server.start();
     } catch (error) {
       closeRouting(routing);
+      functions?.close();
       throw error;
     }
     this.#server = server;
     this.#routing = routing;
+    this.#functions = functions;
   }
 
   async stop(): Promise<void> {
@@ -89,9 +113,12 @@ export class TrafficListener {
     const routing = this.#routing;
     this.#server = undefined;
     this.#routing = undefined;
+    const functions = this.#functions;
+    this.#functions = undefined;
     if (!server || !routing) return;
     await server.stop();
     closeRouting(routing);
+    functions?.close();
   }
 }
 

@@ -27,7 +27,7 @@ export interface ClientHost {
   /** Gives the connection to node:http (upgrades, HTTP/1.0, Expect), with the bytes not yet handled. */
   handOff(socket: Socket, unread: Buffer | undefined): void;
   /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
-  servedElsewhere(host: string | undefined): boolean;
+  servedElsewhere(host: string | undefined, target: string): boolean;
   forget(connection: ClientConnection): void;
 }
 
@@ -91,6 +91,10 @@ export class ClientConnection implements ExchangeClient, RequestView {
   // RequestView, for routing.
   get host(): string | undefined {
     return this.#request?.host;
+  }
+
+  get target(): string {
+    return this.#request?.target ?? '/';
   }
 
   header(name: string): string | undefined {
@@ -211,7 +215,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
       return false;
     }
     this.#scanFrom = 0;
-    if (request.upgrade || request.minor === 0 || request.expect || this.#host.servedElsewhere(request.host)) {
+    if (
+      request.upgrade ||
+      request.minor === 0 ||
+      request.expect ||
+      this.#host.servedElsewhere(request.host, request.target)
+    ) {
       this.#handOff();
       return false;
     }

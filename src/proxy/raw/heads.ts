@@ -11,7 +11,12 @@ import { LENGTH_LINE, TE_LINE, type RequestHead, type ResponseHead } from './hea
  * body is relayed as it came, so its Transfer-Encoding line is kept. The origin connection is kept alive
  * (HTTP/1.1's default), whatever the client asked for its own.
  */
-export function upstreamHead(request: RequestHead, hostOverride: string | undefined, client: string): string {
+export function upstreamHead(
+  request: RequestHead,
+  hostOverride: string | undefined,
+  client: string,
+  extra?: { readonly name: string; readonly value: string },
+): string {
   let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
   let forwardedFor: string | undefined;
   const { names, rawNames, values, connectionTokens } = request;
@@ -30,11 +35,12 @@ export function upstreamHead(request: RequestHead, hostOverride: string | undefi
       case 'transfer-encoding':
         break;
       default:
-        if (HOP_BY_HOP.has(name) || connectionTokens?.includes(name)) continue;
+        if (HOP_BY_HOP.has(name) || connectionTokens?.includes(name) || name === extra?.name) continue;
     }
     head += `${rawNames[i]}: ${values[i]}\r\n`;
   }
   if (hostOverride) head += `host: ${hostOverride}\r\n`;
+  if (extra) head += `${extra.name}: ${extra.value}\r\n`;
   head += `x-forwarded-for: ${forwardedFor ? `${forwardedFor}, ${client}` : client}\r\n`;
   return `${head}x-forwarded-proto: http\r\ncf-connecting-ip: ${client}\r\n\r\n`;
 }

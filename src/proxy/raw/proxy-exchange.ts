@@ -204,7 +204,10 @@ export class ProxyExchange implements OriginUser {
     const origin = (fresh ? undefined : takeIdle(endpoint)) ?? new OriginConnection(endpoint, this.#deps.settings);
     origin.user = this;
     this.#origin = origin;
-    origin.socket.write(upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress), 'latin1');
+    origin.socket.write(
+      upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress, this.#route.forwardHeader),
+      'latin1',
+    );
     origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { egressRules, functionsNetwork, networkService } from '../network-service.ts';
-import { isLoaded } from '../script.ts';
+import { isLoaded, routedScriptKey } from '../script.ts';
 import type { ScriptContext } from './bindings/index.ts';
 import { ConfigFiles, type BuiltConfig } from './built.ts';
 import type { FunctionsConfigInput } from './input.ts';
@@ -22,8 +22,13 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   // and it is routed, the socket goes to it directly.
   const scripts = input.mode === 'router' ? input.scripts.filter(isLoaded) : input.scripts;
   // A script with assets is reached through its `assets` service, which has no Host guard: behind the router.
+  // A routed script is named by the traffic port's header, which only the router reads: behind the router too.
   const direct =
-    input.mode === 'router' && scripts.length === 1 && scripts[0]!.script.workers_dev && !scripts[0]!.assets;
+    input.mode === 'router' &&
+    scripts.length === 1 &&
+    scripts[0]!.script.workers_dev &&
+    !scripts[0]!.assets &&
+    !scripts[0]!.routed;
   const domain = input.domain.toLowerCase();
   const metricsSecret = input.metricsSecret ?? randomUUID();
   const network = input.egress ? functionsNetwork(input.egress) : undefined;
@@ -39,6 +44,10 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   scripts.forEach((deployed, index) => {
     const { script, subdomain } = deployed;
     const binding = `S${index}`;
+    // The router's keys for it: its workers.dev host, and its routed key when a route or domain names it.
+    const keys: string[] = [];
+    if (script.workers_dev) keys.push(`${script.name}.${subdomain}`);
+    if (deployed.routed && input.routeKey) keys.push(routedScriptKey(input.routeKey, script.account_id, script.name));
     // An assets-only version: workerd's assets service alone answers its host.
     const assetsOnly =
       deployed.version.main_module === ''
@@ -49,10 +58,8 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
         : undefined;
     if (assetsOnly) {
       workers.push(assetsOnly);
-      if (script.workers_dev) {
-        routes[`${script.name}.${subdomain}`] = binding;
-        routerBindings.push({ name: binding, service: assetsOnly.name });
-      }
+      for (const key of keys) routes[key] = binding;
+      if (keys.length > 0) routerBindings.push({ name: binding, service: assetsOnly.name });
       return;
     }
     const context: ScriptContext = {
@@ -78,8 +85,8 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       shared.set(service.name, service);
     }
     directories.push(...built.directories);
-    if (script.workers_dev) {
-      routes[`${script.name}.${subdomain}`] = binding;
+    for (const key of keys) routes[key] = binding;
+    if (keys.length > 0) {
       // With assets, requests go to workerd's assets router, which calls the script (bindings/assets.ts).
       routerBindings.push({
         name: binding,

@@ -54,6 +54,8 @@ export interface FunctionsConfigInput {
    * `single` (upload check): the only script owns it, unguarded.
    */
   mode: 'router' | 'single';
+  /** The secret in routed scripts' router keys (script.ts routedScriptKey); without it they are not reachable. */
+  routeKey?: string | undefined;
   /** Absolute path of the tail flags; each script is served its own directory in it, read-only (tail-traces.ts). */
   tailFlagsDir: string;
   /** What functions' fetch() and connect() may reach (workerd's `internet` service); unrestricted without. */

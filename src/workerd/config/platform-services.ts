@@ -1,4 +1,5 @@
 import { isolateModule, PING_MODULES, platformModuleName, type IsolateModule } from '../isolate-modules.ts';
+import { ROUTED_SCRIPT_HEADER } from '../isolate/contract.ts';
 import type { ConfigFiles } from './built.ts';
 import type { Service, Socket, Worker_Binding, Worker_Module } from './types.ts';
 
@@ -18,7 +19,7 @@ export function routerService(files: ConfigFiles, bindings: Worker_Binding[]): S
         { name: 'error-page.js', esModule: files.embed('error-page.js', isolateModule('error-page')) },
       ],
       compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
-      bindings,
+      bindings: [...bindings, { name: 'ROUTED_HEADER', text: ROUTED_SCRIPT_HEADER }],
     },
   };
 }

@@ -20,6 +20,14 @@ export const AMBIENT_LOG_WINDOW_MS = 1_000;
 export const LOG_TRUNCATED_NOTE = `[ledge] console output of this invocation passed ${LOG_BYTES_PER_INVOCATION / 1024} KB: the rest of it is not recorded`;
 
 /**
+ * The request header that hands a request to a script reached through a Workers route or Custom Domain:
+ * the traffic port sets it to the entry router's key for that script (script.ts routedScriptKey, which holds
+ * a per-installation secret, so a client cannot name a script that is not on workers.dev), keeping the Host
+ * the client sent. The router removes it before the script sees the request.
+ */
+export const ROUTED_SCRIPT_HEADER = 'x-ledge-routed-script';
+
+/**
  * The platform's binding names (any case), and its module names in lower case (`__ledge_main.js`,
  * `__ledge/*.js`). Users cannot name a binding, secret or module this way (upload.ts), and the platform's
  * modules take these bindings out of `env` before any user code runs (trace.ts and r2.ts).

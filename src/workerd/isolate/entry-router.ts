@@ -22,6 +22,8 @@ interface Table {
 }
 interface Env {
   DOMAIN: string;
+  /** The header the traffic port names a routed script with (contract.ts ROUTED_SCRIPT_HEADER). */
+  ROUTED_HEADER: string;
   ROUTES: Record<string, string>;
   ROUTES_FILE?: Fetcher;
   FRONT?: boolean;
@@ -38,11 +40,15 @@ export default {
     const suffix = `.${env.DOMAIN}`;
     const prefix = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
     const { routes, quarantined } = env.ROUTES_FILE ? await currentTable(env) : { routes: env.ROUTES, quarantined: {} };
+    // A request from a Workers route or Custom Domain names its script's key (secret, see script.ts
+    // routedScriptKey) and keeps the Host the client sent, which the script sees as on Cloudflare.
+    const routedKey = request.headers.get(env.ROUTED_HEADER);
+    const key = routedKey ?? prefix;
     // Own keys only: a Host of constructor.<domain> or __proto__.<domain> must not find Object.prototype's.
-    const binding = Object.hasOwn(routes, prefix) ? routes[prefix] : undefined;
+    const binding = Object.hasOwn(routes, key) ? routes[key] : undefined;
     const target = binding === undefined ? undefined : (env[binding] as Fetcher | undefined);
     if (target === undefined) {
-      if (Object.hasOwn(quarantined, prefix)) return errorPage(request, host, 'cannot-start');
+      if (Object.hasOwn(quarantined, key)) return errorPage(request, host, 'cannot-start');
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
         {
@@ -50,6 +56,11 @@ export default {
           headers: { 'content-type': 'text/plain; charset=utf-8' },
         },
       );
+    }
+    // A front forwards it to the script's own process, whose router reads the header again.
+    if (routedKey !== null && !env.FRONT) {
+      request = new Request(request);
+      request.headers.delete(env.ROUTED_HEADER);
     }
     try {
       return await target.fetch(request);

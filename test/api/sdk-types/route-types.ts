@@ -73,6 +73,15 @@ export const SDK_TYPES = {
   DurableObjectList: { module: 'durable-objects/namespaces/objects', type: 'Array<$.DurableObject>' },
 
   TailCreate: { module: 'workers/scripts/tail', type: '$.TailCreateResponse' },
+  RouteList: { module: 'workers/routes', type: 'Array<$.RouteListResponse>' },
+  RouteCreate: { module: 'workers/routes', type: '$.RouteCreateResponse' },
+  RouteGet: { module: 'workers/routes', type: '$.RouteGetResponse' },
+  RouteUpdate: { module: 'workers/routes', type: '$.RouteUpdateResponse' },
+  RouteDelete: { module: 'workers/routes', type: '$.RouteDeleteResponse' },
+  DomainList: { module: 'workers/domains', type: 'Array<$.DomainListResponse>' },
+  DomainUpdate: { module: 'workers/domains', type: '$.DomainUpdateResponse' },
+  DomainGet: { module: 'workers/domains', type: '$.DomainGetResponse' },
+  DomainDelete: { module: 'workers/domains', type: '$.DomainDeleteResponse', wholeBody: true },
   ScriptList: { module: 'workers/scripts/scripts', type: 'Array<$.ScriptListResponse>' },
   ScheduleUpdate: { module: 'workers/scripts/schedules', type: '$.ScheduleUpdateResponse' },
   ScheduleGet: { module: 'workers/scripts/schedules', type: '$.ScheduleGetResponse' },
@@ -239,6 +248,32 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
     notInSdk: "the script's tail sessions as a list (the SDK's tail.get types one session; a script may have several)",
   },
   [`DELETE ${W}/scripts/:script/tails/:tail_id`]: { sdk: 'unknown' },
+  'GET /client/v4/zones/:zone_id/workers/routes': { sdk: 'RouteList' },
+  'POST /client/v4/zones/:zone_id/workers/routes': { sdk: 'RouteCreate' },
+  'GET /client/v4/zones/:zone_id/workers/routes/:route_id': { sdk: 'RouteGet' },
+  'PUT /client/v4/zones/:zone_id/workers/routes/:route_id': { sdk: 'RouteUpdate' },
+  'DELETE /client/v4/zones/:zone_id/workers/routes/:route_id': { sdk: 'RouteDelete' },
+  [`GET ${W}/domains`]: { sdk: 'DomainList' },
+  [`PUT ${W}/domains`]: { sdk: 'DomainUpdate' },
+  [`GET ${W}/domains/:domain_id`]: { sdk: 'DomainGet' },
+  [`DELETE ${W}/domains/:domain_id`]: { sdk: 'DomainDelete' },
+  [`PUT ${W}/scripts/:script/routes`]: {
+    notInSdk:
+      "the script's routes `wrangler deploy` replaces (routes = [...]); driven by the real wrangler in test/worker-routes",
+  },
+  [`GET ${W}/scripts/:script/routes`]: { notInSdk: "a script's routes, as wrangler reads them; no SDK method" },
+  [`POST ${W}/scripts/:script/domains/changeset`]: {
+    notInSdk:
+      "what `wrangler deploy` would change of a script's Custom Domains; driven by wrangler in test/worker-routes",
+  },
+  [`PUT ${W}/scripts/:script/domains/records`]: {
+    notInSdk:
+      "the script's Custom Domains `wrangler deploy` sets (custom_domain = true); driven by wrangler in test/worker-routes",
+  },
+  [`GET ${W}/domains/records`]: { notInSdk: "wrangler's list of Custom Domains (the SDK's is /workers/domains)" },
+  [`GET ${W}/domains/records/:domain_id`]: {
+    notInSdk: "wrangler's read of one Custom Domain (the SDK's is /workers/domains/{id})",
+  },
   [`GET ${W}/scripts/:script/tail`]: {
     notInSdk: 'Ledge extension: the console lines `ledge tail --history` reads (NDJSON)',
   },
