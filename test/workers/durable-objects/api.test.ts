@@ -88,6 +88,32 @@ describe('Durable Objects', () => {
     expect(JSON.parse((await call('/room/chat/messages')).text)).toEqual(['hi bob']);
   });
 
+  it('relays a hibernatable WebSocket through a Workers route on the traffic port', async () => {
+    const zone = await api(ledge, 'POST', '/zones', { name: 'objects.example', account: { id: ledge.accountId } });
+    const route = await api(ledge, 'POST', `/zones/${zone.body.result.id}/workers/routes`, {
+      pattern: 'chat.objects.example/*',
+      script: 'objects',
+    });
+    expect(route.status, JSON.stringify(route.body.errors)).toBe(200);
+    const traffic = ledge.server.platform.traffic.port!;
+    const open = () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${traffic}/room/routed/ws`, {
+          headers: { host: 'chat.objects.example' },
+        });
+        socket.once('open', () => resolve(socket));
+        socket.once('error', reject);
+      });
+    // The route may take a moment to reach the traffic port's table and the runtime's.
+    const alice = await waitFor(() => open().catch(() => undefined), 'the route');
+    const bob = await open();
+    const heard = new Promise<string>((resolve) => bob.once('message', (data) => resolve(String(data))));
+    alice.send('via the route');
+    expect(await heard).toBe('via the route');
+    alice.close();
+    bob.close();
+  });
+
   it('lists namespaces and their objects as the SDK types them', async () => {
     const sdk = new Cloudflare({ apiToken: ledge.apiToken, baseURL: ledge.apiUrl });
     const namespaces = [];
