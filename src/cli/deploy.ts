@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { putSchedules, setScriptSubdomain, uploadScript } from '../client/index.ts';
 import { assetRules, readAssetDirectory, uploadAssets } from './asset-files.ts';
 import { handler, type CliContext } from './context.ts';
+import { currentMigrationTag, DurableObjectsConfigSchema, migrationsToUpload } from './durable-object-migrations.ts';
 import { CliError } from './errors.ts';
 import { printJson } from './output.ts';
 
@@ -50,6 +51,7 @@ export const ProjectConfigSchema = z
         }),
       )
       .default([]),
+    ...DurableObjectsConfigSchema,
   })
   .loose();
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema> & { path: string };
@@ -167,7 +169,19 @@ export function registerDeploy(program: Command): void {
             ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
           })),
         ];
+        for (const b of config.durable_objects?.bindings ?? []) {
+          bindings.push({
+            name: b.name,
+            type: 'durable_object_namespace',
+            class_name: b.class_name,
+            ...(b.script_name ? { script_name: b.script_name } : {}),
+          });
+        }
         if (config.assets?.binding) bindings.push({ name: config.assets.binding, type: 'assets' });
+        const migrations =
+          config.migrations.length > 0
+            ? migrationsToUpload(config.migrations, await currentMigrationTag(ctx.client, accountId, name))
+            : undefined;
         const uploaded = await uploadScript(ctx.client, accountId, name, {
           mainModule: entry ? 'index.js' : '',
           modules: entry
@@ -181,6 +195,7 @@ export function registerDeploy(program: Command): void {
           compatibilityDate: config.compatibility_date,
           compatibilityFlags: config.compatibility_flags,
           limits: config.limits?.cpu_ms === undefined ? undefined : { cpu_ms: config.limits.cpu_ms },
+          migrations,
         });
         const route = await setScriptSubdomain(ctx.client, accountId, name, config.workers_dev);
         const crons = config.triggers?.crons;

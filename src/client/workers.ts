@@ -17,6 +17,8 @@ export interface ScriptUploadInput {
   limits?: { cpu_ms?: number } | undefined;
   /** Static assets: the upload session's completion token and the serving config (cli/asset-files.ts). */
   assets?: { jwt: string; config: Record<string, unknown> } | undefined;
+  /** Durable Object migrations (`old_tag`, `new_tag`, `steps`), computed as wrangler does. */
+  migrations?: Record<string, unknown> | undefined;
 }
 
 export interface UploadedScript {
@@ -43,6 +45,7 @@ export async function uploadScript(
   if (input.assets) metadata['assets'] = input.assets;
   if (input.compatibilityDate) metadata['compatibility_date'] = input.compatibilityDate;
   if (input.limits) metadata['limits'] = input.limits;
+  if (input.migrations) metadata['migrations'] = input.migrations;
   form.set('metadata', JSON.stringify(metadata));
   for (const module of input.modules) {
     const bytes = typeof module.content === 'string' ? new TextEncoder().encode(module.content) : module.content;

@@ -28,6 +28,8 @@ export function dataPaths(dataDir: string) {
     runtime: join(dataDir, 'runtime'),
     mail: join(dataDir, 'mail'),
     logs: join(dataDir, 'logs'),
+    /** Durable Objects' storage, one directory per account (workers/durable-objects/storage.ts). */
+    durableObjects: join(dataDir, 'durable-objects'),
     /** This node's name among the nodes sharing one PostgreSQL (see nodeIdOf). */
     nodeId: join(dataDir, 'node-id'),
   };

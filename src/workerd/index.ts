@@ -11,6 +11,7 @@ export {
   ModuleTypes,
   routedScriptKey,
   type Binding,
+  type DurableObjectClass,
   type ModuleType,
   type ReloadReport,
   type ScriptRuntimeStatus,
@@ -23,5 +24,6 @@ export type { ScheduledOutcome } from './scheduled-call.ts';
 export { FunctionMetricsCollector, type FunctionGrowth } from './function-metrics.ts';
 export { invalidateEverywhere } from './r2-invalidation.ts';
 export { WorkerdProcess } from './workerd-process.ts';
+export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, ROUTED_SCRIPT_HEADER, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';

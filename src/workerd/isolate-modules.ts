@@ -29,6 +29,7 @@ export const SCRIPT_MODULES = [
   'egress',
   'host-guard',
   'error-page',
+  'object-limits',
 ] as const;
 /** The module of the ping service, and what it imports. */
 export const PING_MODULES = ['ping', 'contract'] as const;
@@ -97,7 +98,11 @@ export function paramsModule(params: IsolateParams): string {
  * `hostGuard` (only one script is routed, the socket reaches it directly) the router's 404 for other hosts.
  * Outside all of them, an exception becomes Cloudflare's 1101 page (error-page.ts), once recorded.
  */
-export function wrapperSource(mainModule: string, hostGuard?: { host: string; domain: string }): string {
+export function wrapperSource(
+  mainModule: string,
+  hostGuard?: { host: string; domain: string },
+  objectClasses: readonly { name: string; sqlite: boolean }[] = [],
+): string {
   const main = JSON.stringify(`./${mainModule}`);
   const from = (name: IsolateModule) => JSON.stringify(`./${platformModuleName(name)}`);
   const guard = hostGuard
@@ -111,6 +116,13 @@ export function wrapperSource(mainModule: string, hostGuard?: { host: string; do
     (hostGuard ? `import { guardHost } from ${from('host-guard')};\n` : '') +
     `export * from ${main};\n` +
     `import main from ${main};\n` +
+    // A local export wins over `export *`: the Durable Object classes are exported with their storage limited.
+    (objectClasses.length > 0
+      ? `import * as __ledgeUser from ${main};\nimport { limitStorage } from ${from('object-limits')};\n` +
+        objectClasses
+          .map((c) => `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite});\n`)
+          .join('')
+      : '') +
     `export default answerExceptions(limitSubrequests(instrument(__ledgeTrace(${guard}))));\n`
   );
 }

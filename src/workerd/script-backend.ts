@@ -41,6 +41,8 @@ export class ScriptBackend {
   #restarting: Promise<void> | undefined;
   #recentExits: number[] = [];
   #stopped = false;
+  /** Its sockets went to a successor (handOver): stopping it leaves them alone. */
+  #handedOver = false;
 
   constructor(options: {
     accountId: string;
@@ -85,11 +87,42 @@ export class ScriptBackend {
     this.#adopt(await this.#launch(this.#socket!, () => this.#releaseSocket()));
   }
 
+  /**
+   * Stops the process and gives its slot and sockets to a successor, which starts on them: connections that
+   * arrive meanwhile wait in the socket's backlog. For a script whose Durable Objects must never run in two
+   * processes at once (each object has one live instance), a redeploy goes this way instead of overlapping.
+   */
+  async handOver(): Promise<{ slot: number; socketPath: string; socket: ListeningSocket; spare: ListeningSocket }> {
+    this.#stopped = true;
+    this.#handedOver = true;
+    await this.#restarting;
+    await this.#process?.stop();
+    // After a limit kill the socket went with the process: the spare (or a new socket) takes the path.
+    if (!this.#socket && this.#spare) {
+      renameSync(`${this.socketPath}.spare`, this.socketPath);
+      this.#socket = this.#spare;
+      this.#spare = undefined;
+    }
+    if (!this.#socket) {
+      rmSync(this.socketPath, { force: true });
+      [this.#socket] = await openUnixSockets([this.socketPath]);
+    }
+    if (!this.#spare) {
+      rmSync(`${this.socketPath}.spare`, { force: true });
+      [this.#spare] = await openUnixSockets([`${this.socketPath}.spare`]);
+    }
+    const taken = { slot: this.slot, socketPath: this.socketPath, socket: this.#socket!, spare: this.#spare! };
+    this.#socket = undefined;
+    this.#spare = undefined;
+    return taken;
+  }
+
   /** Stops the process (SIGTERM: it finishes what it serves; SIGKILL after `graceMs`) and closes the socket. */
   async stop(graceMs?: number): Promise<void> {
     this.#stopped = true;
     await this.#restarting;
     await this.#process?.stop(graceMs);
+    if (this.#handedOver) return;
     this.#releaseSocket();
     this.#spare?.handle.close();
     this.#spare = undefined;

@@ -10,7 +10,19 @@ export const DEFAULT_CPU_MS = 30_000;
 export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
   | { name: string; type: 'plain_text'; text: string }
-  | { name: string; type: 'json'; json: unknown };
+  | { name: string; type: 'json'; json: unknown }
+  | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined };
+
+/**
+ * A Durable Object class the script exports and a migration created: its objects live under
+ * `namespace_id`, which stays the same when the class is renamed or transferred (their storage key).
+ */
+export interface DurableObjectClass {
+  class_name: string;
+  namespace_id: string;
+  /** Created by `new_sqlite_classes`: `ctx.storage.sql` is available. */
+  sqlite: boolean;
+}
 
 export const ModuleTypes = {
   esModule: 'application/javascript+module',
@@ -55,6 +67,8 @@ export interface ScriptToRun {
    * workerd's assets config JSON, and the name of the binding that fetches them.
    */
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
+  /** The Durable Object classes the script hosts (its namespaces); none: it hosts no objects. */
+  durableObjects?: DurableObjectClass[] | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }

@@ -26,6 +26,7 @@ import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
+import { MissingDurableObjectClassError, missingDurableObjectClass } from './missing-class.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
@@ -65,6 +66,8 @@ export interface RuntimeDeps {
   startTimeoutMs?: number | undefined;
   /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION, default Cloudflare's 10,000). */
   subrequestsPerInvocation?: number | undefined;
+  /** Root of the accounts' Durable Object storage (`<data>/durable-objects`); without it, objects live in memory. */
+  durableObjectsDir?: string | undefined;
 }
 
 /** Time the old generation gets to read the requests of connections it accepted before the steering. */
@@ -298,22 +301,32 @@ export class FunctionsRuntime implements BackgroundService {
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
+      const stderr: string[] = [];
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, served),
+        configPath: this.#scriptConfig(dir, served, true),
         experimental: servesAssets(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
-        onStderrLine: () => undefined,
+        onStderrLine: (line) => stderr.push(line),
         readyTimeoutMs: this.#startTimeoutMs,
       });
+      let failure: string | undefined;
       try {
         await process.ready;
-        return undefined;
       } catch (error) {
-        return loadFailureDetail((error as Error).message, candidate.sourceMaps);
+        failure = (error as Error).message;
       } finally {
         await process.stop(1_000);
       }
+      if (candidate.durableObjects?.length) {
+        // workerd only warns about a Durable Object class the script does not export (the class's limited
+        // export may then fail the load too): its whole output counts.
+        const output = process.child.stderr;
+        if (output && !output.closed) await new Promise((resolve) => output.once('close', resolve));
+        const missing = missingDurableObjectClass([...stderr, failure ?? '']);
+        if (missing !== undefined) throw new MissingDurableObjectClassError(missing);
+      }
+      return failure === undefined ? undefined : loadFailureDetail(failure, candidate.sourceMaps);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -331,9 +344,12 @@ export class FunctionsRuntime implements BackgroundService {
     for (const key of this.#status.keys()) if (!wanted.some((w) => w.key === key)) this.#status.delete(key);
     for (const key of this.#failed.keys()) if (!wanted.some((w) => w.key === key)) this.#failed.delete(key);
     const [only] = wanted;
+    // A script hosting Durable Objects always runs in one backend process of its own: the direct generation has
+    // several processes, and each object must have exactly one live instance (docs/architecture.md).
     if (
       wanted.length === 1 &&
       only!.deployed.script.workers_dev &&
+      !hostsDurableObjects(only!.deployed) &&
       !only!.deployed.routed &&
       !this.#knownToFail(only!)
     ) {
@@ -396,7 +412,17 @@ export class FunctionsRuntime implements BackgroundService {
       else if (running) next.set(w.key, running);
       else quarantined.push(w);
     }
-    const started = await this.#startBackends(toStart);
+    // A script hosting Durable Objects is replaced in place (its old process stops first, on the same slot),
+    // so that no object ever runs in two processes at once.
+    // They go first: a class transferred to another script stops in its old process before the new one starts.
+    const inPlace = toStart.filter((w) => hostsDurableObjects(w.deployed) && this.#backends.has(w.key));
+    const startedInPlace = await Promise.all(inPlace.map((w) => this.#replaceInPlace(w)));
+    const started = await this.#startBackends(toStart.filter((w) => !inPlace.includes(w)));
+    for (const [index, w] of inPlace.entries()) {
+      toStart.splice(toStart.indexOf(w), 1);
+      toStart.push(w);
+      started.push(startedInPlace[index]!);
+    }
     // A script the direct generation runs now has already loaded in this very config: a failure to start it
     // again (going from one script to several) can only be one at random, so it gets one more try before it is
     // quarantined for another script's deploy.
@@ -473,16 +499,37 @@ export class FunctionsRuntime implements BackgroundService {
     if (previousRoutes) rmSync(previousRoutes, { recursive: true, force: true });
   }
 
+  /**
+   * Stops a script's backend and starts its new configuration on the same slot; if that fails, the previous
+   * configuration starts there again (its processes never overlap: see hostsDurableObjects).
+   */
+  async #replaceInPlace(w: Wanted): Promise<PromiseSettledResult<ScriptBackend>> {
+    const running = this.#backends.get(w.key)!;
+    const taken = await running.handOver();
+    const [result] = await this.#startBackends([w], taken);
+    if (result!.status === 'fulfilled') return result!;
+    const previous = { key: w.key, deployed: running.deployed, fingerprint: running.fingerprint };
+    const [again] = await this.#startBackends([previous], taken);
+    if (again!.status === 'fulfilled') this.#backends.set(w.key, again!.value);
+    else this.#backends.delete(w.key);
+    return result!;
+  }
+
   #hasBackend(backend: ScriptBackend): boolean {
     return [...this.#backends.values()].includes(backend);
   }
 
-  /** Starts one backend process per script, each on a new slot, in parallel and each on its own. */
-  async #startBackends(wanted: Wanted[]): Promise<PromiseSettledResult<ScriptBackend>[]> {
+  /**
+   * Starts one backend process per script, each on a new slot, in parallel and each on its own; or one on the
+   * slot and sockets `taken` from its predecessor, which are left open (and `taken` updated) if it fails.
+   */
+  async #startBackends(wanted: Wanted[], taken?: HandedOver): Promise<PromiseSettledResult<ScriptBackend>[]> {
     if (wanted.length === 0) return [];
-    const slots = wanted.map(() => this.#nextSlot++);
+    const slots = wanted.map(() => taken?.slot ?? this.#nextSlot++);
     const paths = slots.map((slot) => this.#slotPath(slot));
-    const sockets = await openUnixSockets([...paths, ...paths.map((path) => `${path}.spare`)]);
+    const sockets = taken
+      ? [taken.socket, taken.spare]
+      : await openUnixSockets([...paths, ...paths.map((path) => `${path}.spare`)]);
     return Promise.allSettled(
       wanted.map(async (w, index) => {
         const backend = new ScriptBackend({
@@ -501,7 +548,9 @@ export class FunctionsRuntime implements BackgroundService {
         try {
           await backend.start();
         } catch (error) {
-          await backend.stop(1_000);
+          // Sockets handed over stay open for the next try on the same slot (#replaceInPlace).
+          if (taken) Object.assign(taken, await backend.handOver());
+          else await backend.stop(1_000);
           throw error;
         }
         return backend;
@@ -720,7 +769,7 @@ export class FunctionsRuntime implements BackgroundService {
     return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
   }
 
-  #scriptConfig(dir: string, script: ScriptToRun): string {
+  #scriptConfig(dir: string, script: ScriptToRun, checkOnly = false): string {
     return writeConfig(
       dir,
       buildFunctionsConfig({
@@ -734,10 +783,19 @@ export class FunctionsRuntime implements BackgroundService {
         routeKey: this.#deps.config.routeKey,
         ping: true,
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
+        // The upload check never touches the live objects' files (and never runs an alarm of theirs).
+        durableObjectsDir: checkOnly ? undefined : this.#deps.durableObjectsDir,
       }),
     );
   }
 }
+
+/** The script hosts Durable Object classes: their objects must live in one process at a time. */
+function hostsDurableObjects(script: ScriptToRun): boolean {
+  return (script.durableObjects?.length ?? 0) > 0;
+}
+
+type HandedOver = Awaited<ReturnType<ScriptBackend['handOver']>>;
 
 /** workerd's `assets` service is experimental: only the processes that serve assets run with --experimental. */
 function servesAssets(script: ScriptToRun): boolean {

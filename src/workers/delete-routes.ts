@@ -15,9 +15,8 @@ function forced(c: ApiContext): boolean {
 /**
  * Deleting a Worker as `wrangler delete` does it: the dependency check (`/references`,
  * `/tails/by-consumer/{name}`), the delete itself on the service (`DELETE /workers/services/{name}?force=`)
- * or the script resource, then the look-ups it makes around it (Durable Object namespaces for container
- * applications, KV namespaces for a Workers Site's assets). Ledge has neither Durable Objects nor KV, so
- * those lists are truly empty.
+ * or the script resource, then the look-ups it makes around it (KV namespaces for a Workers Site's assets;
+ * Durable Object namespaces, durable-objects/routes.ts). Ledge has no KV, so that list is truly empty.
  */
 export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): void {
   const base = '/accounts/:account_id/workers';
@@ -40,6 +39,5 @@ export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): v
     if (query['page'] === undefined && page.page !== 1) throw new LedgeError(400, 10001, 'invalid page');
     return ok(c, [], { resultInfo: pageInfo(page, 0, 0) });
   };
-  app.get(`${base}/durable_objects/namespaces`, emptyList);
   app.get('/accounts/:account_id/storage/kv/namespaces', emptyList);
 }

@@ -261,4 +261,21 @@ export const workerMigrations: readonly SchemaMigration[] = [
       );
       CREATE INDEX worker_asset_sessions_expiry ON worker_asset_sessions(expires_at);`,
   },
+  {
+    // Durable Objects: each class a migration created, under a namespace id that names its objects' storage
+    // (kept when the class is renamed or transferred), and the script's last applied migration tag.
+    id: 'workers/0009_durable_objects',
+    sql: `
+      ALTER TABLE worker_scripts ADD COLUMN migration_tag TEXT;
+      CREATE TABLE worker_do_namespaces (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        script_name TEXT NOT NULL,
+        class_name TEXT NOT NULL,
+        use_sqlite INTEGER NOT NULL,
+        created_on TEXT NOT NULL,
+        FOREIGN KEY (account_id, script_name) REFERENCES worker_scripts(account_id, name) ON DELETE CASCADE,
+        UNIQUE (account_id, script_name, class_name)
+      );`,
+  },
 ];

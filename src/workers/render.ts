@@ -18,7 +18,8 @@ export function renderScript(script: ScriptRecord, version: VersionRecord | unde
     has_assets: Boolean(version?.assets),
     has_modules: (version?.modules.length ?? 1) > 0,
     logpush: script.settings.logpush ?? false,
-    // No placement_mode or migration_tag: Ledge has neither, and the SDK types them optional strings, not null.
+    // No placement_mode: Ledge has none, and the SDK types it an optional string, not null.
+    ...(script.migration_tag ? { migration_tag: script.migration_tag } : {}),
     tail_consumers: null,
     deployment_id: deploymentId,
   };

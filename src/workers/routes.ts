@@ -18,6 +18,7 @@ import type { FunctionLogHub } from '../workerd/index.ts';
 import type { WorkersService } from './service.ts';
 import { mountPreviewRoutes } from './preview-route.ts';
 import { mountDeleteRoutes } from './delete-routes.ts';
+import { mountDurableObjectRoutes } from './durable-objects/routes.ts';
 import { mountTailRoute, mountTailSessionRoutes } from './tail-route.ts';
 import type { TailSessions } from './tail/sessions.ts';
 import { mountCronRoutes } from './crons/cron-routes.ts';
@@ -40,6 +41,7 @@ export function workerRoutes(
   mountTailRoute(app, workers, logs);
   mountPreviewRoutes(app);
   mountDeleteRoutes(app, workers);
+  mountDurableObjectRoutes(app, workers.durableObjects);
   if (options.crons) mountCronRoutes(app, options.crons);
   if (options.requestHistory) mountRequestHistoryRoute(app, workers, options.requestHistory);
   const base = '/accounts/:account_id/workers';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MigrationsSchema } from './durable-objects/schemas.ts';
 import { UploadAssetsSchema } from './assets/schemas.ts';
 import { DEFAULT_CPU_MS, ModuleTypes, type Binding, type ModuleType, type WorkerModule } from '../workerd/index.ts';
 
@@ -43,6 +44,8 @@ export const UploadMetadataSchema = z
     assets: UploadAssetsSchema.optional(),
     /** Keep the previous version's assets (wrangler sends it when the assets did not change, e.g. versions upload). */
     keep_assets: z.boolean().optional(),
+    /** Durable Object migrations: the script's current tag, its new one, and the steps between (durable-objects/). */
+    migrations: MigrationsSchema.optional(),
   })
   .loose();
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;

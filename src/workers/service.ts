@@ -3,9 +3,11 @@ import type { AccountService } from '../accounts/index.ts';
 import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
-import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
+import { MissingDurableObjectClassError, type ReloadReport, type ScriptRuntimeStatus } from '../workerd/index.ts';
+import { DurableObjectErrors } from './durable-objects/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
+import { runtimeClasses, type DurableObjectsService, type PreparedClasses } from './durable-objects/service.ts';
 import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
 import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
@@ -63,6 +65,7 @@ export class WorkersService {
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
+  readonly durableObjects: DurableObjectsService | undefined;
   readonly #onDeleted: Array<(accountId: string, name: string) => Promise<void> | void> = [];
 
   readonly #clock: Clock;
@@ -77,16 +80,58 @@ export class WorkersService {
       maxScriptsPerAccount?: number | undefined;
       /** Static assets; without it, an upload with assets is refused. */
       assets?: AssetsService | undefined;
+      /** Durable Object namespaces; without it, their bindings and migrations are refused. */
+      durableObjects?: DurableObjectsService | undefined;
     },
     clock: Clock = systemClock,
   ) {
     this.#clock = clock;
     this.assets = deps.assets;
+    this.durableObjects = deps.durableObjects;
     this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
     this.#accounts = deps.accounts;
+  }
+
+  /** The runtime's upload check; a Durable Object class the script does not export is Cloudflare's 10070. */
+  async #checkLoads(candidate: DeployedScript): Promise<string | undefined> {
+    try {
+      return await this.#runtime.check(candidate);
+    } catch (error) {
+      if (error instanceof MissingDurableObjectClassError) throw DurableObjectErrors.notExported(error.className);
+      throw error;
+    }
+  }
+
+  /** Checks the upload's Durable Object bindings and migrations; undefined when it has neither. */
+  async #prepareDurableObjects(
+    accountId: string,
+    name: string,
+    bindings: Binding[],
+    upload: ScriptUpload,
+    deploy: boolean,
+    now: string,
+  ): Promise<PreparedClasses | undefined> {
+    const bound = bindings.some((b) => b.type === 'durable_object_namespace');
+    if (!this.durableObjects) {
+      if (bound || upload.migrations)
+        throw WorkerErrors.invalidScript('Durable Objects are not enabled on this server.');
+      return undefined;
+    }
+    return this.durableObjects.prepare({
+      accountId,
+      script: name,
+      bindings,
+      migrations: upload.migrations,
+      deploy,
+      now,
+      bindingsOf: async (script) => {
+        const record = await this.store.getScript(accountId, script);
+        return (record && (await this.currentVersion(record)))?.bindings ?? [];
+      },
+    });
   }
 
   /** The static assets the new version serves: the session's files, or the previous version's (keep_assets). */
@@ -145,6 +190,7 @@ export class WorkersService {
     }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
+    const objects = await this.#prepareDurableObjects(accountId, name, bindings, upload, deploy, now);
     const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';
     const version: Omit<VersionRecord, 'number'> = {
       id: randomUUID(),
@@ -188,13 +234,14 @@ export class WorkersService {
     const failure =
       version.main_module === ''
         ? undefined
-        : await this.#runtime.check({
+        : await this.#checkLoads({
             script,
             version: { ...version, number: 0 },
             secrets,
             subdomain: 'check',
             scheduled: false,
             sourceMaps: upload.sourceMaps,
+            durableObjects: objects && runtimeClasses(objects.plan.classes),
           });
     if (failure !== undefined)
       throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
@@ -216,6 +263,15 @@ export class WorkersService {
       secrets: upload.secrets,
       removeSecrets: [...removed],
       ...(deployment ? { deployment } : {}),
+      ...(objects?.plan.changed
+        ? {
+            durableObjects: {
+              tag: objects.plan.tag,
+              classes: objects.plan.classes,
+              previousTag: objects.previous.tag,
+            },
+          }
+        : {}),
     });
     if (deployment || (upload.secrets.length > 0 && existing?.current_deployment_id)) {
       await this.#reloadFor(accountId, name, async () => {
@@ -223,8 +279,12 @@ export class WorkersService {
           await this.store.revertDeployment(accountId, name, deployment.id, existing?.current_deployment_id ?? null);
         if (!existing) await this.store.deleteScript(accountId, name);
         else await this.#restoreSecrets(accountId, name, previousSecrets);
+        if (existing && objects?.plan.changed)
+          await this.durableObjects?.store.restore(accountId, name, objects.previous, objects.takenFrom);
       });
     }
+    // A deleted class's objects go once no process hosts it any more (the reload stopped the old one).
+    if (objects && objects.plan.deleted.length > 0) await this.durableObjects?.collect(accountId);
     const saved = (await this.store.getScript(accountId, name))!;
     return { script: saved, version: stored, deployment };
   }
@@ -397,6 +457,8 @@ export class WorkersService {
     }
     if (!(await this.store.deleteScript(accountId, name))) throw WorkerErrors.scriptNotFound();
     await this.#runtime.reload();
+    // Its classes' rows went with it (ON DELETE CASCADE); their objects' data goes now that no process hosts them.
+    await this.durableObjects?.collect(accountId);
     for (const listener of this.#onDeleted) await listener(accountId, name);
   }
 
@@ -561,6 +623,7 @@ export class WorkersService {
     routed: ReadonlySet<string> = new Set(),
   ): Promise<DeployedScript[]> {
     const deployed = await this.store.listDeployed();
+    const classes = (await this.durableObjects?.store.all()) ?? new Map();
     const out: DeployedScript[] = [];
     for (const { script, version } of deployed) {
       const subdomain = await this.subdomain(script.account_id);
@@ -572,6 +635,7 @@ export class WorkersService {
         subdomain: subdomain ?? 'released',
         scheduled: scheduled.has(`${script.account_id}/${script.name}`),
         routed: routed.has(`${script.account_id}/${script.name}`),
+        durableObjects: runtimeClasses(classes.get(`${script.account_id}/${script.name}`) ?? []),
       });
     }
     return out;

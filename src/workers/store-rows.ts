@@ -14,6 +14,7 @@ export interface ScriptRow {
   last_deployed_from: string;
   created_on: string;
   modified_on: string;
+  migration_tag?: string | null;
 }
 
 export interface VersionRow {
@@ -51,6 +52,7 @@ export function toScript(row: ScriptRow): ScriptRecord {
     last_deployed_from: row.last_deployed_from,
     created_on: row.created_on,
     modified_on: row.modified_on,
+    migration_tag: row.migration_tag ?? null,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type VersionRow,
 } from './store-rows.ts';
 import type { SecretBox } from '../shared/crypto.ts';
+import { writeScriptClasses, type ScriptClasses } from './durable-objects/store.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
 import { isoNow } from '../shared/time.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
@@ -28,6 +29,11 @@ export interface WorkerStore {
     /** Secrets the new version no longer has (a settings PATCH whose bindings leave them out). */
     removeSecrets?: string[];
     deployment?: DeploymentRecord;
+    /**
+     * The script's Durable Object migration tag and classes after this upload, and the tag they were planned
+     * from (still the script's, or the upload is refused: durable-objects/store.ts).
+     */
+    durableObjects?: ScriptClasses & { previousTag: string | null };
   }): Promise<VersionRecord>;
   getVersion(accountId: string, script: string, id: string): Promise<VersionRecord | undefined>;
   listVersions(accountId: string, script: string): Promise<VersionRecord[]>;
@@ -104,7 +110,7 @@ export class SqlWorkerStore implements WorkerStore {
   }
 
   async saveVersion(input: Parameters<WorkerStore['saveVersion']>[0]) {
-    const { script, version, secrets, removeSecrets = [], deployment } = input;
+    const { script, version, secrets, removeSecrets = [], deployment, durableObjects } = input;
     return this.#db.transaction(async (tx) => {
       // The upsert locks the script's row until commit (PostgreSQL), so two uploads of one script take
       // turns and number their versions 1, 2 rather than both 1.
@@ -143,6 +149,7 @@ export class SqlWorkerStore implements WorkerStore {
       for (const secret of secrets) await this.#putSecret(tx, script.account_id, script.name, secret.name, secret.text);
       for (const name of removeSecrets) await deleteSecret(tx, script.account_id, script.name, name);
       if (deployment) await addDeployment(tx, deployment);
+      if (durableObjects) await writeScriptClasses(tx, script.account_id, script.name, durableObjects);
       return stored;
     });
   }

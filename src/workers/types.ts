@@ -1,4 +1,5 @@
 import type { Binding, WorkerModule } from './schemas.ts';
+import type { DurableObjectClass } from '../workerd/index.ts';
 import type { VersionAssets } from './assets/schemas.ts';
 
 export interface ScriptRecord {
@@ -12,6 +13,8 @@ export interface ScriptRecord {
   last_deployed_from: string;
   created_on: string;
   modified_on: string;
+  /** The tag of the last Durable Object migration applied to it (wrangler reads it before a deploy). */
+  migration_tag?: string | null;
 }
 
 /** Settings that do not change the code (PATCH script-settings). */
@@ -72,6 +75,8 @@ export interface DeployedScript {
   routed?: boolean | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
+  /** The Durable Object classes the script hosts. */
+  durableObjects?: DurableObjectClass[] | undefined;
   /** The version's assets as the runtime serves them (assets/served-assets.ts), once written to a directory. */
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
 }

@@ -3,6 +3,7 @@ import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
 import type { AssetConfig } from './assets/schemas.ts';
+import type { Migrations } from './durable-objects/schemas.ts';
 import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,
@@ -34,6 +35,8 @@ export interface ScriptUpload {
   assets?: { jwt?: string | undefined; config: AssetConfig; binding?: string | undefined } | undefined;
   /** `keep_assets`: the new version keeps the previous version's files (and config, unless sent). */
   keepAssets?: boolean;
+  /** Durable Object migrations sent with the upload (applied by a deployment only). */
+  migrations?: Migrations | undefined;
   /** Source maps sent with the upload (wrangler's upload_source_maps), by part name: used for load errors only. */
   sourceMaps?: Record<string, string>;
 }
@@ -162,6 +165,7 @@ export async function parseScriptUpload(request: Request, today: string): Promis
     compatibilityFlags: metadata.compatibility_flags,
     cpuMs: metadata.limits?.cpu_ms,
     annotations: normalizeAnnotations(metadata.annotations ?? {}),
+    migrations: metadata.migrations,
     sourceMaps,
     ...(hasAssets
       ? {
@@ -265,6 +269,20 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         secrets.push({ name: binding.name, text });
         break;
       }
+      case 'durable_object_namespace': {
+        const className = field('class_name');
+        checkBindingName(className, 'Durable Object class');
+        const scriptName = binding['script_name'];
+        if (scriptName !== undefined && typeof scriptName !== 'string')
+          throw WorkerErrors.invalidScript(`Binding "${clip(binding.name)}": script_name must be a string.`);
+        bindings.push({
+          name: binding.name,
+          type: 'durable_object_namespace',
+          class_name: className,
+          ...(scriptName !== undefined ? { script_name: scriptName } : {}),
+        });
+        break;
+      }
       case 'inherit':
         inherit.push(binding.name);
         break;
@@ -274,11 +292,11 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, durable_object_namespace, plain_text, secret_text, json, assets and inherit.`,
         );
     }
   }
-  checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
+  checkVariableCount(bindings.filter((b) => b.type === 'plain_text' || b.type === 'json').length + secrets.length);
   return { bindings, secrets, inherit, assetsBinding };
 }
 

@@ -331,7 +331,43 @@ describe('answers match the official SDK types', () => {
     const tail = (await call(`POST ${W}/scripts/:script/tails`, `${s}/tails`, { filters: [] }))!;
     await call(`GET ${W}/scripts/:script/tails`, `${s}/tails`);
     await call(`DELETE ${W}/scripts/:script/tails/:tail_id`, `${s}/tails/${tail['id'] as string}`);
-    await call(`GET ${W}/durable_objects/namespaces`, `${a}/workers/durable_objects/namespaces`);
+    // Durable Objects: a script hosting a class, the namespaces list and an object of it.
+    const objects = new FormData();
+    objects.set(
+      'metadata',
+      JSON.stringify({
+        main_module: 'index.js',
+        compatibility_date: '2025-04-01',
+        bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
+        migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] },
+      }),
+    );
+    objects.set(
+      'index.js',
+      new File(
+        [
+          `import { DurableObject } from 'cloudflare:workers';
+export class Counter extends DurableObject {}
+export default { fetch() { return new Response('ok'); } };`,
+        ],
+        'index.js',
+        { type: 'application/javascript+module' },
+      ),
+    );
+    const hosted = await fetch(`${ledge.apiUrl}${a}/workers/scripts/sdk-objects`, {
+      method: 'PUT',
+      headers: ledge.tokenHeaders,
+      body: objects,
+    });
+    expect(hosted.status).toBe(200);
+    const namespaces = (await call(
+      `GET ${W}/durable_objects/namespaces`,
+      `${a}/workers/durable_objects/namespaces`,
+    )) as unknown as { id: string }[];
+    await call(
+      `GET ${W}/durable_objects/namespaces/:namespace_id/objects`,
+      `${a}/workers/durable_objects/namespaces/${namespaces[0]!.id}/objects`,
+    );
     await call(`GET ${A}/storage/kv/namespaces`, `${a}/storage/kv/namespaces`);
     await call(`DELETE ${W}/scripts/:script`, s);
     // Static assets as wrangler uploads them: the session, the file (with the session's token, not an API

@@ -68,6 +68,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       tailFlagsDir: input.tailFlagsDir,
       metricsSecret,
       egressRules: rules,
+      durableObjectsDir: input.durableObjectsDir,
     };
     const built = scriptWorker(context, files, {
       folder: `s${index}`,

@@ -66,6 +66,8 @@ export interface FunctionsConfigInput {
   subrequestsPerInvocation?: number | undefined;
   /** The secret the ping service asks isolates for their counts with; a fresh one per config by default. */
   metricsSecret?: string;
+  /** Root of the accounts' Durable Object storage; without it, objects keep their storage in memory. */
+  durableObjectsDir?: string | undefined;
 }
 
 /** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */

@@ -73,7 +73,17 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
   for (const part of parts) Object.assign(params, part.params);
   const own = (name: string, content: string | Uint8Array) => files.embed(`${options.folder}/${name}`, content);
   const modules: Worker_Module[] = [
-    { name: WRAPPER, esModule: own(WRAPPER, wrapperSource(version.main_module, options.hostGuard)) },
+    {
+      name: WRAPPER,
+      esModule: own(
+        WRAPPER,
+        wrapperSource(
+          version.main_module,
+          options.hostGuard,
+          (context.deployed.durableObjects ?? []).map((c) => ({ name: c.class_name, sqlite: c.sqlite })),
+        ),
+      ),
+    },
     ...SCRIPT_MODULES.map((name) => platformModule(files, name)),
     { name: PARAMS_MODULE, esModule: own(PARAMS_MODULE, paramsModule(params)) },
     ...version.modules.map((m) => MODULE[m.type](m.name, own(m.name, Buffer.from(m.content, 'base64')))),
@@ -89,6 +99,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
         compatibilityFlags: withAsyncLocalStorage(version.compatibility_flags),
         bindings: parts.flatMap((part) => part.bindings),
         durableObjectNamespaces: durableObjectNamespaces.length > 0 ? durableObjectNamespaces : undefined,
+        durableObjectStorage: parts.find((part) => part.durableObjectStorage)?.durableObjectStorage,
       },
     },
     services: parts.flatMap((part) => part.services ?? []),

@@ -70,6 +70,7 @@ export const SDK_TYPES = {
   SilenceDelete: { module: 'alerting/silences', type: '$.SilenceDeleteResponse', wholeBody: true },
   KvNamespaceList: { module: 'kv/namespaces/namespaces', type: 'Array<$.Namespace>' },
   DurableObjectNamespaceList: { module: 'durable-objects/namespaces/namespaces', type: 'Array<$.Namespace>' },
+  DurableObjectList: { module: 'durable-objects/namespaces/objects', type: 'Array<$.DurableObject>' },
 
   TailCreate: { module: 'workers/scripts/tail', type: '$.TailCreateResponse' },
   RouteList: { module: 'workers/routes', type: 'Array<$.RouteListResponse>' },
@@ -315,6 +316,7 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`GET ${W}/scripts/:script/references`]: { notInSdk: 'what `wrangler delete` checks before deleting; no SDK method' },
   [`GET ${W}/tails/by-consumer/:script`]: { notInSdk: 'the tail producers `wrangler delete` checks; no SDK method' },
   [`GET ${W}/durable_objects/namespaces`]: { sdk: 'DurableObjectNamespaceList' },
+  [`GET ${W}/durable_objects/namespaces/:namespace_id/objects`]: { sdk: 'DurableObjectList' },
   [`POST ${R2}/:bucket_name/uploads`]: { notInSdk: 'Ledge extension: multipart uploads for `ledge object put`' },
   [`PUT ${R2}/:bucket_name/uploads/:upload_id/parts/:part_number`]: { notInSdk: 'Ledge extension (multipart part)' },
   [`POST ${R2}/:bucket_name/uploads/:upload_id/complete`]: { notInSdk: 'Ledge extension (multipart complete)' },

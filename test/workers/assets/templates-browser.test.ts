@@ -1,30 +1,12 @@
-import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPage } from '../../helpers/browser.ts';
-import { REPO_ROOT, startLedge, tempDir, type TestLedge } from '../../helpers/ledge.ts';
+import { fromTemplate } from '../../helpers/c3-template.ts';
+import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
 import { runWrangler } from '../../helpers/wrangler.ts';
 import { accountSubdomain, functionsPort } from '../helpers.ts';
-
-const TEMPLATES = join(REPO_ROOT, 'node_modules/create-cloudflare/templates');
-
-/** A create-cloudflare template as `npm create cloudflare` writes it: placeholders filled, dot-files named. */
-function fromTemplate(template: string, name: string): string {
-  const project = tempDir(`c3-${name}-`);
-  cpSync(join(TEMPLATES, template), project, { recursive: true });
-  for (const entry of readdirSync(project, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    if (entry.name.startsWith('__dot__')) renameSync(path, join(entry.parentPath, entry.name.replace('__dot__', '.')));
-  }
-  const config = join(project, 'wrangler.jsonc');
-  writeFileSync(
-    config,
-    readFileSync(config, 'utf8').replace('<WORKER_NAME>', name).replace('<COMPATIBILITY_DATE>', '2025-06-01'),
-  );
-  return project;
-}
 
 /** create-cloudflare's own starters, deployed unchanged by the real wrangler and used in Chromium. */
 describe("create-cloudflare's assets templates in Chromium", () => {

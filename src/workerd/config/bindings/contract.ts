@@ -2,7 +2,7 @@ import type { EgressRule } from '../../isolate/contract.ts';
 import type { IsolateParams } from '../../isolate-modules.ts';
 import type { ScriptToRun } from '../../script.ts';
 import type { R2ServiceResolver } from '../input.ts';
-import type { Service, Worker_Binding, Worker_DurableObjectNamespace } from '../types.ts';
+import type { Service, Worker, Worker_Binding, Worker_DurableObjectNamespace } from '../types.ts';
 
 /**
  * What one binding module adds for one script: entries of the script's worker, and what the config needs
@@ -17,6 +17,8 @@ export interface Contribution {
   directories?: string[];
   /** Durable Object classes of the script's own worker (its `durableObjectNamespaces`). */
   durableObjectNamespaces?: Worker_DurableObjectNamespace[];
+  /** Where the worker's Durable Objects keep their storage (at most one module of a worker sets it). */
+  durableObjectStorage?: Worker['durableObjectStorage'];
   /** Constants for the platform's modules in the script's isolate (`__ledge/params.js`). */
   params?: Partial<IsolateParams>;
 }
@@ -31,6 +33,11 @@ export interface ScriptContext {
   metricsSecret: string;
   /** Functions' egress lists as the isolate's egress module compares them; null: unrestricted. */
   egressRules: { allow: EgressRule[]; deny: EgressRule[] } | null;
+  /**
+   * Root of the accounts' Durable Object storage (`<root>/<account>/<namespace id>/`); none: objects keep
+   * their storage in memory (the upload check, which must never open the live objects' files).
+   */
+  durableObjectsDir?: string | undefined;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */

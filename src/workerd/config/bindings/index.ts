@@ -1,6 +1,7 @@
 import type { Binding } from '../../script.ts';
 import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
 import { assetsBinding } from './assets.ts';
+import { durableObjectClasses, durableObjectNamespace } from './durable-object.ts';
 import { egress } from './egress.ts';
 import { json } from './json.ts';
 import { localReads } from './local-reads.ts';
@@ -20,6 +21,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   r2_bucket: r2Bucket,
   plain_text: plainText,
   json,
+  durable_object_namespace: durableObjectNamespace,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
@@ -29,6 +31,7 @@ export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [
   localReads,
   metricsSecret,
   egress,
+  durableObjectClasses,
 ];
 
 /** One of the script's own bindings as config, by its kind's module. */

@@ -1,0 +1,91 @@
+import { newId } from '../../shared/ids.ts';
+import type { Binding, DurableObjectClass } from '../../workerd/index.ts';
+import { DurableObjectErrors } from './errors.ts';
+import { planMigrations, type MigrationPlan } from './plan.ts';
+import type { Migrations, NamespaceRecord } from './schemas.ts';
+import type { DurableObjectStorage } from './storage.ts';
+import type { DurableObjectNamespaceStore, ScriptClasses } from './store.ts';
+
+/** What an upload will do to its script's Durable Object classes, and how to put them back. */
+export interface PreparedClasses {
+  plan: MigrationPlan;
+  previous: ScriptClasses;
+  /** Classes transferred from other scripts, as they were (restored if the deploy fails). */
+  takenFrom: NamespaceRecord[];
+}
+
+/** Durable Object namespaces: migrations checked and planned at upload, data removed once a class is gone. */
+export class DurableObjectsService {
+  readonly store: DurableObjectNamespaceStore;
+  readonly storage: DurableObjectStorage;
+
+  constructor(store: DurableObjectNamespaceStore, storage: DurableObjectStorage) {
+    this.store = store;
+    this.storage = storage;
+  }
+
+  /**
+   * Checks an upload's bindings and migrations against the script's classes and plans the change. Only a
+   * deployment may carry migrations (10211), as on Cloudflare.
+   */
+  async prepare(input: {
+    accountId: string;
+    script: string;
+    bindings: Binding[];
+    migrations: Migrations | undefined;
+    deploy: boolean;
+    now: string;
+    /** The bindings of another script's deployed version (a transferred class must not be bound there). */
+    bindingsOf: (script: string) => Promise<Binding[]>;
+  }): Promise<PreparedClasses> {
+    if (input.migrations && !input.deploy) throw DurableObjectErrors.migrationInVersion();
+    const bound: string[] = [];
+    for (const binding of input.bindings) {
+      if (binding.type !== 'durable_object_namespace') continue;
+      if (binding.script_name !== undefined && binding.script_name !== input.script)
+        throw DurableObjectErrors.crossScriptBinding(binding.name, binding.script_name);
+      bound.push(binding.class_name);
+    }
+    const previous = await this.store.forScript(input.accountId, input.script);
+    const others = input.migrations
+      ? (await this.store.forAccount(input.accountId)).filter((r) => r.script_name !== input.script)
+      : [];
+    const plan = planMigrations({
+      accountId: input.accountId,
+      script: input.script,
+      currentTag: previous.tag,
+      current: previous.classes,
+      others,
+      migrations: input.migrations,
+      boundClasses: bound,
+      newId,
+      now: input.now,
+    });
+    const takenFrom = others.filter((r) => plan.classes.some((c) => c.id === r.id));
+    for (const source of takenFrom) {
+      // Its old script would still host it (or fail to start): one class, one live instance per object.
+      const still = (await input.bindingsOf(source.script_name)).find(
+        (b) =>
+          b.type === 'durable_object_namespace' &&
+          b.class_name === source.class_name &&
+          (b.script_name === undefined || b.script_name === source.script_name),
+      );
+      if (still)
+        throw DurableObjectErrors.migrationConflict(
+          `Cannot transfer class '${source.class_name}' from the Worker '${source.script_name}': its binding ${still.name} still refers to it. Deploy that Worker without the binding first.`,
+        );
+    }
+    return { plan, previous, takenFrom };
+  }
+
+  /** Removes the data of the account's namespaces that no class owns any more (deleted classes or scripts). */
+  async collect(accountId: string): Promise<string[]> {
+    const keep = new Set((await this.store.forAccount(accountId)).map((r) => r.id));
+    return this.storage.sweep(accountId, keep);
+  }
+}
+
+/** A script's classes as the runtime loads them. */
+export function runtimeClasses(records: readonly NamespaceRecord[]): DurableObjectClass[] {
+  return records.map((r) => ({ class_name: r.class_name, namespace_id: r.id, sqlite: r.use_sqlite }));
+}
