@@ -10,7 +10,8 @@ export const DEFAULT_CPU_MS = 30_000;
 export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
   | { name: string; type: 'plain_text'; text: string }
-  | { name: string; type: 'json'; json: unknown };
+  | { name: string; type: 'json'; json: unknown }
+  | { name: string; type: 'd1'; id: string };
 
 export const ModuleTypes = {
   esModule: 'application/javascript+module',
