@@ -12,9 +12,6 @@ export const D1Errors = {
     new LedgeError(400, 7406, `You have reached the maximum number of D1 databases (${max}) for this account.`),
   /** A statement SQLite refused (the engine's message, as D1 words it: `<what>: SQLITE_<CODE>`). */
   query: (message: string) => new LedgeError(400, 7500, message),
-  /** The database is over the account's size limit: it takes reads and deletes, not writes. */
-  full: (maxBytes: number) =>
-    new LedgeError(400, 7500, `Exceeded maximum DB size: this database has reached its limit of ${maxBytes} bytes.`),
   /** The account's engine could not be reached (starting, or restarted after a crash). */
   unavailable: (detail: string) => new LedgeError(503, 7500, `D1 is unavailable: ${detail}`),
   importNotFound: () => new LedgeError(404, 7404, 'No upload found for this import: start again with action "init".'),

@@ -7,7 +7,6 @@ import { D1Errors } from './errors.ts';
 import { DATABASE_NAME, UUID, type D1DatabaseRecord, type QueryBody, type StatementResult } from './schemas.ts';
 import { splitStatements } from './statements.ts';
 import type { SqlD1Store } from './store.ts';
-import { isWrite } from './writes.ts';
 
 /** Cloudflare's limits on the Workers Paid plan: 50,000 databases per account, 10 GB per database. */
 export const DEFAULT_D1_LIMITS = { maxDatabasesPerAccount: 50_000, maxDatabaseBytes: 10 * 1024 ** 3 } as const;
@@ -44,8 +43,6 @@ export class D1Service {
   readonly #limits: D1Limits;
   readonly #changes: D1DatabaseChanges | undefined;
   readonly #clock: Clock;
-  /** Each database's size after its last call through the API (the size limit is checked against it). */
-  readonly #sizes = new Map<string, number>();
 
   constructor(deps: {
     store: SqlD1Store;
@@ -108,7 +105,6 @@ export class D1Service {
     } = await this.#engine.run(database.account_id, database.uuid, [
       { sql: `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND ${INTERNAL}` },
     ]);
-    this.#sizes.set(database.uuid, result?.meta.size_after ?? 0);
     return { num_tables: Number(result?.rows[0]?.[0] ?? 0), file_size: result?.meta.size_after ?? 0 };
   }
 
@@ -127,7 +123,6 @@ export class D1Service {
     if (drops.length > 0)
       await this.#engine.run(accountId, database.uuid, [{ sql: 'PRAGMA defer_foreign_keys = ON' }, ...drops]);
     await this.#store.delete(accountId, database.uuid);
-    this.#sizes.delete(database.uuid);
     await this.#changes?.deleted(database);
   }
 
@@ -139,17 +134,16 @@ export class D1Service {
     return (await this.execute(database, statementsOf(body))).results;
   }
 
-  /** Runs statements in one call (one transaction), refusing writes to a database over its size limit. */
+  /**
+   * Runs statements in one call (one transaction). The engine caps each database at the account's size
+   * limit: a write past it fails there, as SQLite's SQLITE_FULL, and rolls the call back.
+   */
   async execute(
     database: D1DatabaseRecord,
     statements: EngineStatement[],
     options: { bookmark?: boolean } = {},
   ): Promise<{ results: StatementResult[]; meta: AggregateMeta; bookmark?: string | undefined }> {
     if (statements.length === 0) throw D1Errors.validation('No SQL statements detected.');
-    const size = this.#sizes.get(database.uuid);
-    if (size !== undefined && size >= this.#limits.maxDatabaseBytes && statements.some((s) => isWrite(s.sql))) {
-      throw D1Errors.full(this.#limits.maxDatabaseBytes);
-    }
     const started = this.#clock.monotonic();
     const { results, bookmark } = await this.#engine.run(database.account_id, database.uuid, statements, options);
     const duration = this.#clock.monotonic() - started;
@@ -159,7 +153,6 @@ export class D1Service {
       result.meta.timings = { sql_duration_ms: each };
     }
     const last = results.at(-1)?.meta;
-    if (last) this.#sizes.set(database.uuid, last.size_after);
     return {
       results,
       bookmark,

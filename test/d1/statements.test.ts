@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { splitStatements } from '../../src/d1/statements.ts';
-import { isWrite } from '../../src/d1/writes.ts';
 
 describe('splitStatements', () => {
   it('splits on semicolons and drops empty and comment-only statements', () => {
@@ -29,27 +28,5 @@ describe('splitStatements', () => {
     ]);
     const temp = 'CREATE TEMP TRIGGER x AFTER DELETE ON t BEGIN DELETE FROM u; END';
     expect(splitStatements(`${temp}; SELECT 2`)).toEqual([temp, 'SELECT 2']);
-  });
-});
-
-describe('isWrite', () => {
-  it('tells statements that may grow the database from reads, deletes and drops', () => {
-    for (const sql of [
-      'INSERT INTO t VALUES (1)',
-      ' update t set a = 1',
-      'REPLACE INTO t VALUES (1)',
-      'CREATE TABLE u(a)',
-    ])
-      expect(isWrite(sql), sql).toBe(true);
-    expect(isWrite('/* c */ -- x\nINSERT INTO t VALUES (1)')).toBe(true);
-    expect(isWrite('WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x')).toBe(true);
-    for (const sql of [
-      'SELECT * FROM t',
-      'DELETE FROM t',
-      'DROP TABLE t',
-      'WITH x AS (SELECT 1) SELECT * FROM x',
-      'PRAGMA table_list',
-    ])
-      expect(isWrite(sql), sql).toBe(false);
   });
 });

@@ -5,6 +5,34 @@ import type { Service, Socket } from '../config/types.ts';
 export const D1_ENGINE_SERVICE = 'd1';
 const D1_STORAGE_SERVICE = 'd1-storage';
 
+/** What a full database's write fails with (SQLite's own words, after D1's). */
+export const D1_FULL_MESSAGE = 'Exceeded maximum DB size';
+
+/**
+ * The engine's Worker: workerd's d1.js as it is, but for its database class, which caps each database's
+ * file at the account's limit (SQLite's max_page_count, set through the SQL API's setMaxPageCountForTest,
+ * which the `experimental` compatibility flag exposes). A write past it fails and rolls back, as on D1;
+ * reads and deletes go on.
+ */
+const LIMITED_ENGINE = `import Engine, { D1Database as EngineDatabase } from './d1.js';
+export class D1Database extends EngineDatabase {
+  constructor(ctx, env) {
+    super(ctx, env);
+    const pageSize = ctx.storage.sql.exec('PRAGMA page_size').one().page_size;
+    ctx.storage.sql.setMaxPageCountForTest(Math.max(1, Math.floor(env.MAX_DATABASE_BYTES / pageSize)));
+  }
+  run(queries, bookmarked) {
+    try {
+      return super.run(queries, bookmarked);
+    } catch (error) {
+      if (!String(error?.message).includes('SQLITE_FULL')) throw error;
+      throw new Error(${JSON.stringify(D1_FULL_MESSAGE)} + ' (' + this.env.MAX_DATABASE_BYTES + ' bytes): SQLITE_FULL');
+    }
+  }
+}
+export default Engine;
+`;
+
 /** Where one account's D1 engine keeps its data and listens. */
 export interface D1EnginePaths {
   /** The account's D1 directory: one SQLite file per database, written by workerd (never by Ledge). */
@@ -20,7 +48,7 @@ export function d1SocketPath(socketDir: string, databaseId: string): string {
 
 /**
  * One account's D1 engine, as workerd's bundled d1.js states its config: a Worker with RPC, the
- * SQLite-backed `D1Database` class on a local disk, bound as DATABASE. Each database is a socket whose
+ * SQLite-backed `D1Database` class (here with the size cap above) on a local disk, bound as DATABASE. Each database is a socket whose
  * service carries `{"database": "<id>"}` as props: whoever reaches that socket reaches that database alone.
  * The Durable Objects' unique key is the account's id, so two accounts' objects could never share files
  * even on one disk. Pure: builds records, touches nothing.
@@ -29,17 +57,25 @@ export function d1Engine(
   accountId: string,
   databaseIds: readonly string[],
   paths: D1EnginePaths,
+  limits: { maxDatabaseBytes: number },
 ): { services: Service[]; sockets: Socket[]; directories: string[] } {
   const services: Service[] = [
     { name: D1_STORAGE_SERVICE, disk: { path: paths.dataDir, writable: true } },
     {
       name: D1_ENGINE_SERVICE,
       worker: {
-        modules: [{ name: 'd1.js', bundled: '/workerd/d1.js' }],
+        modules: [
+          { name: 'main.js', esModule: LIMITED_ENGINE },
+          { name: 'd1.js', bundled: '/workerd/d1.js' },
+        ],
         compatibilityDate: '2025-01-01',
+        compatibilityFlags: ['experimental'],
         durableObjectNamespaces: [{ className: 'D1Database', uniqueKey: `ledge-d1-${accountId}`, enableSql: true }],
         durableObjectStorage: { localDisk: D1_STORAGE_SERVICE },
-        bindings: [{ name: 'DATABASE', durableObjectNamespace: { className: 'D1Database' } }],
+        bindings: [
+          { name: 'DATABASE', durableObjectNamespace: { className: 'D1Database' } },
+          { name: 'MAX_DATABASE_BYTES', json: JSON.stringify(limits.maxDatabaseBytes) },
+        ],
       },
     },
   ];
