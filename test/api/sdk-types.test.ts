@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.ts';
@@ -303,6 +304,34 @@ describe('answers match the official SDK types', () => {
     await call(`DELETE ${W}/scripts/:script/tails/:tail_id`, `${s}/tails/${tail['id'] as string}`);
     await call(`GET ${W}/durable_objects/namespaces`, `${a}/workers/durable_objects/namespaces`);
     await call(`GET ${A}/storage/kv/namespaces`, `${a}/storage/kv/namespaces`);
+
+    // D1: a database, its queries, an import as wrangler drives it and an export.
+    const D1 = `${A}/d1/database`;
+    const database = (await call(`POST ${D1}`, `${a}/d1/database`, { name: 'sdk-db' }))!;
+    const d1 = `${a}/d1/database/${String(database['uuid'])}`;
+    await call(`GET ${D1}`, `${a}/d1/database`);
+    await call(`GET ${D1}/:database_id`, d1);
+    await call(`POST ${D1}/:database_id/query`, `${d1}/query`, {
+      sql: 'CREATE TABLE t (a); INSERT INTO t VALUES (?)',
+      params: [],
+    });
+    await call(`POST ${D1}/:database_id/raw`, `${d1}/raw`, { sql: 'SELECT * FROM t' });
+    const sql = 'INSERT INTO t VALUES (1);';
+    const etag = createHash('md5').update(sql).digest('hex');
+    const init = (await call(`POST ${D1}/:database_id/import`, `${d1}/import`, { action: 'init', etag }))!;
+    if (registered.has('PUT /client/v4/d1/uploads/:token')) {
+      const upload = await fetch(String(init['upload_url']), { method: 'PUT', body: sql });
+      recorded.push({ route: 'PUT /client/v4/d1/uploads/:token', status: upload.status, body: {} });
+    }
+    await call(`POST ${D1}/:database_id/import`, `${d1}/import`, {
+      action: 'ingest',
+      etag,
+      filename: init['filename'],
+    });
+    const exported = (await call(`POST ${D1}/:database_id/export`, `${d1}/export`, { output_format: 'polling' }))!;
+    const download = await fetch(String((exported['result'] as { signed_url: string }).signed_url));
+    recorded.push({ route: 'GET /client/v4/d1/exports/:token', status: download.status, body: {} });
+    await call(`DELETE ${D1}/:database_id`, d1);
     await call(`DELETE ${W}/scripts/:script`, s);
     await call(`DELETE ${W}/subdomain`, `${a}/workers/subdomain`);
 
