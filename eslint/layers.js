@@ -71,6 +71,8 @@ export const LAYERS = {
     'dashboard',
     's3',
     'd1',
+    // The account engines' host (workerd's bundled engines) is composed here, beside the subsystems it serves.
+    'workerd',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

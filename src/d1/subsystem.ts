@@ -26,6 +26,8 @@ export function createD1Subsystem(deps: {
   transfersDir: string;
   importMaxBytes?: number | undefined;
   clock?: Clock | undefined;
+  /** Started before the engine client's closer, stopped after it (the account engines' host). */
+  background?: BackgroundService[] | undefined;
 }): D1Subsystem {
   const clock = deps.clock ?? systemClock;
   const store = new SqlD1Store(deps.db);
@@ -42,7 +44,7 @@ export function createD1Subsystem(deps: {
     name: 'd1',
     service,
     store,
-    background: [closer],
+    background: [...(deps.background ?? []), closer],
     mountRoutes: (api) => {
       api.route('/', d1Routes(service));
       api.route('/', d1TransferRoutes(service, transfers));

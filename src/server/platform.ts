@@ -30,6 +30,7 @@ import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
+import { composeD1 } from './d1-engine.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -197,6 +198,7 @@ export async function createPlatform(
     poolEnablement,
     clock,
   });
+  const d1 = composeD1({ db, config, paths, logger, clock });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -220,6 +222,7 @@ export async function createPlatform(
       localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
       onObjectsChanged: (listener) => storage.objectChanges?.onChange(listener),
     },
+    d1: d1.forWorkers,
     metrics,
     cluster: cluster.shared ? cluster : undefined,
     clock,
@@ -262,7 +265,8 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
+  // D1 before workers: the account engines its bindings reach start before the functions runtime, stop after it.
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, d1.subsystem, workers, s3];
   const dashboard = createDashboard({
     accounts: accounts.service,
     db,

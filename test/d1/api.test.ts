@@ -135,7 +135,7 @@ describe('D1 API', () => {
     expect(done.body.result).toMatchObject({
       success: true,
       status: 'complete',
-      result: { num_queries: 3, meta: { rows_written: 2 } },
+      result: { num_queries: 3 },
     });
     expect((done.body.result as { result: { final_bookmark: string } }).result.final_bookmark).not.toBe('');
 
@@ -173,7 +173,7 @@ describe('D1 API', () => {
     }
     expect(full?.status).toBe(400);
     expect(full?.body.errors[0]!.code).toBe(7500);
-    expect(full?.body.errors[0]!.message).toContain('Exceeded maximum DB size');
+    expect(full?.body.errors[0]!.message).toBe('database or disk is full: SQLITE_FULL');
     // A full database still reads and deletes.
     expect((await api(ledge, 'POST', `${q}/query`, { sql: 'SELECT COUNT(*) FROM blobs' })).status).toBe(200);
     expect((await api(ledge, 'POST', `${q}/query`, { sql: 'DELETE FROM blobs' })).status).toBe(200);

@@ -5,14 +5,11 @@ import type { Service, Socket } from '../config/types.ts';
 export const D1_ENGINE_SERVICE = 'd1';
 const D1_STORAGE_SERVICE = 'd1-storage';
 
-/** What a full database's write fails with (SQLite's own words, after D1's). */
-export const D1_FULL_MESSAGE = 'Exceeded maximum DB size';
-
 /**
  * The engine's Worker: workerd's d1.js as it is, but for its database class, which caps each database's
  * file at the account's limit (SQLite's max_page_count, set through the SQL API's setMaxPageCountForTest,
- * which the `experimental` compatibility flag exposes). A write past it fails and rolls back, as on D1;
- * reads and deletes go on.
+ * which the `experimental` compatibility flag exposes). A write past it fails with SQLite's own
+ * `database or disk is full: SQLITE_FULL` and rolls back; reads and deletes go on.
  */
 const LIMITED_ENGINE = `import Engine, { D1Database as EngineDatabase } from './d1.js';
 export class D1Database extends EngineDatabase {
@@ -20,14 +17,6 @@ export class D1Database extends EngineDatabase {
     super(ctx, env);
     const pageSize = ctx.storage.sql.exec('PRAGMA page_size').one().page_size;
     ctx.storage.sql.setMaxPageCountForTest(Math.max(1, Math.floor(env.MAX_DATABASE_BYTES / pageSize)));
-  }
-  run(queries, bookmarked) {
-    try {
-      return super.run(queries, bookmarked);
-    } catch (error) {
-      if (!String(error?.message).includes('SQLITE_FULL')) throw error;
-      throw new Error(${JSON.stringify(D1_FULL_MESSAGE)} + ' (' + this.env.MAX_DATABASE_BYTES + ' bytes): SQLITE_FULL');
-    }
   }
 }
 export default Engine;
@@ -41,9 +30,9 @@ export interface D1EnginePaths {
   socketDir: string;
 }
 
-/** The socket a database answers on (what a script's d1 binding and the API's client reach). */
+/** The socket a database answers on (what a script's d1 binding and the API's client reach); kept short. */
 export function d1SocketPath(socketDir: string, databaseId: string): string {
-  return join(socketDir, `d1-${databaseId}.sock`);
+  return join(socketDir, `d1-${databaseId.replace(/-/g, '')}.sock`);
 }
 
 /**
