@@ -63,7 +63,7 @@ async function run(step, db) {
     case 'exec-error':
       return db.exec('SELECT * FROM nowhere');
     case 'type-error':
-      return db.prepare('SELECT ?').bind(Symbol('x')).all();
+      return db.prepare('SELECT ?').bind({ an: 'object' }).all();
     case 'column-error':
       return db.prepare('SELECT name FROM items').first('nope');
     case 'transaction':
@@ -102,7 +102,7 @@ describe('the d1 binding in a deployed function', () => {
     expect(setup.status, setup.text).toBe(200);
     expect(setup.json()).toMatchObject({ count: 1 });
     const inserted = await call('insert');
-    expect(inserted.json()).toMatchObject({ success: true, meta: { changes: 1, last_row_id: 1, rows_written: 1 } });
+    expect(inserted.json()).toMatchObject({ success: true, meta: { changes: 1, last_row_id: 1, changed_db: true } });
     expect((await call('first')).json()).toEqual({ row: { name: 'apple', qty: 3 }, qty: 3 });
     expect((await call('all')).json()).toMatchObject({
       success: true,
@@ -116,7 +116,9 @@ describe('the d1 binding in a deployed function', () => {
     expect(batch[2]!.results).toEqual([{ n: 2 }]);
     const failed = await call('batch-fails');
     expect(failed.status).toBe(500);
-    expect(failed.text).toBe('D1_ERROR: UNIQUE constraint failed: items.name: SQLITE_CONSTRAINT');
+    expect(failed.text).toBe(
+      'D1_ERROR: UNIQUE constraint failed: items.name: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_UNIQUE)',
+    );
     expect((await call('count')).text).toBe('2');
   });
 
@@ -140,7 +142,9 @@ describe('the d1 binding in a deployed function', () => {
     expect((await call('exec-error')).text).toBe(
       'D1_EXEC_ERROR: Error in line 1: SELECT * FROM nowhere: no such table: nowhere: SQLITE_ERROR',
     );
-    expect((await call('type-error')).text).toMatch(/^D1_TYPE_ERROR: Type 'symbol' not supported/);
+    expect((await call('type-error')).text).toBe(
+      "D1_TYPE_ERROR: Type 'object' not supported for value '[object Object]'",
+    );
     expect((await call('column-error')).text).toBe('D1_COLUMN_NOTFOUND: Column not found (nope)');
     expect((await call('transaction')).text).toMatch(/^D1_EXEC_ERROR: .*state\.storage\.transaction/);
   });
