@@ -312,8 +312,7 @@ describe('answers match the official SDK types', () => {
     await call(`GET ${D1}`, `${a}/d1/database`);
     await call(`GET ${D1}/:database_id`, d1);
     await call(`POST ${D1}/:database_id/query`, `${d1}/query`, {
-      sql: 'CREATE TABLE t (a); INSERT INTO t VALUES (?)',
-      params: [],
+      sql: 'CREATE TABLE t (a); INSERT INTO t VALUES (1)',
     });
     await call(`POST ${D1}/:database_id/raw`, `${d1}/raw`, { sql: 'SELECT * FROM t' });
     const sql = 'INSERT INTO t VALUES (1);';
