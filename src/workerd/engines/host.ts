@@ -30,7 +30,10 @@ export interface EngineKind {
 
 /** How long a crashed engine process waits before it is started again. */
 const RESTART_DELAY_MS = 1_000;
-/** The process's readiness socket answers with this worker (WorkerdProcess waits for a socket named "http"). */
+/**
+ * The process's readiness socket answers with this worker. WorkerdProcess waits for a socket named "http": it is
+ * the config's last, so the engines' sockets, bound before it, take connections once the process is ready.
+ */
 const READY_SERVICE: Service = {
   name: 'ready',
   worker: {
@@ -142,7 +145,8 @@ export class EngineHost {
       this.#running.delete(accountId);
       await current.process.stop();
     }
-    if (built.config.sockets!.length === 1) return; // only the readiness socket: nothing to serve
+    // Only the readiness socket: nothing to serve.
+    if (built.config.sockets!.length === 1) return;
     mkdirSync(paths.socketDir, { recursive: true, mode: 0o700 });
     for (const stale of readdirSync(paths.socketDir)) rmSync(join(paths.socketDir, stale), { force: true });
     const configPath = writeConfig(`${paths.socketDir}.config`, built);
@@ -171,7 +175,7 @@ export class EngineHost {
     return {
       config: {
         services: [READY_SERVICE, ...parts.flatMap((p) => p.services)],
-        sockets: [ready, ...parts.flatMap((p) => p.sockets)],
+        sockets: [...parts.flatMap((p) => p.sockets), ready],
       },
       files: [],
       directories: parts.flatMap((p) => p.directories),
