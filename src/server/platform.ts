@@ -31,6 +31,7 @@ import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { composeD1 } from './d1-engine.ts';
+import type { EngineHost } from '../workerd/engines/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -65,6 +66,8 @@ export interface Platform {
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
   functions: FunctionsPlatform;
+  /** Each account's engine process (workerd's bundled engines: D1), see src/workerd/engines/host.ts. */
+  engines: EngineHost;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
   /** Where the engine keeps blobs: files in the data dir, or an S3-compatible bucket (--s3-*). */
@@ -297,6 +300,7 @@ export async function createPlatform(
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,
+    engines: d1.host,
     storage,
     blobStore,
     r2Backend: r2.wire,

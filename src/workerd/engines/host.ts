@@ -102,13 +102,21 @@ export class EngineHost {
 
   /** Resolves once the account's engine process runs (started if it was not). */
   ensure(accountId: string): Promise<void> {
-    if (this.#running.get(accountId)?.process.running) return Promise.resolve();
+    // A process that is starting is waited for: its sockets take connections once it is ready.
+    const running = this.#running.get(accountId);
+    if (running?.process.running) return running.process.ready.then(() => undefined);
     return this.#serial(accountId, () => this.#apply(accountId, false));
   }
 
   /** Rebuilds the account's config after a change of what it has, and replaces its process if it differs. */
   reload(accountId: string): Promise<void> {
     return this.#serial(accountId, () => this.#apply(accountId, true));
+  }
+
+  /** The account's engine process id, while one runs (operators' tools and tests). */
+  pid(accountId: string): number | undefined {
+    const running = this.#running.get(accountId);
+    return running?.process.running ? running.process.child.pid : undefined;
   }
 
   async stop(): Promise<void> {
@@ -135,7 +143,10 @@ export class EngineHost {
   async #apply(accountId: string, rebuild: boolean): Promise<void> {
     if (this.#stopped) throw new Error('the engine host has stopped');
     const current = this.#running.get(accountId);
-    if (current?.process.running && !rebuild) return;
+    if (current?.process.running && !rebuild) {
+      await current.process.ready;
+      return;
+    }
     const paths = this.paths(accountId);
     const built = await this.#build(accountId, paths);
     const text = JSON.stringify(built.config);
