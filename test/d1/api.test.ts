@@ -115,6 +115,15 @@ describe('D1 API', () => {
       expect(refused.body.errors[0]!.code).toBe(7400);
     }
     expect((await api(ledge, 'GET', q)).body.result).toMatchObject({ num_tables: 1 });
+    // Bodies that are no JSON, or JSON too deep, are the client's mistake: 400, never a 500.
+    for (const body of ['{"sql": ', 'not json', '['.repeat(200) + ']'.repeat(200)]) {
+      const response = await fetch(`${ledge.apiUrl}${q}/query`, {
+        method: 'POST',
+        headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status, body.slice(0, 20)).toBe(400);
+    }
   });
 
   it('imports a file as wrangler uploads it (all or nothing) and exports the database', async () => {
