@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -173,6 +173,23 @@ export class EngineHost {
     this.#running.set(accountId, running);
     void process.exited.then((code) => this.#exited(accountId, running, code));
     await process.ready;
+    await this.#listening(process, built);
+  }
+
+  /**
+   * Resolves once every unix socket of the config exists: workerd reports only the readiness socket's listen,
+   * and a caller that connects to an engine socket not bound yet would get ENOENT.
+   */
+  async #listening(process: WorkerdProcess, built: BuiltConfig): Promise<void> {
+    const paths = (built.config.sockets ?? [])
+      .map((socket) => socket.address)
+      .filter((address): address is string => address?.startsWith('unix:') === true)
+      .map((address) => address.slice('unix:'.length));
+    for (let waited = 0; !paths.every((path) => existsSync(path)); waited += 10) {
+      if (!process.running) throw new Error(process.errorText() || 'the engine process exited while it started');
+      if (waited > this.#readyTimeoutMs) throw new Error('the engine process did not bind its sockets');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   async #build(accountId: string, paths: EnginePaths): Promise<BuiltConfig> {
