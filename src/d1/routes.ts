@@ -5,7 +5,7 @@ import { pageInfo, parsePagination } from '../api-kit/pagination.ts';
 import { ok } from '../api-kit/respond.ts';
 import { D1_VALIDATION_CODE } from './errors.ts';
 import { renderDatabase, renderListed, renderQueryResult, renderRawResult } from './render.ts';
-import { DatabaseCreateSchema, QueryBodySchema } from './schemas.ts';
+import { DatabaseCreateSchema, DatabaseEditSchema, DatabaseUpdateSchema, QueryBodySchema } from './schemas.ts';
 import type { D1Service } from './service.ts';
 
 const BASE = '/accounts/:account_id/d1/database';
@@ -38,6 +38,19 @@ export function d1Routes(d1: D1Service): Hono<AppEnv> {
     const fields = c.req.query('fields')?.split(',');
     const needsStats = !fields || fields.some((f) => f === 'num_tables' || f === 'file_size');
     return ok(c, renderDatabase(database, needsStats ? await d1.stats(database) : undefined));
+  });
+
+  // Read replication: one copy, so "disabled" is the only mode; the answer is the database as it is.
+  app.put(`${BASE}/:database_id`, async (c) => {
+    const database = await d1.require(c.req.param('account_id'), c.req.param('database_id'));
+    await readJson(c, DatabaseUpdateSchema, { code: D1_VALIDATION_CODE });
+    return ok(c, renderDatabase(database, await d1.stats(database)));
+  });
+
+  app.patch(`${BASE}/:database_id`, async (c) => {
+    const database = await d1.require(c.req.param('account_id'), c.req.param('database_id'));
+    await readJson(c, DatabaseEditSchema, { code: D1_VALIDATION_CODE, emptyAs: {} });
+    return ok(c, renderDatabase(database, await d1.stats(database)));
   });
 
   app.delete(`${BASE}/:database_id`, async (c) => {

@@ -7,14 +7,27 @@ export const LOCATION_HINTS = ['wnam', 'enam', 'weur', 'eeur', 'apac', 'oc'] as 
 export const DATABASE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const REPLICATION_REFUSED = 'read_replication.mode "auto" is not available: a database has one copy here, its primary';
+
 /** POST /d1/database (the SDK's DatabaseCreateParams; wrangler sends name, primary_location_hint, jurisdiction). */
 export const DatabaseCreateSchema = z.object({
   name: z.string({ error: 'name is required and must be a string' }),
   primary_location_hint: z.enum(LOCATION_HINTS).optional(),
   jurisdiction: z.enum(JURISDICTIONS).optional(),
-  // One copy, the primary: read replication has nothing to replicate to; accepted and answered "disabled".
-  read_replication: z.object({ mode: z.enum(['auto', 'disabled']) }).optional(),
+  // One copy, the primary: read replication has nothing to replicate to, so only "disabled" is taken.
+  read_replication: z.object({ mode: z.literal('disabled', { error: REPLICATION_REFUSED }) }).optional(),
 });
+
+/**
+ * PUT and PATCH of a database (the SDK's update and edit): read replication is all there is to change, and a
+ * database here has one copy, so only "disabled" is taken.
+ */
+export const DatabaseUpdateSchema = z.object({
+  read_replication: z.object({
+    mode: z.literal('disabled', { error: REPLICATION_REFUSED }),
+  }),
+});
+export const DatabaseEditSchema = DatabaseUpdateSchema.partial();
 
 /** A value bound to `?`: SQLite's types, as the REST API and the binding send them (a blob as byte array). */
 const Param = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.number().int().min(0).max(255))]);

@@ -311,6 +311,8 @@ describe('answers match the official SDK types', () => {
     const d1 = `${a}/d1/database/${String(database['uuid'])}`;
     await call(`GET ${D1}`, `${a}/d1/database`);
     await call(`GET ${D1}/:database_id`, d1);
+    await call(`PUT ${D1}/:database_id`, d1, { read_replication: { mode: 'disabled' } });
+    await call(`PATCH ${D1}/:database_id`, d1, {});
     await call(`POST ${D1}/:database_id/query`, `${d1}/query`, {
       sql: 'CREATE TABLE t (a); INSERT INTO t VALUES (1)',
     });

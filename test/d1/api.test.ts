@@ -42,6 +42,13 @@ describe('D1 API', () => {
     const byName = await api(ledge, 'GET', `${base}/app-db`);
     expect(byName.body.result).toMatchObject({ uuid: db.uuid, num_tables: 0 });
     expect((await api(ledge, 'GET', `${base}/${db.uuid}`)).body.result).toMatchObject({ name: 'app-db' });
+    // One copy: read replication stays "disabled", and asking for more is a clear 400.
+    const replicated = await api(ledge, 'PATCH', `${base}/${db.uuid}`, { read_replication: { mode: 'auto' } });
+    expect(replicated.status).toBe(400);
+    expect(replicated.body.errors[0]).toMatchObject({ code: 7400 });
+    expect(replicated.body.errors[0]!.message).toContain('"auto" is not available');
+    const kept = await api(ledge, 'PUT', `${base}/${db.uuid}`, { read_replication: { mode: 'disabled' } });
+    expect(kept.body.result).toMatchObject({ read_replication: { mode: 'disabled' } });
 
     // Another account sees nothing of it, by id or by name, and may use the same name.
     const foreign = await api(other, 'GET', `/accounts/${other.accountId}/d1/database/${db.uuid}`);

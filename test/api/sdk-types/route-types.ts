@@ -297,6 +297,8 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`POST ${A}/d1/database`]: { sdk: 'D1Database' },
   [`GET ${A}/d1/database`]: { sdk: 'D1DatabaseList' },
   [`GET ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
+  [`PUT ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
+  [`PATCH ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
   [`DELETE ${A}/d1/database/:database_id`]: { sdk: 'unknown' },
   [`POST ${A}/d1/database/:database_id/query`]: { sdk: 'D1Query' },
   [`POST ${A}/d1/database/:database_id/raw`]: { sdk: 'D1Raw' },
