@@ -28,8 +28,10 @@ export interface EngineKind {
   ): Promise<{ services: Service[]; sockets: Socket[]; directories: string[] }>;
 }
 
-/** How long a crashed engine process waits before it is started again. */
-const RESTART_DELAY_MS = 1_000;
+/** How long a crashed engine process waits before it is started again: longer while it keeps crashing. */
+const RESTART_DELAYS_MS = [1_000, 2_000, 5_000, 15_000, 30_000];
+/** A process that ran this long before it exited starts the delays over. */
+const STABLE_MS = 60_000;
 /**
  * The process's readiness socket answers with this worker. WorkerdProcess waits for a socket named "http": it is
  * the config's last, so the engines' sockets, bound before it, take connections once the process is ready.
@@ -48,6 +50,8 @@ interface Running {
   process: WorkerdProcess;
   /** The config it runs, as text: a reload that builds the same text restarts nothing. */
   config: string;
+  /** When it started (the clock's monotonic time). */
+  startedAt: number;
 }
 
 /**
@@ -55,7 +59,7 @@ interface Running {
  * only, so one account's data, load and crashes stay in its own process. Its config is built from the engine
  * kinds (pure builders); a change of what the account has (a database created or deleted) rebuilds it and, when
  * it differs, replaces the process (a socket cannot be added to a running workerd). A process that exits on
- * its own is started again after a second. Calls for one account are serialised.
+ * its own is started again after a second, later while it keeps exiting. Calls for one account are serialised.
  */
 export class EngineHost {
   readonly #runtimeDir: string;
@@ -67,6 +71,8 @@ export class EngineHost {
   readonly #running = new Map<string, Running>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #restarts = new Map<string, ClockTimer>();
+  /** Exits in a row of each account's process, each within STABLE_MS of its start. */
+  readonly #crashes = new Map<string, number>();
   #stopped = false;
   readonly name = 'engine-host';
 
@@ -169,7 +175,7 @@ export class EngineHost {
       onStderrLine: (line) => logger.warn(line),
       readyTimeoutMs: this.#readyTimeoutMs,
     });
-    const running = { process, config: text };
+    const running = { process, config: text, startedAt: this.#clock.monotonic() };
     this.#running.set(accountId, running);
     void process.exited.then((code) => this.#exited(accountId, running, code));
     await process.ready;
@@ -213,15 +219,20 @@ export class EngineHost {
   #exited(accountId: string, running: Running, code: number | null): void {
     if (this.#stopped || running.process.stopping || this.#running.get(accountId) !== running) return;
     this.#running.delete(accountId);
+    const stable = this.#clock.monotonic() - running.startedAt > STABLE_MS;
+    const crashes = stable ? 0 : (this.#crashes.get(accountId) ?? 0);
+    this.#crashes.set(accountId, crashes + 1);
+    const delay = RESTART_DELAYS_MS[Math.min(crashes, RESTART_DELAYS_MS.length - 1)]!;
     this.#logger.warn('an engine process exited; starting it again', {
       account: accountId,
       code,
+      delay_ms: delay,
       stderr: running.process.errorText(),
     });
     this.#restarts.get(accountId)?.cancel();
     this.#restarts.set(
       accountId,
-      this.#clock.schedule(RESTART_DELAY_MS, () => {
+      this.#clock.schedule(delay, () => {
         this.#restarts.delete(accountId);
         this.ensure(accountId).catch((error: unknown) =>
           this.#logger.error('an engine process did not start again', { account: accountId, err: error }),
