@@ -33,6 +33,8 @@ const POSTGRES_SUITES = [
   // collection, and servers started as processes (restart, signals, the first hour).
   'test/api/{core,pagination,hardening-bad-input,hardening-bodies}.test.ts',
   'test/egress/api.test.ts',
+  // D1's records on PostgreSQL: the API (its migration, names unique per account) and bindings checked at deploy.
+  'test/d1/{api,binding}.test.ts',
   'test/workers/orphans.test.ts',
   'test/workers/assets/upload-protocol.test.ts',
   'test/server/{lifecycle,stopping}.test.ts',

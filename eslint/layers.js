@@ -29,9 +29,11 @@ export const LAYERS = {
   // Notifications consume load balancing's health events; load balancing never imports notifications.
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
-  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd'],
+  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd', 'd1'],
   // Workers routes and Custom Domains: URLs of an account's zones to its scripts (scripts reached by injection).
   'worker-routes': [...SUBSYSTEM_BASE, 'accounts', 'zones'],
+  // D1 databases: records and the v4 API here, data in the account's engine process (workerd's d1.js).
+  d1: [...SUBSYSTEM_BASE, 'accounts'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -72,6 +74,9 @@ export const LAYERS = {
     'r2',
     'dashboard',
     's3',
+    'd1',
+    // The account engines' host (workerd's bundled engines) is composed here, beside the subsystems it serves.
+    'workerd',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

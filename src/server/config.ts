@@ -72,6 +72,8 @@ export interface ServerConfig {
   traffic: TrafficSettings;
   notifications: NotificationSettings;
   workers: WorkersSettings;
+  /** D1's per-account limits (Cloudflare's codes past them). */
+  d1: { maxDatabasesPerAccount: number; maxDatabaseBytes: number };
 }
 
 /** Flags win over environment variables, which win over the defaults (settings/schema.ts). */
@@ -169,6 +171,7 @@ function fromSettings(s: Settings): ServerConfig {
       uploadLimit: s.scriptUploadLimit,
       tailSessionSeconds: s.tailSessionSeconds,
     },
+    d1: { maxDatabasesPerAccount: s.d1MaxDatabasesPerAccount, maxDatabaseBytes: s.d1MaxDatabaseBytes },
   };
 }
 

@@ -10,6 +10,7 @@ import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
 import { workerRouteMigrations } from '../worker-routes/index.ts';
+import { d1Migrations } from '../d1/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -29,4 +30,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...clusterMigrations,
   // Dashboard sessions, shared by the nodes.
   ...dashboardMigrations,
+  // D1 databases belong to accounts.
+  ...d1Migrations,
 ];

@@ -32,6 +32,8 @@ import { createWorkerRoutesSubsystem, type WorkerRoutesSubsystem } from '../work
 import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
+import { composeD1 } from './d1-engine.ts';
+import type { EngineHost } from '../workerd/engines/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -68,6 +70,8 @@ export interface Platform {
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
   functions: FunctionsPlatform;
+  /** Each account's engine process (workerd's bundled engines: D1), see src/workerd/engines/host.ts. */
+  engines: EngineHost;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
   /** Where the engine keeps blobs: files in the data dir, or an S3-compatible bucket (--s3-*). */
@@ -207,6 +211,7 @@ export async function createPlatform(
   // The secret in the entry router's keys of routed scripts (workerd/script.ts routedScriptKey): stable across
   // restarts and the same on every node (the secret key is), unknown to clients of the functions port.
   const routeKey = secretBox.deriveKey('functions route key').toString('hex');
+  const d1 = composeD1({ db, config, paths, logger, clock });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -231,6 +236,7 @@ export async function createPlatform(
       localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
       onObjectsChanged: (listener) => storage.objectChanges?.onChange(listener),
     },
+    d1: d1.forWorkers,
     metrics,
     cluster: cluster.shared ? cluster : undefined,
     clock,
@@ -314,7 +320,18 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, workerRoutes, s3];
+  // D1 before workers: the account engines its bindings reach start before the functions runtime, stop after it.
+  const subsystems: Subsystem[] = [
+    accounts,
+    r2,
+    zones,
+    loadBalancing,
+    notifications,
+    d1.subsystem,
+    workers,
+    workerRoutes,
+    s3,
+  ];
   const dashboard = createDashboard({
     accounts: accounts.service,
     db,
@@ -346,6 +363,7 @@ export async function createPlatform(
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,
+    engines: d1.host,
     storage,
     blobStore,
     r2Backend: r2.wire,

@@ -5,7 +5,7 @@
  * traces, metrics and which scripts failed to start.
  */
 export { FunctionsRuntime, type FunctionsConfig, type RuntimeDeps } from './supervisor.ts';
-export type { LocalReads, R2ServiceResolver, WorkerdR2Service } from './config/index.ts';
+export type { D1ServiceResolver, LocalReads, R2ServiceResolver, WorkerdR2Service } from './config/index.ts';
 export {
   DEFAULT_CPU_MS,
   ModuleTypes,

@@ -11,7 +11,8 @@ export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
   | { name: string; type: 'plain_text'; text: string }
   | { name: string; type: 'json'; json: unknown }
-  | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined };
+  | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined }
+  | { name: string; type: 'd1'; id: string };
 
 /**
  * A Durable Object class the script exports and a migration created: its objects live under

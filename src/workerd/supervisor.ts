@@ -12,6 +12,7 @@ import {
   writeConfig,
   writeFrontRoutes,
   type FrontRoutes,
+  type D1ServiceResolver,
   type R2ServiceResolver,
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
@@ -58,6 +59,8 @@ export interface RuntimeDeps {
   /** Per-request traces for tail sessions (tail-traces.ts). */
   traces: TailTraces;
   r2: R2ServiceResolver;
+  /** Where D1 databases answer (the account's engine process). */
+  d1?: D1ServiceResolver | undefined;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<ScriptToRun[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
@@ -775,6 +778,7 @@ export class FunctionsRuntime implements BackgroundService {
       buildFunctionsConfig({
         scripts: [script],
         r2: this.#deps.r2,
+        d1: this.#deps.d1,
         domain: this.#deps.config.functionsDomain,
         maxCompatibilityDate: this.#maxDate,
         tailFlagsDir: this.#deps.traces.flagsDir,

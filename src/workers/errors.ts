@@ -44,6 +44,13 @@ export const WorkerErrors = {
   malformedUpload: (detail: string) =>
     new LedgeError(400, 10026, `Could not parse the upload as multipart/form-data: ${detail}`),
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
+  /** Cloudflare's words for a d1 binding to a database the account does not have. */
+  d1NotFound: (binding: string, id: string) =>
+    new LedgeError(
+      400,
+      10181,
+      `D1 binding '${clip(binding)}' references database '${clip(id)}' which was not found. Verify the database exists in your account and that the database_id in your configuration is correct.`,
+    ),
   /** Cloudflare's "exceeded the size limit" code for script uploads. */
   uploadTooLarge: (limit: number) =>
     new LedgeError(

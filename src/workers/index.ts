@@ -1,7 +1,7 @@
 export { workerMigrations } from './migrations.ts';
 export { workerRoutes } from './routes.ts';
 export { WORKER_LIMITS } from './limits.ts';
-export { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+export { WorkersService, type BucketLookup, type DatabaseLookup, type FunctionRuntime } from './service.ts';
 export { SqlWorkerStore, type WorkerStore } from './store.ts';
 export {
   FunctionLogHub,

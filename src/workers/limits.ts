@@ -49,6 +49,10 @@ export function checkVariableSize(what: string, name: string, bytes: number): vo
   }
 }
 
+/** Bindings that count as environment variables (text and JSON); resources (buckets, databases) do not. */
+export const isVariable = (binding: { type: string }): boolean =>
+  binding.type === 'plain_text' || binding.type === 'json';
+
 export function checkVariableCount(count: number): void {
   if (count > WORKER_LIMITS.maxVariables) {
     throw WorkerErrors.invalidScript(

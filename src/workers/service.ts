@@ -9,7 +9,13 @@ import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
 import { runtimeClasses, type DurableObjectsService, type PreparedClasses } from './durable-objects/service.ts';
 import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
-import { MAX_SCRIPTS_PER_ACCOUNT, checkVariableCount, checkVariableSize, normalizeAnnotations } from './limits.ts';
+import {
+  MAX_SCRIPTS_PER_ACCOUNT,
+  checkVariableCount,
+  checkVariableSize,
+  isVariable,
+  normalizeAnnotations,
+} from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import { tailProducersOf, withoutConsumer } from './script-references.ts';
 import type { WorkerStore } from './store.ts';
@@ -52,6 +58,11 @@ export interface BucketLookup {
   bucketExists(accountId: string, name: string): Promise<boolean>;
 }
 
+/** Looks up D1 databases: a binding reaches only a database of the script's own account. */
+export interface DatabaseLookup {
+  databaseExists(accountId: string, id: string): Promise<boolean>;
+}
+
 export interface Caller {
   email: string;
   source: string;
@@ -62,6 +73,7 @@ export class WorkersService {
   readonly store: WorkerStore;
   readonly #runtime: FunctionRuntime;
   readonly #buckets: BucketLookup;
+  readonly #databases: DatabaseLookup | undefined;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
@@ -75,6 +87,8 @@ export class WorkersService {
       store: WorkerStore;
       runtime: FunctionRuntime;
       buckets: BucketLookup;
+      /** Without it, a d1 binding is refused (no D1 on this server). */
+      databases?: DatabaseLookup | undefined;
       accounts: AccountService;
       /** Scripts one account may have (Cloudflare's "Number of Workers"). */
       maxScriptsPerAccount?: number | undefined;
@@ -92,6 +106,7 @@ export class WorkersService {
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
+    this.#databases = deps.databases;
     this.#accounts = deps.accounts;
   }
 
@@ -187,6 +202,10 @@ export class WorkersService {
           `Binding "${clip(binding.name)}" refers to the R2 bucket "${clip(binding.bucket_name)}", which does not exist in this account: create it first (ledge bucket create ${clip(binding.bucket_name)}).`,
         );
       }
+      // Another account's database answers as a missing one: its id says nothing of whose it is.
+      if (binding.type === 'd1' && !(await this.#databases?.databaseExists(accountId, binding.id))) {
+        throw WorkerErrors.d1NotFound(binding.name, binding.id);
+      }
     }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
@@ -229,7 +248,7 @@ export class WorkersService {
       if (index >= 0) secrets[index] = record;
       else secrets.push(record);
     }
-    checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
+    checkVariableCount(bindings.filter(isVariable).length + secrets.length);
     // An assets-only Worker has no code to load.
     const failure =
       version.main_module === ''
@@ -424,7 +443,7 @@ export class WorkersService {
     }
     const existing = await this.store.listSecretNames(accountId, name);
     const after = new Set([...existing.filter((n) => !remove.includes(n)), ...put.map((s) => s.name)]);
-    const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+    const variables = version?.bindings.filter(isVariable).length ?? 0;
     if (after.size > existing.length) checkVariableCount(variables + after.size);
     const changed = put.length > 0 || remove.some((n) => existing.includes(n));
     if (changed) {
@@ -480,7 +499,7 @@ export class WorkersService {
     const version = await this.currentVersion(script);
     const secretNames = await this.store.listSecretNames(accountId, name);
     if (!secretNames.includes(secretName)) {
-      const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+      const variables = version?.bindings.filter(isVariable).length ?? 0;
       checkVariableCount(variables + secretNames.length + 1);
     }
     if (version?.bindings.some((b) => b.name === secretName)) {

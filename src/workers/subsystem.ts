@@ -16,6 +16,7 @@ import {
   TailTraces,
   WorkerdProcess,
   type FunctionsConfig,
+  type D1ServiceResolver,
   type R2ServiceResolver,
 } from '../workerd/index.ts';
 import { FunctionSamples } from './function-samples.ts';
@@ -24,7 +25,7 @@ import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
-import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+import { WorkersService, type BucketLookup, type DatabaseLookup, type FunctionRuntime } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -87,6 +88,8 @@ export function createWorkersSubsystem(deps: {
   paths: { runtime: string; logs: string; durableObjects?: string | undefined };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
+  /** D1: which databases an account has, and where each answers (the account's engine process). */
+  d1?: { databases: DatabaseLookup; resolver: D1ServiceResolver } | undefined;
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
@@ -128,6 +131,7 @@ export function createWorkersSubsystem(deps: {
     logs,
     traces,
     r2: deps.r2,
+    d1: deps.d1?.resolver,
     deployed: async () => {
       const routed = (await deps.routedScripts?.()) ?? new Set<string>();
       const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
@@ -155,6 +159,7 @@ export function createWorkersSubsystem(deps: {
       store: new SqlWorkerStore(deps.db, deps.secretBox, deps.clock),
       runtime: sharedRuntime,
       buckets: deps.buckets,
+      databases: deps.d1?.databases,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,

@@ -4,7 +4,7 @@ import { WorkerErrors } from './errors.ts';
 import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
 import type { AssetConfig } from './assets/schemas.ts';
 import type { Migrations } from './durable-objects/schemas.ts';
-import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
+import { checkVariableCount, checkVariableSize, isVariable, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
   IDENTIFIER,
   ModuleTypes,
@@ -251,6 +251,17 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         });
         break;
       }
+      case 'd1': {
+        // wrangler sends the database's id as `id` (the Cloudflare API's name for it is `database_id`).
+        const id = typeof binding['id'] === 'string' ? binding['id'] : binding['database_id'];
+        if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+          throw WorkerErrors.invalidScript(
+            `binding ${clip(binding.name)} of type d1 must have a valid \`id\` specified`,
+          );
+        }
+        bindings.push({ name: binding.name, type: 'd1', id: id.toLowerCase() });
+        break;
+      }
       case 'plain_text': {
         const text = field('text');
         checkVariableSize('Variable', binding.name, Buffer.byteLength(text));
@@ -292,11 +303,11 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, durable_object_namespace, plain_text, secret_text, json, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, d1, durable_object_namespace, plain_text, secret_text, json, assets and inherit.`,
         );
     }
   }
-  checkVariableCount(bindings.filter((b) => b.type === 'plain_text' || b.type === 'json').length + secrets.length);
+  checkVariableCount(bindings.filter(isVariable).length + secrets.length);
   return { bindings, secrets, inherit, assetsBinding };
 }
 

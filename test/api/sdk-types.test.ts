@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '../../src/api/app.ts';
@@ -369,6 +370,35 @@ export default { fetch() { return new Response('ok'); } };`,
       `${a}/workers/durable_objects/namespaces/${namespaces[0]!.id}/objects`,
     );
     await call(`GET ${A}/storage/kv/namespaces`, `${a}/storage/kv/namespaces`);
+
+    // D1: a database, its queries, an import as wrangler drives it and an export.
+    const D1 = `${A}/d1/database`;
+    const database = (await call(`POST ${D1}`, `${a}/d1/database`, { name: 'sdk-db' }))!;
+    const d1 = `${a}/d1/database/${String(database['uuid'])}`;
+    await call(`GET ${D1}`, `${a}/d1/database`);
+    await call(`GET ${D1}/:database_id`, d1);
+    await call(`PUT ${D1}/:database_id`, d1, { read_replication: { mode: 'disabled' } });
+    await call(`PATCH ${D1}/:database_id`, d1, {});
+    await call(`POST ${D1}/:database_id/query`, `${d1}/query`, {
+      sql: 'CREATE TABLE t (a); INSERT INTO t VALUES (1)',
+    });
+    await call(`POST ${D1}/:database_id/raw`, `${d1}/raw`, { sql: 'SELECT * FROM t' });
+    const sql = 'INSERT INTO t VALUES (1);';
+    const etag = createHash('md5').update(sql).digest('hex');
+    const init = (await call(`POST ${D1}/:database_id/import`, `${d1}/import`, { action: 'init', etag }))!;
+    if (registered.has('PUT /client/v4/d1/uploads/:token')) {
+      const upload = await fetch(String(init['upload_url']), { method: 'PUT', body: sql });
+      recorded.push({ route: 'PUT /client/v4/d1/uploads/:token', status: upload.status, body: {} });
+    }
+    await call(`POST ${D1}/:database_id/import`, `${d1}/import`, {
+      action: 'ingest',
+      etag,
+      filename: init['filename'],
+    });
+    const exported = (await call(`POST ${D1}/:database_id/export`, `${d1}/export`, { output_format: 'polling' }))!;
+    const download = await fetch(String((exported['result'] as { signed_url: string }).signed_url));
+    recorded.push({ route: 'GET /client/v4/d1/exports/:token', status: download.status, body: {} });
+    await call(`DELETE ${D1}/:database_id`, d1);
     await call(`DELETE ${W}/scripts/:script`, s);
     // Static assets as wrangler uploads them: the session, the file (with the session's token, not an API
     // token), then a version of an assets-only site carrying the completion token.

@@ -326,6 +326,22 @@ export const SETTINGS = {
     description: 'How long a `wrangler tail` session lives (6 hours, as on Cloudflare).',
     section: 'Functions',
   }),
+  d1MaxDatabasesPerAccount: withDefault({
+    env: 'LEDGE_D1_MAX_DATABASES_PER_ACCOUNT',
+    kind: integer(1, 1_000_000),
+    // Cloudflare's Workers Paid plan: 50,000 databases per account (10 on Free).
+    default: 50_000,
+    description: 'D1 databases one account may have (Cloudflare answers 7406 past it).',
+    section: 'Functions',
+  }),
+  d1MaxDatabaseBytes: withDefault({
+    env: 'LEDGE_D1_MAX_DATABASE_BYTES',
+    kind: integer(64 * 1024, 1024 * 1024 * MiB, 'bytes'),
+    // Cloudflare's Workers Paid plan: 10 GB per database (500 MB on Free).
+    default: 10 * 1024 * MiB,
+    description: 'Size past which a D1 database takes reads and deletes but no more writes.',
+    section: 'Functions',
+  }),
 
   // R2.
   r2PublicDomain: withDefault({

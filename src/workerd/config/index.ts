@@ -11,6 +11,7 @@ export type { BuiltConfig, ConfigFile } from './built.ts';
 export type {
   FrontConfigInput,
   FrontSlot,
+  D1ServiceResolver,
   FunctionsConfigInput,
   LocalReads,
   R2ServiceResolver,

@@ -126,6 +126,13 @@ export const SDK_TYPES = {
   CustomDomainUpdate: { module: 'r2/buckets/domains/custom', type: '$.CustomUpdateResponse' },
   CustomDomainDelete: { module: 'r2/buckets/domains/custom', type: '$.CustomDeleteResponse' },
   TempCredentials: { module: 'r2/temporary-credentials', type: '$.TemporaryCredentialCreateResponse' },
+
+  D1Database: { module: 'd1/d1', type: '$.D1' },
+  D1DatabaseList: { module: 'd1/database/database', type: 'Array<$.DatabaseListResponse>' },
+  D1Query: { module: 'd1/database/database', type: 'Array<$.QueryResult>' },
+  D1Raw: { module: 'd1/database/database', type: 'Array<$.DatabaseRawResponse>' },
+  D1Import: { module: 'd1/database/database', type: '$.DatabaseImportResponse' },
+  D1Export: { module: 'd1/database/database', type: '$.DatabaseExportResponse' },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -322,6 +329,20 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`POST ${R2}/:bucket_name/uploads/:upload_id/complete`]: { notInSdk: 'Ledge extension (multipart complete)' },
   [`DELETE ${R2}/:bucket_name/uploads/:upload_id`]: { notInSdk: 'Ledge extension (multipart abort)' },
   [`GET ${A}/storage/kv/namespaces`]: { sdk: 'KvNamespaceList' },
+  [`POST ${A}/d1/database`]: { sdk: 'D1Database' },
+  [`GET ${A}/d1/database`]: { sdk: 'D1DatabaseList' },
+  [`GET ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
+  [`PUT ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
+  [`PATCH ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
+  [`DELETE ${A}/d1/database/:database_id`]: { sdk: 'unknown' },
+  [`POST ${A}/d1/database/:database_id/query`]: { sdk: 'D1Query' },
+  [`POST ${A}/d1/database/:database_id/raw`]: { sdk: 'D1Raw' },
+  [`POST ${A}/d1/database/:database_id/import`]: { sdk: 'D1Import' },
+  [`POST ${A}/d1/database/:database_id/export`]: { sdk: 'D1Export' },
+  ['PUT /client/v4/d1/uploads/:token']: {
+    notInSdk: "where an import's SQL file is uploaded (the `upload_url` import answers; wrangler PUTs the file there)",
+  },
+  ['GET /client/v4/d1/exports/:token']: { raw: "an export's SQL file (the `signed_url` export answers)" },
   [`GET ${W}/workers/:script`]: { sdk: 'Worker' },
   [`POST ${W}/scripts/:script/versions`]: { sdk: 'VersionCreate' },
   [`GET ${W}/scripts/:script/versions`]: { sdk: 'VersionList' },

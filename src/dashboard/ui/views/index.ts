@@ -6,6 +6,7 @@ import { scriptDetail, scripts } from './workers.ts';
 import { zones } from './account.ts';
 import { members, tokens } from './access.ts';
 import { home } from './home.ts';
+import { database, databases } from './d1.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -36,6 +37,8 @@ export function routeView({ path, query }: Route): View {
       return policies;
     case 'workers':
       return a ? (main) => scriptDetail(main, a) : scripts;
+    case 'd1':
+      return a ? (main) => database(main, a) : databases;
     case 'zones':
       return (main) => zones(main);
     case 'members':

@@ -2,6 +2,7 @@ import type { Binding } from '../../script.ts';
 import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
 import { assetsBinding } from './assets.ts';
 import { durableObjectClasses, durableObjectNamespace } from './durable-object.ts';
+import { d1Database } from './d1.ts';
 import { egress } from './egress.ts';
 import { json } from './json.ts';
 import { localReads } from './local-reads.ts';
@@ -22,6 +23,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   plain_text: plainText,
   json,
   durable_object_namespace: durableObjectNamespace,
+  d1: d1Database,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */

@@ -1,0 +1,8 @@
+/** The rows every platform's database holds before the runs: 1,000 items, selected by id. */
+export const ROWS = 1000;
+export const SCHEMA = 'CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER)';
+export const SEED = Array.from(
+  { length: ROWS / 100 },
+  (_, chunk) =>
+    `INSERT INTO items (name, qty) VALUES ${Array.from({ length: 100 }, (_, i) => `('item-${chunk * 100 + i}', ${i})`).join(', ')}`,
+);

@@ -1,0 +1,54 @@
+import type { Subsystem } from '../api-kit/subsystem.ts';
+import type { SqlDatabase } from '../db/index.ts';
+import type { BackgroundService } from '../shared/background-service.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
+import { D1EngineClient, type D1EngineEndpoints } from './engine-client.ts';
+import { d1Routes } from './routes.ts';
+import { D1Service, type D1DatabaseChanges, type D1Limits } from './service.ts';
+import { SqlD1Store } from './store.ts';
+import { d1TransferRoutes, mountD1TokenRoutes } from './transfer-routes.ts';
+import { D1Transfers } from './transfers.ts';
+
+export interface D1Subsystem extends Subsystem {
+  service: D1Service;
+  store: SqlD1Store;
+}
+
+/** D1: databases' records and API here, their data in each account's engine process (workerd's d1.js). */
+export function createD1Subsystem(deps: {
+  db: SqlDatabase;
+  /** Where each database's engine answers (the account's engine host). */
+  endpoints: D1EngineEndpoints;
+  /** Told when a database is created or deleted, so the engine host serves it (or stops). */
+  changes?: D1DatabaseChanges | undefined;
+  limits?: Partial<D1Limits> | undefined;
+  /** Where import uploads and export downloads wait (the data directory's `d1/transfers`). */
+  transfersDir: string;
+  importMaxBytes?: number | undefined;
+  clock?: Clock | undefined;
+  /** Started before the engine client's closer, stopped after it (the account engines' host). */
+  background?: BackgroundService[] | undefined;
+}): D1Subsystem {
+  const clock = deps.clock ?? systemClock;
+  const store = new SqlD1Store(deps.db);
+  const engine = new D1EngineClient(deps.endpoints);
+  const service = new D1Service({ store, engine, limits: deps.limits, changes: deps.changes, clock });
+  const transfers = new D1Transfers({
+    d1: service,
+    dir: deps.transfersDir,
+    clock,
+    importMaxBytes: deps.importMaxBytes,
+  });
+  const closer: BackgroundService = { name: 'd1-engine-client', start: () => undefined, stop: () => engine.close() };
+  return {
+    name: 'd1',
+    service,
+    store,
+    background: [...(deps.background ?? []), closer],
+    mountRoutes: (api) => {
+      api.route('/', d1Routes(service));
+      api.route('/', d1TransferRoutes(service, transfers));
+    },
+    mountTokenRoutes: (api) => mountD1TokenRoutes(api, transfers),
+  };
+}
