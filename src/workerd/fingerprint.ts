@@ -7,12 +7,12 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
 /**
  * Everything about a deployed script that changes what its workerd process runs: the version (code,
  * bindings, limits, compatibility), its secrets, whether and where it is routed, whether it has Cron
- * Triggers. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
+ * Triggers, which of its entrypoints other scripts bind to. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
  * the same broken configuration is not tried again on every other tenant's change, and a new deploy, a
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
 export function runtimeFingerprint(deployed: ScriptToRun): string {
-  const { script, version, secrets, subdomain, scheduled, assets } = deployed;
+  const { script, version, secrets, subdomain, scheduled, assets, entrypoints } = deployed;
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -22,6 +22,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
         subdomain,
         scheduled,
         assets?.directory ?? null,
+        entrypoints ?? [],
       ]),
     )
     .digest('hex');

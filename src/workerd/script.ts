@@ -10,7 +10,8 @@ export const DEFAULT_CPU_MS = 30_000;
 export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
   | { name: string; type: 'plain_text'; text: string }
-  | { name: string; type: 'json'; json: unknown };
+  | { name: string; type: 'json'; json: unknown }
+  | { name: string; type: 'service'; service: string; entrypoint?: string | undefined };
 
 export const ModuleTypes = {
   esModule: 'application/javascript+module',
@@ -53,12 +54,19 @@ export interface ScriptToRun {
    * workerd's assets config JSON, and the name of the binding that fetches them.
    */
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
+  /**
+   * Entrypoints of this script that other scripts of its account bind to (`default` for the default export),
+   * set by the runtime (service-sockets.ts): each is served on a socket of its own, and a script so bound is
+   * loaded even when it is neither routed nor scheduled.
+   */
+  entrypoints?: string[] | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }
 
-/** A script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */
-export const isLoaded = (d: ScriptToRun): boolean => d.script.workers_dev || d.scheduled;
+/** A script the runtime runs: routed on workers.dev, woken by its Cron Triggers, or bound by another script. */
+export const isLoaded = (d: ScriptToRun): boolean =>
+  d.script.workers_dev || d.scheduled || (d.entrypoints?.length ?? 0) > 0;
 
 /** Whether a loaded script runs in this node's runtime, and the last failure to start it. */
 export interface ScriptRuntimeStatus {

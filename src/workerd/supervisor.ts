@@ -16,6 +16,8 @@ import {
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
+import { exposeEntrypoints } from './service-exposure.ts';
+import { serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
@@ -133,6 +135,7 @@ export class FunctionsRuntime implements BackgroundService {
   #watchdog: Watchdog;
   #sockDir: string | undefined;
   #pings = 0;
+  #entrySockets = 0;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -319,7 +322,7 @@ export class FunctionsRuntime implements BackgroundService {
 
   async #apply(restartFront: boolean): Promise<ReloadReport> {
     if (!this.#sockets || this.#stopped) return { failed: new Map() };
-    const deployed = await this.#deps.deployed();
+    const deployed = withServedEntrypoints(await this.#deps.deployed());
     const wanted = deployed.filter(isLoaded).map((d) => ({
       key: scriptKey(d.script.account_id, d.script.name),
       deployed: d,
@@ -501,16 +504,30 @@ export class FunctionsRuntime implements BackgroundService {
   /** One process of a script's backend: written config, started on the socket, ready, watched. */
   async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
     const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
+    const { script, entrypoints = [] } = wanted.deployed;
+    const serviceSockets = entrypoints.map(() => join(this.#socketDir(), `entry-${++this.#entrySockets}.sock`));
     try {
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, wanted.deployed),
+        configPath: this.#scriptConfig(dir, wanted.deployed, true),
         experimental: servesAssets(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
+        serviceSockets,
         ...this.#processOutput(wanted.key),
         readyTimeoutMs: this.#startTimeoutMs,
       });
       await process.ready;
+      // Callers' bindings follow the target's current process: its sockets replace the previous one's.
+      await exposeEntrypoints(
+        process,
+        entrypoints.map((entrypoint, index) => ({
+          stable: serviceSocketPath(this.#socketDir(), script.account_id, script.name, entrypoint),
+          socket: serviceSockets[index]!,
+        })),
+      ).catch(async (error: unknown) => {
+        await process.stop(1_000);
+        throw error;
+      });
       this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key }, beforeKill);
       return process;
     } finally {
@@ -703,7 +720,7 @@ export class FunctionsRuntime implements BackgroundService {
    * The config of a process that runs one script (a backend, the direct generation, and the upload check),
    * written into `dir`, with the directories it needs (the script's tail flag directory) made.
    */
-  #scriptConfig(dir: string, script: ScriptToRun): string {
+  #scriptConfig(dir: string, script: ScriptToRun, serveEntrypoints = false): string {
     return writeConfig(
       dir,
       buildFunctionsConfig({
@@ -716,6 +733,8 @@ export class FunctionsRuntime implements BackgroundService {
         mode: 'router',
         ping: true,
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
+        serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),
+        serveEntrypoints,
       }),
     );
   }

@@ -44,6 +44,13 @@ export const WorkerErrors = {
   malformedUpload: (detail: string) =>
     new LedgeError(400, 10026, `Could not parse the upload as multipart/form-data: ${detail}`),
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
+  /** Cloudflare's answer to a service binding whose target is not a Worker of the account. */
+  serviceBindingTargetNotFound: (binding: string, target: string) =>
+    new LedgeError(
+      400,
+      10143,
+      `Could not resolve service binding '${clip(binding)}'. Target script '${clip(target)}' not found. Please verify the target script and try again.`,
+    ),
   /** Cloudflare's "exceeded the size limit" code for script uploads. */
   uploadTooLarge: (limit: number) =>
     new LedgeError(

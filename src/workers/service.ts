@@ -143,6 +143,15 @@ export class WorkersService {
         );
       }
     }
+    for (const binding of bindings) {
+      // Looked up in the uploader's account only: another account's Worker is as unknown as a missing one.
+      if (
+        binding.type === 'service' &&
+        binding.service !== name &&
+        !(await this.store.getScript(accountId, binding.service))
+      )
+        throw WorkerErrors.serviceBindingTargetNotFound(binding.name, binding.service);
+    }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
     const mainContent = upload.modules.find((m) => m.name === upload.mainModule)?.content ?? '';

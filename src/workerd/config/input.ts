@@ -64,6 +64,13 @@ export interface FunctionsConfigInput {
   subrequestsPerInvocation?: number | undefined;
   /** The secret the ping service asks isolates for their counts with; a fresh one per config by default. */
   metricsSecret?: string;
+  /** Where service bindings reach another script's entrypoint (service-sockets.ts serviceSocketPath). */
+  serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
+  /**
+   * Adds a socket per entrypoint other scripts bind to (the script's `entrypoints`), bound where
+   * `--socket-addr svc-<i>` says: set for a script's own process, where callers reach it.
+   */
+  serveEntrypoints?: boolean;
 }
 
 /** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */

@@ -31,6 +31,8 @@ export interface ScriptContext {
   metricsSecret: string;
   /** Functions' egress lists as the isolate's egress module compares them; null: unrestricted. */
   egressRules: { allow: EgressRule[]; deny: EgressRule[] } | null;
+  /** The stable socket path of another script's entrypoint (service-sockets.ts); unset where none is reachable. */
+  serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */

@@ -7,6 +7,7 @@ import { localReads } from './local-reads.ts';
 import { metricsSecret } from './metrics-secret.ts';
 import { plainText } from './plain-text.ts';
 import { r2Bucket } from './r2.ts';
+import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
 
 export type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
@@ -20,6 +21,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   r2_bucket: r2Bucket,
   plain_text: plainText,
   json,
+  service: serviceBinding,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
