@@ -50,6 +50,16 @@ export const ProjectConfigSchema = z
         }),
       )
       .default([]),
+    /** Service bindings to other Workers of the account (docs/service-bindings.md). */
+    services: z
+      .array(
+        z.object({
+          binding: z.string().regex(IDENTIFIER, 'must be a valid JavaScript identifier'),
+          service: z.string().min(1),
+          entrypoint: z.string().regex(IDENTIFIER, 'must name an export (a JavaScript identifier)').optional(),
+        }),
+      )
+      .default([]),
   })
   .loose();
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema> & { path: string };
@@ -167,6 +177,13 @@ export function registerDeploy(program: Command): void {
             ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
           })),
         ];
+        for (const b of config.services)
+          bindings.push({
+            name: b.binding,
+            type: 'service',
+            service: b.service,
+            ...(b.entrypoint ? { entrypoint: b.entrypoint } : {}),
+          });
         if (config.assets?.binding) bindings.push({ name: config.assets.binding, type: 'assets' });
         const uploaded = await uploadScript(ctx.client, accountId, name, {
           mainModule: entry ? 'index.js' : '',

@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { serviceSocketPath } from '../../src/workerd/service-sockets.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { runWrangler } from '../helpers/wrangler.ts';
 import { accountSubdomain, api, callFunction, functionsPort, tenant } from './helpers.ts';
@@ -127,6 +128,44 @@ describe('service bindings across processes', () => {
     expect(stranger.code, stranger.stderr + stranger.stdout).toBe(0);
     expect(JSON.parse((await call('stranger', '/bindings')).text)).toEqual([]);
     expect((await call('stranger', '/fetch')).text).toMatch(/^binding failed: /);
+
+    // Even knowing where the bound entrypoint's socket is, an isolate cannot open it.
+    const socket = serviceSocketPath(join(ledge.dataDir, 'runtime', 'sockets'), ledge.accountId, 'backend', 'Admin');
+    expect(lstatSync(socket).isSymbolicLink()).toBe(true);
+    const prober = await deploy(ledge, {
+      name: 'prober',
+      source: `import { connect } from 'cloudflare:sockets';
+export default {
+  async fetch(request, env) {
+    const tries = [];
+    for (const address of ['unix:' + env.SOCKET, { hostname: env.SOCKET, port: 80 }, { hostname: 'unix:' + env.SOCKET, port: 80 }]) {
+      try {
+        const socket = connect(address);
+        await socket.opened;
+        tries.push('opened');
+      } catch (error) {
+        tries.push('refused');
+      }
+    }
+    return Response.json(tries);
+  },
+};
+`,
+      toml: `workers_dev = true\n[vars]\nSOCKET = ${JSON.stringify(socket)}\n`,
+    });
+    expect(prober.code, prober.stderr + prober.stdout).toBe(0);
+    expect(JSON.parse((await call('prober', '/')).text)).toEqual(['refused', 'refused', 'refused']);
+  }, 180_000);
+
+  it('ledge deploy reads [[services]] from the wrangler config', async () => {
+    const cwd = project({
+      name: 'cli-caller',
+      source: FRONTEND,
+      toml: `workers_dev = true\n[[services]]\nbinding = "ADMIN"\nservice = "backend"\nentrypoint = "Admin"\n`,
+    });
+    const deployed = await runCli(['deploy'], { env: cliEnv(ledge), cwd });
+    expect(deployed.code, deployed.stderr + deployed.stdout).toBe(0);
+    expect(JSON.parse((await call('cli-caller', '/admin')).text)).toEqual(['v1', 'ann', 1]);
   }, 120_000);
 
   it('the bound script crashing fails the call with an error, and the caller keeps its process', async () => {
