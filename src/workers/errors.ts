@@ -13,6 +13,13 @@ export const WorkerErrors = {
       10064,
       `The Worker ${clip(name)} is still in use as the tail Worker of ${producers.map((p) => clip(p)).join(', ')}: delete with force=true (wrangler delete --force, ledge delete --force) to delete it and remove it from them.`,
     ),
+  /** Cloudflare's "script still in use" (10064) for a Worker others bind to as a service. */
+  boundAsService: (name: string, callers: string[]) =>
+    new LedgeError(
+      409,
+      10064,
+      `The Worker ${clip(name)} is still in use: ${callers.map((c) => clip(c)).join(', ')} bind to it as a service. Delete with force=true (wrangler delete asks, then forces) to delete it anyway; their calls through the binding then fail.`,
+    ),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
   versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
   deploymentNotFound: (id: string) =>

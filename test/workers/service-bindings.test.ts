@@ -189,8 +189,24 @@ export default {
     });
     expect((await call('frontend', '/fetch')).text).toBe('v2 POST /hello');
 
-    const deleted = await api(ledge, 'DELETE', `/accounts/${ledge.accountId}/workers/scripts/backend`);
-    expect(deleted.status).toBe(200);
+    // Bound by others: refused unless forced (Cloudflare's 10064); wrangler lists the callers and forces.
+    const refused = await api(ledge, 'DELETE', `/accounts/${ledge.accountId}/workers/scripts/backend`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0]).toMatchObject({ code: 10064 });
+    const references = await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/scripts/backend/references`);
+    expect(references.body.result.services.incoming.map((r: { service: string }) => r.service).sort()).toEqual([
+      'cli-caller',
+      'frontend',
+    ]);
+    const deleted = await runWrangler(['delete', '--name', 'backend'], {
+      apiUrl: ledge.apiUrl,
+      env: { CLOUDFLARE_API_TOKEN: ledge.apiToken, CLOUDFLARE_ACCOUNT_ID: ledge.accountId },
+      input: 'y\ny\n',
+    });
+    expect(deleted.code, deleted.stderr + deleted.stdout).toBe(0);
+    expect(deleted.stdout + deleted.stderr).toContain(
+      'Worker frontend (production) uses this Worker as a Service Binding',
+    );
     await waitFor(async () => (await call('frontend', '/rpc')).status === 502, 'the deleted target', {
       timeoutMs: 30_000,
     });
