@@ -75,3 +75,8 @@ export function pointServiceSocket(stable: string, socket: string): void {
 
 /** The name of a process's socket for its `index`-th served entrypoint (config and `--socket-addr` agree). */
 export const serviceSocketName = (index: number): string => `svc-${index}`;
+
+/** The entrypoint workerd's load error says the script does not export, if that is why it did not start. */
+export function missingEntrypoint(loadError: string): string | undefined {
+  return /with a named entrypoint "([^"]+)", but "[^"]*" has no such named entrypoint/.exec(loadError)?.[1];
+}

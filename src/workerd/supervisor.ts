@@ -17,7 +17,7 @@ import {
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { exposeEntrypoints } from './service-exposure.ts';
-import { serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
+import { missingEntrypoint, serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
@@ -503,12 +503,36 @@ export class FunctionsRuntime implements BackgroundService {
 
   /** One process of a script's backend: written config, started on the socket, ready, watched. */
   async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
+    let entrypoints = wanted.deployed.entrypoints ?? [];
+    for (;;) {
+      try {
+        return await this.#launchBackendServing(wanted, entrypoints, socket, beforeKill);
+      } catch (error) {
+        // A caller bound to an entrypoint this script does not export must not keep it from starting: it is
+        // left out, and only that caller's calls fail (as they do on Cloudflare).
+        const missing = missingEntrypoint((error as Error).message);
+        if (missing === undefined || !entrypoints.includes(missing)) throw error;
+        this.#deps.logger.warn('a service binding names an entrypoint its target does not export', {
+          script: wanted.key,
+          entrypoint: missing,
+        });
+        entrypoints = entrypoints.filter((e) => e !== missing);
+      }
+    }
+  }
+
+  async #launchBackendServing(
+    wanted: Wanted,
+    entrypoints: string[],
+    socket: ListeningSocket,
+    beforeKill: () => void,
+  ): Promise<WorkerdProcess> {
     const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
-    const { script, entrypoints = [] } = wanted.deployed;
+    const { script } = wanted.deployed;
     const serviceSockets = entrypoints.map(() => join(this.#socketDir(), `entry-${++this.#entrySockets}.sock`));
     try {
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, wanted.deployed, true),
+        configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, true),
         experimental: servesAssets(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),

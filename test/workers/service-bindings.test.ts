@@ -168,6 +168,19 @@ export default {
     expect(JSON.parse((await call('cli-caller', '/admin')).text)).toEqual(['v1', 'ann', 1]);
   }, 120_000);
 
+  it('a binding to an entrypoint the target does not export fails its calls, and only those', async () => {
+    const typo = await deploy(ledge, {
+      name: 'typo',
+      source: FRONTEND,
+      toml: `workers_dev = true\n[[services]]\nbinding = "ADMIN"\nservice = "backend"\nentrypoint = "Nope"\n`,
+    });
+    expect(typo.code, typo.stderr + typo.stdout).toBe(0);
+    expect((await call('typo', '/admin')).text).toMatch(/^binding failed: /);
+    expect(JSON.parse((await call('frontend', '/admin')).text)).toEqual(['v1', 'ann', 1]);
+    const status = await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/runtime/scripts`);
+    expect(JSON.stringify(status.body.result)).not.toContain('failed');
+  }, 120_000);
+
   it('the bound script crashing fails the call with an error, and the caller keeps its process', async () => {
     const before = ledge.server.platform.functions.runtime.scriptPids(ledge.accountId, 'frontend');
     const exploded = await call('frontend', '/explode');
@@ -197,6 +210,7 @@ export default {
     expect(references.body.result.services.incoming.map((r: { service: string }) => r.service).sort()).toEqual([
       'cli-caller',
       'frontend',
+      'typo',
     ]);
     const deleted = await runWrangler(['delete', '--name', 'backend'], {
       apiUrl: ledge.apiUrl,
