@@ -7,7 +7,7 @@ import { BINDING_KINDS } from './config/bindings/index.ts';
 import { buildFunctionsConfig, writeConfig } from './config/index.ts';
 import { SERVICE_EXPORT } from './isolate-modules.ts';
 import { isLoaded, type Binding, type ScriptToRun } from './script.ts';
-import { SERVICE_RPC_HOST, serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
+import { missingEntrypoint, SERVICE_RPC_HOST, serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
 import { workerdBinary } from './workerd-process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'ledge-service-sockets-'));
@@ -64,6 +64,13 @@ describe('service bindings: who serves which entrypoint', () => {
     ]);
     expect(scripts[1]!.entrypoints).toBeUndefined();
     expect(isLoaded(scripts[1]!)).toBe(false);
+  });
+
+  it("reads which entrypoint workerd's load error says the script does not export", () => {
+    const error =
+      'Socket "svc-0" refers to service "a/api" with a named entrypoint "Nope", but "a/api" has no such named entrypoint.';
+    expect(missingEntrypoint(error)).toBe('Nope');
+    expect(missingEntrypoint('Uncaught SyntaxError: Unexpected token')).toBeUndefined();
   });
 
   it('gives each (account, script, entrypoint) its own short socket path', () => {
