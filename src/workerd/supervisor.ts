@@ -17,6 +17,8 @@ import {
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
+import { exposeEntrypoints } from './service-exposure.ts';
+import { missingEntrypoint, serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
@@ -141,6 +143,7 @@ export class FunctionsRuntime implements BackgroundService {
   #watchdog: Watchdog;
   #sockDir: string | undefined;
   #pings = 0;
+  #entrySockets = 0;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -306,7 +309,7 @@ export class FunctionsRuntime implements BackgroundService {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
       const stderr: string[] = [];
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, served, true),
+        configPath: this.#scriptConfig(dir, served, { checkOnly: true }),
         experimental: servesAssets(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
@@ -337,7 +340,7 @@ export class FunctionsRuntime implements BackgroundService {
 
   async #apply(restartFront: boolean): Promise<ReloadReport> {
     if (!this.#sockets || this.#stopped) return { failed: new Map() };
-    const deployed = await this.#deps.deployed();
+    const deployed = withServedEntrypoints(await this.#deps.deployed());
     const wanted = deployed.filter(isLoaded).map((d) => ({
       key: scriptKey(d.script.account_id, d.script.name),
       deployed: d,
@@ -563,17 +566,55 @@ export class FunctionsRuntime implements BackgroundService {
 
   /** One process of a script's backend: written config, started on the socket, ready, watched. */
   async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
+    let entrypoints = wanted.deployed.entrypoints ?? [];
+    for (;;) {
+      try {
+        return await this.#launchBackendServing(wanted, entrypoints, socket, beforeKill);
+      } catch (error) {
+        // A caller bound to an entrypoint this script does not export must not keep it from starting: it is
+        // left out, and only that caller's calls fail (as they do on Cloudflare).
+        const missing = missingEntrypoint((error as Error).message);
+        if (missing === undefined || !entrypoints.includes(missing)) throw error;
+        this.#deps.logger.warn('a service binding names an entrypoint its target does not export', {
+          script: wanted.key,
+          entrypoint: missing,
+        });
+        entrypoints = entrypoints.filter((e) => e !== missing);
+      }
+    }
+  }
+
+  async #launchBackendServing(
+    wanted: Wanted,
+    entrypoints: string[],
+    socket: ListeningSocket,
+    beforeKill: () => void,
+  ): Promise<WorkerdProcess> {
     const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
+    const { script } = wanted.deployed;
+    const serviceSockets = entrypoints.map(() => join(this.#socketDir(), `entry-${++this.#entrySockets}.sock`));
     try {
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, wanted.deployed),
+        configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, { serveEntrypoints: true }),
         experimental: servesAssets(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
+        serviceSockets,
         ...this.#processOutput(wanted.key),
         readyTimeoutMs: this.#startTimeoutMs,
       });
       await process.ready;
+      // Callers' bindings follow the target's current process: its sockets replace the previous one's.
+      await exposeEntrypoints(
+        process,
+        entrypoints.map((entrypoint, index) => ({
+          stable: serviceSocketPath(this.#socketDir(), script.account_id, script.name, entrypoint),
+          socket: serviceSockets[index]!,
+        })),
+      ).catch(async (error: unknown) => {
+        await process.stop(1_000);
+        throw error;
+      });
       this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key }, beforeKill);
       return process;
     } finally {
@@ -772,7 +813,12 @@ export class FunctionsRuntime implements BackgroundService {
     return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
   }
 
-  #scriptConfig(dir: string, script: ScriptToRun, checkOnly = false): string {
+  #scriptConfig(
+    dir: string,
+    script: ScriptToRun,
+    options: { checkOnly?: boolean; serveEntrypoints?: boolean } = {},
+  ): string {
+    const { checkOnly = false, serveEntrypoints = false } = options;
     return writeConfig(
       dir,
       buildFunctionsConfig({
@@ -789,6 +835,8 @@ export class FunctionsRuntime implements BackgroundService {
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
         // The upload check never touches the live objects' files (and never runs an alarm of theirs).
         durableObjectsDir: checkOnly ? undefined : this.#deps.durableObjectsDir,
+        serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),
+        serveEntrypoints,
       }),
     );
   }

@@ -40,6 +40,8 @@ export interface ScriptContext {
    * their storage in memory (the upload check, which must never open the live objects' files).
    */
   durableObjectsDir?: string | undefined;
+  /** The stable socket path of another script's entrypoint (service-sockets.ts); unset where none is reachable. */
+  serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */
