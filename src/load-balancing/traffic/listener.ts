@@ -28,8 +28,8 @@ export interface TrafficListenerOptions {
   logger: Logger;
   /** Hostnames served by something other than a load balancer (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
-  /** Passive health's time (the platform's; tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  /** The data plane's time: caches, sessions, passive health, timeouts (the platform's). */
+  clock: Clock;
 }
 
 /**
@@ -56,10 +56,10 @@ export class TrafficListener {
   async start(): Promise<void> {
     const options = this.#options;
     const routing: RouterDeps = {
-      routes: new RouteCache(options.directory),
-      health: new HealthSource(options.health, options.healthEvents),
+      routes: new RouteCache(options.directory, options.clock),
+      health: new HealthSource(options.health, options.healthEvents, options.clock),
       endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
-      sessions: new HeaderSessions(),
+      sessions: new HeaderSessions(options.clock),
       random: Math.random,
     };
     const server = new ProxyServer({
@@ -73,6 +73,7 @@ export class TrafficListener {
       hostHandler: options.hostHandler,
       portSetting: options.portSetting,
       what: 'load balancer traffic',
+      clock: options.clock,
     });
     try {
       await server.start();
