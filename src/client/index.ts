@@ -75,6 +75,14 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
+export {
+  getScriptAssets,
+  getScriptSettings,
+  getScriptSubdomain,
+  listDeployments,
+  listScripts,
+  type AssetSummary,
+} from './scripts.ts';
 export { createZone, deleteZone, findZone, getZone, listZones } from './zones.ts';
 export {
   createLoadBalancer,
@@ -98,6 +106,7 @@ export type {
   BucketCors,
   BucketLifecycle,
   CorsRule,
+  Deployment,
   LifecycleRule,
   LoadBalancer,
   Member,
@@ -111,7 +120,12 @@ export type {
   PoolHealth,
   PoolReference,
   Role,
+  Script,
+  ScriptBinding,
+  ScriptSettings,
+  SecretSummary,
   Sent,
+  UploadedObject,
   WebhookDestination,
   Zone,
 } from './wire.ts';

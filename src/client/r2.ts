@@ -1,14 +1,7 @@
 import { readEnvelope, type ApiClient } from './api-client.ts';
-import type { Bucket } from './wire.ts';
+import type { Bucket, ObjectSummary, UploadedObject } from './wire.ts';
 
-export interface ObjectSummary {
-  key: string;
-  size: number;
-  etag: string;
-  uploaded: string;
-  http_metadata?: Record<string, unknown>;
-  custom_metadata?: Record<string, string>;
-}
+export type { ObjectSummary } from './wire.ts';
 
 const buckets = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/r2/buckets`;
 export const objectPath = (accountId: string, bucket: string, key: string) =>
@@ -69,7 +62,7 @@ export async function putObject(
   const rawBody = body as RequestInit['body'];
   const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody, headers, duplex: 'half' });
   // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
-  const stored = (await readEnvelope<Omit<ObjectSummary, 'size'> & { size: string | number }>(response)).result;
+  const stored = (await readEnvelope<UploadedObject>(response)).result;
   return { ...stored, size: Number(stored.size) };
 }
 
