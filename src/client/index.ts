@@ -43,11 +43,13 @@ export {
   getLifecycleRules,
   getObject,
   listBuckets,
+  listObjectPage,
   listObjects,
   putLifecycleRules,
   putObject,
   type LifecycleConditionSummary,
   type LifecycleRuleSummary,
+  type ObjectPage,
   type ObjectSummary,
 } from './r2.ts';
 export {

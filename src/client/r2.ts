@@ -100,6 +100,41 @@ export async function listObjects(
   return all;
 }
 
+/** One page of a listing by "folder": the objects under `prefix`, and the deeper prefixes (with `delimiter`). */
+export interface ObjectPage {
+  objects: ObjectSummary[];
+  /** The common prefixes up to the next delimiter (R2's `delimited`). */
+  folders: string[];
+  /** Where the next page starts, when the listing was cut. */
+  cursor: string | undefined;
+}
+
+export async function listObjectPage(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  options: { prefix?: string; delimiter?: string; perPage?: number; cursor?: string | undefined } = {},
+): Promise<ObjectPage> {
+  const { result, result_info } = await api.request<ObjectSummary[]>(
+    'GET',
+    `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects`,
+    {
+      query: {
+        prefix: options.prefix,
+        delimiter: options.delimiter,
+        per_page: options.perPage,
+        cursor: options.cursor,
+      },
+    },
+  );
+  const info = result_info ?? {};
+  return {
+    objects: result,
+    folders: (info['delimited'] ?? []) as string[],
+    cursor: info.is_truncated && info.cursor ? String(info.cursor) : undefined,
+  };
+}
+
 /** One lifecycle rule as the API shows it (ages in seconds). */
 export interface LifecycleRuleSummary {
   id: string;
