@@ -10,7 +10,6 @@ export { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 export { proxyUpgrade } from './websocket-proxy.ts';
 export { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 export { adoptClientSocket } from './raw/client-socket.ts';
-export { coarseClock } from './raw/coarse-clock.ts';
 export { Endpoint, EndpointRegistry, isFailing, type Origin } from './endpoints.ts';
 export { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 export { hostnameOf } from './forwarded-headers.ts';

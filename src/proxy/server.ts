@@ -11,12 +11,12 @@ import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 import { adoptClientSocket } from './raw/client-socket.ts';
-import { coarseClock } from './raw/coarse-clock.ts';
+import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from './forwarded-headers.ts';
 import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock, ClockTimer } from '../shared/clock.ts';
 
 export interface ProxyServerOptions {
   host: string;
@@ -35,6 +35,8 @@ export interface ProxyServerOptions {
   portSetting: PortSetting;
   /** What the listener serves, as its errors name it. */
   what: string;
+  /** The time of its timeouts (the sweep runs on it). */
+  clock: Clock;
 }
 
 /**
@@ -52,7 +54,7 @@ export class ProxyServer {
   #httpServer: HttpServer | undefined;
   readonly #connections = new Set<ClientConnection>();
   #handedOff = new Set<Socket>();
-  #sweep: NodeJS.Timeout | undefined;
+  #sweep: ClockTimer | undefined;
   #port: number | undefined;
 
   constructor(options: ProxyServerOptions) {
@@ -71,6 +73,7 @@ export class ProxyServer {
       settings: options.settings,
       egress: options.egress,
       logger: options.logger,
+      clock: options.clock,
     };
     const hostHandler = options.hostHandler;
     const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, (req, res) => {
@@ -90,8 +93,11 @@ export class ProxyServer {
     });
     const handedOff = new Set<Socket>();
     const connections = this.#connections;
+    // Started here, at the clock's time: connections are stamped with it before the first sweep.
+    const coarseClock = new CoarseClock(options.clock);
     const host: ClientHost = {
       deps,
+      coarseClock,
       servedElsewhere: hostHandler
         ? (hostHeader, target) => hostHandler.claims(hostnameOf(hostHeader), target)
         : () => false,
@@ -129,11 +135,14 @@ export class ProxyServer {
     this.#httpServer = httpServer;
     this.#port = port;
     const timeouts = options.httpTimeouts;
-    // The coarse clock is the process's: after another server of this process stopped, it kept that
-    // server's last sweep, and connections stamped with it would look idle since then.
-    coarseClock.now = systemClock.now();
-    this.#sweep = setInterval(() => sweepConnections(connections, timeouts), checkingIntervalMs(timeouts.headersMs));
-    this.#sweep.unref();
+    const clock = options.clock;
+    const intervalMs = checkingIntervalMs(timeouts.headersMs);
+    const sweep = (): void => {
+      sweepConnections(connections, timeouts, coarseClock.tick());
+      this.#sweep = clock.schedule(intervalMs, sweep);
+    };
+    coarseClock.tick();
+    this.#sweep = clock.schedule(intervalMs, sweep);
   }
 
   async stop(): Promise<void> {
@@ -142,7 +151,8 @@ export class ProxyServer {
     this.#server = undefined;
     this.#httpServer = undefined;
     this.#port = undefined;
-    clearInterval(this.#sweep);
+    this.#sweep?.cancel();
+    this.#sweep = undefined;
     if (!server) return;
     const connections = this.#connections;
     const handedOff = this.#handedOff;
@@ -165,9 +175,7 @@ export class ProxyServer {
 }
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
-function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
-  const now = systemClock.now();
-  coarseClock.now = now;
+function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts, now: number): void {
   for (const connection of connections) {
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's

@@ -126,8 +126,8 @@ export async function createPlatform(
     clock,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
-  const metrics = new LedgeMetrics();
-  const egress = new EgressPolicy(config.egress);
+  const metrics = new LedgeMetrics(clock);
+  const egress = new EgressPolicy(config.egress, clock);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
@@ -197,7 +197,7 @@ export async function createPlatform(
     logger,
     settings: config.notifications,
     pools: loadBalancing.service,
-    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail, clock }),
     egress,
     metrics,
     // One owner per node for the outbox's claims and a poll of the table; a lone node keeps the owner it

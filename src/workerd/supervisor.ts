@@ -33,7 +33,7 @@ import { MissingDurableObjectClassError, missingDurableObjectClass } from './mis
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
 
@@ -60,6 +60,8 @@ export interface RuntimeDeps {
   logs: FunctionLogHub;
   /** Per-request traces for tail sessions (tail-traces.ts). */
   traces: TailTraces;
+  /** Start times and the crash loop's back-off. */
+  clock: Clock;
   r2: R2ServiceResolver;
   /** Where D1 databases answer (the account's engine process). */
   d1?: D1ServiceResolver | undefined;
@@ -213,7 +215,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const started = systemClock.monotonic();
+    const started = this.#deps.clock.monotonic();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
     this.#claim = await claimFunctionsPort(functionsHost, functionsPort, this.#deps.config.functionsPortSetting);
@@ -249,7 +251,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
-      ms: Math.round(systemClock.monotonic() - started),
+      ms: Math.round(this.#deps.clock.monotonic() - started),
     });
   }
 
@@ -549,6 +551,7 @@ export class FunctionsRuntime implements BackgroundService {
           spare: sockets[paths.length + index]!,
           launch: (socket, beforeKill) => this.#launchBackend(w, socket, beforeKill),
           logger: this.#deps.logger,
+          clock: this.#deps.clock,
           onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
         });
         try {
@@ -744,7 +747,7 @@ export class FunctionsRuntime implements BackgroundService {
   /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
   #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
     if (group.stopping || this.#stopped || this.#current !== group) return;
-    const now = systemClock.now();
+    const now = this.#deps.clock.now();
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);

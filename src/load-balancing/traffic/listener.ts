@@ -34,8 +34,8 @@ export interface TrafficListenerOptions {
    * in front of what the hostname otherwise serves (here a public bucket or a load balancer).
    */
   functionRoutes?: FunctionRoutes | undefined;
-  /** Passive health's time (the platform's; tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  /** The data plane's time: caches, sessions, passive health, timeouts (the platform's). */
+  clock: Clock;
 }
 
 /**
@@ -63,10 +63,10 @@ export class TrafficListener {
   async start(): Promise<void> {
     const options = this.#options;
     const routing: RouterDeps = {
-      routes: new RouteCache(options.directory),
-      health: new HealthSource(options.health, options.healthEvents),
+      routes: new RouteCache(options.directory, options.clock),
+      health: new HealthSource(options.health, options.healthEvents, options.clock),
       endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
-      sessions: new HeaderSessions(),
+      sessions: new HeaderSessions(options.clock),
       random: Math.random,
     };
     const functions = options.functionRoutes
@@ -95,6 +95,7 @@ export class TrafficListener {
       hostHandler,
       portSetting: options.portSetting,
       what: 'load balancer traffic',
+      clock: options.clock,
     });
     try {
       await server.start();
