@@ -41,6 +41,8 @@ export const LAYERS = {
   // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
   // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
+  // HTTPS: certificates for zones' hostnames, served through the proxy engine's TLS termination.
+  tls: [...SUBSYSTEM_BASE, 'accounts', 'zones', 'proxy'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -68,6 +70,7 @@ export const LAYERS = {
     'r2',
     'dashboard',
     's3',
+    'tls',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

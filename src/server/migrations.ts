@@ -9,6 +9,7 @@ import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
+import { tlsMigrations } from '../tls/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -26,4 +27,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...clusterMigrations,
   // Dashboard sessions, shared by the nodes.
   ...dashboardMigrations,
+  // Certificates and zone TLS settings belong to zones.
+  ...tlsMigrations,
 ];

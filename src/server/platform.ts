@@ -30,6 +30,8 @@ import { createZonesSubsystem, type ZoneService } from '../zones/index.ts';
 import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
+import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
+import { servedHostnames } from './served-hostnames.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -58,6 +60,8 @@ export interface Platform {
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
+  /** HTTPS on the traffic TLS port: uploaded and ACME certificates, zone TLS settings (src/tls/). */
+  tls: TlsSubsystem;
   /** The S3 API on its own port (`--s3-api-port`), over the same storage engine. */
   s3Api: S3Listener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
@@ -226,7 +230,19 @@ export async function createPlatform(
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
-  const traffic = new TrafficListener({
+  const tls = createTlsSubsystem({
+    db,
+    box: secretBox,
+    zones: (principal, zoneId) => zones.service.resolve(principal, zoneId),
+    settings: config.tls,
+    hostnames: servedHostnames(db),
+    announce: () => cluster.announce('tls_certificates', 'changed'),
+    gate,
+    clock,
+    logger,
+  });
+  cluster.onRemote('tls_certificates', () => void tls.refresh().catch(() => {}));
+  const traffic: TrafficListener = new TrafficListener({
     host: config.host,
     port: config.trafficPort,
     portSetting: SETTINGS.trafficPort,
@@ -239,8 +255,11 @@ export async function createPlatform(
     logger: logger.child({ component: 'lb-traffic' }),
     // Public buckets (managed URLs, custom domains) are served on the traffic port by Host.
     hostHandler: r2.publicHandler,
+    plainHostHandler: tls.plainHostHandler(r2.publicHandler, (): number | undefined => traffic.tlsPort),
+    tls: { port: config.trafficTlsPort, portSetting: SETTINGS.trafficTlsPort, termination: tls.directory },
     clock,
   });
+  egress.addOwnListener(() => traffic.tlsPort ?? (config.trafficTlsPort || undefined), 'HTTPS traffic');
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
@@ -262,7 +281,7 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3, tls];
   const dashboard = createDashboard({
     accounts: accounts.service,
     db,
@@ -290,6 +309,7 @@ export async function createPlatform(
     zones: zones.service,
     loadBalancing: loadBalancing.service,
     traffic,
+    tls,
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,

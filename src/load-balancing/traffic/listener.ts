@@ -1,6 +1,6 @@
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { EndpointRegistry, ProxyServer, type HostHandler } from '../../proxy/index.ts';
+import { EndpointRegistry, ProxyServer, type HostHandler, type TlsTermination } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
@@ -28,6 +28,12 @@ export interface TrafficListenerOptions {
   logger: Logger;
   /** Hostnames served by something other than a load balancer (public buckets), checked first. */
   hostHandler?: HostHandler | undefined;
+  /**
+   * HTTPS on a second port: the same routing and host handler, TLS terminated with the certificates
+   * `termination` picks (src/tls/). `plainHostHandler` replaces `hostHandler` on the plain port only.
+   */
+  tls?: { port: number; portSetting: PortSetting; termination: TlsTermination } | undefined;
+  plainHostHandler?: HostHandler | undefined;
   /** Passive health's time (the platform's; tests pass a clock they advance). */
   clock?: Clock | undefined;
 }
@@ -42,6 +48,7 @@ export class TrafficListener {
   readonly name = 'lb-traffic';
   readonly #options: TrafficListenerOptions;
   #server: ProxyServer | undefined;
+  #tlsServer: ProxyServer | undefined;
   #routing: RouterDeps | undefined;
 
   constructor(options: TrafficListenerOptions) {
@@ -53,6 +60,11 @@ export class TrafficListener {
     return this.#server?.port;
   }
 
+  /** The HTTPS port once listening (undefined without TLS, before start and after stop). */
+  get tlsPort(): number | undefined {
+    return this.#tlsServer?.port;
+  }
+
   async start(): Promise<void> {
     const options = this.#options;
     const routing: RouterDeps = {
@@ -62,35 +74,54 @@ export class TrafficListener {
       sessions: new HeaderSessions(),
       random: Math.random,
     };
-    const server = new ProxyServer({
+    const common = {
       host: options.host,
-      port: options.port,
-      route: (request, https) => routeRequest(routing, request, https),
+      route: (request: Parameters<typeof routeRequest>[1], https: boolean) => routeRequest(routing, request, https),
       egress: options.egress,
       settings: options.settings,
       httpTimeouts: options.httpTimeouts,
       logger: options.logger,
-      hostHandler: options.hostHandler,
+    };
+    const server = new ProxyServer({
+      ...common,
+      port: options.port,
+      hostHandler: options.plainHostHandler ?? options.hostHandler,
       portSetting: options.portSetting,
       what: 'load balancer traffic',
     });
+    // Same routing, same host handler: whatever the plain port serves by Host, HTTPS serves too.
+    const tlsServer = options.tls
+      ? new ProxyServer({
+          ...common,
+          port: options.tls.port,
+          hostHandler: options.hostHandler,
+          portSetting: options.tls.portSetting,
+          what: 'HTTPS traffic',
+          tls: options.tls.termination,
+        })
+      : undefined;
     try {
       await server.start();
+      await tlsServer?.start();
     } catch (error) {
+      await server.stop();
       closeRouting(routing);
       throw error;
     }
     this.#server = server;
+    this.#tlsServer = tlsServer;
     this.#routing = routing;
   }
 
   async stop(): Promise<void> {
     const server = this.#server;
+    const tlsServer = this.#tlsServer;
     const routing = this.#routing;
     this.#server = undefined;
+    this.#tlsServer = undefined;
     this.#routing = undefined;
     if (!server || !routing) return;
-    await server.stop();
+    await Promise.all([server.stop(), tlsServer?.stop()]);
     closeRouting(routing);
   }
 }

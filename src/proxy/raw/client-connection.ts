@@ -29,6 +29,8 @@ export interface ClientHost {
   /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
   servedElsewhere(host: string | undefined): boolean;
   forget(connection: ClientConnection): void;
+  /** The connections came over TLS (the traffic TLS port): X-Forwarded-Proto and cookie attributes. */
+  https: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export interface ClientHost {
 export class ClientConnection implements ExchangeClient, RequestView {
   readonly socket: Socket;
   readonly clientAddress: string;
+  readonly https: boolean;
   requestComplete = true;
   closeRequested = false;
   /** When the head being read started (ms; 0 = none): the headers timeout. */
@@ -71,6 +74,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   constructor(socket: Socket, host: ClientHost, adopted: boolean) {
     this.socket = socket;
     this.#host = host;
+    this.https = host.https;
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
     socket.setNoDelay(true);
@@ -227,7 +231,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#state = ROUTING;
     const deps = this.#host.deps;
     whenRouted(
-      () => deps.route(this, false),
+      () => deps.route(this, this.https),
       (route) => this.#routed(request, route),
       (error: unknown) => {
         deps.logger.error('load balancer routing failed', { host: request.host, err: error });

@@ -11,7 +11,12 @@ import { LENGTH_LINE, TE_LINE, type RequestHead, type ResponseHead } from './hea
  * body is relayed as it came, so its Transfer-Encoding line is kept. The origin connection is kept alive
  * (HTTP/1.1's default), whatever the client asked for its own.
  */
-export function upstreamHead(request: RequestHead, hostOverride: string | undefined, client: string): string {
+export function upstreamHead(
+  request: RequestHead,
+  hostOverride: string | undefined,
+  client: string,
+  https: boolean,
+): string {
   let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
   let forwardedFor: string | undefined;
   const { names, rawNames, values, connectionTokens } = request;
@@ -36,7 +41,7 @@ export function upstreamHead(request: RequestHead, hostOverride: string | undefi
   }
   if (hostOverride) head += `host: ${hostOverride}\r\n`;
   head += `x-forwarded-for: ${forwardedFor ? `${forwardedFor}, ${client}` : client}\r\n`;
-  return `${head}x-forwarded-proto: http\r\ncf-connecting-ip: ${client}\r\n\r\n`;
+  return `${head}x-forwarded-proto: ${https ? 'https' : 'http'}\r\ncf-connecting-ip: ${client}\r\n\r\n`;
 }
 
 /**

@@ -25,6 +25,8 @@ const COALESCE_BYTES = 64 * 1024;
 export interface ExchangeClient {
   readonly socket: Socket;
   readonly clientAddress: string;
+  /** The client came over TLS (X-Forwarded-Proto). */
+  readonly https: boolean;
   /** When a byte last went either way (the idle timeout's coarse clock): written on each write. */
   lastActive: number;
   /** The request body was received in full (or there was none). */
@@ -204,7 +206,10 @@ export class ProxyExchange implements OriginUser {
     const origin = (fresh ? undefined : takeIdle(endpoint)) ?? new OriginConnection(endpoint, this.#deps.settings);
     origin.user = this;
     this.#origin = origin;
-    origin.socket.write(upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress), 'latin1');
+    origin.socket.write(
+      upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress, this.#client.https),
+      'latin1',
+    );
     origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
   }
 
