@@ -39,7 +39,7 @@ export function makeCertificate(hosts: string[], days = 30) {
     '-subj',
     `/CN=${hosts[0]}`,
   ]);
-  const ext = `subjectAltName=${hosts.map((host) => `DNS:${host}`).join(',')}`;
+  const ext = `subjectAltName=${hosts.map((host) => (/^[0-9.]+$/.test(host) ? `IP:${host}` : `DNS:${host}`)).join(',')}`;
   execFileSync('sh', ['-c', `printf '%s\n' '${ext}' > ${file('ext.cnf')}`]);
   run([
     'x509',
@@ -60,6 +60,8 @@ export function makeCertificate(hosts: string[], days = 30) {
   ]);
   return {
     caFile: file('ca.pem'),
+    certificateFile: file('leaf.pem'),
+    keyFile: file('leaf.key'),
     certificate: readFileSync(file('leaf.pem'), 'utf8'),
     privateKey: readFileSync(file('leaf.key'), 'utf8'),
   };
