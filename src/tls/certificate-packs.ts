@@ -49,6 +49,7 @@ export class CertificatePacks {
         order_status: order.status,
         failures: order.failures,
         next_attempt_on: order.next_attempt_on,
+        modified_on: order.modified_on,
       };
     });
   }

@@ -2,6 +2,12 @@ import * as acme from 'acme-client';
 import type { SqlExecutor } from '../../db/index.ts';
 import type { SecretBox } from '../../shared/crypto.ts';
 
+/**
+ * acme-client's own polling and retries (a pending challenge, a 5xx): about 25 s in all, then the order
+ * fails and the manager's backoff (recorded, visible in the API) takes over.
+ */
+const CLIENT_BACKOFF = { backoffAttempts: 5, backoffMin: 1000, backoffMax: 10_000 };
+
 const aad = (directoryUrl: string) => `acme account key ${directoryUrl}`;
 
 /**
@@ -24,10 +30,11 @@ export async function acmeClient(
       directoryUrl,
       accountKey: box.open(row.sealed_key, aad(directoryUrl)),
       accountUrl: row.account_url,
+      ...CLIENT_BACKOFF,
     });
   }
   const accountKey = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString('utf8');
-  const client = new acme.Client({ directoryUrl, accountKey });
+  const client = new acme.Client({ directoryUrl, accountKey, ...CLIENT_BACKOFF });
   await client.createAccount({
     termsOfServiceAgreed: true,
     ...(contactEmail ? { contact: [`mailto:${contactEmail}`] } : {}),

@@ -82,7 +82,12 @@ export class AcmeManager implements BackgroundService {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#running;
+    // A pass stops between names; one order in flight (acme-client's polls) is waited for a few seconds.
+    if (this.#running) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([this.#running, new Promise((resolve) => (bound = setTimeout(resolve, 5_000)))]);
+      clearTimeout(bound);
+    }
   }
 
   /** Checks the names now (after a load balancer or public domain was added); one pass at a time. */
