@@ -16,7 +16,7 @@ let zoneId: string;
 let tlsPort: number;
 const logs: string[] = [];
 const HOST = 'site.example.test';
-const cert = makeCertificate([HOST, 'www.example.test']);
+const cert = makeCertificate([HOST, 'www.example.test', 'cdn.example.test']);
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${ledge.apiUrl}${path}`, {
@@ -62,7 +62,7 @@ describe('HTTPS on the traffic TLS port with an uploaded certificate', () => {
     expect(created.status).toBe(200);
     certificateId = created.body.result.id;
     expect(created.body.result).toMatchObject({ zone_id: zoneId, status: 'active', bundle_method: 'ubiquitous' });
-    expect(created.body.result.hosts.sort()).toEqual([HOST, 'www.example.test']);
+    expect(created.body.result.hosts.sort()).toEqual(['cdn.example.test', HOST, 'www.example.test']);
     const listed = await api('GET', `/zones/${zoneId}/custom_certificates`);
     const got = await api('GET', `/zones/${zoneId}/custom_certificates/${certificateId}`);
     for (const answer of [created, listed, got]) expect(answer.text).not.toMatch(/PRIVATE KEY|private_key/);
@@ -103,6 +103,33 @@ describe('HTTPS on the traffic TLS port with an uploaded certificate', () => {
       expect(request.headers['x-forwarded-proto']).toBe('https');
       expect(request.headers['host']).toBe(`${HOST}:${tlsPort}`);
       expect(Object.keys(request.headers).some((name) => name.startsWith(':'))).toBe(false);
+    }
+  });
+
+  it("serves a public bucket's custom domain over HTTPS and HTTP/2", async () => {
+    await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'site' });
+    const put = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/site/objects/index.html`, {
+      method: 'PUT',
+      headers: { ...ledge.tokenHeaders, 'content-type': 'text/html' },
+      body: '<h1>over tls</h1>',
+    });
+    expect(put.status).toBe(200);
+    const domain = await api('POST', `/accounts/${ledge.accountId}/r2/buckets/site/domains/custom`, {
+      domain: 'cdn.example.test',
+      zoneId,
+      enabled: true,
+    });
+    expect(domain.status).toBe(200);
+    const host = 'cdn.example.test';
+    for (const version of ['--http1.1', '--http2']) {
+      const answer = await curl(`https://${host}:${tlsPort}/index.html`, host, tlsPort, [
+        '--cacert',
+        cert.caFile,
+        version,
+      ]);
+      expect(answer.stderr).toBe('');
+      expect([answer.code, answer.body]).toEqual([200, '<h1>over tls</h1>']);
+      expect(answer.httpVersion).toBe(version === '--http2' ? '2' : '1.1');
     }
   });
 
