@@ -45,6 +45,8 @@ export const LAYERS = {
   // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
   // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
+  // HTTPS: certificates for zones' hostnames, served through the proxy engine's TLS termination.
+  tls: [...SUBSYSTEM_BASE, 'accounts', 'zones', 'proxy'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -75,6 +77,7 @@ export const LAYERS = {
     'dashboard',
     's3',
     'd1',
+    'tls',
     // The account engines' host (workerd's bundled engines) is composed here, beside the subsystems it serves.
     'workerd',
   ],

@@ -15,3 +15,5 @@ export { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 export { hostnameOf } from './forwarded-headers.ts';
 export type { ProxyRoute, ProxyTarget, RequestView, RouteResult, Router } from './route.ts';
 export type { ProxySettings } from './settings.ts';
+export type { ClientHello } from './tls/client-hello.ts';
+export type { TlsChoice, TlsTermination } from './tls/terminate.ts';

@@ -1,4 +1,5 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { EgressPolicy } from '../egress/index.ts';
 import { createHttpServer } from '../shared/http-listener/http-server.ts';
@@ -17,6 +18,8 @@ import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
 import type { Clock, ClockTimer } from '../shared/clock.ts';
+import { createH2Server } from './tls/h2-server.ts';
+import { TlsTerminator, type TlsTermination } from './tls/terminate.ts';
 
 export interface ProxyServerOptions {
   host: string;
@@ -37,6 +40,8 @@ export interface ProxyServerOptions {
   what: string;
   /** The time of its timeouts (the sweep runs on it). */
   clock: Clock;
+  /** Serve HTTPS (HTTP/1.1 and HTTP/2 by ALPN) with the certificates this picks; without it, plain HTTP. */
+  tls?: TlsTermination | undefined;
 }
 
 /**
@@ -76,10 +81,12 @@ export class ProxyServer {
       clock: options.clock,
     };
     const hostHandler = options.hostHandler;
-    const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, (req, res) => {
-      if (hostHandler?.claims(hostnameOf(req.headers.host), req.url ?? '/')) hostHandler.handle(req, res);
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
+      if (hostHandler?.claims(hostnameOf(req.headers.host), req.url ?? '/'))
+        hostHandler.handle(req, res, () => proxyRequest(deps, req, res));
       else proxyRequest(deps, req, res);
-    });
+    };
+    const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, handle);
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
     httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
@@ -102,6 +109,7 @@ export class ProxyServer {
         ? (hostHeader, target) => hostHandler.claims(hostnameOf(hostHeader), target)
         : () => false,
       forget: (connection) => connections.delete(connection),
+      https: options.tls !== undefined,
       handOff: (socket, unread) => {
         handedOff.add(socket);
         socket.once('close', () => handedOff.delete(socket));
@@ -111,9 +119,24 @@ export class ProxyServer {
         socket.resume();
       },
     };
-    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect:
-    // the accepted socket must not read before its handle is re-wrapped to read with `onread`.
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
+    const tls = options.tls;
+    const h2Server = tls ? createH2Server(options.httpTimeouts, handle) : undefined;
+    const serveSecure = (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') return void h2Server!.emit('secureConnection', socket);
+      // A TLS-ALPN-01 validation only looks at the certificate.
+      if (socket.alpnProtocol === 'acme-tls/1') return void socket.end();
+      connections.add(new ClientConnection(socket, host, false));
+    };
+    const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
+    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect
+    // (plain HTTP): the accepted socket must not read before its handle is re-wrapped to read with `onread`.
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: !tls }, (accepted) => {
+      if (tls) {
+        // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
+        handedOff.add(accepted);
+        accepted.once('close', () => handedOff.delete(accepted));
+        return terminator!.accept(accepted);
+      }
       // (Reads reach the callback from the event loop, after `connection` is set.)
       const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
       const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);

@@ -11,6 +11,7 @@ import { r2Migrations } from '../r2/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
 import { workerRouteMigrations } from '../worker-routes/index.ts';
 import { d1Migrations } from '../d1/index.ts';
+import { tlsMigrations } from '../tls/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -32,4 +33,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...dashboardMigrations,
   // D1 databases belong to accounts.
   ...d1Migrations,
+  // Certificates and zone TLS settings belong to zones.
+  ...tlsMigrations,
 ];

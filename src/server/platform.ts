@@ -34,6 +34,8 @@ import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { composeD1 } from './d1-engine.ts';
 import type { EngineHost } from '../workerd/engines/index.ts';
+import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
+import { servedHostnames } from './served-hostnames.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -64,6 +66,8 @@ export interface Platform {
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
+  /** HTTPS on the traffic TLS port: uploaded and ACME certificates, zone TLS settings (src/tls/). */
+  tls: TlsSubsystem;
   /** The S3 API on its own port (`--s3-api-port`), over the same storage engine. */
   s3Api: S3Listener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
@@ -272,7 +276,19 @@ export async function createPlatform(
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
-  const traffic = new TrafficListener({
+  const tls = createTlsSubsystem({
+    db,
+    box: secretBox,
+    zones: (principal, zoneId) => zones.service.resolve(principal, zoneId),
+    settings: config.tls,
+    hostnames: servedHostnames(db),
+    announce: () => cluster.announce('tls_certificates', 'changed'),
+    gate,
+    clock,
+    logger,
+  });
+  cluster.onRemote('tls_certificates', () => void tls.refresh().catch(() => {}));
+  const traffic: TrafficListener = new TrafficListener({
     host: config.host,
     port: config.trafficPort,
     portSetting: SETTINGS.trafficPort,
@@ -297,8 +313,11 @@ export async function createPlatform(
         return port === undefined ? undefined : { address: loopbackOf(config.functionsHost), port };
       },
     },
+    plainHostHandler: (inner) => tls.plainHostHandler(inner, (): number | undefined => traffic.tlsPort),
+    tls: { port: config.trafficTlsPort, portSetting: SETTINGS.trafficTlsPort, termination: tls.directory },
     clock,
   });
+  egress.addOwnListener(() => traffic.tlsPort ?? (config.trafficTlsPort || undefined), 'HTTPS traffic');
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
@@ -331,6 +350,7 @@ export async function createPlatform(
     workers,
     workerRoutes,
     s3,
+    tls,
   ];
   const dashboard = createDashboard({
     accounts: accounts.service,
@@ -360,6 +380,7 @@ export async function createPlatform(
     workerRoutes,
     loadBalancing: loadBalancing.service,
     traffic,
+    tls,
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,

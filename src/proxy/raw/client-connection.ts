@@ -30,6 +30,8 @@ export interface ClientHost {
   /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
   servedElsewhere(host: string | undefined, target: string): boolean;
   forget(connection: ClientConnection): void;
+  /** The connections came over TLS (the traffic TLS port): X-Forwarded-Proto and cookie attributes. */
+  https: boolean;
 }
 
 /**
@@ -42,6 +44,7 @@ export interface ClientHost {
 export class ClientConnection implements ExchangeClient, RequestView {
   readonly socket: Socket;
   readonly clientAddress: string;
+  readonly https: boolean;
   requestComplete = true;
   closeRequested = false;
   /** When the head being read started (ms; 0 = none): the headers timeout. */
@@ -74,6 +77,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#host = host;
     this.idleSince = host.deps.clock.now();
     this.lastActive = host.coarseClock.now;
+    this.https = host.https;
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
     socket.setNoDelay(true);
@@ -243,7 +247,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#state = ROUTING;
     const deps = this.#host.deps;
     whenRouted(
-      () => deps.route(this, false),
+      () => deps.route(this, this.https),
       (route) => this.#routed(request, route),
       (error: unknown) => {
         deps.logger.error('load balancer routing failed', { host: request.host, err: error });

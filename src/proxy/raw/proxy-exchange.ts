@@ -26,6 +26,8 @@ export interface ExchangeClient {
   readonly clientAddress: string;
   /** A byte went out: stamps the connection with the idle timeout's coarse clock. */
   markActive(): void;
+  /** The client came over TLS (X-Forwarded-Proto). */
+  readonly https: boolean;
   /** The request body was received in full (or there was none). */
   readonly requestComplete: boolean;
   /** The client asked to close after this exchange. */
@@ -204,7 +206,13 @@ export class ProxyExchange implements OriginUser {
     origin.user = this;
     this.#origin = origin;
     origin.socket.write(
-      upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress, this.#route.forwardHeader),
+      upstreamHead(
+        this.#request,
+        this.#route.hostFor(target),
+        this.#client.clientAddress,
+        this.#client.https,
+        this.#route.forwardHeader,
+      ),
       'latin1',
     );
     origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
