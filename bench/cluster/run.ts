@@ -168,6 +168,8 @@ async function startNode(work: string, name: string, env: NodeJS.ProcessEnv): Pr
       '0',
       '--traffic-port',
       '0',
+      '--traffic-tls-port',
+      '0',
       '--s3-api-port',
       '0',
     ],

@@ -124,6 +124,7 @@ export { freePort } from '../../test/helpers/free-port.ts';
 export function benchServerArgs(root: string, dataDir: string, apiPort: number, fnPort: number): string[] {
   const traffic = [
     ...(existsSync(join(root, 'src/load-balancing/traffic')) ? ['--traffic-port', '0'] : []),
+    ...(existsSync(join(root, 'src/tls')) ? ['--traffic-tls-port', '0'] : []),
     ...(existsSync(join(root, 'src/s3')) ? ['--s3-api-port', '0'] : []),
   ];
   return [

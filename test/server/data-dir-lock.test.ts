@@ -70,6 +70,8 @@ async function refusedStart(dataDir: string, args: string[] = []): Promise<CliRe
       '0',
       '--traffic-port',
       '0',
+      '--traffic-tls-port',
+      '0',
       '--s3-api-port',
       '0',
       ...args,

@@ -19,7 +19,20 @@ describe('ledge server logs', () => {
   const runServer = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
     const server = startAs(
       LEDGE_BIN,
-      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0', ...args],
+      [
+        'server',
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--traffic-tls-port',
+        '0',
+        '--s3-api-port',
+        '0',
+        ...args,
+      ],
       {
         cwd: tempDir('ledge-user-'),
         env: userEnv(scratchHome(), env),

@@ -30,7 +30,19 @@ describe('ledge server ports and first boot', () => {
     firstDir = tempDir('ledge-user-');
     first = startAs(
       LEDGE_BIN,
-      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      [
+        'server',
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--traffic-tls-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ],
       {
         cwd: firstDir,
         env: env(),
@@ -54,6 +66,8 @@ describe('ledge server ports and first boot', () => {
       '--functions-port',
       String(functionsPort),
       '--traffic-port',
+      '0',
+      '--traffic-tls-port',
       '0',
       '--s3-api-port',
       '0',
@@ -91,6 +105,8 @@ describe('ledge server ports and first boot', () => {
         String(port),
         '--traffic-port',
         '0',
+        '--traffic-tls-port',
+        '0',
         '--s3-api-port',
         '0',
       ]);
@@ -110,6 +126,8 @@ describe('ledge server ports and first boot', () => {
       '0',
       '--traffic-port',
       '0',
+      '--traffic-tls-port',
+      '0',
       '--s3-api-port',
       '0',
     ]);
@@ -123,7 +141,19 @@ describe('ledge server ports and first boot', () => {
 
     const second = startAs(
       LEDGE_BIN,
-      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      [
+        'server',
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--traffic-tls-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ],
       {
         cwd,
         env: env(),
@@ -151,6 +181,8 @@ describe('ledge server ports and first boot', () => {
       String(functionsPort),
       '--traffic-port',
       '0',
+      '--traffic-tls-port',
+      '0',
       '--s3-api-port',
       '0',
     ]);
@@ -158,7 +190,20 @@ describe('ledge server ports and first boot', () => {
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
     const next = startAs(
       LEDGE_BIN,
-      ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      [
+        'server',
+        '--json',
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--traffic-tls-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ],
       { cwd, env: env() },
     );
     try {
@@ -191,7 +236,19 @@ describe('ledge server ports and first boot', () => {
     await first.stop('SIGTERM');
     const again = startAs(
       LEDGE_BIN,
-      ['server', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'],
+      [
+        'server',
+        '--port',
+        '0',
+        '--functions-port',
+        '0',
+        '--traffic-port',
+        '0',
+        '--traffic-tls-port',
+        '0',
+        '--s3-api-port',
+        '0',
+      ],
       {
         cwd: firstDir,
         env: env(),

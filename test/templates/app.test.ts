@@ -43,7 +43,7 @@ describe('the app `ledge create app` scaffolds', () => {
     home = scratchHome();
     work = tempDir('ledge-user-');
     app = join(work, 'my-app');
-    server = startAs(LEDGE_BIN, ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--s3-api-port', '0'], {
+    server = startAs(LEDGE_BIN, ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--traffic-tls-port', '0', '--s3-api-port', '0'], {
       cwd: work,
       env: userEnv(home),
     });
