@@ -16,6 +16,7 @@ import {
   type TestLedge,
 } from '../helpers/ledge.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, uploadScript } from '../workers/helpers.ts';
+import { EPHEMERAL_PORT_FLAGS } from '../helpers/user-shell.ts';
 
 /**
  * Issue 26 point 8, "one data dir, one server": a second `ledge server` on a data dir that a running server
@@ -59,25 +60,9 @@ async function deployHello(server: SpawnedLedge, text: string) {
 /** A `ledge server` run that is expected to end by itself (refused), with how long it took. */
 async function refusedStart(dataDir: string, args: string[] = []): Promise<CliResult & { ms: number }> {
   const started = Date.now();
-  const result = await runCli(
-    [
-      'server',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--functions-port',
-      '0',
-      '--traffic-port',
-      '0',
-      '--traffic-tls-port',
-      '0',
-      '--s3-api-port',
-      '0',
-      ...args,
-    ],
-    { env: { LEDGE_LOG_LEVEL: 'warn' } },
-  );
+  const result = await runCli(['server', '--data-dir', dataDir, ...EPHEMERAL_PORT_FLAGS, ...args], {
+    env: { LEDGE_LOG_LEVEL: 'warn' },
+  });
   return { ...result, ms: Date.now() - started };
 }
 

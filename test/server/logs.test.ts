@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/ledge.ts';
-import { LEDGE_BIN, runAs, scratchHome, startAs, userEnv, type Running } from '../helpers/user-shell.ts';
+import {
+  LEDGE_BIN,
+  runAs,
+  scratchHome,
+  startAs,
+  userEnv,
+  type Running,
+  EPHEMERAL_PORT_FLAGS,
+} from '../helpers/user-shell.ts';
 
 const TEXT_LINE = /^\d\d:\d\d:\d\d\.\d{3} (DEBUG|INFO |WARN |ERROR) \S/;
 
@@ -17,27 +25,10 @@ describe('ledge server logs', () => {
 
   /** Starts a server as a user does, waits until it is ready, stops it, and returns its stderr. */
   const runServer = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const server = startAs(
-      LEDGE_BIN,
-      [
-        'server',
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--traffic-tls-port',
-        '0',
-        '--s3-api-port',
-        '0',
-        ...args,
-      ],
-      {
-        cwd: tempDir('ledge-user-'),
-        env: userEnv(scratchHome(), env),
-      },
-    );
+    const server = startAs(LEDGE_BIN, ['server', ...EPHEMERAL_PORT_FLAGS, ...args], {
+      cwd: tempDir('ledge-user-'),
+      env: userEnv(scratchHome(), env),
+    });
     servers.push(server);
     await server.waitFor(/Press Ctrl\+C to stop/);
     const { code } = await server.stop('SIGTERM');

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/ledge.ts';
-import { LEDGE_BIN, runAs, scratchHome, startAs, userEnv, type Running } from '../helpers/user-shell.ts';
+import {
+  LEDGE_BIN,
+  runAs,
+  scratchHome,
+  startAs,
+  userEnv,
+  type Running,
+  EPHEMERAL_PORT_FLAGS,
+} from '../helpers/user-shell.ts';
 
 /**
  * "The first hour", ports and first boot: `ledge server` as a user starts it (the `bin/ledge` wrapper, a
@@ -28,26 +36,10 @@ describe('ledge server ports and first boot', () => {
   beforeAll(async () => {
     home = scratchHome();
     firstDir = tempDir('ledge-user-');
-    first = startAs(
-      LEDGE_BIN,
-      [
-        'server',
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--traffic-tls-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-      {
-        cwd: firstDir,
-        env: env(),
-      },
-    );
+    first = startAs(LEDGE_BIN, ['server', ...EPHEMERAL_PORT_FLAGS], {
+      cwd: firstDir,
+      env: env(),
+    });
     const [, api] = (await first.waitFor(/API: +http:\/\/127\.0\.0\.1:(\d+)\//))!;
     const [, functions] = (await first.waitFor(/Functions: +http:\/\/\S+:(\d+)\//))!;
     await first.waitFor(/Press Ctrl\+C to stop/);
@@ -139,26 +131,10 @@ describe('ledge server ports and first boot', () => {
     expect(existsSync(join(cwd, '.ledge/ledge.db'))).toBe(true);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
 
-    const second = startAs(
-      LEDGE_BIN,
-      [
-        'server',
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--traffic-tls-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-      {
-        cwd,
-        env: env(),
-      },
-    );
+    const second = startAs(LEDGE_BIN, ['server', ...EPHEMERAL_PORT_FLAGS], {
+      cwd,
+      env: env(),
+    });
     try {
       await second.waitFor(/Press Ctrl\+C to stop/);
       const token = second.stdout().match(/API token: +(\S+)/)?.[1];
@@ -188,24 +164,7 @@ describe('ledge server ports and first boot', () => {
     ]);
     expect(failed.code).toBe(1);
     expect(existsSync(join(cwd, '.ledge/credentials.json'))).toBe(false);
-    const next = startAs(
-      LEDGE_BIN,
-      [
-        'server',
-        '--json',
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--traffic-tls-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-      { cwd, env: env() },
-    );
+    const next = startAs(LEDGE_BIN, ['server', '--json', ...EPHEMERAL_PORT_FLAGS], { cwd, env: env() });
     try {
       const [line] = (await next.waitFor(/^\{.*\}$/m))!;
       const ready = JSON.parse(line) as Record<string, string>;
@@ -234,26 +193,10 @@ describe('ledge server ports and first boot', () => {
   it('a restart says where the credentials are (they are printed on the first start only)', async () => {
     // firstDir was bootstrapped by the first server; a restart on it needs that server gone.
     await first.stop('SIGTERM');
-    const again = startAs(
-      LEDGE_BIN,
-      [
-        'server',
-        '--port',
-        '0',
-        '--functions-port',
-        '0',
-        '--traffic-port',
-        '0',
-        '--traffic-tls-port',
-        '0',
-        '--s3-api-port',
-        '0',
-      ],
-      {
-        cwd: firstDir,
-        env: env(),
-      },
-    );
+    const again = startAs(LEDGE_BIN, ['server', ...EPHEMERAL_PORT_FLAGS], {
+      cwd: firstDir,
+      env: env(),
+    });
     try {
       await again.waitFor(/Press Ctrl\+C to stop/);
       const credentialsFile = join(firstDir, '.ledge/credentials.json');

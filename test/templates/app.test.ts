@@ -12,8 +12,7 @@ import {
   startAs,
   SYSTEM_NODE_DIR,
   userEnv,
-  type Running,
-} from '../helpers/user-shell.ts';
+  type Running, EPHEMERAL_PORT_FLAGS } from '../helpers/user-shell.ts';
 import { callFunction } from '../workers/helpers.ts';
 
 /**
@@ -43,7 +42,7 @@ describe('the app `ledge create app` scaffolds', () => {
     home = scratchHome();
     work = tempDir('ledge-user-');
     app = join(work, 'my-app');
-    server = startAs(LEDGE_BIN, ['server', '--json', '--port', '0', '--functions-port', '0', '--traffic-port', '0', '--traffic-tls-port', '0', '--s3-api-port', '0'], {
+    server = startAs(LEDGE_BIN, ['server', '--json', ...EPHEMERAL_PORT_FLAGS,], {
       cwd: work,
       env: userEnv(home),
     });
