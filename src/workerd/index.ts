@@ -24,3 +24,5 @@ export { invalidateEverywhere } from './r2-invalidation.ts';
 export { WorkerdProcess } from './workerd-process.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
+export { EngineHost, type EngineHostDeps } from './engine-host.ts';
+export { ENGINE_KINDS, KV_NAMESPACE_HEADER, type EngineKind } from './config/engines/index.ts';

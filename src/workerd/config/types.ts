@@ -96,7 +96,13 @@ export type Worker = ({ modules: Worker_Module[] } | { serviceWorkerScript: Text
 };
 
 export type Worker_Module = { name: string } & (
-  { esModule: Text } | { commonJsModule: Text } | { text: Text } | { data: Data } | { wasm: Data } | { json: Text }
+  | { esModule: Text }
+  | { commonJsModule: Text }
+  | { text: Text }
+  | { data: Data }
+  | { wasm: Data }
+  | { json: Text }
+  | { bundled: string }
 ) & { namedExports?: string[] };
 
 export type Worker_Binding = { name: string } & (
