@@ -30,6 +30,8 @@ export const LAYERS = {
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
   workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd'],
+  // Workers KV: namespaces as records, keys in the accounts' engines (src/workerd/engine-host.ts).
+  kv: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -68,6 +70,9 @@ export const LAYERS = {
     'r2',
     'dashboard',
     's3',
+    'kv',
+    // The composition root starts the accounts' data engines, which several subsystems use.
+    'workerd',
   ],
   client: ['shared'],
   // The legacy notification_email migration tool talks to an API (Ledge's or Cloudflare's) through the client.

@@ -7,6 +7,7 @@ import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { LogFormat, LogLevel } from '../shared/logger.ts';
 import type { S3Settings } from '../storage/index.ts';
 import type { WorkersSettings } from '../workers/index.ts';
+import type { KvSettings } from '../kv/index.ts';
 import { s3Settings } from './s3-config.ts';
 import { parseSettings, SettingError, type ServerFlags, type Settings } from './settings/index.ts';
 
@@ -72,6 +73,7 @@ export interface ServerConfig {
   traffic: TrafficSettings;
   notifications: NotificationSettings;
   workers: WorkersSettings;
+  kv: KvSettings;
 }
 
 /** Flags win over environment variables, which win over the defaults (settings/schema.ts). */
@@ -169,6 +171,7 @@ function fromSettings(s: Settings): ServerConfig {
       uploadLimit: s.scriptUploadLimit,
       tailSessionSeconds: s.tailSessionSeconds,
     },
+    kv: { maxNamespacesPerAccount: s.maxKvNamespacesPerAccount },
   };
 }
 

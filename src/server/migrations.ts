@@ -8,6 +8,7 @@ import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
+import { kvMigrations } from '../kv/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
@@ -20,6 +21,8 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...notificationMigrations,
   ...workerMigrations,
   ...storageMigrations,
+  // Workers KV namespaces.
+  ...kvMigrations,
   // Public bucket domains refer to buckets and zones.
   ...r2Migrations,
   // Nodes and job leases of several nodes sharing the database.

@@ -18,6 +18,8 @@ import { createMailer, createNotificationsSubsystem, type NotificationService } 
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
+import { createKvSubsystem } from '../kv/index.ts';
+import { EngineHost } from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -197,6 +199,14 @@ export async function createPlatform(
     poolEnablement,
     clock,
   });
+  // The accounts' data engines (workerd's bundled KV engine, one process per account), and Workers KV on them.
+  const engines = new EngineHost({
+    runtimeDir: paths.runtime,
+    dataDir: join(config.dataDir, 'engines'),
+    logger: logger.child({ component: 'engines' }),
+    accounts: () => kv.accounts(),
+  });
+  const kv = createKvSubsystem({ db, engines, settings: config.kv, logger, clock });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -214,6 +224,7 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
+    kv: { namespaces: { namespaceExists: (accountId, id) => kv.service.exists(accountId, id) }, engines },
     assetBlobs: openAssetBlobStore(config, join(config.dataDir, 'assets')),
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
@@ -262,7 +273,7 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, workers, s3];
+  const subsystems: Subsystem[] = [accounts, r2, zones, loadBalancing, notifications, kv, workers, s3];
   const dashboard = createDashboard({
     accounts: accounts.service,
     db,
@@ -303,6 +314,7 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    // The engines before the subsystems: functions bound to KV reach them as soon as they serve.
+    background: [cluster.background, engines, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }

@@ -14,6 +14,7 @@ export {
   type ReloadReport,
   type ScriptRuntimeStatus,
   type ScriptToRun,
+  isResourceBinding,
   type WorkerModule,
 } from './script.ts';
 export { FunctionLogHub, type FunctionLogLine } from './log-hub.ts';
@@ -25,4 +26,5 @@ export { WorkerdProcess } from './workerd-process.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
 export { EngineHost, type EngineHostDeps } from './engine-host.ts';
+export type { EngineSockets } from './config/bindings/contract.ts';
 export { ENGINE_KINDS, KV_NAMESPACE_HEADER, type EngineKind } from './config/engines/index.ts';

@@ -9,6 +9,7 @@ export const DEFAULT_CPU_MS = 30_000;
 /** The bindings a script may have (secrets come apart, as text bindings). */
 export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
+  | { name: string; type: 'kv_namespace'; namespace_id: string }
   | { name: string; type: 'plain_text'; text: string }
   | { name: string; type: 'json'; json: unknown };
 
@@ -58,6 +59,9 @@ export interface ScriptToRun {
 }
 
 /** A script the runtime runs: routed on workers.dev, or woken by its Cron Triggers. */
+/** Bindings to a resource (a bucket, a namespace), which do not count among a script's variables. */
+export const isResourceBinding = (b: Binding): boolean => b.type === 'r2_bucket' || b.type === 'kv_namespace';
+
 export const isLoaded = (d: ScriptToRun): boolean => d.script.workers_dev || d.scheduled;
 
 /** Whether a loaded script runs in this node's runtime, and the last failure to start it. */

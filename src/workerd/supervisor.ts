@@ -25,6 +25,7 @@ import type { TailTraces } from './tail-traces.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
+import type { EngineSockets } from './config/bindings/contract.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
@@ -55,6 +56,8 @@ export interface RuntimeDeps {
   /** Per-request traces for tail sessions (tail-traces.ts). */
   traces: TailTraces;
   r2: R2ServiceResolver;
+  /** Where the accounts' data engines listen (engine-host.ts), for KV bindings. */
+  engines?: EngineSockets | undefined;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<ScriptToRun[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
@@ -709,6 +712,7 @@ export class FunctionsRuntime implements BackgroundService {
       buildFunctionsConfig({
         scripts: [script],
         r2: this.#deps.r2,
+        engineSockets: this.#deps.engines,
         domain: this.#deps.config.functionsDomain,
         maxCompatibilityDate: this.#maxDate,
         tailFlagsDir: this.#deps.traces.flagsDir,

@@ -44,6 +44,9 @@ export const WorkerErrors = {
   malformedUpload: (detail: string) =>
     new LedgeError(400, 10026, `Could not parse the upload as multipart/form-data: ${detail}`),
   invalidScript: (message: string) => new LedgeError(400, 10021, message),
+  /** A kv_namespace binding to a namespace the account does not have (Cloudflare's code and words). */
+  kvNamespaceNotValid: (namespaceId: string) =>
+    new LedgeError(400, 10041, `KV namespace '${clip(namespaceId)}' is not valid.`),
   /** Cloudflare's "exceeded the size limit" code for script uploads. */
   uploadTooLarge: (limit: number) =>
     new LedgeError(

@@ -3,7 +3,7 @@ import type { AccountService } from '../accounts/index.ts';
 import { clip } from '../shared/errors.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
-import type { ReloadReport, ScriptRuntimeStatus } from '../workerd/index.ts';
+import { isResourceBinding, type ReloadReport, type ScriptRuntimeStatus } from '../workerd/index.ts';
 import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
 import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
@@ -50,6 +50,11 @@ export interface BucketLookup {
   bucketExists(accountId: string, name: string): Promise<boolean>;
 }
 
+/** Whether an account has a KV namespace (src/kv), for the bindings of an upload. */
+export interface KvNamespaceLookup {
+  namespaceExists(accountId: string, namespaceId: string): Promise<boolean>;
+}
+
 export interface Caller {
   email: string;
   source: string;
@@ -60,6 +65,7 @@ export class WorkersService {
   readonly store: WorkerStore;
   readonly #runtime: FunctionRuntime;
   readonly #buckets: BucketLookup;
+  readonly #kvNamespaces: KvNamespaceLookup | undefined;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
@@ -72,6 +78,8 @@ export class WorkersService {
       store: WorkerStore;
       runtime: FunctionRuntime;
       buckets: BucketLookup;
+      /** KV namespaces; without it, an upload with a kv_namespace binding is refused. */
+      kvNamespaces?: KvNamespaceLookup | undefined;
       accounts: AccountService;
       /** Scripts one account may have (Cloudflare's "Number of Workers"). */
       maxScriptsPerAccount?: number | undefined;
@@ -86,6 +94,7 @@ export class WorkersService {
     this.store = deps.store;
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
+    this.#kvNamespaces = deps.kvNamespaces;
     this.#accounts = deps.accounts;
   }
 
@@ -142,6 +151,12 @@ export class WorkersService {
           `Binding "${clip(binding.name)}" refers to the R2 bucket "${clip(binding.bucket_name)}", which does not exist in this account: create it first (ledge bucket create ${clip(binding.bucket_name)}).`,
         );
       }
+      if (
+        binding.type === 'kv_namespace' &&
+        !(await this.#kvNamespaces?.namespaceExists(accountId, binding.namespace_id))
+      ) {
+        throw WorkerErrors.kvNamespaceNotValid(binding.namespace_id);
+      }
     }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
@@ -183,7 +198,7 @@ export class WorkersService {
       if (index >= 0) secrets[index] = record;
       else secrets.push(record);
     }
-    checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
+    checkVariableCount(bindings.filter((b) => !isResourceBinding(b)).length + secrets.length);
     // An assets-only Worker has no code to load.
     const failure =
       version.main_module === ''
@@ -364,7 +379,7 @@ export class WorkersService {
     }
     const existing = await this.store.listSecretNames(accountId, name);
     const after = new Set([...existing.filter((n) => !remove.includes(n)), ...put.map((s) => s.name)]);
-    const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+    const variables = version?.bindings.filter((b) => !isResourceBinding(b)).length ?? 0;
     if (after.size > existing.length) checkVariableCount(variables + after.size);
     const changed = put.length > 0 || remove.some((n) => existing.includes(n));
     if (changed) {
@@ -418,7 +433,7 @@ export class WorkersService {
     const version = await this.currentVersion(script);
     const secretNames = await this.store.listSecretNames(accountId, name);
     if (!secretNames.includes(secretName)) {
-      const variables = version?.bindings.filter((b) => b.type !== 'r2_bucket').length ?? 0;
+      const variables = version?.bindings.filter((b) => !isResourceBinding(b)).length ?? 0;
       checkVariableCount(variables + secretNames.length + 1);
     }
     if (version?.bindings.some((b) => b.name === secretName)) {

@@ -17,6 +17,7 @@ import {
   WorkerdProcess,
   type FunctionsConfig,
   type R2ServiceResolver,
+  type EngineSockets,
 } from '../workerd/index.ts';
 import { FunctionSamples } from './function-samples.ts';
 import { RequestHistory } from './request-history.ts';
@@ -24,7 +25,7 @@ import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
-import { WorkersService, type BucketLookup, type FunctionRuntime } from './service.ts';
+import { WorkersService, type BucketLookup, type FunctionRuntime, type KvNamespaceLookup } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -83,6 +84,8 @@ export function createWorkersSubsystem(deps: {
   paths: { runtime: string; logs: string };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
+  /** KV namespaces (src/kv) for the uploads' bindings, and the engine sockets the bindings reach. */
+  kv?: { namespaces: KvNamespaceLookup; engines: EngineSockets } | undefined;
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
@@ -115,6 +118,7 @@ export function createWorkersSubsystem(deps: {
     logs,
     traces,
     r2: deps.r2,
+    engines: deps.kv?.engines,
     deployed: async () => {
       const deployed = await workers.deployedScripts(await cronStore.scheduledScripts());
       return servedAssets ? servedAssets.prepare(deployed) : deployed;
@@ -140,6 +144,7 @@ export function createWorkersSubsystem(deps: {
       store: new SqlWorkerStore(deps.db, deps.secretBox, deps.clock),
       runtime: sharedRuntime,
       buckets: deps.buckets,
+      kvNamespaces: deps.kv?.namespaces,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,

@@ -1,7 +1,7 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH, parseWith } from '../api-kit/body.ts';
 import { clip, isLedgeError } from '../shared/errors.ts';
 import { WorkerErrors } from './errors.ts';
-import { RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
+import { isResourceBinding, RESERVED_BINDING_PREFIX } from '../workerd/index.ts';
 import type { AssetConfig } from './assets/schemas.ts';
 import { checkVariableCount, checkVariableSize, normalizeAnnotations, WORKER_LIMITS } from './limits.ts';
 import {
@@ -247,6 +247,9 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         });
         break;
       }
+      case 'kv_namespace':
+        bindings.push({ name: binding.name, type: 'kv_namespace', namespace_id: field('namespace_id') });
+        break;
       case 'plain_text': {
         const text = field('text');
         checkVariableSize('Variable', binding.name, Buffer.byteLength(text));
@@ -274,11 +277,11 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, plain_text, secret_text, json, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, plain_text, secret_text, json, assets and inherit.`,
         );
     }
   }
-  checkVariableCount(bindings.filter((b) => b.type !== 'r2_bucket').length + secrets.length);
+  checkVariableCount(bindings.filter((b) => !isResourceBinding(b)).length + secrets.length);
   return { bindings, secrets, inherit, assetsBinding };
 }
 

@@ -61,6 +61,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       tailFlagsDir: input.tailFlagsDir,
       metricsSecret,
       egressRules: rules,
+      engineSockets: input.engineSockets,
     };
     const built = scriptWorker(context, files, {
       folder: `s${index}`,

@@ -31,6 +31,13 @@ export interface ScriptContext {
   metricsSecret: string;
   /** Functions' egress lists as the isolate's egress module compares them; null: unrestricted. */
   egressRules: { allow: EgressRule[]; deny: EgressRule[] } | null;
+  /** Where the account's data engines listen (engine-host.ts); without it, no KV binding can be configured. */
+  engineSockets?: EngineSockets | undefined;
+}
+
+/** The unix socket of an engine kind of an account (engine-host.ts). */
+export interface EngineSockets {
+  socketPath(kind: string, accountId: string): string;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */
