@@ -61,10 +61,10 @@ export class KvService {
 
   async create(accountId: string, title: string): Promise<KvNamespaceRecord> {
     checkTitle(title);
+    if (await this.#store.byTitle(accountId, title)) throw KvErrors.namespaceExists(title);
     if ((await this.#store.count(accountId)) >= this.#maxNamespaces) {
       throw KvErrors.tooManyNamespaces(this.#maxNamespaces);
     }
-    if (await this.#store.byTitle(accountId, title)) throw KvErrors.namespaceExists(title);
     const record = {
       id: randomBytes(16).toString('hex'),
       account_id: accountId,
