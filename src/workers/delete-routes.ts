@@ -41,5 +41,4 @@ export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): v
     return ok(c, [], { resultInfo: pageInfo(page, 0, 0) });
   };
   app.get(`${base}/durable_objects/namespaces`, emptyList);
-  app.get('/accounts/:account_id/storage/kv/namespaces', emptyList);
 }
