@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { cliEnv, runCli, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import {
   accountSubdomain,
   api,
@@ -112,5 +114,18 @@ describe('a function bound to a KV namespace', () => {
     const answer = await call('/badkey');
     expect(answer.status).toBe(400);
     expect(answer.text).toContain('512');
+  });
+
+  it('`ledge deploy` reads [[kv_namespaces]] from wrangler.toml', async () => {
+    const project = tempDir('ledge-kv-deploy-');
+    writeFileSync(join(project, 'index.js'), WORKER);
+    writeFileSync(
+      join(project, 'wrangler.toml'),
+      `name = "kv-cli"\nmain = "index.js"\ncompatibility_date = "2025-01-01"\nworkers_dev = true\n\n[[kv_namespaces]]\nbinding = "KV"\nid = "${namespaceId}"\n`,
+    );
+    const deployed = await runCli(['deploy'], { env: cliEnv(ledge), cwd: project });
+    expect(deployed.code, deployed.stderr + deployed.stdout).toBe(0);
+    const cliHost = `kv-cli.${await accountSubdomain(ledge)}.localhost`;
+    expect((await callFunction(functionsPort(ledge), cliHost, '/text?key=doc')).text).toBe('{"a":1}');
   });
 });
