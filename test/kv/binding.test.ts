@@ -128,4 +128,24 @@ describe('a function bound to a KV namespace', () => {
     const cliHost = `kv-cli.${await accountSubdomain(ledge)}.localhost`;
     expect((await callFunction(functionsPort(ledge), cliHost, '/text?key=doc')).text).toBe('{"a":1}');
   });
+
+  it("a write is seen at once by another script's process and by the API (the documented bound)", async () => {
+    const upload = await uploadScript(ledge, 'kv-reader', {
+      modules: { 'index.js': WORKER },
+      metadata: { bindings: [{ type: 'kv_namespace', name: 'KV', namespace_id: namespaceId }] },
+    });
+    expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
+    expect((await enableWorkersDev(ledge, 'kv-reader')).status).toBe(200);
+    const reader = `kv-reader.${await accountSubdomain(ledge)}.localhost`;
+    const valueUrl = `${ledge.apiUrl}/accounts/${ledge.accountId}/storage/kv/namespaces/${namespaceId}/values/seen`;
+    for (let round = 0; round < 10; round++) {
+      // Written by one script, read right after the write was acknowledged by the other script and the API.
+      await call('/put?key=seen', { method: 'PUT', body: `fn-${round}` });
+      expect((await callFunction(functionsPort(ledge), reader, '/text?key=seen')).text).toBe(`fn-${round}`);
+      expect(await (await fetch(valueUrl, { headers: ledge.tokenHeaders })).text()).toBe(`fn-${round}`);
+      // Written through the API, read right after by a function, with the longest cacheTtl a reader may ask.
+      await fetch(valueUrl, { method: 'PUT', headers: ledge.tokenHeaders, body: `api-${round}` });
+      expect((await callFunction(functionsPort(ledge), reader, '/cached?key=seen')).text).toBe(`api-${round}`);
+    }
+  });
 });
