@@ -66,6 +66,8 @@ export interface Platform {
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
   functions: FunctionsPlatform;
+  /** The accounts' data engines processes (KV). */
+  engines: EngineHost;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
   /** Where the engine keeps blobs: files in the data dir, or an S3-compatible bucket (--s3-*). */
@@ -304,6 +306,7 @@ export async function createPlatform(
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,
+    engines,
     storage,
     blobStore,
     r2Backend: r2.wire,
