@@ -40,7 +40,10 @@ export class KvEngineClient {
       body?: Uint8Array | string;
     },
   ): Promise<EngineAnswer> {
-    await this.#sockets.ensure(accountId);
+    // An engine that cannot start now (its restart is under way) is the server's trouble, not the client's.
+    await this.#sockets.ensure(accountId).catch(() => {
+      throw KvErrors.unavailable();
+    });
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) search.set(name, value);
     const query = search.size > 0 ? `?${search}` : '';

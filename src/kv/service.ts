@@ -143,6 +143,12 @@ export class KvService {
     };
   }
 
+  /** A key's metadata (parsed JSON), null when it has none. */
+  async metadata(accountId: string, namespaceId: string, key: string): Promise<unknown> {
+    const { metadata } = await this.get(accountId, namespaceId, key);
+    return metadata === undefined ? null : parseMetadata(metadata);
+  }
+
   async put(
     accountId: string,
     namespaceId: string,
@@ -169,7 +175,7 @@ export class KvService {
     await answer.body.dump();
   }
 
-  async delete_(accountId: string, namespaceId: string, key: string): Promise<void> {
+  async deleteKey(accountId: string, namespaceId: string, key: string): Promise<void> {
     await this.require(accountId, namespaceId);
     checkKey(key);
     await this.#delete(accountId, namespaceId, key);

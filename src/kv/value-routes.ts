@@ -32,13 +32,12 @@ export function valueRoutes(kv: KvService): Hono<AppEnv> {
   });
 
   app.delete(`${NAMESPACE}/values/:key{.+}`, async (c) => {
-    await kv.delete_(...ids(c), c.req.param('key'));
+    await kv.deleteKey(...ids(c), c.req.param('key'));
     return ok(c, {});
   });
 
   app.get(`${NAMESPACE}/metadata/:key{.+}`, async (c) => {
-    const { metadata } = await kv.get(...ids(c), c.req.param('key'));
-    return ok(c, metadata === undefined ? null : JSON.parse(metadata));
+    return ok(c, await kv.metadata(...ids(c), c.req.param('key')));
   });
 
   app.get(`${NAMESPACE}/keys`, async (c) => {
