@@ -34,6 +34,8 @@ export const LAYERS = {
   'worker-routes': [...SUBSYSTEM_BASE, 'accounts', 'zones'],
   // D1 databases: records and the v4 API here, data in the account's engine process (workerd's d1.js).
   d1: [...SUBSYSTEM_BASE, 'accounts'],
+  // Workers KV: namespaces as records, keys in the accounts' engines (src/workerd/engine-host.ts).
+  kv: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -75,7 +77,8 @@ export const LAYERS = {
     'dashboard',
     's3',
     'd1',
-    // The account engines' host (workerd's bundled engines) is composed here, beside the subsystems it serves.
+    'kv',
+    // The composition root starts the accounts' data engines (workerd's bundled engines), which several use.
     'workerd',
   ],
   client: ['shared'],

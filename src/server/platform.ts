@@ -18,6 +18,8 @@ import { createMailer, createNotificationsSubsystem, type NotificationService } 
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
+import { createKvSubsystem } from '../kv/index.ts';
+import { EngineHost } from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -33,7 +35,7 @@ import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { composeD1 } from './d1-engine.ts';
-import type { EngineHost } from '../workerd/engines/index.ts';
+import type { EngineHost as D1EngineHost } from '../workerd/engines/index.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -70,8 +72,10 @@ export interface Platform {
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
   functions: FunctionsPlatform;
-  /** Each account's engine process (workerd's bundled engines: D1), see src/workerd/engines/host.ts. */
+  /** The accounts' data engines processes (KV). */
   engines: EngineHost;
+  /** Each account's D1 engine process (workerd's d1.js), see src/workerd/engines/host.ts. */
+  d1Engines: D1EngineHost;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
   /** Where the engine keeps blobs: files in the data dir, or an S3-compatible bucket (--s3-*). */
@@ -212,6 +216,14 @@ export async function createPlatform(
   // restarts and the same on every node (the secret key is), unknown to clients of the functions port.
   const routeKey = secretBox.deriveKey('functions route key').toString('hex');
   const d1 = composeD1({ db, config, paths, logger, clock });
+  // The accounts' data engines (workerd's bundled KV engine, one process per account), and Workers KV on them.
+  const engines = new EngineHost({
+    runtimeDir: paths.runtime,
+    dataDir: join(config.dataDir, 'engines'),
+    logger: logger.child({ component: 'engines' }),
+    accounts: () => kv.accounts(),
+  });
+  const kv = createKvSubsystem({ db, engines, settings: config.kv, logger, clock });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -230,6 +242,7 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
+    kv: { namespaces: { namespaceExists: (accountId, id) => kv.service.exists(accountId, id) }, engines },
     assetBlobs: openAssetBlobStore(config, join(config.dataDir, 'assets')),
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
@@ -327,6 +340,7 @@ export async function createPlatform(
     zones,
     loadBalancing,
     notifications,
+    kv,
     d1.subsystem,
     workers,
     workerRoutes,
@@ -363,7 +377,8 @@ export async function createPlatform(
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,
-    engines: d1.host,
+    engines,
+    d1Engines: d1.host,
     storage,
     blobStore,
     r2Backend: r2.wire,
@@ -374,7 +389,8 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    // The engines before the subsystems: functions bound to KV reach them as soon as they serve.
+    background: [cluster.background, engines, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }
 

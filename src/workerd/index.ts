@@ -27,3 +27,6 @@ export { WorkerdProcess } from './workerd-process.ts';
 export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, ROUTED_SCRIPT_HEADER, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
+export { EngineHost, type EngineHostDeps } from './engine-host.ts';
+export type { EngineSockets } from './config/bindings/contract.ts';
+export { ENGINE_KINDS, KV_NAMESPACE_HEADER, type EngineKind } from './config/engines/index.ts';

@@ -18,6 +18,7 @@ import {
   type FunctionsConfig,
   type D1ServiceResolver,
   type R2ServiceResolver,
+  type EngineSockets,
 } from '../workerd/index.ts';
 import { FunctionSamples } from './function-samples.ts';
 import { RequestHistory } from './request-history.ts';
@@ -25,7 +26,13 @@ import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
-import { WorkersService, type BucketLookup, type DatabaseLookup, type FunctionRuntime } from './service.ts';
+import {
+  WorkersService,
+  type BucketLookup,
+  type DatabaseLookup,
+  type FunctionRuntime,
+  type KvNamespaceLookup,
+} from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -90,6 +97,8 @@ export function createWorkersSubsystem(deps: {
   r2: R2ServiceResolver;
   /** D1: which databases an account has, and where each answers (the account's engine process). */
   d1?: { databases: DatabaseLookup; resolver: D1ServiceResolver } | undefined;
+  /** KV namespaces (src/kv) for the uploads' bindings, and the engine sockets the bindings reach. */
+  kv?: { namespaces: KvNamespaceLookup; engines: EngineSockets } | undefined;
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
@@ -132,6 +141,7 @@ export function createWorkersSubsystem(deps: {
     traces,
     r2: deps.r2,
     d1: deps.d1?.resolver,
+    engines: deps.kv?.engines,
     deployed: async () => {
       const routed = (await deps.routedScripts?.()) ?? new Set<string>();
       const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
@@ -160,6 +170,7 @@ export function createWorkersSubsystem(deps: {
       runtime: sharedRuntime,
       buckets: deps.buckets,
       databases: deps.d1?.databases,
+      kvNamespaces: deps.kv?.namespaces,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,

@@ -42,7 +42,7 @@ describe('D1 engine processes: one per account, failing alone', () => {
   afterAll(async () => ledge?.close());
 
   it('runs each account in a process of its own', () => {
-    const engines = ledge.server.platform.engines;
+    const engines = ledge.server.platform.d1Engines;
     const [a, b] = [engines.pid(ledge.accountId), engines.pid(other.accountId)];
     expect(a).toBeGreaterThan(0);
     expect(b).toBeGreaterThan(0);
@@ -64,7 +64,7 @@ describe('D1 engine processes: one per account, failing alone', () => {
   }, 120_000);
 
   it('a crashed engine fails alone and comes back with every committed row', async () => {
-    const engines = ledge.server.platform.engines;
+    const engines = ledge.server.platform.d1Engines;
     const crashed = engines.pid(ledge.accountId)!;
     const neighbour = engines.pid(other.accountId);
     process.kill(crashed, 'SIGKILL');

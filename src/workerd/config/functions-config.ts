@@ -70,6 +70,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       metricsSecret,
       egressRules: rules,
       durableObjectsDir: input.durableObjectsDir,
+      engineSockets: input.engineSockets,
     };
     const built = scriptWorker(context, files, {
       folder: `s${index}`,

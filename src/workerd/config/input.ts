@@ -1,3 +1,4 @@
+import type { EngineSockets } from './bindings/contract.ts';
 import type { ScriptToRun } from '../script.ts';
 import type { FunctionsEgress } from '../network-service.ts';
 
@@ -51,6 +52,8 @@ export interface FunctionsConfigInput {
   scripts: ScriptToRun[];
   r2: R2ServiceResolver;
   d1?: D1ServiceResolver | undefined;
+  /** Where the accounts' data engines listen, for KV bindings (engine-host.ts). */
+  engineSockets?: EngineSockets | undefined;
   /** Functions answer at <script>.<subdomain>.<domain>. */
   domain: string;
   /** The newest compatibility date this workerd binary knows; later dates are clamped to it. */

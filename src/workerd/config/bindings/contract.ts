@@ -40,6 +40,13 @@ export interface ScriptContext {
    * their storage in memory (the upload check, which must never open the live objects' files).
    */
   durableObjectsDir?: string | undefined;
+  /** Where the account's data engines listen (engine-host.ts); without it, no KV binding can be configured. */
+  engineSockets?: EngineSockets | undefined;
+}
+
+/** The unix socket of an engine kind of an account (engine-host.ts). */
+export interface EngineSockets {
+  socketPath(kind: string, accountId: string): string;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */

@@ -1,0 +1,132 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BackgroundService } from '../shared/background-service.ts';
+import type { Logger } from '../shared/logger.ts';
+import { systemClock } from '../shared/clock.ts';
+import { buildEnginesConfig } from './config/engines-config.ts';
+import { ENGINE_KINDS, engineSocketPath } from './config/engines/index.ts';
+import { writeConfig } from './config/write.ts';
+import { isWorkerdNoise } from './workerd-noise.ts';
+import { WorkerdProcess } from './workerd-process.ts';
+
+export interface EngineHostDeps {
+  /** `<data>/runtime`: sockets and configs, `engines/<account>/`. */
+  runtimeDir: string;
+  /** `<data>/engines`: each account's engine data, `<account>/<kind>/`. */
+  dataDir: string;
+  logger: Logger;
+  /** The accounts that have any namespace or database: their processes start with the host. */
+  accounts: () => Promise<string[]>;
+  readyTimeoutMs?: number | undefined;
+}
+
+/** Account ids name directories and sockets: Ledge's own ids, hex, nothing a path could escape with. */
+const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+/** Restart delays after a crash: a process that keeps dying is retried less often, up to the last. */
+const RESTART_DELAYS_MS = [100, 500, 2_000, 10_000, 30_000];
+/** A process that ran this long before it died starts the delays over. */
+const STABLE_MS = 60_000;
+
+interface AccountEngines {
+  process: WorkerdProcess | undefined;
+  /** Settles once the process listens on every engine socket. */
+  ready: Promise<void>;
+  crashes: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * The data engines' host: one workerd process per account that has KV namespaces (or D1 databases), running
+ * workerd's own bundled engines (config/engines-config.ts) on the account's disk. Its sockets are the only
+ * way to the account's data: the account's scripts reach them through external services, the API server
+ * through engine clients. An account's engines fail alone: a process that dies is restarted (with growing
+ * delays while it keeps dying), and no other account's process notices. It runs no tenant code, so the
+ * functions' watchdog (CPU per invocation, isolate memory) does not apply to it.
+ */
+export class EngineHost implements BackgroundService {
+  readonly name = 'engine-host';
+  readonly #deps: EngineHostDeps;
+  readonly #accounts = new Map<string, AccountEngines>();
+  #stopped = true;
+
+  constructor(deps: EngineHostDeps) {
+    this.#deps = deps;
+  }
+
+  /** Where an engine kind of an account listens (whether or not its process runs yet). */
+  socketPath(kind: string, accountId: string): string {
+    return engineSocketPath(this.#socketDir(accountId), kind);
+  }
+
+  /** The account's engines process id, while it runs (tests kill it to see it come back). */
+  pid(accountId: string): number | undefined {
+    const process = this.#accounts.get(accountId)?.process;
+    return process?.running ? process.child.pid : undefined;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    const accounts = await this.#deps.accounts();
+    await Promise.all(accounts.map((account) => this.ensure(account)));
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const all = [...this.#accounts.values()];
+    this.#accounts.clear();
+    for (const engines of all) clearTimeout(engines.timer);
+    await Promise.all(all.map((engines) => engines.process?.stop(2_000)));
+  }
+
+  /** Starts the account's engines unless they run; resolves once they listen. */
+  ensure(accountId: string): Promise<void> {
+    if (!ACCOUNT_ID.test(accountId)) return Promise.reject(new Error(`not an account id: ${accountId}`));
+    const known = this.#accounts.get(accountId);
+    if (known) return known.ready;
+    const engines: AccountEngines = { process: undefined, ready: Promise.resolve(), crashes: 0, timer: undefined };
+    this.#accounts.set(accountId, engines);
+    engines.ready = this.#run(accountId, engines);
+    return engines.ready;
+  }
+
+  #socketDir(accountId: string): string {
+    return join(this.#deps.runtimeDir, 'engines', accountId);
+  }
+
+  async #run(accountId: string, engines: AccountEngines): Promise<void> {
+    const socketDir = this.#socketDir(accountId);
+    const built = buildEnginesConfig({ dataDir: join(this.#deps.dataDir, accountId), socketDir });
+    // A socket file left by a process that died would make workerd's listen fail.
+    rmSync(socketDir, { recursive: true, force: true });
+    mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+    const configPath = writeConfig(join(socketDir, 'config'), built);
+    const started = systemClock.monotonic();
+    const process = new WorkerdProcess({
+      configPath,
+      experimental: true,
+      readySockets: ENGINE_KINDS.map((kind) => kind.name),
+      readyTimeoutMs: this.#deps.readyTimeoutMs ?? 15_000,
+      onStdoutLine: (line) => this.#deps.logger.info('engine output', { account: accountId, line }),
+      onStderrLine: (line) => {
+        if (!isWorkerdNoise(line)) this.#deps.logger.warn('engine error', { account: accountId, line });
+      },
+    });
+    engines.process = process;
+    void process.exited.then((code) => {
+      if (this.#stopped || process.stopping || this.#accounts.get(accountId) !== engines) return;
+      if (systemClock.monotonic() - started > STABLE_MS) engines.crashes = 0;
+      const delay = RESTART_DELAYS_MS[Math.min(engines.crashes, RESTART_DELAYS_MS.length - 1)]!;
+      engines.crashes++;
+      this.#deps.logger.warn('an account engines process exited; restarting it', {
+        account: accountId,
+        code,
+        delay_ms: delay,
+      });
+      engines.timer = setTimeout(() => {
+        engines.ready = this.#run(accountId, engines);
+        engines.ready.catch(() => undefined);
+      }, delay);
+    });
+    await process.ready;
+  }
+}
