@@ -1,26 +1,31 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackgroundService } from '../shared/background-service.ts';
+import type { Clock, ClockTimer } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
-import { systemClock } from '../shared/clock.ts';
 import { buildEnginesConfig } from './config/engines-config.ts';
-import { ENGINE_KINDS, engineSocketPath } from './config/engines/index.ts';
+import { engineSocketPath, type EngineKind } from './config/engines/index.ts';
 import { writeConfig } from './config/write.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { WorkerdProcess } from './workerd-process.ts';
 
 export interface EngineHostDeps {
-  /** `<data>/runtime`: sockets and configs, `engines/<account>/`. */
+  /** `<data>/runtime`: sockets and configs, `engines/<short account hash>/`. */
   runtimeDir: string;
   /** `<data>/engines`: each account's engine data, `<account>/<kind>/`. */
   dataDir: string;
+  /** The engine kinds every account's process runs (config/engines/index.ts engineKinds). */
+  kinds: readonly EngineKind[];
   logger: Logger;
+  /** Restart delays and how long a process ran are measured on it. */
+  clock: Clock;
   /** The accounts that have any namespace or database: their processes start with the host. */
   accounts: () => Promise<string[]>;
   readyTimeoutMs?: number | undefined;
 }
 
-/** Account ids name directories and sockets: Ledge's own ids, hex, nothing a path could escape with. */
+/** Account ids name directories: Ledge's own ids, hex, nothing a path could escape with. */
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 /** Restart delays after a crash: a process that keeps dying is retried less often, up to the last. */
 const RESTART_DELAYS_MS = [100, 500, 2_000, 10_000, 30_000];
@@ -32,22 +37,25 @@ interface AccountEngines {
   /** Settles once the process listens on every engine socket. */
   ready: Promise<void>;
   crashes: number;
-  timer: NodeJS.Timeout | undefined;
+  timer: ClockTimer | undefined;
 }
 
 /**
- * The data engines' host: one workerd process per account that has KV namespaces (or D1 databases), running
- * workerd's own bundled engines (config/engines-config.ts) on the account's disk. Its sockets are the only
- * way to the account's data: the account's scripts reach them through external services, the API server
- * through engine clients. An account's engines fail alone: a process that dies is restarted (with growing
- * delays while it keeps dying), and no other account's process notices. It runs no tenant code, so the
- * functions' watchdog (CPU per invocation, isolate memory) does not apply to it.
+ * The data engines' host: one workerd process per account that has KV namespaces or D1 databases, running
+ * workerd's own bundled engines (config/engines-config.ts, one unix socket per engine kind) on the account's
+ * disk. Its sockets are the only way to the account's data: the account's scripts reach them through external
+ * services that inject the namespace's or database's id as a header, the API server through engine clients
+ * that send the same header. Creating a namespace or a database changes nothing here (the process's config
+ * names kinds, not ids): the process starts when its account first has one, and no create or delete restarts
+ * it. An account's engines fail alone: a process that dies is restarted (with growing delays while it keeps
+ * dying), and no other account's process notices. It runs no tenant code, so the functions' watchdog (CPU per
+ * invocation, isolate memory) does not apply to it.
  */
 export class EngineHost implements BackgroundService {
   readonly name = 'engine-host';
   readonly #deps: EngineHostDeps;
   readonly #accounts = new Map<string, AccountEngines>();
-  #stopped = true;
+  #stopped = false;
 
   constructor(deps: EngineHostDeps) {
     this.#deps = deps;
@@ -65,7 +73,6 @@ export class EngineHost implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    this.#stopped = false;
     const accounts = await this.#deps.accounts();
     await Promise.all(accounts.map((account) => this.ensure(account)));
   }
@@ -74,13 +81,15 @@ export class EngineHost implements BackgroundService {
     this.#stopped = true;
     const all = [...this.#accounts.values()];
     this.#accounts.clear();
-    for (const engines of all) clearTimeout(engines.timer);
+    for (const engines of all) engines.timer?.cancel();
     await Promise.all(all.map((engines) => engines.process?.stop(2_000)));
   }
 
   /** Starts the account's engines unless they run; resolves once they listen. */
   ensure(accountId: string): Promise<void> {
     if (!ACCOUNT_ID.test(accountId)) return Promise.reject(new Error(`not an account id: ${accountId}`));
+    // A call during shutdown must not start a process nothing would stop.
+    if (this.#stopped) return Promise.reject(new Error('the engine host has stopped'));
     const known = this.#accounts.get(accountId);
     if (known) return known.ready;
     const engines: AccountEngines = { process: undefined, ready: Promise.resolve(), crashes: 0, timer: undefined };
@@ -89,43 +98,54 @@ export class EngineHost implements BackgroundService {
     return engines.ready;
   }
 
+  /** Named by a hash of the account's id: a unix socket path has at most 107 bytes. */
   #socketDir(accountId: string): string {
-    return join(this.#deps.runtimeDir, 'engines', accountId);
+    const short = createHash('sha256').update(accountId).digest('hex').slice(0, 12);
+    return join(this.#deps.runtimeDir, 'engines', short);
   }
 
   async #run(accountId: string, engines: AccountEngines): Promise<void> {
     const socketDir = this.#socketDir(accountId);
-    const built = buildEnginesConfig({ dataDir: join(this.#deps.dataDir, accountId), socketDir });
+    const built = buildEnginesConfig(
+      { accountId, dataDir: join(this.#deps.dataDir, accountId), socketDir },
+      this.#deps.kinds,
+    );
     // A socket file left by a process that died would make workerd's listen fail.
     rmSync(socketDir, { recursive: true, force: true });
     mkdirSync(socketDir, { recursive: true, mode: 0o700 });
     const configPath = writeConfig(join(socketDir, 'config'), built);
-    const started = systemClock.monotonic();
+    const { clock, logger } = this.#deps;
+    const started = clock.monotonic();
     const process = new WorkerdProcess({
       configPath,
       experimental: true,
-      readySockets: ENGINE_KINDS.map((kind) => kind.name),
+      readySockets: this.#deps.kinds.map((kind) => kind.name),
       readyTimeoutMs: this.#deps.readyTimeoutMs ?? 15_000,
-      onStdoutLine: (line) => this.#deps.logger.info('engine output', { account: accountId, line }),
+      onStdoutLine: (line) => logger.info('engine output', { account: accountId, line }),
       onStderrLine: (line) => {
-        if (!isWorkerdNoise(line)) this.#deps.logger.warn('engine error', { account: accountId, line });
+        if (!isWorkerdNoise(line)) logger.warn('engine error', { account: accountId, line });
       },
     });
     engines.process = process;
     void process.exited.then((code) => {
       if (this.#stopped || process.stopping || this.#accounts.get(accountId) !== engines) return;
-      if (systemClock.monotonic() - started > STABLE_MS) engines.crashes = 0;
+      if (clock.monotonic() - started > STABLE_MS) engines.crashes = 0;
       const delay = RESTART_DELAYS_MS[Math.min(engines.crashes, RESTART_DELAYS_MS.length - 1)]!;
       engines.crashes++;
-      this.#deps.logger.warn('an account engines process exited; restarting it', {
+      logger.warn('an account engines process exited; restarting it', {
         account: accountId,
         code,
         delay_ms: delay,
+        stderr: process.errorText(),
       });
-      engines.timer = setTimeout(() => {
+      engines.timer = clock.schedule(delay, () => {
+        engines.timer = undefined;
+        if (this.#stopped || this.#accounts.get(accountId) !== engines) return;
         engines.ready = this.#run(accountId, engines);
-        engines.ready.catch(() => undefined);
-      }, delay);
+        engines.ready.catch((error: unknown) =>
+          logger.error('an account engines process did not start again', { account: accountId, err: error }),
+        );
+      });
     });
     await process.ready;
   }

@@ -12,7 +12,6 @@ import {
   writeConfig,
   writeFrontRoutes,
   type FrontRoutes,
-  type D1ServiceResolver,
   type R2ServiceResolver,
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
@@ -60,9 +59,7 @@ export interface RuntimeDeps {
   /** Per-request traces for tail sessions (tail-traces.ts). */
   traces: TailTraces;
   r2: R2ServiceResolver;
-  /** Where D1 databases answer (the account's engine process). */
-  d1?: D1ServiceResolver | undefined;
-  /** Where the accounts' data engines listen (engine-host.ts), for KV bindings. */
+  /** Where the accounts' data engines listen (engine-host.ts), for KV and D1 bindings. */
   engines?: EngineSockets | undefined;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<ScriptToRun[]>;
@@ -781,7 +778,6 @@ export class FunctionsRuntime implements BackgroundService {
       buildFunctionsConfig({
         scripts: [script],
         r2: this.#deps.r2,
-        d1: this.#deps.d1,
         engineSockets: this.#deps.engines,
         domain: this.#deps.config.functionsDomain,
         maxCompatibilityDate: this.#maxDate,

@@ -16,7 +16,6 @@ import {
   TailTraces,
   WorkerdProcess,
   type FunctionsConfig,
-  type D1ServiceResolver,
   type R2ServiceResolver,
   type EngineSockets,
 } from '../workerd/index.ts';
@@ -95,10 +94,12 @@ export function createWorkersSubsystem(deps: {
   paths: { runtime: string; logs: string; durableObjects?: string | undefined };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
-  /** D1: which databases an account has, and where each answers (the account's engine process). */
-  d1?: { databases: DatabaseLookup; resolver: D1ServiceResolver } | undefined;
-  /** KV namespaces (src/kv) for the uploads' bindings, and the engine sockets the bindings reach. */
-  kv?: { namespaces: KvNamespaceLookup; engines: EngineSockets } | undefined;
+  /** The accounts' engine sockets, which KV and D1 bindings reach; without them, both bindings are refused. */
+  engines?: EngineSockets | undefined;
+  /** KV namespaces (src/kv), for the uploads' bindings. */
+  kvNamespaces?: KvNamespaceLookup | undefined;
+  /** D1 databases (src/d1), for the uploads' bindings: a binding reaches only its own account's. */
+  databases?: DatabaseLookup | undefined;
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
@@ -140,8 +141,7 @@ export function createWorkersSubsystem(deps: {
     logs,
     traces,
     r2: deps.r2,
-    d1: deps.d1?.resolver,
-    engines: deps.kv?.engines,
+    engines: deps.engines,
     deployed: async () => {
       const routed = (await deps.routedScripts?.()) ?? new Set<string>();
       const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
@@ -169,8 +169,8 @@ export function createWorkersSubsystem(deps: {
       store: new SqlWorkerStore(deps.db, deps.secretBox, deps.clock),
       runtime: sharedRuntime,
       buckets: deps.buckets,
-      databases: deps.d1?.databases,
-      kvNamespaces: deps.kv?.namespaces,
+      databases: deps.databases,
+      kvNamespaces: deps.kvNamespaces,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,

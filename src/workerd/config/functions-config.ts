@@ -65,7 +65,6 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     const context: ScriptContext = {
       deployed,
       r2: input.r2,
-      d1: input.d1,
       tailFlagsDir: input.tailFlagsDir,
       metricsSecret,
       egressRules: rules,

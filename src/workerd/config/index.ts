@@ -12,7 +12,6 @@ export type { BuiltConfig, ConfigFile } from './built.ts';
 export type {
   FrontConfigInput,
   FrontSlot,
-  D1ServiceResolver,
   FunctionsConfigInput,
   LocalReads,
   R2ServiceResolver,

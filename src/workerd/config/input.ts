@@ -42,17 +42,11 @@ export interface R2ServiceResolver {
   ): void;
 }
 
-/** Where a D1 database answers: its socket in the account's engine process (`unix:<path>`). */
-export interface D1ServiceResolver {
-  address(accountId: string, databaseId: string): string;
-}
-
 /** What the config of processes that run scripts is built from (functions-config.ts). */
 export interface FunctionsConfigInput {
   scripts: ScriptToRun[];
   r2: R2ServiceResolver;
-  d1?: D1ServiceResolver | undefined;
-  /** Where the accounts' data engines listen, for KV bindings (engine-host.ts). */
+  /** Where the accounts' data engines listen, for KV and D1 bindings (engine-host.ts). */
   engineSockets?: EngineSockets | undefined;
   /** Functions answer at <script>.<subdomain>.<domain>. */
   domain: string;

@@ -5,6 +5,8 @@ import { engineShim } from './shim.ts';
 
 /** The header that names the KV namespace a request is for (injected by the binding's external service). */
 export const KV_NAMESPACE_HEADER = 'x-ledge-kv-namespace';
+/** Namespace ids are Ledge's own: 32 hex digits. */
+const NAMESPACE_ID = /^[0-9a-f]{32}$/;
 
 /**
  * Workers KV: workerd's bundled `/workerd/kv.js` (its header states this config): one SQLite-backed
@@ -16,7 +18,12 @@ export const kvEngine: EngineKind = {
   build({ dataDir, socketDir }, files) {
     const objects = join(dataDir, 'kv', 'objects');
     const blobs = join(dataDir, 'kv', 'blobs');
-    const shim = engineShim({ engineModule: 'kv.js', header: KV_NAMESPACE_HEADER, prop: 'namespace' });
+    const shim = engineShim({
+      engineModule: 'kv.js',
+      header: KV_NAMESPACE_HEADER,
+      prop: 'namespace',
+      idPattern: NAMESPACE_ID,
+    });
     return {
       services: [
         {
