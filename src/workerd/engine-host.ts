@@ -22,6 +22,8 @@ export interface EngineHostDeps {
 
 /** Account ids name directories and sockets: Ledge's own ids, hex, nothing a path could escape with. */
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+/** Longest unix socket path Linux takes (sun_path is 108 bytes with its terminating NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
 /** Restart delays after a crash: a process that keeps dying is retried less often, up to the last. */
 const RESTART_DELAYS_MS = [100, 500, 2_000, 10_000, 30_000];
 /** A process that ran this long before it died starts the delays over. */
@@ -81,6 +83,14 @@ export class EngineHost implements BackgroundService {
   /** Starts the account's engines unless they run; resolves once they listen. */
   ensure(accountId: string): Promise<void> {
     if (!ACCOUNT_ID.test(accountId)) return Promise.reject(new Error(`not an account id: ${accountId}`));
+    const longest = Math.max(...ENGINE_KINDS.map((kind) => Buffer.byteLength(this.socketPath(kind.name, accountId))));
+    if (longest > MAX_SOCKET_PATH_BYTES) {
+      return Promise.reject(
+        new Error(
+          `the data dir's path is too long for the engines' unix sockets (${longest} bytes, at most ${MAX_SOCKET_PATH_BYTES}): use a shorter --data-dir`,
+        ),
+      );
+    }
     const known = this.#accounts.get(accountId);
     if (known) return known.ready;
     const engines: AccountEngines = { process: undefined, ready: Promise.resolve(), crashes: 0, timer: undefined };
