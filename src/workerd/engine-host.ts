@@ -27,6 +27,8 @@ export interface EngineHostDeps {
 
 /** Account ids name directories: Ledge's own ids, hex, nothing a path could escape with. */
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+/** Longest unix socket path Linux takes (sun_path is 108 bytes with its terminating NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
 /** Restart delays after a crash: a process that keeps dying is retried less often, up to the last. */
 const RESTART_DELAYS_MS = [100, 500, 2_000, 10_000, 30_000];
 /** A process that ran this long before it died starts the delays over. */
@@ -90,6 +92,16 @@ export class EngineHost implements BackgroundService {
     if (!ACCOUNT_ID.test(accountId)) return Promise.reject(new Error(`not an account id: ${accountId}`));
     // A call during shutdown must not start a process nothing would stop.
     if (this.#stopped) return Promise.reject(new Error('the engine host has stopped'));
+    const longest = Math.max(
+      ...this.#deps.kinds.map((kind) => Buffer.byteLength(this.socketPath(kind.name, accountId))),
+    );
+    if (longest > MAX_SOCKET_PATH_BYTES) {
+      return Promise.reject(
+        new Error(
+          `the data dir's path is too long for the engines' unix sockets (${longest} bytes, at most ${MAX_SOCKET_PATH_BYTES}): use a shorter --data-dir`,
+        ),
+      );
+    }
     const known = this.#accounts.get(accountId);
     if (known) return known.ready;
     const engines: AccountEngines = { process: undefined, ready: Promise.resolve(), crashes: 0, timer: undefined };
