@@ -47,6 +47,8 @@ export const LAYERS = {
   // The S3 API: access keys from accounts' tokens and r2's temporary credentials, objects and CORS from the
   // engine, bodies sent as the wire backend does.
   s3: [...SUBSYSTEM_BASE, 'accounts', 'storage', 'r2'],
+  // HTTPS: certificates for zones' hostnames, served through the proxy engine's TLS termination.
+  tls: [...SUBSYSTEM_BASE, 'accounts', 'zones', 'proxy'],
   api: [
     ...SUBSYSTEM_BASE,
     'accounts',
@@ -78,6 +80,7 @@ export const LAYERS = {
     's3',
     'd1',
     'kv',
+    'tls',
     // The composition root starts the accounts' data engines (workerd's bundled engines), which several use.
     'workerd',
   ],

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient, ApiError, listAccounts } from '../client/index.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 import { CliError } from './errors.ts';
 import { reportError } from './output.ts';
 import { resolveConnection, type Connection, type ConnectionFlags } from './settings.ts';
@@ -9,11 +10,14 @@ export type Options = Record<string, unknown> & ConnectionFlags & { json?: boole
 /** What every command handler gets: its options (global ones included) and lazy API access. */
 export class CliContext {
   readonly options: Options;
+  /** The command's time (progress rates, "now" in windows); the CLI's entry gives the system's. */
+  readonly clock: Clock;
   #connection: Connection | undefined;
   #client: ApiClient | undefined;
 
-  constructor(options: Options) {
+  constructor(options: Options, clock: Clock) {
     this.options = options;
+    this.clock = clock;
   }
 
   get json(): boolean {
@@ -52,7 +56,7 @@ export class CliContext {
 export function handler(fn: (ctx: CliContext, args: unknown[]) => Promise<void> | void) {
   return async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
-    const ctx = new CliContext(command.optsWithGlobals() as Options);
+    const ctx = new CliContext(command.optsWithGlobals() as Options, systemClock);
     try {
       await fn(ctx, params.slice(0, -2));
     } catch (error) {

@@ -62,6 +62,16 @@ export const ProjectConfigSchema = z
         }),
       )
       .default([]),
+    /** Service bindings to other Workers of the account (docs/service-bindings.md). */
+    services: z
+      .array(
+        z.object({
+          binding: z.string().regex(IDENTIFIER, 'must be a valid JavaScript identifier'),
+          service: z.string().min(1),
+          entrypoint: z.string().regex(IDENTIFIER, 'must name an export (a JavaScript identifier)').optional(),
+        }),
+      )
+      .default([]),
   })
   .loose();
 export type ProjectConfig = z.infer<typeof ProjectConfigSchema> & { path: string };
@@ -188,6 +198,13 @@ export function registerDeploy(program: Command): void {
             ...(b.script_name ? { script_name: b.script_name } : {}),
           });
         }
+        for (const b of config.services)
+          bindings.push({
+            name: b.binding,
+            type: 'service',
+            service: b.service,
+            ...(b.entrypoint ? { entrypoint: b.entrypoint } : {}),
+          });
         if (config.assets?.binding) bindings.push({ name: config.assets.binding, type: 'assets' });
         const migrations =
           config.migrations.length > 0

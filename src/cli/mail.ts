@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Clock } from '../shared/clock.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
 import { localDataDir } from './local-server.ts';
@@ -15,9 +16,9 @@ export function registerMail(program: Command): void {
     .option('--data-dir <dir>', 'data directory (env LEDGE_DATA_DIR)');
 
   // The mailbox module (with its SMTP client) is loaded only when a mail command runs.
-  const mailbox = async (options: Record<string, unknown>) => {
+  const mailbox = async (options: Record<string, unknown>, clock: Clock) => {
     const { LocalMailbox, dataPaths } = await import('../server/index.ts');
-    return new LocalMailbox(dataPaths(localDataDir(options['dataDir'] as string | undefined)).mail);
+    return new LocalMailbox(dataPaths(localDataDir(options['dataDir'] as string | undefined)).mail, clock);
   };
 
   mail
@@ -28,7 +29,7 @@ export function registerMail(program: Command): void {
     .action(
       handler(async (ctx) => {
         const to = (ctx.options['to'] as string | undefined)?.toLowerCase();
-        const messages = (await mailbox(ctx.options))
+        const messages = (await mailbox(ctx.options, ctx.clock))
           .list()
           .filter((m) => to === undefined || m.to.toLowerCase() === to);
         if (ctx.json) printJson(messages);
@@ -47,7 +48,7 @@ export function registerMail(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler(async (ctx, [id]) => {
-        const message = (await mailbox(ctx.options)).get(id as string);
+        const message = (await mailbox(ctx.options, ctx.clock)).get(id as string);
         if (!message) throw new CliError(`no message ${id as string} in the local mailbox (see \`ledge mail list\`)`);
         if (ctx.json) printJson(message);
         else

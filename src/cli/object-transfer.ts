@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.ts';
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
@@ -64,12 +65,14 @@ export interface UploadTarget {
   size: number;
   contentType?: string | undefined;
   json: boolean;
+  /** The progress line's rate and ETA. */
+  clock: Clock;
 }
 
 /** Uploads a file with bounded memory: one PUT when small, else a multipart upload that Ctrl+C aborts. */
 export async function uploadFile(target: UploadTarget): Promise<ObjectSummary> {
   const { api, accountId, bucket, key, size } = target;
-  const progress = progressLine(`Uploading ${bucket}/${key}`, size, target.json);
+  const progress = progressLine(`Uploading ${bucket}/${key}`, size, target.clock, target.json);
   const handle = await open(target.file, 'r');
   const signal = interruptible();
   try {
@@ -140,7 +143,7 @@ export async function downloadObject(
   const size = length === undefined ? undefined : Number(length);
   // Not while the object itself is printed on the same terminal.
   const shown = file !== undefined || !process.stdout.isTTY;
-  const meter = shown ? progressMeter(`Downloading ${bucket}/${key}`, size, target.json) : undefined;
+  const meter = shown ? progressMeter(`Downloading ${bucket}/${key}`, size, target.clock, target.json) : undefined;
   const pace = memoryPacer();
   body.on('data', (chunk: Buffer) => pace(chunk.length));
   const partial = file && `${file}.partial`;

@@ -49,6 +49,7 @@ export function registerObject(program: Command): void {
           size,
           contentType,
           json: ctx.json,
+          clock: ctx.clock,
         });
         if (ctx.json) printJson(stored);
         else process.stdout.write(`Uploaded ${bucket}/${key} (${stored.size} bytes, etag ${stored.etag}).\n`);
@@ -64,7 +65,15 @@ export function registerObject(program: Command): void {
       handler(async (ctx, [path]) => {
         const { bucket, key } = parseObjectPath(path as string);
         const file = ctx.options['file'] as string | undefined;
-        await downloadObject({ api: ctx.client, accountId: await ctx.accountId(), bucket, key, file, json: ctx.json });
+        await downloadObject({
+          api: ctx.client,
+          accountId: await ctx.accountId(),
+          bucket,
+          key,
+          file,
+          json: ctx.json,
+          clock: ctx.clock,
+        });
         // On stdout the object itself is the output: no line to mix into it.
         if (file) {
           const size = statSync(file).size;

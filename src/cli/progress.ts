@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** Transfers smaller than this finish too fast for a progress line to help. */
 export const PROGRESS_THRESHOLD = 8 * 1024 * 1024;
@@ -27,14 +27,19 @@ export interface ProgressLine {
  * `label  [#####.....]  120.0 / 300.0 MiB  40%  8.5 MiB/s  ETA 0:21` on stderr while bytes flow. Only on a
  * terminal, never with --json, and for more than PROGRESS_THRESHOLD bytes: otherwise undefined.
  */
-export function progressLine(label: string, total: number | undefined, json = false): ProgressLine | undefined {
+export function progressLine(
+  label: string,
+  total: number | undefined,
+  time: Clock,
+  json = false,
+): ProgressLine | undefined {
   const stderr = process.stderr;
   if (json || !stderr.isTTY || total === undefined || total <= PROGRESS_THRESHOLD) return undefined;
-  const started = systemClock.monotonic();
+  const started = time.monotonic();
   let done = 0;
   let drawn = 0;
   const draw = () => {
-    drawn = systemClock.monotonic();
+    drawn = time.monotonic();
     const seconds = Math.max((drawn - started) / 1000, 0.001);
     const rate = done / seconds;
     const fraction = Math.min(done / total, 1);
@@ -46,7 +51,7 @@ export function progressLine(label: string, total: number | undefined, json = fa
   return {
     add(bytes) {
       done += bytes;
-      if (systemClock.monotonic() - drawn >= REDRAW_MS) draw();
+      if (time.monotonic() - drawn >= REDRAW_MS) draw();
     },
     finish() {
       draw();
@@ -56,8 +61,13 @@ export function progressLine(label: string, total: number | undefined, json = fa
 }
 
 /** The same line as a pass-through stream (downloads); undefined when no line is shown. */
-export function progressMeter(label: string, total: number | undefined, json = false): Transform | undefined {
-  const line = progressLine(label, total, json);
+export function progressMeter(
+  label: string,
+  total: number | undefined,
+  time: Clock,
+  json = false,
+): Transform | undefined {
+  const line = progressLine(label, total, time, json);
   if (!line) return undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {

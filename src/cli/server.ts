@@ -31,17 +31,20 @@ export function registerServer(program: Command): void {
           .assets()
           .catch((error: unknown) => running.platform.logger.error('dashboard bundle failed', { err: error }));
         // Lets `ledge` find this server from any directory (removed when this process exits).
-        registerRunningServer({
-          apiUrl: running.apiUrl,
-          dataDir: config.dataDir,
-          endpoints: {
-            s3_api_port: running.platform.s3Api.port,
-            traffic_port: running.platform.traffic.port,
-            functions_port: running.platform.functions.runtime.port,
-            functions_domain: config.functionsDomain,
-            public_domain: config.r2.publicDomain,
+        registerRunningServer(
+          {
+            apiUrl: running.apiUrl,
+            dataDir: config.dataDir,
+            endpoints: {
+              s3_api_port: running.platform.s3Api.port,
+              traffic_port: running.platform.traffic.port,
+              functions_port: running.platform.functions.runtime.port,
+              functions_domain: config.functionsDomain,
+              public_domain: config.r2.publicDomain,
+            },
           },
-        });
+          running.platform.clock,
+        );
         const credentialsFile = running.platform.paths.credentials;
         const owner = await running.platform.accounts.owner();
         const summary = {
@@ -89,7 +92,7 @@ export function registerServer(program: Command): void {
         const reason = await stop;
         running.platform.logger.info('shutting down', { reason });
         // Well within 5 s, whatever hangs: workerd dies with this process anyway (see stop-request.ts).
-        forceExitIfSlow(4_000, (why) => running.platform.logger.error('stopping now', { why }));
+        forceExitIfSlow(4_000, running.platform.clock, (why) => running.platform.logger.error('stopping now', { why }));
         await running.close();
       }),
     );

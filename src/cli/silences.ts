@@ -3,7 +3,6 @@ import { createSilences, deleteSilence, listSilences, updateSilences } from '../
 import { handler } from './context.ts';
 import { UsageError } from './errors.ts';
 import { printJson, printTable } from './output.ts';
-import { systemClock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -36,7 +35,7 @@ export function registerSilences(notifications: Command): void {
       handler(async (ctx) => {
         const list = await listSilences(ctx.client, await ctx.accountId());
         if (ctx.json) return printJson(list);
-        const now = systemClock.now();
+        const now = ctx.clock.now();
         printTable(
           list.map((s) => ({
             ID: s.id,
@@ -60,7 +59,7 @@ export function registerSilences(notifications: Command): void {
     .action(
       handler(async (ctx) => {
         const start = startTime(ctx.options['start'] as string | undefined);
-        const end = endTime(ctx.options['end'] as string, start ? Date.parse(start) : systemClock.now());
+        const end = endTime(ctx.options['end'] as string, start ? Date.parse(start) : ctx.clock.now());
         const body = [
           { policy_id: ctx.options['policy'] as string, end_time: end, ...(start ? { start_time: start } : {}) },
         ];
@@ -82,7 +81,8 @@ export function registerSilences(notifications: Command): void {
         const rawEnd = ctx.options['end'] as string | undefined;
         const start = startTime(ctx.options['start'] as string | undefined);
         if (rawEnd === undefined && start === undefined) throw new UsageError('give --end or --start');
-        const end = rawEnd === undefined ? undefined : rawEnd === 'now' ? isoNow() : endTime(rawEnd, systemClock.now());
+        const end =
+          rawEnd === undefined ? undefined : rawEnd === 'now' ? isoNow(ctx.clock) : endTime(rawEnd, ctx.clock.now());
         const body = [{ id: id as string, ...(start ? { start_time: start } : {}), ...(end ? { end_time: end } : {}) }];
         const [updated] = await updateSilences(ctx.client, await ctx.accountId(), body);
         if (ctx.json) return printJson(updated);

@@ -43,11 +43,13 @@ export {
   getLifecycleRules,
   getObject,
   listBuckets,
+  listObjectPage,
   listObjects,
   putLifecycleRules,
   putObject,
   type LifecycleConditionSummary,
   type LifecycleRuleSummary,
+  type ObjectPage,
   type ObjectSummary,
 } from './r2.ts';
 export {
@@ -75,6 +77,14 @@ export {
   type ScriptUploadInput,
   type UploadedScript,
 } from './workers.ts';
+export {
+  getScriptAssets,
+  getScriptSettings,
+  getScriptSubdomain,
+  listDeployments,
+  listScripts,
+  type AssetSummary,
+} from './scripts.ts';
 export { createZone, deleteZone, findZone, getZone, listZones } from './zones.ts';
 export { listWorkerDomains, listZoneRoutes, type WorkerDomain, type WorkerRoute } from './worker-routes.ts';
 export {
@@ -99,6 +109,7 @@ export type {
   BucketCors,
   BucketLifecycle,
   CorsRule,
+  Deployment,
   LifecycleRule,
   LoadBalancer,
   Member,
@@ -112,7 +123,12 @@ export type {
   PoolHealth,
   PoolReference,
   Role,
+  Script,
+  ScriptBinding,
+  ScriptSettings,
+  SecretSummary,
   Sent,
+  UploadedObject,
   WebhookDestination,
   Zone,
 } from './wire.ts';

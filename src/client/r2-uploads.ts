@@ -1,6 +1,7 @@
 import type { Agent, IncomingMessage } from 'node:http';
 import { parseEnvelope, type ApiClient, type ApiResponse, type Query } from './api-client.ts';
-import { objectPath, type ObjectSummary } from './r2.ts';
+import { objectPath } from './r2.ts';
+import type { ObjectSummary, UploadedObject } from './wire.ts';
 
 /*
  * The object transfers of `ledge object put|get`, sent with node:http rather than fetch, so that the CLI moving a
@@ -110,7 +111,7 @@ export async function putObjectBytes(
   const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
   const res = await send(api, 'PUT', objectPath(accountId, bucket, key), { body: bytes, headers });
   // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
-  const stored = (await readJson<Omit<ObjectSummary, 'size'> & { size: string | number }>(res)).result;
+  const stored = (await readJson<UploadedObject>(res)).result;
   return { ...stored, size: Number(stored.size) };
 }
 
@@ -125,7 +126,7 @@ export async function completeUpload(
 ): Promise<ObjectSummary> {
   const path = `${uploads(accountId, bucket)}/${encodeURIComponent(uploadId)}/complete`;
   const res = await send(api, 'POST', path, { json: { parts }, query: { key } });
-  const stored = (await readJson<Omit<ObjectSummary, 'size'> & { size: string | number }>(res)).result;
+  const stored = (await readJson<UploadedObject>(res)).result;
   return { ...stored, size: Number(stored.size) };
 }
 

@@ -1,14 +1,7 @@
 import { readEnvelope, type ApiClient } from './api-client.ts';
-import type { Bucket } from './wire.ts';
+import type { Bucket, ObjectSummary, UploadedObject } from './wire.ts';
 
-export interface ObjectSummary {
-  key: string;
-  size: number;
-  etag: string;
-  uploaded: string;
-  http_metadata?: Record<string, unknown>;
-  custom_metadata?: Record<string, string>;
-}
+export type { ObjectSummary } from './wire.ts';
 
 const buckets = (accountId: string) => `/accounts/${encodeURIComponent(accountId)}/r2/buckets`;
 export const objectPath = (accountId: string, bucket: string, key: string) =>
@@ -69,7 +62,7 @@ export async function putObject(
   const rawBody = body as RequestInit['body'];
   const response = await api.raw('PUT', objectPath(accountId, bucket, key), { rawBody, headers, duplex: 'half' });
   // The upload answer types `size` as a string (as Cloudflare's SDK does); the listing's is a number.
-  const stored = (await readEnvelope<Omit<ObjectSummary, 'size'> & { size: string | number }>(response)).result;
+  const stored = (await readEnvelope<UploadedObject>(response)).result;
   return { ...stored, size: Number(stored.size) };
 }
 
@@ -105,6 +98,41 @@ export async function listObjects(
     cursor = result_info?.cursor;
   } while (cursor);
   return all;
+}
+
+/** One page of a listing by "folder": the objects under `prefix`, and the deeper prefixes (with `delimiter`). */
+export interface ObjectPage {
+  objects: ObjectSummary[];
+  /** The common prefixes up to the next delimiter (R2's `delimited`). */
+  folders: string[];
+  /** Where the next page starts, when the listing was cut. */
+  cursor: string | undefined;
+}
+
+export async function listObjectPage(
+  api: ApiClient,
+  accountId: string,
+  bucket: string,
+  options: { prefix?: string; delimiter?: string; perPage?: number; cursor?: string | undefined } = {},
+): Promise<ObjectPage> {
+  const { result, result_info } = await api.request<ObjectSummary[]>(
+    'GET',
+    `${buckets(accountId)}/${encodeURIComponent(bucket)}/objects`,
+    {
+      query: {
+        prefix: options.prefix,
+        delimiter: options.delimiter,
+        per_page: options.perPage,
+        cursor: options.cursor,
+      },
+    },
+  );
+  const info = result_info ?? {};
+  return {
+    objects: result,
+    folders: (info['delimited'] ?? []) as string[],
+    cursor: info.is_truncated && info.cursor ? String(info.cursor) : undefined,
+  };
 }
 
 /** One lifecycle rule as the API shows it (ages in seconds). */

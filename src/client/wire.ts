@@ -21,6 +21,13 @@ import type { Zone as SdkZone } from 'cloudflare/resources/zones/zones';
 import type { Bucket as SdkBucket } from 'cloudflare/resources/r2/buckets/buckets';
 import type { CORSGetResponse } from 'cloudflare/resources/r2/buckets/cors';
 import type { LifecycleGetResponse } from 'cloudflare/resources/r2/buckets/lifecycle';
+import type { ObjectListResponse, ObjectUploadResponse } from 'cloudflare/resources/r2/buckets/objects';
+import type { ScriptListResponse } from 'cloudflare/resources/workers/scripts/scripts';
+import type { Deployment as SdkDeployment } from 'cloudflare/resources/workers/scripts/deployments';
+import type { ScriptAndVersionSettingGetResponse } from 'cloudflare/resources/workers/scripts/script-and-version-settings';
+import type { SecretListResponse } from 'cloudflare/resources/workers/scripts/secrets';
+import type { ScheduleGetResponse } from 'cloudflare/resources/workers/scripts/schedules';
+import type { SubdomainGetResponse } from 'cloudflare/resources/workers/scripts/subdomain';
 
 /** `T` with the fields `K` present (what Ledge always sends of an SDK type). */
 export type Sent<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };
@@ -71,3 +78,18 @@ export type BucketCors = CORSGetResponse;
 export type CorsRule = CORSGetResponse.Rule;
 export type BucketLifecycle = LifecycleGetResponse;
 export type LifecycleRule = LifecycleGetResponse.Rule;
+/**
+ * An object of a listing (`GET …/objects`). Ledge also sends `uploaded` (the name of the upload's answer, the same
+ * time as `last_modified`), which the CLI and the dashboard show.
+ */
+export type ObjectSummary = Sent<ObjectListResponse, 'key' | 'size' | 'etag'> & { uploaded: string };
+/** The answer to an upload (`PUT …/objects/{key}`, and a completed multipart upload): `size` is a string there. */
+export type UploadedObject = Sent<ObjectUploadResponse, 'key' | 'size' | 'etag' | 'uploaded'>;
+export type Script = Sent<ScriptListResponse, 'id' | 'created_on' | 'modified_on'>;
+export type Deployment = SdkDeployment;
+export type ScriptSettings = ScriptAndVersionSettingGetResponse;
+export type ScriptBinding = NonNullable<ScriptSettings['bindings']>[number];
+export type SecretSummary = SecretListResponse;
+export type CronSchedule = Sent<ScheduleGetResponse.Schedule, 'created_on' | 'modified_on'>;
+/** Ledge adds where the function answers. */
+export type ScriptSubdomain = SubdomainGetResponse & { url?: string };

@@ -1,4 +1,7 @@
 import { readEnvelope, type ApiClient } from './api-client.ts';
+import type { CronSchedule, ScriptSubdomain, SecretSummary } from './wire.ts';
+
+export type { CronSchedule, ScriptSubdomain } from './wire.ts';
 
 export interface ScriptModule {
   name: string;
@@ -61,13 +64,6 @@ export async function uploadScript(
   return (await readEnvelope<UploadedScript>(response)).result;
 }
 
-export interface ScriptSubdomain {
-  enabled: boolean;
-  previews_enabled: boolean;
-  /** Ledge extension: where the function answers. */
-  url?: string;
-}
-
 /** The account's workers subdomain (the `<subdomain>` of `<script>.<subdomain>.<domain>`). */
 export async function getAccountSubdomain(api: ApiClient, accountId: string): Promise<string> {
   const path = `/accounts/${encodeURIComponent(accountId)}/workers/subdomain`;
@@ -98,13 +94,9 @@ export async function putSecret(
 }
 
 /** Names (and types) of a script's secrets. */
-export async function listSecrets(
-  api: ApiClient,
-  accountId: string,
-  script: string,
-): Promise<{ name: string; type: string }[]> {
+export async function listSecrets(api: ApiClient, accountId: string, script: string): Promise<SecretSummary[]> {
   const path = `/accounts/${accountId}/workers/scripts/${encodeURIComponent(script)}/secrets`;
-  return (await api.request<{ name: string; type: string }[]>('GET', path)).result;
+  return (await api.request<SecretSummary[]>('GET', path)).result;
 }
 
 export async function deleteSecret(api: ApiClient, accountId: string, script: string, name: string): Promise<void> {
@@ -152,13 +144,6 @@ export async function* tailScript(
     buffered = lines.pop() ?? '';
     for (const line of lines) if (line.trim()) yield JSON.parse(line) as FunctionLogLine;
   }
-}
-
-/** A Cron Trigger of a script, as `GET .../schedules` answers it. */
-export interface CronSchedule {
-  cron: string;
-  created_on: string;
-  modified_on: string;
 }
 
 /** One recorded run of a script's scheduled() handler (a Ledge addition to the API). */

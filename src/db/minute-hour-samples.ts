@@ -1,5 +1,4 @@
 import type { SqlDatabase } from './sql.ts';
-import { systemClock } from '../shared/clock.ts';
 
 /**
  * Time series for the dashboard's charts (pool health, requests per function), kept the same way: a row per
@@ -58,13 +57,13 @@ export class SampleRollup {
   }
 
   /** A roll-up, unless this process ran one less than ten minutes ago. */
-  async maybeRollUp(nowMs = systemClock.now()): Promise<void> {
+  async maybeRollUp(nowMs: number): Promise<void> {
     if (nowMs - this.#lastRollup < ROLLUP_EVERY_MS) return;
     this.#lastRollup = nowMs;
     await this.rollUp(nowMs);
   }
 
-  async rollUp(nowMs = systemClock.now()): Promise<void> {
+  async rollUp(nowMs: number): Promise<void> {
     const { table, keys, counters } = this.#spec;
     const now = Math.floor(nowMs / 1000);
     // Whole hours only, so an hour row never gets minutes of the same hour twice.

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { cidrContains, formatIp, parseCidr, parseIp, type Cidr } from './addresses.ts';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock, type Clock } from '../shared/clock.ts';
 
 /**
  * Ranges refused unless the operator allows them explicitly: link-local (where cloud metadata services
@@ -87,8 +87,11 @@ export class EgressPolicy {
   readonly #rules: Rule[];
   readonly #ownListeners: { port: () => number | undefined; name: string }[] = [];
   #interfaces: { at: number; addresses: Set<bigint> } | undefined;
+  readonly #clock: Clock;
 
-  constructor(settings: Partial<EgressSettings> = {}) {
+  /** `clock`: when the list of this host's own addresses is read again (the platform's). */
+  constructor(settings: Partial<EgressSettings> = {}, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#rules = [
       ...(settings.deny ?? []).map((cidr) => ({
         cidr,
@@ -175,7 +178,7 @@ export class EgressPolicy {
 
   #isLocal(address: bigint): boolean {
     if (LOCAL_RANGES.some((range) => cidrContains(range, address))) return true;
-    const now = systemClock.now();
+    const now = this.#clock.now();
     if (!this.#interfaces || now - this.#interfaces.at > INTERFACES_TTL_MS) {
       const addresses = new Set<bigint>();
       for (const list of Object.values(networkInterfaces()))

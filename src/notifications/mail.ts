@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { newId } from '../shared/ids.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface MailMessage {
   to: string;
@@ -78,13 +78,17 @@ export class LocalMailbox implements Mailer {
   readonly description = 'local mailbox';
   readonly #dir: string;
 
-  constructor(dir: string) {
+  readonly #clock: Clock;
+
+  /** `clock` dates the messages written. */
+  constructor(dir: string, clock: Clock) {
     this.#dir = dir;
+    this.#clock = clock;
   }
 
   async send(message: MailMessage): Promise<void> {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const date = new Date(systemClock.now());
+    const date = new Date(this.#clock.now());
     // Sortable names: listing the directory gives the messages in the order they were written.
     const id = `${date.getTime().toString().padStart(15, '0')}-${newId().slice(0, 12)}`;
     const stored: StoredMail = { id, from: MAIL_FROM, date: date.toISOString(), ...message };
@@ -118,6 +122,6 @@ export class LocalMailbox implements Mailer {
   close(): void {}
 }
 
-export function createMailer(options: { smtpUrl?: string | undefined; mailDir: string }): Mailer {
-  return options.smtpUrl ? new SmtpMailer(options.smtpUrl) : new LocalMailbox(options.mailDir);
+export function createMailer(options: { smtpUrl?: string | undefined; mailDir: string; clock: Clock }): Mailer {
+  return options.smtpUrl ? new SmtpMailer(options.smtpUrl) : new LocalMailbox(options.mailDir, options.clock);
 }

@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-import { clientAddress, incomingView, upstreamRequestHeaders } from './forwarded-headers.ts';
+import { clientAddress, incomingView, overTls, upstreamRequestHeaders } from './forwarded-headers.ts';
 import type { ProxyDeps } from './http-proxy.ts';
 import { isErrorAnswer, whenRouted, type ProxyRoute, type ProxyTarget } from './route.ts';
 import { sendUpstream, type UpstreamCallbacks } from './upstream.ts';
@@ -16,7 +16,7 @@ export function routeRequest(
   refuse: (answer: ErrorAnswer) => void,
 ): void {
   whenRouted(
-    () => deps.route(incomingView(req), false),
+    () => deps.route(incomingView(req), overTls(req)),
     (route) => (isErrorAnswer(route) ? refuse(route) : proceed(route)),
     (error: unknown) => {
       deps.logger.error('load balancer routing failed', { host: req.headers.host, err: error });
@@ -44,7 +44,7 @@ export function attemptOn(
     req,
     route.hostFor(target),
     clientAddress(req),
-    'http',
+    overTls(req) ? 'https' : 'http',
     upgrade,
     route.forwardHeader,
   );

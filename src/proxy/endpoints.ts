@@ -1,7 +1,7 @@
 import { Agent, type AgentOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { EgressPolicy } from '../egress/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { OriginConnection } from './raw/origin-connection.ts';
 
 /** Origins without a port are reached on HTTP's. */
@@ -68,7 +68,7 @@ export class Endpoint {
     };
   }
 
-  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy, clock: Clock = systemClock) {
+  constructor(address: string, port: number, idleMs: number, egress: EgressPolicy, clock: Clock) {
     this.clock = clock;
     this.address = address;
     this.port = port;
@@ -119,7 +119,7 @@ export class EndpointRegistry {
   /** Passive health's time, given to every endpoint (steering reads it too). */
   readonly clock: Clock;
 
-  constructor(idleMs: number, egress: EgressPolicy, clock: Clock = systemClock) {
+  constructor(idleMs: number, egress: EgressPolicy, clock: Clock) {
     this.#idleMs = idleMs;
     this.#egress = egress;
     this.clock = clock;

@@ -20,6 +20,11 @@ export function clientAddress(req: IncomingMessage): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
+/** The request came over TLS (the traffic TLS port; HTTP/2 requests too, through their session's socket). */
+export function overTls(req: IncomingMessage): boolean {
+  return 'encrypted' in req.socket;
+}
+
 /** What routing reads of a node:http request (the connections handed to node:http: upgrades, HTTP/1.0). */
 export function incomingView(req: IncomingMessage): RequestView {
   const address = clientAddress(req);
@@ -51,7 +56,8 @@ export function upstreamRequestHeaders(
   const incoming = req.headers;
   const named = connectionTokens(incoming);
   for (const name in incoming) {
-    if (HOP_BY_HOP.has(name) || (named && named.has(name))) continue;
+    // HTTP/2's pseudo-headers (:method, :authority, ...) are the request line, not headers.
+    if (HOP_BY_HOP.has(name) || (named && named.has(name)) || name.startsWith(':')) continue;
     headers[name] = incoming[name];
   }
   if (hostOverride) headers['host'] = hostOverride;

@@ -9,5 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface HostHandler {
   /** `hostname`: lowercase, without port or trailing dot; `target`: the request target as sent. */
   claims(hostname: string, target: string): boolean;
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** `next`: serve it as if unclaimed (a handler that claims a host for a few paths only). */
+  handle(req: IncomingMessage, res: ServerResponse, next: () => void): void;
 }

@@ -1,3 +1,4 @@
+import type { Clock } from '../shared/clock.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EgressPolicy } from '../egress/index.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -16,6 +17,8 @@ export interface ProxyDeps {
   settings: ProxySettings;
   egress: EgressPolicy;
   logger: Logger;
+  /** The listener's time: connection stamps for its timeouts. */
+  clock: Clock;
 }
 
 /** A request without a body can be sent twice; one with a body is streamed once, never buffered. */

@@ -1,4 +1,5 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { EgressPolicy } from '../egress/index.ts';
 import { createHttpServer } from '../shared/http-listener/http-server.ts';
@@ -11,12 +12,14 @@ import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 import { adoptClientSocket } from './raw/client-socket.ts';
-import { coarseClock } from './raw/coarse-clock.ts';
+import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from './forwarded-headers.ts';
 import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock, ClockTimer } from '../shared/clock.ts';
+import { createH2Server } from './tls/h2-server.ts';
+import { TlsTerminator, type TlsTermination } from './tls/terminate.ts';
 
 export interface ProxyServerOptions {
   host: string;
@@ -35,6 +38,10 @@ export interface ProxyServerOptions {
   portSetting: PortSetting;
   /** What the listener serves, as its errors name it. */
   what: string;
+  /** The time of its timeouts (the sweep runs on it). */
+  clock: Clock;
+  /** Serve HTTPS (HTTP/1.1 and HTTP/2 by ALPN) with the certificates this picks; without it, plain HTTP. */
+  tls?: TlsTermination | undefined;
 }
 
 /**
@@ -52,7 +59,7 @@ export class ProxyServer {
   #httpServer: HttpServer | undefined;
   readonly #connections = new Set<ClientConnection>();
   #handedOff = new Set<Socket>();
-  #sweep: NodeJS.Timeout | undefined;
+  #sweep: ClockTimer | undefined;
   #port: number | undefined;
 
   constructor(options: ProxyServerOptions) {
@@ -71,12 +78,15 @@ export class ProxyServer {
       settings: options.settings,
       egress: options.egress,
       logger: options.logger,
+      clock: options.clock,
     };
     const hostHandler = options.hostHandler;
-    const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, (req, res) => {
-      if (hostHandler?.claims(hostnameOf(req.headers.host), req.url ?? '/')) hostHandler.handle(req, res);
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
+      if (hostHandler?.claims(hostnameOf(req.headers.host), req.url ?? '/'))
+        hostHandler.handle(req, res, () => proxyRequest(deps, req, res));
       else proxyRequest(deps, req, res);
-    });
+    };
+    const httpServer = createHttpServer({ timeouts: options.httpTimeouts }, handle);
     httpServer.on('upgrade', (req, socket, head) => proxyUpgrade(deps, req, socket, head));
     httpServer.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
@@ -90,12 +100,16 @@ export class ProxyServer {
     });
     const handedOff = new Set<Socket>();
     const connections = this.#connections;
+    // Started here, at the clock's time: connections are stamped with it before the first sweep.
+    const coarseClock = new CoarseClock(options.clock);
     const host: ClientHost = {
       deps,
+      coarseClock,
       servedElsewhere: hostHandler
         ? (hostHeader, target) => hostHandler.claims(hostnameOf(hostHeader), target)
         : () => false,
       forget: (connection) => connections.delete(connection),
+      https: options.tls !== undefined,
       handOff: (socket, unread) => {
         handedOff.add(socket);
         socket.once('close', () => handedOff.delete(socket));
@@ -105,9 +119,24 @@ export class ProxyServer {
         socket.resume();
       },
     };
-    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect:
-    // the accepted socket must not read before its handle is re-wrapped to read with `onread`.
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
+    const tls = options.tls;
+    const h2Server = tls ? createH2Server(options.httpTimeouts, handle) : undefined;
+    const serveSecure = (socket: TLSSocket) => {
+      if (socket.alpnProtocol === 'h2') return void h2Server!.emit('secureConnection', socket);
+      // A TLS-ALPN-01 validation only looks at the certificate.
+      if (socket.alpnProtocol === 'acme-tls/1') return void socket.end();
+      connections.add(new ClientConnection(socket, host, false));
+    };
+    const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
+    // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect
+    // (plain HTTP): the accepted socket must not read before its handle is re-wrapped to read with `onread`.
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: !tls }, (accepted) => {
+      if (tls) {
+        // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
+        handedOff.add(accepted);
+        accepted.once('close', () => handedOff.delete(accepted));
+        return terminator!.accept(accepted);
+      }
       // (Reads reach the callback from the event loop, after `connection` is set.)
       const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
       const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);
@@ -129,11 +158,14 @@ export class ProxyServer {
     this.#httpServer = httpServer;
     this.#port = port;
     const timeouts = options.httpTimeouts;
-    // The coarse clock is the process's: after another server of this process stopped, it kept that
-    // server's last sweep, and connections stamped with it would look idle since then.
-    coarseClock.now = systemClock.now();
-    this.#sweep = setInterval(() => sweepConnections(connections, timeouts), checkingIntervalMs(timeouts.headersMs));
-    this.#sweep.unref();
+    const clock = options.clock;
+    const intervalMs = checkingIntervalMs(timeouts.headersMs);
+    const sweep = (): void => {
+      sweepConnections(connections, timeouts, coarseClock.tick());
+      this.#sweep = clock.schedule(intervalMs, sweep);
+    };
+    coarseClock.tick();
+    this.#sweep = clock.schedule(intervalMs, sweep);
   }
 
   async stop(): Promise<void> {
@@ -142,7 +174,8 @@ export class ProxyServer {
     this.#server = undefined;
     this.#httpServer = undefined;
     this.#port = undefined;
-    clearInterval(this.#sweep);
+    this.#sweep?.cancel();
+    this.#sweep = undefined;
     if (!server) return;
     const connections = this.#connections;
     const handedOff = this.#handedOff;
@@ -165,9 +198,7 @@ export class ProxyServer {
 }
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
-function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts): void {
-  const now = systemClock.now();
-  coarseClock.now = now;
+function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts, now: number): void {
   for (const connection of connections) {
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's

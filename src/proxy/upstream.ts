@@ -5,7 +5,6 @@ import { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 import type { Endpoint } from './endpoints.ts';
 import type { ProxyTarget as Target } from './route.ts';
 import type { ProxySettings } from './settings.ts';
-import { systemClock } from '../shared/clock.ts';
 
 /** An attempt that ended before the origin answered. */
 export interface UpstreamFailure {
@@ -99,7 +98,7 @@ export function sendUpstream(
  * `endpoint.lookup`). Checked at most every few seconds per endpoint: Ledge's own listeners can change.
  */
 export function egressRefuses(endpoint: Endpoint, egress: EgressPolicy): boolean {
-  const now = systemClock.now();
+  const now = endpoint.clock.now();
   if (now - endpoint.egressCheckedAt <= EGRESS_RECHECK_MS) return false;
   if (egress.check(endpoint.address, endpoint.port)) return true;
   endpoint.egressCheckedAt = now;

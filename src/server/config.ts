@@ -1,3 +1,4 @@
+import type { TlsSettings } from '../tls/index.ts';
 import { resolve } from 'node:path';
 import type { EgressSettings } from '../egress/index.ts';
 import type { LoadBalancingSettings } from '../load-balancing/index.ts';
@@ -60,6 +61,10 @@ export interface ServerConfig {
   metricsToken?: string | undefined;
   /** Load balancer traffic (the data plane): requests proxied by Host to a load balancer's origins; 0 = free port. */
   trafficPort: number;
+  /** HTTPS for the traffic port's hostnames (`--traffic-tls-port`); 0 = free port. */
+  trafficTlsPort: number;
+  /** Certificates: ACME ordering (src/tls/). */
+  tls: TlsSettings;
   /** The S3 API (`--s3-api-port`; the `--s3-*` blob settings are another thing); 0 = free port. */
   s3ApiPort: number;
   /** CIDRs monitors, previews and webhooks may (allow) or may not (deny) reach; see src/egress/policy.ts. */
@@ -108,6 +113,18 @@ export function resolveServerConfig(flags: ServerFlags = {}, env: NodeJS.Process
       );
     }
   }
+  for (const [other, flag] of [
+    [config.port, '--port'],
+    [config.functionsPort, '--functions-port'],
+    [config.trafficPort, '--traffic-port'],
+    [config.s3ApiPort, '--s3-api-port'],
+  ] as const) {
+    if (config.trafficTlsPort !== 0 && config.trafficTlsPort === other) {
+      throw new SettingError(
+        `the traffic TLS port must differ from the others (${other} is taken): use --traffic-tls-port or ${flag}`,
+      );
+    }
+  }
   return config;
 }
 
@@ -135,6 +152,15 @@ function fromSettings(s: Settings): ServerConfig {
     functionsProcesses: s.functionsProcesses,
     metricsToken: s.metricsToken,
     trafficPort: s.trafficPort,
+    trafficTlsPort: s.trafficTlsPort,
+    tls: {
+      directoryUrl: s.acmeDirectoryUrl,
+      email: s.acmeEmail,
+      challenge: s.acmeChallenge,
+      directoryCaFile: s.acmeCaFile,
+      intervalMs: s.acmeIntervalMs,
+      retryMs: s.acmeRetryMs,
+    },
     s3ApiPort: s.s3ApiPort,
     egress: { allow: s.egressAllow, deny: s.egressDeny },
     httpTimeouts: {

@@ -35,6 +35,8 @@ import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { createD1Subsystem } from '../d1/index.ts';
+import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
+import { servedHostnames } from './served-hostnames.ts';
 
 export type { BackgroundService } from '../shared/background-service.ts';
 
@@ -65,6 +67,8 @@ export interface Platform {
   loadBalancing: LoadBalancing;
   /** The load balancers' data plane: the traffic port, proxying by Host to steered origins. */
   traffic: TrafficListener;
+  /** HTTPS on the traffic TLS port: uploaded and ACME certificates, zone TLS settings (src/tls/). */
+  tls: TlsSubsystem;
   /** The S3 API on its own port (`--s3-api-port`), over the same storage engine. */
   s3Api: S3Listener;
   /** Alert policies, webhook destinations, the delivery outbox and its dispatcher. */
@@ -127,8 +131,8 @@ export async function createPlatform(
     clock,
   });
   const gate: JobGate = (job, ttlMs) => cluster.mayRun(job, ttlMs);
-  const metrics = new LedgeMetrics();
-  const egress = new EgressPolicy(config.egress);
+  const metrics = new LedgeMetrics(clock);
+  const egress = new EgressPolicy(config.egress, clock);
   egress.addOwnListener(config.port, 'API');
   egress.addOwnListener(config.functionsPort, 'functions');
   const healthEvents = new HealthEventBus();
@@ -198,7 +202,7 @@ export async function createPlatform(
     logger,
     settings: config.notifications,
     pools: loadBalancing.service,
-    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail }),
+    mailer: createMailer({ smtpUrl: config.smtpUrl, mailDir: paths.mail, clock }),
     egress,
     metrics,
     // One owner per node for the outbox's claims and a poll of the table; a lone node keeps the owner it
@@ -292,7 +296,19 @@ export async function createPlatform(
   });
   // With --functions-port 0 the real port is known once the runtime listens.
   egress.addOwnListener(() => workers.functions.runtime.port, 'functions');
-  const traffic = new TrafficListener({
+  const tls = createTlsSubsystem({
+    db,
+    box: secretBox,
+    zones: (principal, zoneId) => zones.service.resolve(principal, zoneId),
+    settings: config.tls,
+    hostnames: servedHostnames(db),
+    announce: () => cluster.announce('tls_certificates', 'changed'),
+    gate,
+    clock,
+    logger,
+  });
+  cluster.onRemote('tls_certificates', () => void tls.refresh().catch(() => {}));
+  const traffic: TrafficListener = new TrafficListener({
     host: config.host,
     port: config.trafficPort,
     portSetting: SETTINGS.trafficPort,
@@ -317,8 +333,11 @@ export async function createPlatform(
         return port === undefined ? undefined : { address: loopbackOf(config.functionsHost), port };
       },
     },
+    plainHostHandler: (inner) => tls.plainHostHandler(inner, (): number | undefined => traffic.tlsPort),
+    tls: { port: config.trafficTlsPort, portSetting: SETTINGS.trafficTlsPort, termination: tls.directory },
     clock,
   });
+  egress.addOwnListener(() => traffic.tlsPort ?? (config.trafficTlsPort || undefined), 'HTTPS traffic');
   // Origins are never Ledge's own traffic port (a load balancer proxying to itself would loop).
   egress.addOwnListener(() => traffic.port ?? (config.trafficPort || undefined), 'load balancer traffic');
 
@@ -351,6 +370,7 @@ export async function createPlatform(
     workers,
     workerRoutes,
     s3,
+    tls,
   ];
   const dashboard = createDashboard({
     accounts: accounts.service,
@@ -380,6 +400,7 @@ export async function createPlatform(
     workerRoutes,
     loadBalancing: loadBalancing.service,
     traffic,
+    tls,
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,

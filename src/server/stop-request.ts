@@ -1,4 +1,4 @@
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 /** Why the server is stopping: a signal, or the npm process that started it went away. */
 export type StopReason = NodeJS.Signals | 'parent exited';
 
@@ -37,18 +37,18 @@ export function stopRequested(env: NodeJS.ProcessEnv = process.env): Promise<Sto
  * workerd processes die with the server either way (they run with PR_SET_PDEATHSIG, see
  * workerd-process.ts), so nothing is left holding a port.
  */
-export function forceExitIfSlow(graceMs: number, onForce: (why: string) => void): void {
+export function forceExitIfSlow(graceMs: number, clock: Clock, onForce: (why: string) => void): void {
   const force = (why: string) => {
     onForce(why);
     process.exit(1);
   };
-  setTimeout(() => force(`shutdown took longer than ${graceMs} ms`), graceMs).unref();
+  clock.schedule(graceMs, () => force(`shutdown took longer than ${graceMs} ms`));
   // Ctrl+C under `npm start` arrives twice at once (from the terminal, and forwarded by npm): only a
   // signal that comes after the first second is a user insisting.
-  const since = systemClock.monotonic();
+  const since = clock.monotonic();
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
-      if (systemClock.monotonic() - since >= REPEAT_AFTER_MS) force(`${signal} during shutdown`);
+      if (clock.monotonic() - since >= REPEAT_AFTER_MS) force(`${signal} during shutdown`);
     });
   }
 }

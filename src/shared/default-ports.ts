@@ -5,3 +5,5 @@ export const DEFAULT_FUNCTIONS_PORT = 8788;
 export const DEFAULT_TRAFFIC_PORT = 8789;
 /** The S3 API (R2's S3-compatible endpoint). */
 export const DEFAULT_S3_API_PORT = 8790;
+/** HTTPS on the traffic port's hostnames (the certificates of src/tls/). */
+export const DEFAULT_TRAFFIC_TLS_PORT = 8443;

@@ -1,5 +1,5 @@
 import { MetricsRegistry } from './metrics.ts';
-import { systemClock } from './clock.ts';
+import type { Clock } from './clock.ts';
 
 /** `2xx`..`5xx`: a bounded label for an HTTP status. */
 export function statusClass(status: number): string {
@@ -110,8 +110,9 @@ export class LedgeMetrics {
     'Start time of the process since unix epoch in seconds.',
   );
 
-  constructor() {
-    const startSeconds = Math.round(systemClock.now() / 1000 - process.uptime());
+  /** `clock`: the platform's; the process's start is its time less the process's uptime. */
+  constructor(clock: Clock) {
+    const startSeconds = Math.round(clock.now() / 1000 - process.uptime());
     this.registry.onCollect(() => {
       const cpu = process.cpuUsage();
       setTotal(this.processCpuUser, cpu.user / 1e6);

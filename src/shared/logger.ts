@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from './clock.ts';
 import { isoNow } from './time.ts';
 /**
  * Structured logs on stderr, one record per line: `text` for a person at a terminal (time, level,
@@ -23,11 +24,13 @@ export function createLogger(
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => process.stderr.write(line),
   format: LogFormat = 'json',
+  /** The records' time (the platform's; a test's manual clock stamps its logs with its own time). */
+  clock: Clock = systemClock,
 ): Logger {
   const threshold = LEVELS[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;
-    const record = { time: isoNow(), level: lvl, msg, ...base, ...fields };
+    const record = { time: isoNow(clock), level: lvl, msg, ...base, ...fields };
     write(format === 'json' ? `${JSON.stringify(record, errorReplacer)}\n` : textLine(record));
   };
   return {
@@ -35,7 +38,7 @@ export function createLogger(
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write, format),
+    child: (fields) => createLogger(level, { ...base, ...fields }, write, format, clock),
   };
 }
 

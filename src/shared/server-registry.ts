@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { systemClock } from './clock.ts';
+import type { Clock } from './clock.ts';
 import { isoNow } from './time.ts';
 
 /**
@@ -48,17 +48,18 @@ export function registryDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function registerRunningServer(
   server: { apiUrl: string; dataDir: string; endpoints?: ServerEndpoints },
+  clock: Clock,
   env: NodeJS.ProcessEnv = process.env,
 ): () => void {
   const dir = registryDir(env);
-  const file = join(dir, `${process.pid}-${systemClock.now()}.json`);
+  const file = join(dir, `${process.pid}-${clock.now()}.json`);
   const processStart = processStartTime(process.pid);
   const entry: RegisteredServer = {
     pid: process.pid,
     ...(processStart ? { process_start: processStart } : {}),
     api_url: loopbackUrl(server.apiUrl),
     data_dir: resolve(server.dataDir),
-    started_at: isoNow(),
+    started_at: isoNow(clock),
     ...(server.endpoints ? { endpoints: server.endpoints } : {}),
   };
   try {

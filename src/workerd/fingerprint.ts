@@ -7,13 +7,13 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
 /**
  * Everything about a deployed script that changes what its workerd process runs: the version (code,
  * bindings, limits, compatibility), its secrets, whether and where it is routed (workers.dev, Workers routes),
- * whether it has Cron Triggers, the Durable Object classes it hosts. Equal fingerprints mean the running
- * process can stay; a failed start is remembered by it, so
+ * whether it has Cron Triggers, the Durable Object classes it hosts, which of its entrypoints other scripts bind
+ * to. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
  * the same broken configuration is not tried again on every other tenant's change, and a new deploy, a
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
 export function runtimeFingerprint(deployed: ScriptToRun): string {
-  const { script, version, secrets, subdomain, scheduled, assets, routed, durableObjects } = deployed;
+  const { script, version, secrets, subdomain, scheduled, assets, routed, durableObjects, entrypoints } = deployed;
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -25,6 +25,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
         routed === true,
         assets?.directory ?? null,
         durableObjects ?? [],
+        entrypoints ?? [],
       ]),
     )
     .digest('hex');

@@ -89,6 +89,9 @@ export function paramsModule(params: IsolateParams): string {
     .join('');
 }
 
+/** The wrapper's export that service bindings to a script's default entrypoint name. */
+export const SERVICE_EXPORT = '__ledgeService';
+
 /**
  * The module workerd starts: runs the platform's modules first (imports run in order: trace.ts brings local
  * bodies, egress and console), then re-exports the user's main, its default export wrapped. Outermost, each
@@ -123,6 +126,12 @@ export function wrapperSource(
           .map((c) => `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite});\n`)
           .join('')
       : '') +
-    `export default answerExceptions(limitSubrequests(instrument(__ledgeTrace(${guard}))));\n`
+    // Service bindings to the default export reach `served`: without the Host guard (a binding's request
+    // carries whatever URL its caller chose).
+    `const served = answerExceptions(limitSubrequests(instrument(__ledgeTrace(main))));\n` +
+    (hostGuard
+      ? `export default answerExceptions(limitSubrequests(instrument(__ledgeTrace(${guard}))));\n`
+      : `export default served;\n`) +
+    `export { served as ${SERVICE_EXPORT} };\n`
   );
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ScriptToRun } from './script.ts';
 import { openUnixSockets, type ListeningSocket } from './listen-socket.ts';
 import type { WorkerdProcess } from './workerd-process.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * The workerd process that runs one deployed script (one isolate, so Cloudflare's limits per isolate and
@@ -44,6 +44,8 @@ export class ScriptBackend {
   /** Its sockets went to a successor (handOver): stopping it leaves them alone. */
   #handedOver = false;
 
+  readonly #clock: Clock;
+
   constructor(options: {
     accountId: string;
     scriptName: string;
@@ -56,9 +58,12 @@ export class ScriptBackend {
     spare: ListeningSocket;
     launch: (socket: ListeningSocket, beforeKill: () => void) => Promise<WorkerdProcess>;
     logger: Logger;
+    /** The crash loop's back-off. */
+    clock: Clock;
     /** Told of each restart after an unexpected exit or a limit kill (metrics). */
     onRestart?: (reason: 'crash' | 'limit') => void;
   }) {
+    this.#clock = options.clock;
     this.#onRestart = options.onRestart;
     this.accountId = options.accountId;
     this.scriptName = options.scriptName;
@@ -143,7 +148,7 @@ export class ScriptBackend {
 
   #onExit(process: WorkerdProcess, code: number | null): void {
     if (this.#stopped || process.stopping || this.#process !== process) return;
-    const now = systemClock.now();
+    const now = this.#clock.now();
     this.#recentExits = [...this.#recentExits.filter((t) => now - t < 10_000), now];
     const delay = Math.min(1_000, (this.#recentExits.length - 1) * 200);
     const fields = { account: this.accountId, script: this.scriptName, pid: process.child.pid, code, delay_ms: delay };

@@ -13,7 +13,8 @@ export type Binding =
   | { name: string; type: 'plain_text'; text: string }
   | { name: string; type: 'json'; json: unknown }
   | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined }
-  | { name: string; type: 'd1'; id: string };
+  | { name: string; type: 'd1'; id: string }
+  | { name: string; type: 'service'; service: string; entrypoint?: string | undefined };
 
 /**
  * A Durable Object class the script exports and a migration created: its objects live under
@@ -71,12 +72,19 @@ export interface ScriptToRun {
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
   /** The Durable Object classes the script hosts (its namespaces); none: it hosts no objects. */
   durableObjects?: DurableObjectClass[] | undefined;
+  /**
+   * Entrypoints of this script that other scripts of its account bind to (`default` for the default export),
+   * set by the runtime (service-sockets.ts): each is served on a socket of its own, and a script so bound is
+   * loaded even when it is neither routed nor scheduled.
+   */
+  entrypoints?: string[] | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }
 
-/** A script the runtime runs: on workers.dev, on a route or Custom Domain, or woken by its Cron Triggers. */
-export const isLoaded = (d: ScriptToRun): boolean => d.script.workers_dev || d.scheduled || d.routed === true;
+/** A script the runtime runs: on workers.dev, on a route or Custom Domain, woken by its Cron Triggers, or bound by another script. */
+export const isLoaded = (d: ScriptToRun): boolean =>
+  d.script.workers_dev || d.scheduled || d.routed === true || (d.entrypoints?.length ?? 0) > 0;
 
 /**
  * The entry router's key for a script reached through a Workers route or Custom Domain, and the value of

@@ -16,6 +16,8 @@ import {
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
+import { exposeEntrypoints } from './service-exposure.ts';
+import { missingEntrypoint, serviceSocketPath, withServedEntrypoints } from './service-sockets.ts';
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
@@ -31,7 +33,7 @@ import { MissingDurableObjectClassError, missingDurableObjectClass } from './mis
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
 import type { FunctionsEgress } from './network-service.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 import type { PortSetting } from '../shared/http-listener/port-in-use.ts';
 
@@ -58,6 +60,8 @@ export interface RuntimeDeps {
   logs: FunctionLogHub;
   /** Per-request traces for tail sessions (tail-traces.ts). */
   traces: TailTraces;
+  /** Start times and the crash loop's back-off. */
+  clock: Clock;
   r2: R2ServiceResolver;
   /** Where the accounts' data engines listen (engine-host.ts), for KV and D1 bindings. */
   engines?: EngineSockets | undefined;
@@ -141,6 +145,7 @@ export class FunctionsRuntime implements BackgroundService {
   #watchdog: Watchdog;
   #sockDir: string | undefined;
   #pings = 0;
+  #entrySockets = 0;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -210,7 +215,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async start(): Promise<void> {
-    const started = systemClock.monotonic();
+    const started = this.#deps.clock.monotonic();
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
     this.#claim = await claimFunctionsPort(functionsHost, functionsPort, this.#deps.config.functionsPortSetting);
@@ -246,7 +251,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
       processes: sockets.length,
-      ms: Math.round(systemClock.monotonic() - started),
+      ms: Math.round(this.#deps.clock.monotonic() - started),
     });
   }
 
@@ -306,7 +311,7 @@ export class FunctionsRuntime implements BackgroundService {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
       const stderr: string[] = [];
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, served, true),
+        configPath: this.#scriptConfig(dir, served, { checkOnly: true }),
         experimental: servesAssets(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
@@ -337,7 +342,7 @@ export class FunctionsRuntime implements BackgroundService {
 
   async #apply(restartFront: boolean): Promise<ReloadReport> {
     if (!this.#sockets || this.#stopped) return { failed: new Map() };
-    const deployed = await this.#deps.deployed();
+    const deployed = withServedEntrypoints(await this.#deps.deployed());
     const wanted = deployed.filter(isLoaded).map((d) => ({
       key: scriptKey(d.script.account_id, d.script.name),
       deployed: d,
@@ -546,6 +551,7 @@ export class FunctionsRuntime implements BackgroundService {
           spare: sockets[paths.length + index]!,
           launch: (socket, beforeKill) => this.#launchBackend(w, socket, beforeKill),
           logger: this.#deps.logger,
+          clock: this.#deps.clock,
           onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
         });
         try {
@@ -563,17 +569,55 @@ export class FunctionsRuntime implements BackgroundService {
 
   /** One process of a script's backend: written config, started on the socket, ready, watched. */
   async #launchBackend(wanted: Wanted, socket: ListeningSocket, beforeKill: () => void): Promise<WorkerdProcess> {
+    let entrypoints = wanted.deployed.entrypoints ?? [];
+    for (;;) {
+      try {
+        return await this.#launchBackendServing(wanted, entrypoints, socket, beforeKill);
+      } catch (error) {
+        // A caller bound to an entrypoint this script does not export must not keep it from starting: it is
+        // left out, and only that caller's calls fail (as they do on Cloudflare).
+        const missing = missingEntrypoint((error as Error).message);
+        if (missing === undefined || !entrypoints.includes(missing)) throw error;
+        this.#deps.logger.warn('a service binding names an entrypoint its target does not export', {
+          script: wanted.key,
+          entrypoint: missing,
+        });
+        entrypoints = entrypoints.filter((e) => e !== missing);
+      }
+    }
+  }
+
+  async #launchBackendServing(
+    wanted: Wanted,
+    entrypoints: string[],
+    socket: ListeningSocket,
+    beforeKill: () => void,
+  ): Promise<WorkerdProcess> {
     const dir = join(this.#deps.runtimeDir, `script-${randomUUID()}`);
+    const { script } = wanted.deployed;
+    const serviceSockets = entrypoints.map(() => join(this.#socketDir(), `entry-${++this.#entrySockets}.sock`));
     try {
       const process = new WorkerdProcess({
-        configPath: this.#scriptConfig(dir, wanted.deployed),
+        configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, { serveEntrypoints: true }),
         experimental: servesAssets(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
+        serviceSockets,
         ...this.#processOutput(wanted.key),
         readyTimeoutMs: this.#startTimeoutMs,
       });
       await process.ready;
+      // Callers' bindings follow the target's current process: its sockets replace the previous one's.
+      await exposeEntrypoints(
+        process,
+        entrypoints.map((entrypoint, index) => ({
+          stable: serviceSocketPath(this.#socketDir(), script.account_id, script.name, entrypoint),
+          socket: serviceSockets[index]!,
+        })),
+      ).catch(async (error: unknown) => {
+        await process.stop(1_000);
+        throw error;
+      });
       this.#watch(process, limitsFor(wanted.deployed), { script: wanted.key }, beforeKill);
       return process;
     } finally {
@@ -703,7 +747,7 @@ export class FunctionsRuntime implements BackgroundService {
   /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
   #onExit(group: WorkerdGroup, process: WorkerdProcess, code: number | null): void {
     if (group.stopping || this.#stopped || this.#current !== group) return;
-    const now = systemClock.now();
+    const now = this.#deps.clock.now();
     this.#recentCrashes = [...this.#recentCrashes.filter((t) => now - t < 10_000), now];
     // Restart at once; only a crash loop backs off (up to 1 s) so it cannot spin a core.
     const delay = Math.min(1_000, (this.#recentCrashes.length - 1) * 200);
@@ -772,7 +816,12 @@ export class FunctionsRuntime implements BackgroundService {
     return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
   }
 
-  #scriptConfig(dir: string, script: ScriptToRun, checkOnly = false): string {
+  #scriptConfig(
+    dir: string,
+    script: ScriptToRun,
+    options: { checkOnly?: boolean; serveEntrypoints?: boolean } = {},
+  ): string {
+    const { checkOnly = false, serveEntrypoints = false } = options;
     return writeConfig(
       dir,
       buildFunctionsConfig({
@@ -789,6 +838,8 @@ export class FunctionsRuntime implements BackgroundService {
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
         // The upload check never touches the live objects' files (and never runs an alarm of theirs).
         durableObjectsDir: checkOnly ? undefined : this.#deps.durableObjectsDir,
+        serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),
+        serveEntrypoints,
       }),
     );
   }

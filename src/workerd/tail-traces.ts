@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TAIL_FLAG_FILE, TAIL_FLAG_PEER, TRACE_MARKER } from './isolate/contract.ts';
 import { WatchCounts } from './watch-counts.ts';
-import { systemClock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** One console call as a tail event carries it (Cloudflare's TailEventMessage `logs[]`). */
 export interface TailLog {
@@ -129,7 +129,10 @@ export class TailTraces {
   readonly #watchedNow = new Set<string>();
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
 
-  constructor(runtimeDir: string) {
+  readonly #clock: Clock;
+
+  constructor(runtimeDir: string, clock: Clock) {
+    this.#clock = clock;
     this.flagsDir = join(runtimeDir, 'tail-flags');
     // Flags of a previous run are stale: nobody tails anything yet.
     rmSync(this.flagsDir, { recursive: true, force: true });
@@ -194,7 +197,7 @@ export class TailTraces {
         script,
         method: rest.slice(afterEnded + 1, afterMethod),
         url: rest.slice(afterMethod + 1),
-        eventTimestamp: systemClock.now(),
+        eventTimestamp: this.#clock.now(),
         source,
         ended: false,
       });
@@ -288,7 +291,7 @@ export class TailTraces {
         logs: [],
         eventTimestamp: pending.eventTimestamp,
         event: { request: { url: pending.url, method: pending.method, headers: {}, cf: {} } },
-        wallTime: systemClock.now() - pending.eventTimestamp,
+        wallTime: this.#clock.now() - pending.eventTimestamp,
         diagnosticsChannelEvents: [],
         truncated: false,
         executionModel: 'stateless',

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { GulpedOutput } from './gulped-output.ts';
+import { serviceSocketName } from './service-sockets.ts';
 
 /** The workerd binary from npm (the ELF itself, not a Node shim, so no extra Node process per generation). */
 export function workerdBinary(): string {
@@ -52,6 +53,8 @@ export interface WorkerdOptions {
   socket?: { fd: number } | undefined;
   /** The unix socket path of the config's "ping" socket (configs with a watchdog, see config.ts). */
   pingSocket?: string | undefined;
+  /** Where to bind the config's `svc-<i>` sockets, the entrypoints other scripts bind to (service-sockets.ts). */
+  serviceSockets?: readonly string[] | undefined;
   /** Gets the process that wrote the line too (tail-traces.ts reports requests of a process that died). */
   onStdoutLine: (line: string, process: WorkerdProcess) => void;
   onStderrLine: (line: string) => void;
@@ -96,6 +99,9 @@ export class WorkerdProcess {
     }
     this.pingSocket = options.pingSocket;
     if (options.pingSocket) args.push('--socket-addr', `ping=unix:${options.pingSocket}`);
+    options.serviceSockets?.forEach((path, index) =>
+      args.push('--socket-addr', `${serviceSocketName(index)}=unix:${path}`),
+    );
     // In a process group of its own (detached): Ctrl+C or a closing terminal signals the whole foreground
     // group, and a workerd killed by that signal would race the server's shutdown (and be restarted as a
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.

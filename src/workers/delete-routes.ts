@@ -13,8 +13,9 @@ function forced(c: ApiContext): boolean {
 /**
  * Deleting a Worker as `wrangler delete` does it: the dependency check (`/references`,
  * `/tails/by-consumer/{name}`), the delete itself on the service (`DELETE /workers/services/{name}?force=`)
- * or the script resource, then the look-ups it makes around it (KV namespaces for a Workers Site's assets,
- * src/kv; Durable Object namespaces, durable-objects/routes.ts).
+ * or the script resource (a Worker other Workers are bound to, as a tail or a service, only with `force`),
+ * then the look-ups it makes around it (KV namespaces for a Workers Site's assets, src/kv; Durable Object
+ * namespaces, durable-objects/routes.ts).
  */
 export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): void {
   const base = '/accounts/:account_id/workers';
@@ -27,8 +28,8 @@ export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): v
   app.delete(`${base}/scripts/:script`, remove);
   app.delete(`${base}/services/:script`, remove);
   app.get(`${base}/scripts/:script/references`, async (c) => {
-    await workers.requireScript(account(c), script(c));
-    return ok(c, scriptReferences());
+    const { incoming, outgoing } = await workers.serviceReferences(account(c), script(c));
+    return ok(c, scriptReferences(incoming, outgoing));
   });
   app.get(`${base}/tails/by-consumer/:script`, async (c) => ok(c, await workers.tailProducers(account(c), script(c))));
 }

@@ -13,6 +13,13 @@ export const WorkerErrors = {
       10064,
       `The Worker ${clip(name)} is still in use as the tail Worker of ${producers.map((p) => clip(p)).join(', ')}: delete with force=true (wrangler delete --force, ledge delete --force) to delete it and remove it from them.`,
     ),
+  /** Cloudflare's "script still in use" (10064) for a Worker others bind to as a service. */
+  boundAsService: (name: string, callers: string[]) =>
+    new LedgeError(
+      409,
+      10064,
+      `The Worker ${clip(name)} is still in use: ${callers.map((c) => clip(c)).join(', ')} bind to it as a service. Delete with force=true (wrangler delete asks, then forces) to delete it anyway; their calls through the binding then fail.`,
+    ),
   serviceNotFound: () => new LedgeError(404, 10090, 'workers.api.error.service_not_found'),
   versionNotFound: (id: string) => new LedgeError(404, 10217, `Version ${clip(id)} does not exist for this Worker.`),
   deploymentNotFound: (id: string) =>
@@ -54,6 +61,13 @@ export const WorkerErrors = {
   /** A kv_namespace binding to a namespace the account does not have (Cloudflare's code and words). */
   kvNamespaceNotValid: (namespaceId: string) =>
     new LedgeError(400, 10041, `KV namespace '${clip(namespaceId)}' is not valid.`),
+  /** Cloudflare's answer to a service binding whose target is not a Worker of the account. */
+  serviceBindingTargetNotFound: (binding: string, target: string) =>
+    new LedgeError(
+      400,
+      10143,
+      `Could not resolve service binding '${clip(binding)}'. Target script '${clip(target)}' not found. Please verify the target script and try again.`,
+    ),
   /** Cloudflare's "exceeded the size limit" code for script uploads. */
   uploadTooLarge: (limit: number) =>
     new LedgeError(

@@ -1,8 +1,8 @@
 import type { ScriptRecord } from './types.ts';
 
 /**
- * What refers to a Worker. The only link one Ledge script can have to another is `tail_consumers` (a tail
- * Worker): Ledge has no service bindings, Durable Objects or dispatch namespaces, so those lists stay empty.
+ * What refers to a Worker: `tail_consumers` (a tail Worker) and service bindings of deployed versions.
+ * Ledge has no Durable Objects or dispatch namespaces here, so those lists stay empty.
  */
 export interface TailProducer {
   producer: { script: string };
@@ -28,10 +28,20 @@ export function withoutConsumer(consumers: readonly unknown[], name: string): un
   return consumers.filter((c) => consumerName(c) !== name);
 }
 
-/** `GET /workers/scripts/{name}/references`, as wrangler's delete reads it. */
-export function scriptReferences() {
+/** A script of the account whose deployed version has a service binding (wrangler's shape of a reference). */
+export interface ServiceReference {
+  service: string;
+  environment: 'production';
+}
+
+/**
+ * `GET /workers/scripts/{name}/references`, as wrangler's delete reads it: `incoming` are the Workers bound
+ * to this one (wrangler lists them and asks before a forced delete), `outgoing` those it binds to.
+ */
+export function scriptReferences(incoming: string[] = [], outgoing: string[] = []) {
+  const reference = (service: string): ServiceReference => ({ service, environment: 'production' });
   return {
-    services: { incoming: [], outgoing: [], pages_function: false },
+    services: { incoming: incoming.map(reference), outgoing: outgoing.map(reference), pages_function: false },
     durable_objects: [],
     dispatch_outbounds: [],
   };

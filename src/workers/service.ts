@@ -222,6 +222,15 @@ export class WorkersService {
         throw WorkerErrors.kvNamespaceNotValid(binding.namespace_id);
       }
     }
+    for (const binding of bindings) {
+      // Looked up in the uploader's account only: another account's Worker is as unknown as a missing one.
+      if (
+        binding.type === 'service' &&
+        binding.service !== name &&
+        !(await this.store.getScript(accountId, binding.service))
+      )
+        throw WorkerErrors.serviceBindingTargetNotFound(binding.name, binding.service);
+    }
     const assets = await this.#versionAssets(accountId, upload, previous);
     const now = isoNow(this.#clock);
     const objects = await this.#prepareDurableObjects(accountId, name, bindings, upload, deploy, now);
@@ -484,6 +493,9 @@ export class WorkersService {
         name,
         producers.map((p) => p.producer.script),
       );
+    // As on Cloudflare, a Worker others are bound to goes only when forced; their calls then fail.
+    const callers = (await this.serviceReferences(accountId, name)).incoming;
+    if (callers.length > 0 && !force) throw WorkerErrors.boundAsService(name, callers);
     for (const { producer } of producers) {
       const other = await this.requireScript(accountId, producer.script);
       const consumers = withoutConsumer(other.settings.tail_consumers ?? [], name);
@@ -499,6 +511,20 @@ export class WorkersService {
   /** Told after a script is deleted (the scheduler drops its crons, the log hub its files). */
   onScriptDeleted(listener: (accountId: string, name: string) => Promise<void> | void): void {
     this.#onDeleted.push(listener);
+  }
+
+  /** The scripts whose deployed version binds to `name` as a service (incoming), and those `name` binds to. */
+  async serviceReferences(accountId: string, name: string): Promise<{ incoming: string[]; outgoing: string[] }> {
+    const target = await this.requireScript(accountId, name);
+    const targets = async (script: ScriptRecord) =>
+      ((await this.currentVersion(script))?.bindings ?? []).flatMap((b) =>
+        b.type === 'service' && b.service !== script.name ? [b.service] : [],
+      );
+    const incoming: string[] = [];
+    for (const script of await this.store.listScripts(accountId)) {
+      if (script.name !== name && (await targets(script)).includes(name)) incoming.push(script.name);
+    }
+    return { incoming, outgoing: [...new Set(await targets(target))] };
   }
 
   /** The scripts that use `name` as their tail Worker. */

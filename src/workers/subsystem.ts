@@ -37,7 +37,6 @@ import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
 import { workerRoutes } from './routes.ts';
 import type { BlobStore } from '../storage/index.ts';
-import { systemClock } from '../shared/clock.ts';
 import { AssetsService } from './assets/service.ts';
 import { DurableObjectsService } from './durable-objects/service.ts';
 import { DurableObjectNamespaceStore } from './durable-objects/store.ts';
@@ -103,8 +102,8 @@ export function createWorkersSubsystem(deps: {
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
-  /** Cron Triggers run on it (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  /** The platform's time: Cron Triggers, tail sessions, the runtime's restarts (tests pass a clock they advance). */
+  clock: Clock;
   /** Where static assets keep their bytes (server/storage.ts openAssetBlobStore); without it, no assets. */
   assetBlobs?: BlobStore | undefined;
   /** `account/script` of the scripts Workers routes and Custom Domains name (loaded even off workers.dev). */
@@ -115,14 +114,14 @@ export function createWorkersSubsystem(deps: {
     deps.logger.warn('function log lines could not be kept', { err: error }),
   );
   const cronStore = new CronStore(deps.db);
-  const traces = new TailTraces(resolve(deps.paths.runtime));
+  const traces = new TailTraces(resolve(deps.paths.runtime), deps.clock);
   const tails = new TailSessions({ traces, ttlMs: settings.tailSessionSeconds * 1000 }, deps.clock);
   const assets = deps.assetBlobs
     ? new AssetsService({
         store: new SqlAssetStore(deps.db),
         blobs: deps.assetBlobs,
         tokenKey: deps.secretBox.deriveKey('worker assets upload tokens'),
-        clock: deps.clock ?? systemClock,
+        clock: deps.clock,
         directory: resolve(deps.paths.runtime, 'assets'),
       })
     : undefined;
@@ -140,6 +139,7 @@ export function createWorkersSubsystem(deps: {
     logger: deps.logger.child({ subsystem: 'functions' }),
     logs,
     traces,
+    clock: deps.clock,
     r2: deps.r2,
     engines: deps.engines,
     deployed: async () => {

@@ -297,6 +297,20 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         });
         break;
       }
+      case 'service': {
+        const entrypoint = binding['entrypoint'];
+        if (entrypoint !== undefined && (typeof entrypoint !== 'string' || !IDENTIFIER.test(entrypoint)))
+          throw WorkerErrors.invalidScript(
+            `Binding "${clip(binding.name)}" of type service: entrypoint must name an export of the Worker (a JavaScript identifier).`,
+          );
+        bindings.push({
+          name: binding.name,
+          type: 'service',
+          service: field('service'),
+          ...(entrypoint === undefined ? {} : { entrypoint }),
+        });
+        break;
+      }
       case 'inherit':
         inherit.push(binding.name);
         break;
@@ -306,7 +320,7 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, durable_object_namespace, plain_text, secret_text, json, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
         );
     }
   }

@@ -5,6 +5,7 @@ import { createApiApp } from '../../src/api/app.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../notifications/receivers.ts';
 import { ROUTE_TYPES, SDK_TYPES, type SdkTypeName } from './sdk-types/route-types.ts';
+import { makeCertificate } from '../tls/helpers.ts';
 import { sdkSchemas, type SdkType } from './sdk-types/schemas.ts';
 
 /**
@@ -479,6 +480,27 @@ export default { fetch() { return new Response('ok'); } };`,
     await call(`GET ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
     await call(`PUT ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`, { enabled: false });
     await call(`DELETE ${R2}/:bucket_name/domains/custom/:domain`, `${d}/cdn.sdk-r2.example`);
+    // HTTPS: an uploaded certificate, the zone's TLS settings, the ACME certificate packs.
+    const tlsZone = `/zones/${r2Zone?.['id'] as string}`;
+    const Zt = '/client/v4/zones/:zone_id';
+    const pem = makeCertificate(['cdn.sdk-r2.example']);
+    const certificate = await call(`POST ${Zt}/custom_certificates`, `${tlsZone}/custom_certificates`, {
+      certificate: pem.certificate,
+      private_key: pem.privateKey,
+    });
+    const cc = `${tlsZone}/custom_certificates/${certificate?.['id'] as string}`;
+    await call(`GET ${Zt}/custom_certificates`, `${tlsZone}/custom_certificates`);
+    await call(`GET ${Zt}/custom_certificates/:id`, cc);
+    await call(`PATCH ${Zt}/custom_certificates/:id`, cc, { bundle_method: 'optimal' });
+    await call(`DELETE ${Zt}/custom_certificates/:id`, cc);
+    for (const [name, value] of [
+      ['always_use_https', 'on'],
+      ['min_tls_version', '1.2'],
+    ] as const) {
+      await call(`GET ${Zt}/settings/${name}`, `${tlsZone}/settings/${name}`);
+      await call(`PATCH ${Zt}/settings/${name}`, `${tlsZone}/settings/${name}`, { value });
+    }
+    await call(`GET ${Zt}/ssl/certificate_packs`, `${tlsZone}/ssl/certificate_packs`);
     await call(`DELETE ${R2}/:bucket_name`, b);
 
     // Workers KV: a namespace with keys, read, listed and bulk-written, then removed.

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coarseClock } from '../../src/proxy/index.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { ManualClock } from '../helpers/manual-clock.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createLoadBalancer, createPool, createZone, trafficPort } from './traffic-helpers.ts';
 
 /**
@@ -350,20 +351,31 @@ describe('load balancer traffic: HTTP/1.1 on the raw data plane', () => {
   });
 });
 
-// A regression: the coarse clock that stamps connections is the process's, advanced only by running servers'
-// sweeps. A server started after another of the same process had stopped stamped its first connections with
-// that server's last sweep, so its first sweep found them idle for that long and closed them without an
-// answer (seen as an empty answer to a stalled head instead of 408, when test files shared a process).
-describe('a proxy started after the coarse clock went stale', () => {
+// The data plane's timeouts run on the listener's own clock (its coarse clock starts at that clock's time
+// when it listens). A regression: the coarse clock was once the process's, and a server started after another
+// had stopped stamped its first connections with that server's last sweep, so its first sweep found them idle
+// and closed them without an answer instead of 408.
+describe('a proxy on a manual clock', () => {
+  const clock = new ManualClock();
   let late: TestLedge;
   afterAll(async () => {
     await late?.close();
   });
 
   it('answers a stalled head 408 instead of dropping it as idle', async () => {
-    coarseClock.now = Date.now() - 3_600_000;
-    late = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000', LEDGE_HTTP_IDLE_TIMEOUT_MS: '1500' } });
-    const { text } = await rawClient(trafficPort(late), 'GET / HTTP/1.1\r\nhost: stalled.test\r\n');
+    late = await startLedge({
+      clock,
+      env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000', LEDGE_HTTP_IDLE_TIMEOUT_MS: '1500' },
+    });
+    let settled = false;
+    const answer = rawClient(trafficPort(late), 'GET / HTTP/1.1\r\nhost: stalled.test\r\n').finally(() => {
+      settled = true;
+    });
+    await waitFor(async () => {
+      await clock.advance(1_100);
+      return settled;
+    }, 'an answer to the stalled head');
+    const { text } = await answer;
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
   });
 });

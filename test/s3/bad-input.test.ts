@@ -1,25 +1,10 @@
-import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { s3Client, s3CredentialsOf, signedFetch, type S3Credentials } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { signedFetch } from './helpers.ts';
+import { useS3Fixture } from './fixture.ts';
 
 /** A client's mistakes get S3's 4xx errors with a code, never a 500 and never a half-written object. */
 describe('S3 API bad input', () => {
-  let ledge: TestLedge;
-  let credentials: S3Credentials;
-  let s3: S3Client;
-
-  beforeAll(async () => {
-    ledge = await startLedge();
-    credentials = await s3CredentialsOf(ledge);
-    s3 = s3Client(ledge, credentials);
-    await s3.send(new CreateBucketCommand({ Bucket: 'bad' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'bad', Key: 'k', Body: 'v' }));
-  });
-  afterAll(async () => {
-    s3?.destroy();
-    await ledge?.close();
-  });
+  const fx = useS3Fixture({ buckets: ['bad'], objects: [{ Bucket: 'bad', Key: 'k', Body: 'v' }] });
 
   const cases: [
     string,
@@ -148,14 +133,17 @@ describe('S3 API bad input', () => {
         : request.headers?.['x-amz-trailer']
           ? 'STREAMING-UNSIGNED-PAYLOAD-TRAILER'
           : undefined;
-    const { response } = await signedFetch(ledge, credentials, { ...request, ...(payloadHash ? { payloadHash } : {}) });
+    const { response } = await signedFetch(fx.ledge, fx.credentials, {
+      ...request,
+      ...(payloadHash ? { payloadHash } : {}),
+    });
     const text = await response.text();
     expect({ status: response.status, code: /<Code>([^<]*)<\/Code>/.exec(text)?.[1] }).toEqual({ status, code });
   });
 
   it('stored nothing for the refused writes', async () => {
-    const list = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/bad/objects`, {
-      headers: ledge.tokenHeaders,
+    const list = await fetch(`${fx.ledge.apiUrl}/accounts/${fx.ledge.accountId}/r2/buckets/bad/objects`, {
+      headers: fx.ledge.tokenHeaders,
     });
     const keys = ((await list.json()) as { result: { key: string }[] }).result.map((o) => o.key);
     expect(keys).toEqual(['k']);

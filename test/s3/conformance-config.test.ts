@@ -1,44 +1,30 @@
 import {
-  CreateBucketCommand,
   GetBucketLifecycleConfigurationCommand,
   GetObjectCommand,
   PutBucketCorsCommand,
   PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
   type LifecycleRule,
-  type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { awsCliEnv } from '../helpers/aws-cli.ts';
-import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
-import { failure, run, s3Client, s3CredentialsOf, s3Port, signedFetch, tool, type S3Credentials } from './helpers.ts';
+import { tempDir } from '../helpers/ledge.ts';
+import { failure, run, s3Port, signedFetch, tool } from './helpers.ts';
+import { useS3Fixture } from './fixture.ts';
 
 const AWS = tool('aws');
 
 describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both doors agreeing', () => {
-  let ledge: TestLedge;
-  let credentials: S3Credentials;
-  let s3: S3Client;
-
-  beforeAll(async () => {
-    ledge = await startLedge();
-    credentials = await s3CredentialsOf(ledge);
-    s3 = s3Client(ledge, credentials);
-    await s3.send(new CreateBucketCommand({ Bucket: 'rules' }));
-  });
-  afterAll(async () => {
-    s3?.destroy();
-    await ledge?.close();
-  });
+  const fx = useS3Fixture({ buckets: ['rules'] });
 
   const v4 = (path: string, init: RequestInit = {}) =>
-    fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/r2/buckets/rules/${path}`, {
+    fetch(`${fx.ledge.apiUrl}/accounts/${fx.ledge.accountId}/r2/buckets/rules/${path}`, {
       ...init,
-      headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+      headers: { ...fx.ledge.tokenHeaders, 'content-type': 'application/json' },
     });
   const putLifecycle = (Rules: LifecycleRule[]) =>
-    s3.send(new PutBucketLifecycleConfigurationCommand({ Bucket: 'rules', LifecycleConfiguration: { Rules } }));
+    fx.s3.send(new PutBucketLifecycleConfigurationCommand({ Bucket: 'rules', LifecycleConfiguration: { Rules } }));
   const refusal = async (promise: Promise<unknown>) => {
     const error = await failure(promise);
     return [error.$metadata.httpStatusCode, error.name, error.message];
@@ -54,7 +40,7 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
         Expiration: { Date: new Date('2030-01-01T00:00:00Z') },
       },
     ]);
-    const back = await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: 'rules' }));
+    const back = await fx.s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: 'rules' }));
     expect(
       back.Rules?.map((r) => [r.ID, r.Filter?.Prefix, r.Expiration?.Days, r.Expiration?.Date?.toISOString()]),
     ).toEqual([
@@ -71,8 +57,8 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
     ]);
 
     // The AWS CLI's JSON shape of the same filter.
-    const env = awsCliEnv(tempDir('ledge-aws-'), credentials);
-    const endpoint = `http://127.0.0.1:${s3Port(ledge)}`;
+    const env = awsCliEnv(tempDir('ledge-aws-'), fx.credentials);
+    const endpoint = `http://127.0.0.1:${s3Port(fx.ledge)}`;
     const config = {
       Rules: [{ ID: 'cli', Status: 'Enabled', Filter: { And: { Prefix: 'cli/' } }, Expiration: { Days: 7 } }],
     };
@@ -141,7 +127,11 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
       '<Filter/><Expiration><Date>20300101</Date></Expiration>',
     ]) {
       const body = `<LifecycleConfiguration><Rule><ID>r</ID><Status>Enabled</Status>${rule}</Rule></LifecycleConfiguration>`;
-      const { response } = await signedFetch(ledge, credentials, { method: 'PUT', path: '/rules?lifecycle', body });
+      const { response } = await signedFetch(fx.ledge, fx.credentials, {
+        method: 'PUT',
+        path: '/rules?lifecycle',
+        body,
+      });
       expect([response.status, /<Code>(\w+)<\/Code>/.exec(await response.text())?.[1]]).toEqual([400, 'MalformedXML']);
     }
 
@@ -165,14 +155,14 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
   });
 
   it('matches a wildcard origin (https://*.example.com) and refuses what S3 refuses in CORS rules', async () => {
-    await s3.send(
+    await fx.s3.send(
       new PutBucketCorsCommand({
         Bucket: 'rules',
         CORSConfiguration: { CORSRules: [{ AllowedOrigins: ['https://*.example.com'], AllowedMethods: ['GET'] }] },
       }),
     );
-    await s3.send(new PutObjectCommand({ Bucket: 'rules', Key: 'page', Body: 'hello' }));
-    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'rules', Key: 'page' }), { expiresIn: 60 });
+    await fx.s3.send(new PutObjectCommand({ Bucket: 'rules', Key: 'page', Body: 'hello' }));
+    const url = await getSignedUrl(fx.s3, new GetObjectCommand({ Bucket: 'rules', Key: 'page' }), { expiresIn: 60 });
     const preflight = (origin: string) =>
       fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
     for (const origin of ['https://app.example.com', 'https://a.b.example.com']) {
@@ -191,7 +181,7 @@ describe('S3 conformance: lifecycle filters and dates, CORS wildcards, both door
     expect([get.status, get.headers.get('access-control-allow-origin')]).toEqual([200, 'https://app.example.com']);
 
     const putCors = (rule: { AllowedOrigins: string[]; AllowedMethods: string[]; AllowedHeaders?: string[] }) =>
-      s3.send(new PutBucketCorsCommand({ Bucket: 'rules', CORSConfiguration: { CORSRules: [rule] } }));
+      fx.s3.send(new PutBucketCorsCommand({ Bucket: 'rules', CORSConfiguration: { CORSRules: [rule] } }));
     expect(await refusal(putCors({ AllowedOrigins: ['https://*.*.example.com'], AllowedMethods: ['GET'] }))).toEqual([
       400,
       'InvalidRequest',

@@ -1,19 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
-import {
-  listTree,
-  makeTree,
-  md5Hex,
-  run,
-  s3Client,
-  s3CredentialsOf,
-  s3Port,
-  tool,
-  type S3Credentials,
-} from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/ledge.ts';
+import { listTree, makeTree, md5Hex, run, s3Port, tool } from './helpers.ts';
+import { useS3Fixture } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const RCLONE = tool('rclone');
@@ -38,19 +29,7 @@ function largeFile(dir: string, size: number): Buffer {
 }
 
 describe('S3 API with rclone and s3cmd', () => {
-  let ledge: TestLedge;
-  let credentials: S3Credentials;
-  let s3: S3Client;
-
-  beforeAll(async () => {
-    ledge = await startLedge();
-    credentials = await s3CredentialsOf(ledge);
-    s3 = s3Client(ledge, credentials);
-  });
-  afterAll(async () => {
-    s3?.destroy();
-    await ledge?.close();
-  });
+  const fx = useS3Fixture({ buckets: [] });
 
   it(
     'rclone (provider Cloudflare) syncs 1,000 files, lists directories, copies a large file as multipart',
@@ -62,9 +41,9 @@ describe('S3 API with rclone and s3cmd', () => {
         HOME: tempDir('ledge-rclone-'),
         RCLONE_CONFIG_LEDGE_TYPE: 's3',
         RCLONE_CONFIG_LEDGE_PROVIDER: 'Cloudflare',
-        RCLONE_CONFIG_LEDGE_ACCESS_KEY_ID: credentials.accessKeyId,
-        RCLONE_CONFIG_LEDGE_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        RCLONE_CONFIG_LEDGE_ENDPOINT: `http://127.0.0.1:${s3Port(ledge)}`,
+        RCLONE_CONFIG_LEDGE_ACCESS_KEY_ID: fx.credentials.accessKeyId,
+        RCLONE_CONFIG_LEDGE_SECRET_ACCESS_KEY: fx.credentials.secretAccessKey,
+        RCLONE_CONFIG_LEDGE_ENDPOINT: `http://127.0.0.1:${s3Port(fx.ledge)}`,
         RCLONE_CONFIG_LEDGE_REGION: 'auto',
       };
       const rclone = (...args: string[]) => run(RCLONE, ['--config', '/dev/null', ...args], { env });
@@ -72,7 +51,7 @@ describe('S3 API with rclone and s3cmd', () => {
       const source = tempDir('ledge-tree-');
       const paths = makeTree(source, 1000);
       await rclone('sync', source, 'ledge:rclone/tree', '--transfers', '8', '--checkers', '8');
-      expect(await countKeys(s3, 'rclone', 'tree/')).toBe(1000);
+      expect(await countKeys(fx.s3, 'rclone', 'tree/')).toBe(1000);
       await rclone('check', source, 'ledge:rclone/tree');
       const dirs = await rclone('lsf', '--dirs-only', 'ledge:rclone/tree');
       expect(dirs.stdout.split('\n').filter(Boolean).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `d${i}/`));
@@ -92,12 +71,12 @@ describe('S3 API with rclone and s3cmd', () => {
         '--s3-chunk-size',
         '5M',
       );
-      const head = await s3.send(new HeadObjectCommand({ Bucket: 'rclone', Key: 'big/large.bin' }));
+      const head = await fx.s3.send(new HeadObjectCommand({ Bucket: 'rclone', Key: 'big/large.bin' }));
       expect(head.ETag).toMatch(/-3"$/);
       await rclone('copy', 'ledge:rclone/big/large.bin', join(dir, 'back'));
       expect(md5Hex(readFileSync(join(dir, 'back', 'large.bin')))).toBe(md5Hex(data));
       await rclone('purge', 'ledge:rclone/big');
-      expect(await countKeys(s3, 'rclone', 'big/')).toBe(0);
+      expect(await countKeys(fx.s3, 'rclone', 'big/')).toBe(0);
     },
   );
 
@@ -106,14 +85,14 @@ describe('S3 API with rclone and s3cmd', () => {
     { timeout: 300_000 },
     async () => {
       const home = tempDir('ledge-s3cmd-');
-      const host = `127.0.0.1:${s3Port(ledge)}`;
+      const host = `127.0.0.1:${s3Port(fx.ledge)}`;
       // Path style on a bare address: host_bucket without %(bucket)s.
       writeFileSync(
         join(home, 's3cfg'),
         [
           '[default]',
-          `access_key = ${credentials.accessKeyId}`,
-          `secret_key = ${credentials.secretAccessKey}`,
+          `access_key = ${fx.credentials.accessKeyId}`,
+          `secret_key = ${fx.credentials.secretAccessKey}`,
           `host_base = ${host}`,
           `host_bucket = ${host}`,
           'bucket_location = auto',
@@ -128,7 +107,7 @@ describe('S3 API with rclone and s3cmd', () => {
       const source = tempDir('ledge-tree-');
       const paths = makeTree(source, 1000);
       await s3cmd('sync', '--no-progress', `${source}/`, 's3://s3cmd/tree/');
-      expect(await countKeys(s3, 's3cmd', 'tree/')).toBe(1000);
+      expect(await countKeys(fx.s3, 's3cmd', 'tree/')).toBe(1000);
       const top = await s3cmd('ls', 's3://s3cmd/tree/');
       expect(top.stdout.match(/DIR\s+s3:\/\/s3cmd\/tree\/d\d\//g)).toHaveLength(10);
       const back = tempDir('ledge-tree-back-');
@@ -144,12 +123,12 @@ describe('S3 API with rclone and s3cmd', () => {
         join(dir, 'large.bin'),
         's3://s3cmd/large.bin',
       );
-      const head = await s3.send(new HeadObjectCommand({ Bucket: 's3cmd', Key: 'large.bin' }));
+      const head = await fx.s3.send(new HeadObjectCommand({ Bucket: 's3cmd', Key: 'large.bin' }));
       expect(head.ETag).toMatch(/-3"$/);
       await s3cmd('get', '--no-progress', 's3://s3cmd/large.bin', join(dir, 'back.bin'));
       expect(md5Hex(readFileSync(join(dir, 'back.bin')))).toBe(md5Hex(data));
       await s3cmd('del', 's3://s3cmd/large.bin');
-      expect(await countKeys(s3, 's3cmd', 'large.bin')).toBe(0);
+      expect(await countKeys(fx.s3, 's3cmd', 'large.bin')).toBe(0);
     },
   );
 });

@@ -1,13 +1,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeAwsChunked } from '../../src/s3/chunked.ts';
 import { SigningKey } from '../../src/s3/sigv4.ts';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { NodeSha256, s3Client, s3CredentialsOf, s3Port, signRequest, type S3Credentials } from './helpers.ts';
+import { NodeSha256, s3Port, signRequest } from './helpers.ts';
+import { useS3Fixture } from './fixture.ts';
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
@@ -78,26 +77,12 @@ describe('aws-chunked: a chunk is handed on only once its signature holds', () =
 });
 
 describe('SigV4 as strict as AWS', () => {
-  let ledge: TestLedge;
-  let credentials: S3Credentials;
-  let s3: S3Client;
-
-  beforeAll(async () => {
-    ledge = await startLedge();
-    credentials = await s3CredentialsOf(ledge);
-    s3 = s3Client(ledge, credentials);
-    await s3.send(new CreateBucketCommand({ Bucket: 'strict' }));
-    await s3.send(new PutObjectCommand({ Bucket: 'strict', Key: 'a b', Body: 'space' }));
-  });
-  afterAll(async () => {
-    s3?.destroy();
-    await ledge?.close();
-  });
+  const fx = useS3Fixture({ buckets: ['strict'], objects: [{ Bucket: 'strict', Key: 'a b', Body: 'space' }] });
 
   it('refuses a signature that does not cover host (header and presigned)', async () => {
-    const port = s3Port(ledge);
+    const port = s3Port(fx.ledge);
     const signer = new SignatureV4({
-      credentials,
+      credentials: fx.credentials,
       region: 'auto',
       service: 's3',
       sha256: NodeSha256,
@@ -131,12 +116,15 @@ describe('SigV4 as strict as AWS', () => {
     expect(url.status).toBe(403);
 
     // The same request with host signed is served.
-    const good = await signRequest(ledge, credentials, { method: 'GET', path: '/strict/a%20b' });
+    const good = await signRequest(fx.ledge, fx.credentials, { method: 'GET', path: '/strict/a%20b' });
     expect(await (await fetch(good.url, { headers: good.headers })).text()).toBe('space');
   });
 
   it('reads the query as it was signed: a signed %2B cannot be sent as + (a space to the operation)', async () => {
-    const signed = await signRequest(ledge, credentials, { method: 'GET', path: '/strict?list-type=2&prefix=a%2B' });
+    const signed = await signRequest(fx.ledge, fx.credentials, {
+      method: 'GET',
+      path: '/strict?list-type=2&prefix=a%2B',
+    });
     const asSigned = await fetch(signed.url, { headers: signed.headers });
     expect(asSigned.status).toBe(200);
     expect(await asSigned.text()).not.toContain('<Key>a b</Key>');
@@ -145,7 +133,10 @@ describe('SigV4 as strict as AWS', () => {
     expect(tampered.status).toBe(403);
     expect(await tampered.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
     // A client that signs a space and sends it as + is served (URLSearchParams reads both alike).
-    const space = await signRequest(ledge, credentials, { method: 'GET', path: '/strict?list-type=2&prefix=a%20' });
+    const space = await signRequest(fx.ledge, fx.credentials, {
+      method: 'GET',
+      path: '/strict?list-type=2&prefix=a%20',
+    });
     const plus = await fetch(space.url.replace('%20', '+'), { headers: space.headers });
     expect(plus.status).toBe(200);
     expect(await plus.text()).toContain('<Key>a b</Key>');
@@ -153,9 +144,9 @@ describe('SigV4 as strict as AWS', () => {
 
   it('stores nothing of an aws-chunked body with a forged chunk: no object, no file left', async () => {
     const data = Buffer.alloc(200_000, 5);
-    const blobs = join(ledge.dataDir, 'blobs');
+    const blobs = join(fx.ledge.dataDir, 'blobs');
     const before = filesUnder(blobs);
-    const signed = await signRequest(ledge, credentials, {
+    const signed = await signRequest(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: '/strict/forged',
       payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
@@ -165,7 +156,7 @@ describe('SigV4 as strict as AWS', () => {
     const response = await fetch(signed.url, { method: 'PUT', headers: signed.headers, body });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
-    const head = await signRequest(ledge, credentials, { method: 'HEAD', path: '/strict/forged' });
+    const head = await signRequest(fx.ledge, fx.credentials, { method: 'HEAD', path: '/strict/forged' });
     expect((await fetch(head.url, { method: 'HEAD', headers: head.headers })).status).toBe(404);
     expect(filesUnder(blobs)).toEqual(before);
   });

@@ -1,19 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import {
-  bodyBytes,
-  md5Hex,
-  s3Client,
-  s3CredentialsOf,
-  signedFetch,
-  signRequest,
-  type S3Credentials,
-} from './helpers.ts';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { bodyBytes, md5Hex, signedFetch, signRequest } from './helpers.ts';
+import { useS3Fixture } from './fixture.ts';
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 const crc32Base64 = (data: Uint8Array) => {
@@ -73,24 +64,11 @@ function signedChunks(
 }
 
 describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
-  let ledge: TestLedge;
-  let credentials: S3Credentials;
-  let s3: S3Client;
-
-  beforeAll(async () => {
-    ledge = await startLedge();
-    credentials = await s3CredentialsOf(ledge);
-    s3 = s3Client(ledge, credentials);
-    await s3.send(new CreateBucketCommand({ Bucket: 'bodies' }));
-  });
-  afterAll(async () => {
-    s3?.destroy();
-    await ledge?.close();
-  });
+  const fx = useS3Fixture({ buckets: ['bodies'] });
 
   const stored = async (key: string) => {
     try {
-      return await bodyBytes((await s3.send(new GetObjectCommand({ Bucket: 'bodies', Key: key }))).Body);
+      return await bodyBytes((await fx.s3.send(new GetObjectCommand({ Bucket: 'bodies', Key: key }))).Body);
     } catch {
       return undefined;
     }
@@ -98,7 +76,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
 
   it('takes the SDK default for streams: STREAMING-UNSIGNED-PAYLOAD-TRAILER with a CRC32 trailer', async () => {
     const data = Buffer.alloc(300_000, 3);
-    const put = await s3.send(
+    const put = await fx.s3.send(
       new PutObjectCommand({
         Bucket: 'bodies',
         Key: 'streamed',
@@ -114,11 +92,11 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
   it('verifies every checksum algorithm R2 lists, as the SDK computes them', async () => {
     for (const algorithm of ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'] as const) {
       const body = Buffer.from(`checksummed with ${algorithm} `.repeat(1000));
-      await s3.send(
+      await fx.s3.send(
         new PutObjectCommand({ Bucket: 'bodies', Key: `sum-${algorithm}`, Body: body, ChecksumAlgorithm: algorithm }),
       );
       expect((await stored(`sum-${algorithm}`))?.equals(body)).toBe(true);
-      await s3.send(
+      await fx.s3.send(
         new PutObjectCommand({
           Bucket: 'bodies',
           Key: `sum-stream-${algorithm}`,
@@ -129,7 +107,9 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
       );
       expect((await stored(`sum-stream-${algorithm}`))?.equals(body)).toBe(true);
     }
-    const sha = await s3.send(new GetObjectCommand({ Bucket: 'bodies', Key: 'sum-SHA256', ChecksumMode: 'ENABLED' }));
+    const sha = await fx.s3.send(
+      new GetObjectCommand({ Bucket: 'bodies', Key: 'sum-SHA256', ChecksumMode: 'ENABLED' }),
+    );
     expect(sha.ChecksumSHA256).toBe(
       createHash('sha256')
         .update(Buffer.from('checksummed with SHA256 '.repeat(1000)))
@@ -144,7 +124,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
       data,
       Buffer.from(`\r\n0\r\nx-amz-checksum-crc32:${crc32Base64(Buffer.from('other'))}\r\n\r\n`),
     ]);
-    const trailer = await signedFetch(ledge, credentials, {
+    const trailer = await signedFetch(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: '/bodies/bad-trailer',
       payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
@@ -159,7 +139,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
     expect(await trailer.response.text()).toContain('<Code>BadDigest</Code>');
     expect(await stored('bad-trailer')).toBeUndefined();
 
-    const header = await signedFetch(ledge, credentials, {
+    const header = await signedFetch(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: '/bodies/bad-header',
       headers: { 'x-amz-checksum-crc32': crc32Base64(Buffer.from('other')) },
@@ -168,7 +148,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
     expect(header.response.status).toBe(400);
     expect(await stored('bad-header')).toBeUndefined();
 
-    const md5 = await signedFetch(ledge, credentials, {
+    const md5 = await signedFetch(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: '/bodies/bad-md5',
       headers: { 'content-md5': createHash('md5').update('other').digest('base64') },
@@ -178,7 +158,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
     expect(await md5.response.text()).toContain('<Code>BadDigest</Code>');
     expect(await stored('bad-md5')).toBeUndefined();
 
-    const payload = await signedFetch(ledge, credentials, {
+    const payload = await signedFetch(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: '/bodies/bad-payload',
       payloadHash: createHash('sha256').update('other').digest('hex'),
@@ -216,7 +196,7 @@ describe('S3 API request bodies: aws-chunked, trailers, checksums', () => {
     const payloadHash = options.trailer
       ? 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER'
       : 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
-    const signed = await signRequest(ledge, credentials, {
+    const signed = await signRequest(fx.ledge, fx.credentials, {
       method: 'PUT',
       path: `/bodies/${key}`,
       payloadHash,

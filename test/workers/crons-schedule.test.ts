@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { nextCronTime, parseCron } from '../../src/workers/crons/cron-expression.ts';
 import { parseSchedulesBody } from '../../src/workers/crons/cron-service.ts';
 
-const next = (cron: string, after: string) => nextCronTime(parseCron(cron), new Date(after))?.toISOString();
+const next = (cron: string, after: string) =>
+  nextCronTime(parseCron(cron, new Date(after)), new Date(after))?.toISOString();
 
 describe('Cloudflare cron syntax', () => {
   it('computes the next time in UTC for plain fields, ranges, steps and lists', () => {
@@ -54,16 +55,23 @@ describe('Cloudflare cron syntax', () => {
       ['0 0 30 2 *', 'never fires'],
       ['* * * * MON#6', '1-5'],
     ] as const) {
-      expect(() => parseCron(cron), cron).toThrow(message);
+      expect(() => parseCron(cron, new Date()), cron).toThrow(message);
     }
   });
 
   it('validates the body wrangler sends', () => {
-    expect(parseSchedulesBody([{ cron: '*/5  *  * * *' }, { cron: '*/5 * * * *' }])).toEqual(['*/5 * * * *']);
-    expect(parseSchedulesBody([])).toEqual([]);
-    expect(() => parseSchedulesBody({ cron: '* * * * *' })).toThrow('array');
-    expect(() => parseSchedulesBody([{ schedule: '* * * * *' }])).toThrow('Item 0');
-    expect(() => parseSchedulesBody([{ cron: 'every minute' }])).toThrow('Invalid cron expression');
-    expect(() => parseSchedulesBody(Array.from({ length: 251 }, () => ({ cron: '* * * * *' })))).toThrow('at most 250');
+    expect(parseSchedulesBody([{ cron: '*/5  *  * * *' }, { cron: '*/5 * * * *' }], new Date())).toEqual([
+      '*/5 * * * *',
+    ]);
+    expect(parseSchedulesBody([], new Date())).toEqual([]);
+    expect(() => parseSchedulesBody({ cron: '* * * * *' }, new Date())).toThrow('array');
+    expect(() => parseSchedulesBody([{ schedule: '* * * * *' }], new Date())).toThrow('Item 0');
+    expect(() => parseSchedulesBody([{ cron: 'every minute' }], new Date())).toThrow('Invalid cron expression');
+    expect(() =>
+      parseSchedulesBody(
+        Array.from({ length: 251 }, () => ({ cron: '* * * * *' })),
+        new Date(),
+      ),
+    ).toThrow('at most 250');
   });
 });

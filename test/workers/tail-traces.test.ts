@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TailTraces, type TracedRequest, type TraceSource } from '../../src/workerd/tail-traces.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 import { TRACE_MARKER } from '../../src/workerd/isolate/contract.ts';
 
 /** A workerd process as the traces see it: its output ends when the test says, after a limit kill. */
@@ -29,7 +30,7 @@ describe('TailTraces: start and end lines of a killed process', () => {
   const newTraces = () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledge-traces-'));
     dirs.push(dir);
-    const traces = new TailTraces(dir);
+    const traces = new TailTraces(dir, systemClock);
     const seen: TracedRequest[] = [];
     traces.subscribe('acct', 'spinner', (request) => seen.push(request));
     return { traces, seen };

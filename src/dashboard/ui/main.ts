@@ -32,7 +32,10 @@ async function enter(session: SessionInfo): Promise<void> {
 function showSignIn(): void {
   state.session = undefined;
   setCsrf('');
-  replace(app, renderSignIn(enter));
+  replace(
+    app,
+    renderSignIn((body) => sessionCall<SessionInfo>('POST', body), enter),
+  );
 }
 
 whenSignedOut(() => {

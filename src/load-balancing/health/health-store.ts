@@ -130,7 +130,7 @@ export class SqlHealthStore implements HealthStore {
       return events;
     });
     // Old samples are downsampled outside the checks' transaction; a failure here loses no check.
-    await this.#samples.maybeRollUp().catch(() => undefined);
+    await this.#samples.maybeRollUp(this.#clock.now()).catch(() => undefined);
     return recorded;
   }
 

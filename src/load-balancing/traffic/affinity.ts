@@ -1,6 +1,6 @@
 import type { TrafficLoadBalancer } from './directory.ts';
 import type { Target } from './steering.ts';
-import { systemClock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** Cloudflare's session affinity cookie. */
 export const AFFINITY_COOKIE = '__cflb';
@@ -89,8 +89,13 @@ export function headerSessionKey(
 /** Header sessions: key -> pinned origin until the ttl runs out (in memory; a restart starts over). */
 export class HeaderSessions {
   readonly #sessions = new Map<string, Pin & { expiresAt: number }>();
+  readonly #clock: Clock;
 
-  get(key: string, now = systemClock.now()): Pin | undefined {
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  get(key: string, now = this.#clock.now()): Pin | undefined {
     const session = this.#sessions.get(key);
     if (!session) return undefined;
     if (session.expiresAt <= now) {
@@ -100,7 +105,7 @@ export class HeaderSessions {
     return session;
   }
 
-  set(lb: TrafficLoadBalancer, key: string, target: Target, now = systemClock.now()): void {
+  set(lb: TrafficLoadBalancer, key: string, target: Target, now = this.#clock.now()): void {
     const ttl = lb.session_affinity_ttl || DEFAULT_HEADER_TTL_S;
     this.#sessions.delete(key);
     if (this.#sessions.size >= MAX_HEADER_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);

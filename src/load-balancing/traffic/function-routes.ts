@@ -47,11 +47,11 @@ export class FunctionRouter {
   readonly #routes: FunctionRoutes;
   readonly #idleMs: number;
   readonly #egress: EgressPolicy;
-  readonly #clock: Clock | undefined;
+  readonly #clock: Clock;
   #endpoint: Endpoint | undefined;
   #byScript = new WeakMap<object, FunctionRoute>();
 
-  constructor(routes: FunctionRoutes, idleMs: number, egress: EgressPolicy, clock?: Clock) {
+  constructor(routes: FunctionRoutes, idleMs: number, egress: EgressPolicy, clock: Clock) {
     this.#routes = routes;
     this.#idleMs = idleMs;
     this.#egress = egress;

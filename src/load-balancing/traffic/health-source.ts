@@ -1,7 +1,7 @@
 import type { HealthEventBus } from '../health/events.ts';
 import type { OriginState } from '../health/health-state.ts';
 import type { Pool } from '../pool-schemas.ts';
-import { systemClock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** What the health store answers. */
 export interface HealthReader {
@@ -28,9 +28,11 @@ export class HealthSource {
   readonly #cache = new Map<string, PoolHealthSnapshot>();
   readonly #pending = new Map<string, Promise<PoolHealthSnapshot>>();
   readonly #unsubscribe: () => void;
+  readonly #clock: Clock;
 
-  constructor(reader: HealthReader, bus: HealthEventBus) {
+  constructor(reader: HealthReader, bus: HealthEventBus, clock: Clock) {
     this.#reader = reader;
+    this.#clock = clock;
     // Forgotten once the transition has committed: a reload before that would cache the old verdict.
     this.#unsubscribe = bus.subscribe(async (event, scope) => scope.afterCommit(() => this.#forget(event.poolId)));
   }
@@ -40,7 +42,7 @@ export class HealthSource {
    * that reads only the pools not cached.
    */
   snapshots(pools: readonly Pool[]): Map<string, PoolHealthSnapshot> | Promise<Map<string, PoolHealthSnapshot>> {
-    const now = systemClock.now();
+    const now = this.#clock.now();
     const found = new Map<string, PoolHealthSnapshot>();
     const missing: string[] = [];
     for (const pool of pools) {
@@ -55,7 +57,7 @@ export class HealthSource {
     });
   }
 
-  peek(poolId: string, now = systemClock.now()): PoolHealthSnapshot | undefined {
+  peek(poolId: string, now = this.#clock.now()): PoolHealthSnapshot | undefined {
     const snapshot = this.#cache.get(poolId);
     return snapshot && now - snapshot.at < HEALTH_TTL_MS ? snapshot : undefined;
   }
@@ -82,7 +84,7 @@ export class HealthSource {
       const [states, pool] = await Promise.all([this.#reader.originStates(poolId), this.#reader.poolState(poolId)]);
       const unhealthyOrigins = new Set<string>();
       for (const state of states.values()) if (!state.healthy) unhealthyOrigins.add(state.originName);
-      const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: systemClock.now() };
+      const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: this.#clock.now() };
       // Only kept if no event dropped this pool while it was read.
       if (this.#pending.get(poolId) === pending) {
         this.#cache.set(poolId, snapshot);

@@ -1,6 +1,6 @@
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { EndpointRegistry, hostnameOf, ProxyServer, type HostHandler } from '../../proxy/index.ts';
+import { EndpointRegistry, hostnameOf, ProxyServer, type HostHandler, type TlsTermination } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
@@ -34,8 +34,15 @@ export interface TrafficListenerOptions {
    * in front of what the hostname otherwise serves (here a public bucket or a load balancer).
    */
   functionRoutes?: FunctionRoutes | undefined;
-  /** Passive health's time (the platform's; tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  /**
+   * HTTPS on a second port: the same routing and host handler, TLS terminated with the certificates
+   * `termination` picks (src/tls/). `plainHostHandler` wraps the plain port's host handler (routes, then
+   * `hostHandler`) with what only the plain port does (ACME HTTP-01 answers, the redirect to HTTPS).
+   */
+  tls?: { port: number; portSetting: PortSetting; termination: TlsTermination } | undefined;
+  plainHostHandler?: ((inner: HostHandler | undefined) => HostHandler) | undefined;
+  /** The data plane's time: caches, sessions, passive health, timeouts (the platform's). */
+  clock: Clock;
 }
 
 /**
@@ -48,6 +55,7 @@ export class TrafficListener {
   readonly name = 'lb-traffic';
   readonly #options: TrafficListenerOptions;
   #server: ProxyServer | undefined;
+  #tlsServer: ProxyServer | undefined;
   #routing: RouterDeps | undefined;
   #functions: FunctionRouter | undefined;
 
@@ -60,63 +68,92 @@ export class TrafficListener {
     return this.#server?.port;
   }
 
+  /** The HTTPS port once listening (undefined without TLS, before start and after stop). */
+  get tlsPort(): number | undefined {
+    return this.#tlsServer?.port;
+  }
+
   async start(): Promise<void> {
     const options = this.#options;
     const routing: RouterDeps = {
-      routes: new RouteCache(options.directory),
-      health: new HealthSource(options.health, options.healthEvents),
+      routes: new RouteCache(options.directory, options.clock),
+      health: new HealthSource(options.health, options.healthEvents, options.clock),
       endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
-      sessions: new HeaderSessions(),
+      sessions: new HeaderSessions(options.clock),
       random: Math.random,
     };
     const functions = options.functionRoutes
       ? new FunctionRouter(options.functionRoutes, options.settings.idleTimeoutMs, options.egress, options.clock)
       : undefined;
-    const buckets = options.hostHandler;
-    const hostHandler: HostHandler | undefined =
-      buckets && functions
+    // Workers routes and Custom Domains come before what else serves a hostname (public buckets here).
+    const behindRoutes = (handler: HostHandler | undefined, https: boolean): HostHandler | undefined =>
+      handler && functions
         ? {
             claims: (hostname, target) =>
-              !functions.claims(hostname, target, false) && buckets.claims(hostname, target),
-            handle: (req, res) => buckets.handle(req, res),
+              !functions.claims(hostname, target, https) && handler.claims(hostname, target),
+            handle: (req, res, next) => handler.handle(req, res, next),
           }
-        : buckets;
-    const server = new ProxyServer({
+        : handler;
+    type Request = Parameters<typeof routeRequest>[1];
+    const common = {
       host: options.host,
-      port: options.port,
       route: functions
-        ? (request, https) =>
+        ? (request: Request, https: boolean) =>
             functions.route(hostnameOf(request.host), request.target, https) ?? routeRequest(routing, request, https)
-        : (request, https) => routeRequest(routing, request, https),
+        : (request: Request, https: boolean) => routeRequest(routing, request, https),
       egress: options.egress,
       settings: options.settings,
       httpTimeouts: options.httpTimeouts,
       logger: options.logger,
-      hostHandler,
+      clock: options.clock,
+    };
+    const server = new ProxyServer({
+      ...common,
+      port: options.port,
+      // The plain port's own duties (ACME challenges, always_use_https) come before routes.
+      hostHandler: options.plainHostHandler
+        ? options.plainHostHandler(behindRoutes(options.hostHandler, false))
+        : behindRoutes(options.hostHandler, false),
       portSetting: options.portSetting,
       what: 'load balancer traffic',
     });
+    // Same routing, same host handler: whatever the plain port serves by Host, HTTPS serves too.
+    const tlsServer = options.tls
+      ? new ProxyServer({
+          ...common,
+          port: options.tls.port,
+          hostHandler: behindRoutes(options.hostHandler, true),
+          portSetting: options.tls.portSetting,
+          what: 'HTTPS traffic',
+          tls: options.tls.termination,
+        })
+      : undefined;
     try {
       await server.start();
+      await tlsServer?.start();
     } catch (error) {
+      await server.stop();
       closeRouting(routing);
       functions?.close();
       throw error;
     }
     this.#server = server;
+    this.#tlsServer = tlsServer;
     this.#routing = routing;
     this.#functions = functions;
   }
 
   async stop(): Promise<void> {
     const server = this.#server;
+    const tlsServer = this.#tlsServer;
     const routing = this.#routing;
     this.#server = undefined;
+    this.#tlsServer = undefined;
     this.#routing = undefined;
     const functions = this.#functions;
     this.#functions = undefined;
     if (!server || !routing) return;
-    await server.stop();
+    await Promise.all([server.stop(), tlsServer?.stop()]);
     closeRouting(routing);
     functions?.close();
   }

@@ -1,5 +1,5 @@
 import { toResolved, type LoadBalancerDirectory, type ResolvedLoadBalancer } from './directory.ts';
-import { systemClock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** Entries are re-read at least this often, so a configuration change is seen within 1 s even unsignalled. */
 const ROUTE_TTL_MS = 500;
@@ -22,14 +22,16 @@ export class RouteCache {
   readonly #pending = new Map<string, Promise<ResolvedLoadBalancer | undefined>>();
   #generation = 0;
   readonly #unsubscribe: () => void;
+  readonly #clock: Clock;
 
-  constructor(directory: LoadBalancerDirectory) {
+  constructor(directory: LoadBalancerDirectory, clock: Clock) {
     this.#directory = directory;
+    this.#clock = clock;
     this.#unsubscribe = directory.onChange(() => this.clear());
   }
 
   /** The cached answer when fresh (no await on the hot path), else undefined. */
-  peek(hostname: string, now = systemClock.now()): Entry | undefined {
+  peek(hostname: string, now = this.#clock.now()): Entry | undefined {
     const entry = this.#entries.get(hostname);
     return entry && now - entry.at < ROUTE_TTL_MS ? entry : undefined;
   }
@@ -71,6 +73,6 @@ export class RouteCache {
 
   #store(hostname: string, value: ResolvedLoadBalancer | undefined): void {
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(hostname, { value, at: systemClock.now() });
+    this.#entries.set(hostname, { value, at: this.#clock.now() });
   }
 }

@@ -4,11 +4,10 @@ import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, whenRouted, type RequestView, type RouteResult } from '../route.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
 import { isBorrowed, owned } from './client-socket.ts';
-import { coarseClock } from './coarse-clock.ts';
+import type { CoarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
 import { ProxyExchange, type ExchangeClient } from './proxy-exchange.ts';
-import { systemClock } from '../../shared/clock.ts';
 
 /** Request heads above this are answered 431 (node:http's default bound, as before). */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
@@ -24,11 +23,15 @@ const CLOSED = 4;
 /** What a client connection needs from the listener. */
 export interface ClientHost {
   deps: ProxyDeps;
+  /** The listener's idle-timeout clock, moved by its sweep (the other stamps read `deps.clock`). */
+  coarseClock: CoarseClock;
   /** Gives the connection to node:http (upgrades, HTTP/1.0, Expect), with the bytes not yet handled. */
   handOff(socket: Socket, unread: Buffer | undefined): void;
   /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
   servedElsewhere(host: string | undefined, target: string): boolean;
   forget(connection: ClientConnection): void;
+  /** The connections came over TLS (the traffic TLS port): X-Forwarded-Proto and cookie attributes. */
+  https: boolean;
 }
 
 /**
@@ -41,6 +44,7 @@ export interface ClientHost {
 export class ClientConnection implements ExchangeClient, RequestView {
   readonly socket: Socket;
   readonly clientAddress: string;
+  readonly https: boolean;
   requestComplete = true;
   closeRequested = false;
   /** When the head being read started (ms; 0 = none): the headers timeout. */
@@ -48,9 +52,9 @@ export class ClientConnection implements ExchangeClient, RequestView {
   /** When the request whose body is being received started (ms; 0 = none): the request timeout. */
   requestStartedAt = 0;
   /** When the connection last became idle between requests (ms): the keep-alive timeout. */
-  idleSince = systemClock.now();
+  idleSince: number;
   /** When a byte last went either way (coarse ms): the idle timeout. */
-  lastActive = coarseClock.now;
+  lastActive: number;
   readonly #host: ClientHost;
   #state = READING_HEAD;
   #buffer: Buffer | undefined;
@@ -71,6 +75,9 @@ export class ClientConnection implements ExchangeClient, RequestView {
   constructor(socket: Socket, host: ClientHost, adopted: boolean) {
     this.socket = socket;
     this.#host = host;
+    this.idleSince = host.deps.clock.now();
+    this.lastActive = host.coarseClock.now;
+    this.https = host.https;
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
     socket.setNoDelay(true);
@@ -82,6 +89,10 @@ export class ClientConnection implements ExchangeClient, RequestView {
     ];
     if (!adopted) this.#listeners.push(['data', (chunk) => this.onRead(chunk as Buffer)]);
     for (const [event, listener] of this.#listeners) socket.on(event, listener);
+  }
+
+  markActive(): void {
+    this.lastActive = this.#host.coarseClock.now;
   }
 
   get idle(): boolean {
@@ -108,7 +119,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     if (close || this.closeRequested || !this.requestComplete) return this.#close();
     this.#state = READING_HEAD;
     this.#request = undefined;
-    this.idleSince = systemClock.now();
+    this.idleSince = this.#host.deps.clock.now();
     if (this.socket.isPaused()) this.socket.resume();
     if (this.#buffer && !this.#readingHeads) this.#readHeads();
   }
@@ -153,7 +164,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   }
 
   #onData(chunk: Buffer): void {
-    this.lastActive = coarseClock.now;
+    this.lastActive = this.#host.coarseClock.now;
     switch (this.#state) {
       case READING_BODY:
         return this.#forwardBody(chunk);
@@ -191,7 +202,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
       this.#buffer = buffer;
       this.#scanFrom = 0;
     }
-    if (this.headStartedAt === 0) this.headStartedAt = systemClock.now();
+    if (this.headStartedAt === 0) this.headStartedAt = this.#host.deps.clock.now();
     const end = headEnd(buffer, this.#scanFrom);
     if (end < 0 || end > MAX_REQUEST_HEAD_BYTES) {
       if (end > MAX_REQUEST_HEAD_BYTES || buffer.length > MAX_REQUEST_HEAD_BYTES) {
@@ -230,13 +241,13 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.closeRequested = request.close;
     this.requestComplete = request.body === 'none';
     // The request timeout bounds receiving the request (as node:http's), not a long answer to it.
-    this.requestStartedAt = this.requestComplete ? 0 : systemClock.now();
+    this.requestStartedAt = this.requestComplete ? 0 : this.#host.deps.clock.now();
     if (request.body === 'length') this.#bodyFramer.length(request.contentLength);
     else if (request.body === 'chunked') this.#bodyFramer.chunked();
     this.#state = ROUTING;
     const deps = this.#host.deps;
     whenRouted(
-      () => deps.route(this, false),
+      () => deps.route(this, this.https),
       (route) => this.#routed(request, route),
       (error: unknown) => {
         deps.logger.error('load balancer routing failed', { host: request.host, err: error });

@@ -15,6 +15,7 @@ export function upstreamHead(
   request: RequestHead,
   hostOverride: string | undefined,
   client: string,
+  https: boolean,
   extra?: { readonly name: string; readonly value: string },
 ): string {
   let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
@@ -42,7 +43,7 @@ export function upstreamHead(
   if (hostOverride) head += `host: ${hostOverride}\r\n`;
   if (extra) head += `${extra.name}: ${extra.value}\r\n`;
   head += `x-forwarded-for: ${forwardedFor ? `${forwardedFor}, ${client}` : client}\r\n`;
-  return `${head}x-forwarded-proto: http\r\ncf-connecting-ip: ${client}\r\n\r\n`;
+  return `${head}x-forwarded-proto: ${https ? 'https' : 'http'}\r\ncf-connecting-ip: ${client}\r\n\r\n`;
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   type RequestHead,
   type ResponseHead,
 } from './head-parser.ts';
-import { coarseClock } from './coarse-clock.ts';
 import { downstreamHead, upstreamHead } from './heads.ts';
 import { OriginConnection, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
 
@@ -25,8 +24,10 @@ const COALESCE_BYTES = 64 * 1024;
 export interface ExchangeClient {
   readonly socket: Socket;
   readonly clientAddress: string;
-  /** When a byte last went either way (the idle timeout's coarse clock): written on each write. */
-  lastActive: number;
+  /** A byte went out: stamps the connection with the idle timeout's coarse clock. */
+  markActive(): void;
+  /** The client came over TLS (X-Forwarded-Proto). */
+  readonly https: boolean;
   /** The request body was received in full (or there was none). */
   readonly requestComplete: boolean;
   /** The client asked to close after this exchange. */
@@ -205,7 +206,13 @@ export class ProxyExchange implements OriginUser {
     origin.user = this;
     this.#origin = origin;
     origin.socket.write(
-      upstreamHead(this.#request, this.#route.hostFor(target), this.#client.clientAddress, this.#route.forwardHeader),
+      upstreamHead(
+        this.#request,
+        this.#route.hostFor(target),
+        this.#client.clientAddress,
+        this.#client.https,
+        this.#route.forwardHeader,
+      ),
       'latin1',
     );
     origin.awaitResponse(this.#deps.settings.responseTimeoutMs);
@@ -226,7 +233,7 @@ export class ProxyExchange implements OriginUser {
     else this.#framer.untilClose();
     if (response.close) this.#originReusable = false;
     const client = this.#client;
-    client.lastActive = coarseClock.now;
+    client.markActive();
     this.#closeClient = client.closeRequested || !client.requestComplete || (hasBody && response.framing === 'close');
     const cookie = this.#target === route.target ? route.setCookie : route.retryCookie(this.#target);
     const head = downstreamHead(response, hasBody, cookie, this.#closeClient);
@@ -276,7 +283,7 @@ export class ProxyExchange implements OriginUser {
       return this.#client.abort();
     }
     if (start + taken < chunk.length) this.#originReusable = false;
-    this.#client.lastActive = coarseClock.now;
+    this.#client.markActive();
     const flowing = this.#client.socket.write(
       start === 0 && taken === chunk.length ? chunk : chunk.subarray(start, start + taken),
     );

@@ -4,6 +4,7 @@ import {
   DEFAULT_FUNCTIONS_PORT,
   DEFAULT_S3_API_PORT,
   DEFAULT_TRAFFIC_PORT,
+  DEFAULT_TRAFFIC_TLS_PORT,
 } from '../../shared/default-ports.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../shared/http-timeouts.ts';
 import { LOG_FORMATS, LOG_LEVELS } from '../../shared/logger.ts';
@@ -64,6 +65,58 @@ export const SETTINGS = {
     description: 'Port where load balancers and public buckets take traffic, routed by Host.',
     label: 'port',
     section: 'Server',
+  }),
+  trafficTlsPort: withDefault({
+    flag: '--traffic-tls-port',
+    env: 'LEDGE_TRAFFIC_TLS_PORT',
+    kind: port(),
+    default: DEFAULT_TRAFFIC_TLS_PORT,
+    description: "Port where the traffic port's hostnames are served over HTTPS (HTTP/2 and HTTP/1.1).",
+    label: 'port',
+    section: 'Server',
+  }),
+  acmeDirectoryUrl: optional({
+    env: 'LEDGE_ACME_DIRECTORY_URL',
+    kind: text('url', 'https://acme-v02.api.letsencrypt.org/directory'),
+    description: 'ACME directory certificates are ordered from for the hostnames the traffic port serves.',
+    unsetText: 'no certificates are ordered (uploaded ones are served)',
+    section: 'HTTPS',
+  }),
+  acmeEmail: optional({
+    env: 'LEDGE_ACME_EMAIL',
+    kind: text('email'),
+    description: 'Contact address of the ACME account.',
+    unsetText: 'none',
+    section: 'HTTPS',
+  }),
+  acmeChallenge: withDefault({
+    env: 'LEDGE_ACME_CHALLENGE',
+    kind: oneOf(['http-01', 'tls-alpn-01'] as const),
+    default: 'http-01',
+    description:
+      'How the CA checks a name: HTTP-01 on the traffic port (80 for a public CA), TLS-ALPN-01 on the TLS port (443).',
+    section: 'HTTPS',
+  }),
+  acmeCaFile: optional({
+    env: 'LEDGE_ACME_CA_FILE',
+    kind: text('file', 'a PEM file'),
+    description: "CAs trusted for the ACME directory's own HTTPS (a private CA).",
+    unsetText: "the system's",
+    section: 'HTTPS',
+  }),
+  acmeIntervalMs: withDefault({
+    env: 'LEDGE_ACME_INTERVAL_MS',
+    kind: integer(100, 86_400_000, 'milliseconds'),
+    default: 3_600_000,
+    description: 'How often the served hostnames are checked for certificates to order or renew.',
+    section: 'HTTPS',
+  }),
+  acmeRetryMs: withDefault({
+    env: 'LEDGE_ACME_RETRY_MS',
+    kind: integer(100, 86_400_000, 'milliseconds'),
+    default: 60_000,
+    description: 'First retry of a failed order; doubled after each failure, at most 6 hours.',
+    section: 'HTTPS',
   }),
   s3ApiPort: withDefault({
     flag: '--s3-api-port',

@@ -11,6 +11,7 @@ export const SECTIONS = [
   'Functions',
   'R2',
   'Load balancing',
+  'HTTPS',
   'Notifications',
   'Nodes',
   'Logs',

@@ -9,6 +9,22 @@ import { compatibilityDate, scriptWorker } from './script-worker.ts';
 import { assetsService, assetsServiceName } from './assets-service.ts';
 import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
+import { SERVICE_EXPORT } from '../isolate-modules.ts';
+import type { ScriptToRun } from '../script.ts';
+import { DEFAULT_ENTRYPOINT, SERVICE_RPC_HOST, serviceSocketName } from '../service-sockets.ts';
+
+/**
+ * The sockets where other scripts' service bindings reach this one: one per bound entrypoint, speaking HTTP
+ * and Cap'n Proto RPC (service-sockets.ts). The address is a placeholder: each process binds its own path.
+ */
+function servedEntrypointSockets(deployed: ScriptToRun, service: string): Socket[] {
+  return (deployed.entrypoints ?? []).map((entrypoint, index) => ({
+    name: serviceSocketName(index),
+    address: '127.0.0.1:0',
+    http: { capnpConnectHost: SERVICE_RPC_HOST },
+    service: { name: service, entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint },
+  }));
+}
 
 /**
  * The config of processes that run scripts: a worker per script, the entry router in front of them (or,
@@ -41,6 +57,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   const routerBindings: Worker_Binding[] = [];
   const pingScripts: Record<string, { a: string; s: string }> = {};
   const pingBindings: Worker_Binding[] = [];
+  const entrypointSockets: Socket[] = [];
   scripts.forEach((deployed, index) => {
     const { script, subdomain } = deployed;
     const binding = `S${index}`;
@@ -70,6 +87,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       egressRules: rules,
       durableObjectsDir: input.durableObjectsDir,
       engineSockets: input.engineSockets,
+      serviceSocket: input.serviceSocket,
     };
     const built = scriptWorker(context, files, {
       folder: `s${index}`,
@@ -97,6 +115,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
     pingScripts[binding] = { a: script.account_id, s: script.name };
     pingBindings.push({ name: binding, service: built.service.name });
+    if (input.serveEntrypoints) entrypointSockets.push(...servedEntrypointSockets(deployed, built.service.name));
   });
 
   let entry: string;
@@ -117,7 +136,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   }
   services.push(...workers, ...shared.values());
   if (network) services.push(networkService(network));
-  const sockets: Socket[] = [httpSocket(entry)];
+  const sockets: Socket[] = [httpSocket(entry), ...entrypointSockets];
   if (input.ping) {
     services.push(
       pingService(files, [

@@ -71,6 +71,13 @@ export interface FunctionsConfigInput {
   metricsSecret?: string;
   /** Root of the accounts' Durable Object storage; without it, objects keep their storage in memory. */
   durableObjectsDir?: string | undefined;
+  /** Where service bindings reach another script's entrypoint (service-sockets.ts serviceSocketPath). */
+  serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
+  /**
+   * Adds a socket per entrypoint other scripts bind to (the script's `entrypoints`), bound where
+   * `--socket-addr svc-<i>` says: set for a script's own process, where callers reach it.
+   */
+  serveEntrypoints?: boolean;
 }
 
 /** A backend process's socket as the front processes reach it (see FunctionsRuntime: slots). */

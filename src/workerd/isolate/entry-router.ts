@@ -58,8 +58,11 @@ export default {
       );
     }
     // A front forwards it to the script's own process, whose router reads the header again.
+    // Its URL has the scheme the client used: the traffic port's TLS listener says so in X-Forwarded-Proto,
+    // which it always sets (a client's own is replaced), and only a routed request comes from it.
     if (routedKey !== null && !env.FRONT) {
-      request = new Request(request);
+      const overTls = request.headers.get('x-forwarded-proto') === 'https';
+      request = new Request(overTls ? request.url.replace(/^http:/, 'https:') : request.url, request);
       request.headers.delete(env.ROUTED_HEADER);
     }
     try {

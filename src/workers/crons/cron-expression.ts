@@ -1,4 +1,3 @@
-import { systemClock } from '../../shared/clock.ts';
 /**
  * Cloudflare's cron syntax for Cron Triggers (UTC, five fields: minute hour day-of-month month
  * day-of-week). Each field takes `*`, values, ranges `a-b`, steps `*\/n` `a/n` `a-b/n` and lists;
@@ -26,8 +25,11 @@ const SEARCH_DAYS = 366 * 5 + 2;
 
 export class CronSyntaxError extends Error {}
 
-/** Parses and validates an expression; throws CronSyntaxError with a message naming the faulty field. */
-export function parseCron(source: string): CronExpression {
+/**
+ * Parses and validates an expression; throws CronSyntaxError with a message naming the faulty field, or
+ * when it does not fire in the 5 years after `now`.
+ */
+export function parseCron(source: string, now: Date): CronExpression {
   const fields = source.trim().split(/\s+/);
   if (fields.length !== 5 || fields[0] === '') {
     throw new CronSyntaxError(`"${source}" must have 5 fields (minute hour day-of-month month day-of-week)`);
@@ -41,7 +43,7 @@ export function parseCron(source: string): CronExpression {
     dayOfMonth: dom === '*' ? null : parseDayOfMonth(dom),
     dayOfWeek: dow === '*' ? null : parseDayOfWeek(dow),
   };
-  if (!nextCronTime(expression, new Date(systemClock.now()))) throw new CronSyntaxError(`"${source}" never fires`);
+  if (!nextCronTime(expression, now)) throw new CronSyntaxError(`"${source}" never fires`);
   return expression;
 }
 

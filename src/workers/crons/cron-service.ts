@@ -81,7 +81,7 @@ export class CronService {
   /** The body wrangler sends: `[{ "cron": "*\/5 * * * *" }, ...]` (an empty array removes them all). */
   async putSchedules(accountId: string, script: string, body: unknown) {
     await this.#deps.requireScript(accountId, script);
-    const crons = parseSchedulesBody(body);
+    const crons = parseSchedulesBody(body, new Date(this.#clock.now()));
     const now = new Date(this.#clock.now()).toISOString();
     const before = await this.#deps.store.listSchedules(accountId, script);
     const saved = await this.#deps.store.replaceSchedules(accountId, script, crons, now);
@@ -103,7 +103,7 @@ export class CronService {
     let chosen = cron ?? schedules[0]?.cron;
     if (cron !== undefined && !schedules.some((s) => s.cron === cron)) {
       try {
-        parseCron(cron);
+        parseCron(cron, new Date(this.#clock.now()));
       } catch (error) {
         throw CronErrors.invalidCron((error as Error).message);
       }
@@ -145,7 +145,7 @@ export class CronService {
     for (const schedule of await this.#deps.store.allSchedules()) {
       // A stored expression that no longer parses (a rule of a later version) is skipped, not fatal.
       try {
-        const expression = parseCron(schedule.cron);
+        const expression = parseCron(schedule.cron, now);
         const due = nextCronTime(expression, now);
         if (due) plan.push({ schedule, expression, due: due.getTime() });
       } catch (error) {
@@ -256,7 +256,7 @@ function renderSchedule(row: ScheduleRecord) {
 }
 
 /** Validates wrangler's body: an array of `{ cron }` objects, each a valid expression, no duplicates. */
-export function parseSchedulesBody(body: unknown): string[] {
+export function parseSchedulesBody(body: unknown, now: Date): string[] {
   if (!Array.isArray(body)) throw CronErrors.invalidBody('The body must be an array of {"cron": "<expression>"}.');
   if (body.length > MAX_SCHEDULES_PER_SCRIPT) throw CronErrors.tooMany();
   const crons: string[] = [];
@@ -264,7 +264,7 @@ export function parseSchedulesBody(body: unknown): string[] {
     const cron = (item as { cron?: unknown } | null)?.cron;
     if (typeof cron !== 'string') throw CronErrors.invalidBody(`Item ${index} must be {"cron": "<expression>"}.`);
     try {
-      parseCron(cron);
+      parseCron(cron, now);
     } catch (error) {
       if (error instanceof CronSyntaxError) throw CronErrors.invalidCron(error.message);
       throw error;

@@ -138,6 +138,18 @@ export const SDK_TYPES = {
   D1Raw: { module: 'd1/database/database', type: 'Array<$.DatabaseRawResponse>' },
   D1Import: { module: 'd1/database/database', type: '$.DatabaseImportResponse' },
   D1Export: { module: 'd1/database/database', type: '$.DatabaseExportResponse' },
+  CustomCertificateList: { module: 'custom-certificates/custom-certificates', type: 'Array<$.CustomCertificate>' },
+  CustomCertificate: { module: 'custom-certificates/custom-certificates', type: '$.CustomCertificate' },
+  CustomCertificateDelete: {
+    module: 'custom-certificates/custom-certificates',
+    type: '$.CustomCertificateDeleteResponse',
+  },
+  ZoneSettingGet: { module: 'zones/settings', type: '$.SettingGetResponse' },
+  ZoneSettingEdit: { module: 'zones/settings', type: '$.SettingEditResponse' },
+  CertificatePackList: {
+    module: 'ssl/certificate-packs/certificate-packs',
+    type: 'Array<$.CertificatePackListResponse>',
+  },
 } satisfies Record<string, SdkType>;
 
 export type SdkTypeName = keyof typeof SDK_TYPES;
@@ -195,6 +207,16 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   'GET /client/v4/zones/:zone_id': { sdk: 'Zone' },
   'DELETE /client/v4/zones/:zone_id': { sdk: 'ZoneDelete' },
   'GET /client/v4/zones/:zone_id/load_balancers': { sdk: 'LoadBalancerList' },
+  'POST /client/v4/zones/:zone_id/custom_certificates': { sdk: 'CustomCertificate' },
+  'GET /client/v4/zones/:zone_id/custom_certificates': { sdk: 'CustomCertificateList' },
+  'GET /client/v4/zones/:zone_id/custom_certificates/:id': { sdk: 'CustomCertificate' },
+  'PATCH /client/v4/zones/:zone_id/custom_certificates/:id': { sdk: 'CustomCertificate' },
+  'DELETE /client/v4/zones/:zone_id/custom_certificates/:id': { sdk: 'CustomCertificateDelete' },
+  'GET /client/v4/zones/:zone_id/settings/always_use_https': { sdk: 'ZoneSettingGet' },
+  'PATCH /client/v4/zones/:zone_id/settings/always_use_https': { sdk: 'ZoneSettingEdit' },
+  'GET /client/v4/zones/:zone_id/settings/min_tls_version': { sdk: 'ZoneSettingGet' },
+  'PATCH /client/v4/zones/:zone_id/settings/min_tls_version': { sdk: 'ZoneSettingEdit' },
+  'GET /client/v4/zones/:zone_id/ssl/certificate_packs': { sdk: 'CertificatePackList' },
   'POST /client/v4/zones/:zone_id/load_balancers': { sdk: 'LoadBalancer' },
   'GET /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancer' },
   'PUT /client/v4/zones/:zone_id/load_balancers/:load_balancer_id': { sdk: 'LoadBalancer' },

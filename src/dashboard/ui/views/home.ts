@@ -1,5 +1,5 @@
-import { listPolicies } from '../../../client/index.ts';
-import { client, get, page } from '../api.ts';
+import { listBuckets, listPolicies, listScripts } from '../../../client/index.ts';
+import { client, page } from '../api.ts';
 import { replace } from '../dom.ts';
 import { acct, state } from '../state.ts';
 import { renderOverview } from './account.render.ts';
@@ -7,11 +7,11 @@ import { renderOverview } from './account.render.ts';
 /** Overview: the account's counts, each loaded on its own (an area this token cannot read counts 0). */
 export async function home(main: HTMLElement): Promise<void> {
   const [buckets, scripts, pools, policies] = await Promise.all([
-    get<{ buckets: unknown[] }>(`${acct()}/r2/buckets`, { per_page: 1000 }).then(
-      (r) => r.buckets.length,
+    listBuckets(client, state.accountId).then(
+      (r) => r.length,
       () => 0,
     ),
-    get<unknown[]>(`${acct()}/workers/scripts`).then(
+    listScripts(client, state.accountId).then(
       (r) => r.length,
       () => 0,
     ),

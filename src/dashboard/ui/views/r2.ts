@@ -1,28 +1,21 @@
-import { ApiError, client, del, enc, get, put, V4 } from '../api.ts';
-import { button, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
+import { ApiError, client, enc, get, put, V4 } from '../api.ts';
+import { h, replace, uid } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, readOnly, state } from '../state.ts';
 import {
   createBucket,
   deleteBucket,
+  deleteObject,
   listBuckets,
+  listObjectPage,
   type BucketCors,
   type BucketLifecycle,
 } from '../../../client/index.ts';
 import { renderBuckets } from './buckets.render.ts';
+import { renderObjectDetails, renderObjectListing } from './objects.render.ts';
 import { renderBucketSettings, type Setting } from './bucket-settings.render.ts';
-import { confirmDialog, errorText, notice, pageView, writeButton } from '../ui-kit.ts';
+import { confirmDialog, errorText, notice, pageView } from '../ui-kit.ts';
 import { uploadOne } from './upload.ts';
-
-interface ObjectInfo {
-  key: string;
-  size: number;
-  etag: string;
-  uploaded: string;
-  http_metadata?: Record<string, string>;
-  custom_metadata?: Record<string, string>;
-  storage_class?: string;
-}
 
 const bucketsPath = () => `${acct()}/r2/buckets`;
 /** An object's API path: each key segment escaped, the slashes kept (keys are paths). */
@@ -96,80 +89,21 @@ async function showListing(
   cursor: string | undefined,
   here: (prefix: string, cursor?: string) => string,
 ): Promise<void> {
-  const envelope = await client.request<ObjectInfo[]>('GET', `${bucketsPath()}/${enc(bucket)}/objects`, {
-    query: { prefix, delimiter: '/', per_page: 100, cursor },
-  });
-  const info = envelope.result_info ?? {};
-  const folders = (info.delimited ?? []) as string[];
+  const page = await listObjectPage(client, state.accountId, bucket, { prefix, delimiter: '/', perPage: 100, cursor });
   const again = () =>
     void showListing(listing, details, status, bucket, prefix, cursor, here).catch((error: unknown) =>
       status.fail(error),
     );
-  const rows = [
-    ...folders.map((folder) => [
-      h('a', { href: here(folder), class: 'folder' }, `${folder.slice(prefix.length)}`),
-      'Folder',
-      '',
-      '',
-      '',
-    ]),
-    ...envelope.result.map((object) => [
-      h('span', { class: 'name' }, object.key.slice(prefix.length)),
-      formatBytes(object.size),
-      object.http_metadata?.['contentType'] ?? '',
-      formatTime(object.uploaded),
-      h(
-        'span',
-        { class: 'actions' },
-        h(
-          'a',
-          {
-            href: V4 + objectPath(bucket, object.key),
-            download: object.key.split('/').pop() ?? 'object',
-            class: 'button',
-            'aria-label': `Download ${object.key}`,
-          },
-          'Download',
-        ),
-        button('Details', () => showDetails(details, object), { 'aria-label': `Details of ${object.key}` }),
-        writeButton(
-          'Delete',
-          async () => {
-            if (!(await confirmDialog(`Delete "${object.key}"? This cannot be undone.`, 'Delete object'))) return;
-            del(objectPath(bucket, object.key)).then(again, (error: unknown) => status.fail(error));
-          },
-          { 'aria-label': `Delete ${object.key}` },
-        ),
-      ),
-    ]),
-  ];
+  const links = { folder: here, download: (key: string) => V4 + objectPath(bucket, key) };
   replace(
     listing,
-    table(`Objects in ${prefix || 'the bucket root'}`, ['Name', 'Size', 'Type', 'Uploaded', 'Actions'], rows),
-    info.is_truncated && info.cursor
-      ? h('p', null, h('a', { href: here(prefix, String(info.cursor)), class: 'button' }, 'Next page'))
-      : null,
-  );
-}
-
-function showDetails(box: HTMLElement, object: ObjectInfo): void {
-  const entries: [string, string][] = [
-    ['Key', object.key],
-    ['Size', `${formatBytes(object.size)} (${object.size} bytes)`],
-    ['ETag', object.etag],
-    ['Uploaded', formatTime(object.uploaded)],
-    ['Storage class', object.storage_class ?? ''],
-    ...Object.entries(object.http_metadata ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
-    ...Object.entries(object.custom_metadata ?? {}).map(([k, v]): [string, string] => [`x-amz-meta-${k}`, v]),
-  ];
-  replace(
-    box,
-    h('h2', null, 'Object details'),
-    h(
-      'dl',
-      null,
-      entries.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
-    ),
+    renderObjectListing(page, prefix, links, {
+      details: (object) => replace(details, renderObjectDetails(object)),
+      remove: async (key) => {
+        if (!(await confirmDialog(`Delete "${key}"? This cannot be undone.`, 'Delete object'))) return;
+        deleteObject(client, state.accountId, bucket, key).then(again, (error: unknown) => status.fail(error));
+      },
+    }),
   );
 }
 

@@ -1,13 +1,18 @@
-import { session } from '../api.ts';
 import { field, h } from '../dom.ts';
 import type { SessionInfo } from '../state.ts';
 import { notice } from '../ui-kit.ts';
 
+/** What the sign-in form sends: an API token, or a global API key with its email. */
+export type SignInBody = { api_token: string } | { email: string; api_key: string };
+
 /**
- * Sign-in with an API token (or a global API key with its email). The server checks it as the API would and
- * answers with an HttpOnly session cookie; the credential itself is never kept by the page.
+ * Sign-in with an API token (or a global API key with its email). `signIn` sends it (main.ts: the server checks it
+ * as the API would and answers with an HttpOnly session cookie); the credential itself is never kept by the page.
  */
-export function renderSignIn(enter: (session: SessionInfo) => Promise<void>): HTMLElement {
+export function renderSignIn(
+  signIn: (body: SignInBody) => Promise<SessionInfo>,
+  enter: (session: SessionInfo) => Promise<void>,
+): HTMLElement {
   const token = field('API token', { type: 'password', autocomplete: 'off', spellcheck: 'false' });
   const email = field('Email', { type: 'email', autocomplete: 'username' });
   const key = field('Global API key', { type: 'password', autocomplete: 'off' });
@@ -25,12 +30,12 @@ export function renderSignIn(enter: (session: SessionInfo) => Promise<void>): HT
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const body =
+    const body: SignInBody =
       token.input.value.trim() !== ''
         ? { api_token: token.input.value.trim() }
         : { email: email.input.value.trim(), api_key: key.input.value.trim() };
     status.ok('Signing in…');
-    session<SessionInfo>('POST', body)
+    signIn(body)
       .then((signedIn) => {
         token.input.value = '';
         key.input.value = '';

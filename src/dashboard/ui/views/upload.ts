@@ -1,6 +1,6 @@
 import { ApiError, csrf, del, enc, parseEnvelope, post, V4 } from '../api.ts';
-import { h, replace } from '../dom.ts';
 import { acct } from '../state.ts';
+import { renderUploadRow } from './upload.render.ts';
 
 const MiB = 1024 * 1024;
 /**
@@ -23,26 +23,17 @@ const bucketPath = (bucket: string) => `${acct()}/r2/buckets/${enc(bucket)}`;
 const objectPath = (bucket: string, key: string) =>
   `${bucketPath(bucket)}/objects/${key.split('/').map(enc).join('/')}`;
 
-/** One file's upload, with its own progress bar and state line in the list. */
+/** One file's upload, with its own progress bar and state line in the list (upload.render.ts). */
 export function uploadOne(bucket: string, key: string, file: File, list: HTMLElement): Promise<void> {
-  const bar = h('progress', { max: file.size || 1, value: 0, 'aria-label': `Upload of ${key}` });
-  const state = h('span', { class: 'upload-state' }, 'Starting');
-  list.append(h('li', null, h('span', { class: 'name' }, key), ' ', bar, ' ', state));
-  const progress = (loaded: number) => {
-    bar.value = loaded;
-    replace(state, `${Math.floor((100 * loaded) / (file.size || 1))}%`);
-  };
+  const row = renderUploadRow(key, file.size);
+  list.append(row.element);
   const transfer =
-    file.size > MULTIPART_THRESHOLD ? multipart(bucket, key, file, progress) : single(bucket, key, file, progress);
+    file.size > MULTIPART_THRESHOLD
+      ? multipart(bucket, key, file, row.progress)
+      : single(bucket, key, file, row.progress);
   return transfer.then(
-    () => {
-      bar.value = bar.max;
-      replace(state, 'Uploaded');
-    },
-    (error: unknown) => {
-      replace(state, `Failed: ${error instanceof Error ? error.message : String(error)}`);
-      state.setAttribute('role', 'alert');
-    },
+    () => row.done(),
+    (error: unknown) => row.failed(error),
   );
 }
 

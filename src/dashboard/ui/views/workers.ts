@@ -1,169 +1,59 @@
-import { enc, get, post } from '../api.ts';
-import { button, checkbox, field, formatBytes, formatTime, h, replace, table, uid } from '../dom.ts';
-import { href } from '../router.ts';
-import { acct } from '../state.ts';
-import { errorText, notice, pageView, writeButton } from '../ui-kit.ts';
-
-interface Script {
-  id: string;
-  created_on: string;
-  modified_on: string;
-}
-interface Deployment {
-  id: string;
-  created_on: string;
-  source?: string;
-  strategy?: string;
-  author_email?: string;
-  versions: { version_id: string; percentage: number }[];
-}
-interface Binding {
-  type: string;
-  name: string;
-  bucket_name?: string;
-  text?: string;
-}
-interface Run {
-  cron: string;
-  scheduled_time?: string;
-  started_at?: string;
-  outcome?: string;
-  duration_ms?: number;
-  error?: string | null;
-}
+import {
+  getSchedules,
+  getScriptAssets,
+  getScriptSettings,
+  getScriptSubdomain,
+  listCronRuns,
+  listDeployments,
+  listScripts,
+  listSecrets,
+  triggerCron,
+} from '../../../client/index.ts';
+import { client, enc, post } from '../api.ts';
+import { button, checkbox, field, formatTime, h, replace, uid } from '../dom.ts';
+import { acct, state } from '../state.ts';
+import { errorText, notice } from '../ui-kit.ts';
+import { renderScriptDetail, renderScripts, type ScriptPage } from './workers.render.ts';
 
 const scriptsPath = () => `${acct()}/workers/scripts`;
 
-/** "Workers & Pages": the account's scripts. */
+/** "Workers & Pages": the account's scripts, loaded through the client; workers.render.ts draws the page. */
 export async function scripts(main: HTMLElement): Promise<void> {
-  const list = await get<Script[]>(scriptsPath());
-  replace(
-    main,
-    pageView(
-      'Workers & Pages',
-      h('p', null, 'Deploy with ', h('code', null, 'wrangler deploy'), ' or ', h('code', null, 'ledge deploy'), '.'),
-      table(
-        `Scripts (${list.length})`,
-        ['Script', 'Created', 'Modified'],
-        list.map((s) => [
-          h('a', { href: href('workers', s.id) }, s.id),
-          formatTime(s.created_on),
-          formatTime(s.modified_on),
-        ]),
-      ),
-    ),
-  );
+  replace(main, renderScripts(await listScripts(client, state.accountId)));
+}
+
+/** One script's page: its parts loaded through the client (one that fails is shown empty), then drawn. */
+async function loadScriptPage(script: string): Promise<ScriptPage> {
+  const id = state.accountId;
+  const [deployments, settings, secrets, schedules, runs, assets, route] = await Promise.all([
+    listDeployments(client, id, script).catch(() => []),
+    getScriptSettings(client, id, script).catch(() => ({ bindings: [] })),
+    listSecrets(client, id, script).catch(() => []),
+    getSchedules(client, id, script).catch(() => []),
+    listCronRuns(client, id, script).catch(() => []),
+    getScriptAssets(client, id, script).catch(() => null),
+    getScriptSubdomain(client, id, script).catch(() => ({ enabled: false })),
+  ]);
+  return { script, deployments, bindings: settings.bindings ?? [], secrets, schedules, runs, assets, route };
 }
 
 /** One script: deployments, bindings, secret names, Cron Triggers with recent runs, and its logs live. */
 export async function scriptDetail(main: HTMLElement, script: string): Promise<void> {
   const base = `${scriptsPath()}/${enc(script)}`;
-  const [deployments, settings, secrets, schedules, runs, assets, route] = await Promise.all([
-    get<{ deployments: Deployment[] }>(`${base}/deployments`).catch(() => ({ deployments: [] })),
-    get<{ bindings?: Binding[]; compatibility_date?: string }>(`${base}/settings`).catch(() => ({
-      bindings: [] as Binding[],
-    })),
-    get<{ name: string; type: string }[]>(`${base}/secrets`).catch(() => []),
-    get<{ schedules: { cron: string }[] }>(`${base}/schedules`).catch(() => ({ schedules: [] })),
-    get<Run[]>(`${base}/schedules/runs`).catch(() => [] as Run[]),
-    get<AssetSummary | null>(`${base}/assets`).catch(() => null),
-    get<{ enabled: boolean; url?: string }>(`${base}/subdomain`).catch(() => ({ enabled: false }) as { url?: string }),
-  ]);
+  const page = await loadScriptPage(script);
   const status = notice();
   // The chart (uPlot, its own chunk) fills in when it has loaded; the rest of the page does not wait for it.
-  const requestsBox = h('div', { class: 'requests' }, 'Loading the request chart…');
+  const requests = h('div', { class: 'requests' }, 'Loading the request chart…');
   void import('./charts.ts')
-    .then((charts) => charts.requestsChart(requestsBox, base, script))
-    .catch((error: unknown) => replace(requestsBox, `The request chart could not be loaded: ${errorText(error)}`));
-  replace(
-    main,
-    pageView(
-      `Worker ${script}`,
-      h('p', null, h('a', { href: href('workers') }, '← Workers & Pages')),
-      route.url
-        ? h('p', null, 'Served at ', h('a', { href: route.url, target: '_blank', rel: 'noopener' }, route.url))
-        : h('p', null, 'Not routed on workers.dev.'),
-      h('h2', null, 'Requests'),
-      requestsBox,
-      h('h2', null, 'Deployments'),
-      table(
-        'Deployments',
-        ['Created', 'Versions', 'Source', 'Author'],
-        deployments.deployments.map((d) => [
-          formatTime(d.created_on),
-          d.versions.map((v) => `${v.version_id.slice(0, 8)} (${v.percentage}%)`).join(', '),
-          d.source ?? '',
-          d.author_email ?? '',
-        ]),
-        'No deployments yet.',
-        true,
-      ),
-      h('h2', null, 'Static assets'),
-      assets
-        ? table(
-            'Static assets of the current version',
-            ['Files', 'Total size', 'Binding', 'Serving'],
-            [
-              [
-                String(assets.files),
-                formatBytes(assets.total_bytes),
-                assets.binding ?? '—',
-                assetConfigText(assets.config),
-              ],
-            ],
-          )
-        : h('p', null, 'The current version has no static assets.'),
-      h('h2', null, 'Bindings'),
-      table(
-        'Bindings',
-        ['Name', 'Type', 'Target'],
-        (settings.bindings ?? []).map((b) => [
-          b.name,
-          b.type,
-          b.bucket_name ?? (b.type === 'plain_text' ? (b.text ?? '') : ''),
-        ]),
-        'No bindings.',
-        true,
-      ),
-      h('h2', null, 'Secrets'),
-      table(
-        'Secret names (values are never shown)',
-        ['Name', 'Type'],
-        secrets.map((s) => [s.name, s.type]),
-        'No secrets.',
-      ),
-      h('h2', null, 'Cron Triggers'),
-      table(
-        'Schedules',
-        ['Cron', 'Actions'],
-        schedules.schedules.map((s) => [
-          h('code', null, s.cron),
-          writeButton('Run now', () => {
-            post(`${base}/schedules/trigger`, { cron: s.cron }).then(
-              () => status.ok(`Ran ${s.cron}.`),
-              (error: unknown) => status.fail(error),
-            );
-          }),
-        ]),
-      ),
-      status.element,
-      table(
-        'Recent runs',
-        ['Cron', 'Started', 'Outcome', 'Duration', 'Error'],
-        runs
-          .slice(0, 20)
-          .map((r) => [
-            r.cron,
-            formatTime(r.started_at ?? r.scheduled_time),
-            r.outcome ?? '',
-            r.duration_ms === undefined ? '' : `${r.duration_ms} ms`,
-            r.error ?? '',
-          ]),
-      ),
-      h('h2', null, 'Logs'),
-      await logView(base),
-    ),
-  );
+    .then((charts) => charts.requestsChart(requests, base, script))
+    .catch((error: unknown) => replace(requests, `The request chart could not be loaded: ${errorText(error)}`));
+  const runCron = (cron: string) => {
+    triggerCron(client, state.accountId, script, cron).then(
+      () => status.ok(`Ran ${cron}.`),
+      (error: unknown) => status.fail(error),
+    );
+  };
+  replace(main, renderScriptDetail(page, { requests, status: status.element, logs: await logView(base) }, { runCron }));
 }
 
 interface TailEvent {
@@ -288,31 +178,4 @@ async function logView(base: string): Promise<HTMLElement> {
     h('h3', null, 'History'),
     historyList,
   );
-}
-
-interface AssetSummary {
-  files: number;
-  total_bytes: number;
-  binding: string | null;
-  config: {
-    html_handling?: string;
-    not_found_handling?: string;
-    run_worker_first?: boolean | string[];
-    has_headers: boolean;
-    has_redirects: boolean;
-  };
-}
-
-function assetConfigText(config: AssetSummary['config']): string {
-  const parts = [
-    `html_handling: ${config.html_handling ?? 'auto-trailing-slash'}`,
-    `not_found_handling: ${config.not_found_handling ?? 'none'}`,
-  ];
-  if (config.run_worker_first !== undefined)
-    parts.push(
-      `run_worker_first: ${Array.isArray(config.run_worker_first) ? config.run_worker_first.join(' ') : String(config.run_worker_first)}`,
-    );
-  if (config.has_headers) parts.push('_headers');
-  if (config.has_redirects) parts.push('_redirects');
-  return parts.join(', ');
 }

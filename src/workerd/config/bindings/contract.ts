@@ -40,6 +40,8 @@ export interface ScriptContext {
   durableObjectsDir?: string | undefined;
   /** Where the account's data engines listen (engine-host.ts); without it, no KV or D1 binding can be configured. */
   engineSockets?: EngineSockets | undefined;
+  /** The stable socket path of another script's entrypoint (service-sockets.ts); unset where none is reachable. */
+  serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
 }
 
 /** The unix socket of an engine kind of an account (engine-host.ts). */

@@ -10,6 +10,7 @@ import { metricsSecret } from './metrics-secret.ts';
 import { plainText } from './plain-text.ts';
 import { r2Bucket } from './r2.ts';
 import { kvNamespace } from './kv.ts';
+import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
 
 export type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
@@ -26,6 +27,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   json,
   durable_object_namespace: durableObjectNamespace,
   d1: d1Database,
+  service: serviceBinding,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */

@@ -1,0 +1,97 @@
+import type { Socket } from 'node:net';
+import { createServer, type SecureContext, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
+import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
+
+/** How a ClientHello is served: a site's certificate (h2, http/1.1) or a TLS-ALPN-01 challenge's (acme-tls/1). */
+export interface TlsChoice {
+  kind: 'site' | 'acme';
+  /** The lowest protocol the handshake accepts (the zone's min_tls_version). */
+  minVersion: SecureVersion;
+}
+
+/**
+ * TLS for a ProxyServer; the product picks from memory. `choose` sees the whole ClientHello (name and ALPN
+ * list) before the handshake: undefined refuses it with an `unrecognized_name` alert (as Cloudflare answers
+ * a name it has no certificate for). `context` is the certificate for a name (the handshake's SNI callback).
+ */
+export interface TlsTermination {
+  choose(hello: ClientHello): TlsChoice | undefined;
+  context(serverName: string, kind: TlsChoice['kind']): SecureContext | undefined;
+}
+
+// A fatal TLS alert record (level 2) "unrecognized_name" (112), in TLS 1.0 framing as any version reads it.
+const UNRECOGNIZED_NAME_ALERT = Buffer.from([21, 3, 1, 0, 2, 2, 112]);
+
+const SITE_PROTOCOLS = ['h2', 'http/1.1'];
+const ACME_PROTOCOLS = ['acme-tls/1'];
+
+/**
+ * Terminates TLS on accepted sockets. The ClientHello is read first (raw bytes, put back unread), so the
+ * handshake it gets is decided before it starts: a protocol floor per zone, and the challenge certificate
+ * for a TLS-ALPN-01 validation only when the client asks for acme-tls/1 (an SNI callback alone could not
+ * see the ALPN list, nor raise the floor). The handshake itself is node:tls's: one tls.Server (never
+ * listening) per kind and floor is given the socket, as a listening one would be.
+ */
+export class TlsTerminator {
+  readonly #termination: TlsTermination;
+  readonly #timeoutMs: number;
+  readonly #secure: (socket: TLSSocket) => void;
+  readonly #servers = new Map<string, Server>();
+
+  constructor(termination: TlsTermination, handshakeTimeoutMs: number, secure: (socket: TLSSocket) => void) {
+    this.#termination = termination;
+    this.#timeoutMs = handshakeTimeoutMs;
+    this.#secure = secure;
+  }
+
+  /** Serves a freshly accepted socket: `secure` gets its TLS socket once the handshake is done. */
+  accept(socket: Socket): void {
+    let received: Buffer | undefined;
+    const fail = () => socket.destroy();
+    socket.setTimeout(this.#timeoutMs, fail);
+    socket.on('error', fail);
+    // Paused-mode reads ('readable' + read()), so the bytes can be put back for node:tls.
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) {
+        received = received ? Buffer.concat([received, chunk]) : chunk;
+      }
+      if (!received) return;
+      const hello = readClientHello(received);
+      if (hello === undefined && received.length <= MAX_CLIENT_HELLO_BYTES + 5) return;
+      socket.off('readable', onReadable);
+      if (!hello || hello instanceof Error) return fail();
+      const choice = this.#termination.choose(hello);
+      if (!choice) return void socket.end(UNRECOGNIZED_NAME_ALERT);
+      socket.off('error', fail);
+      socket.unshift(received);
+      this.#server(choice).emit('connection', socket);
+    };
+    socket.on('readable', onReadable);
+  }
+
+  #server(choice: TlsChoice): Server {
+    const key = `${choice.kind}/${choice.minVersion}`;
+    let server = this.#servers.get(key);
+    if (server) return server;
+    const { kind } = choice;
+    server = createServer({
+      minVersion: choice.minVersion,
+      ALPNProtocols: kind === 'acme' ? ACME_PROTOCOLS : SITE_PROTOCOLS,
+      handshakeTimeout: this.#timeoutMs,
+      SNICallback: (name, done) => {
+        const context = this.#termination.context(name.toLowerCase(), kind);
+        if (context) done(null, context);
+        else done(new Error(`no certificate for ${name}`));
+      },
+    });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      // The handshake's bound is over: the listener's own timeouts take the connection from here.
+      socket.setTimeout(0);
+      this.#secure(socket);
+    });
+    server.on('tlsClientError', (_error, socket) => socket.destroy());
+    this.#servers.set(key, server);
+    return server;
+  }
+}

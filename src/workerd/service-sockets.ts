@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { isLoaded, type Binding, type ScriptToRun } from './script.ts';
+
+/**
+ * Service bindings between scripts that run in different workerd processes (docs/architecture.md, "Service
+ * bindings across processes"). A script that others bind to serves each bound entrypoint on a unix socket of
+ * its own process with workerd's `capnpConnectHost`, so one socket carries both HTTP (`fetch`) and Cap'n Proto
+ * RPC (JS RPC to `WorkerEntrypoint` methods); a caller's binding is an `external` service at that entrypoint's
+ * *stable* path, a symlink the runtime points at the socket of the process that serves the target now. A
+ * redeploy or a restart re-points it; a caller's workerd keeps an RPC connection until it breaks, then
+ * reconnects through the link. The socket's path is in no config but the bound callers', under the
+ * runtime's private socket directory, and an isolate cannot open a unix socket by itself: a script reaches
+ * only the entrypoints it is bound to.
+ */
+
+/** The CONNECT host that asks a socket for a Cap'n Proto session (workerd's HttpOptions.capnpConnectHost). */
+export const SERVICE_RPC_HOST = 'ledge-service-rpc';
+/** How a binding without `entrypoint` names the default export. */
+export const DEFAULT_ENTRYPOINT = 'default';
+
+type ServiceBinding = Extract<Binding, { type: 'service' }>;
+
+const serviceBindings = (d: ScriptToRun): ServiceBinding[] =>
+  d.version.bindings.filter((b): b is ServiceBinding => b.type === 'service');
+
+/**
+ * The scripts with the entrypoints other scripts of their account bind to (`entrypoints`), which makes them
+ * loaded: a target bound only through a service binding (workers_dev off, no Cron Triggers) runs too, and
+ * its own bindings count in turn. A script bound only by itself is served in its own process, no socket.
+ */
+export function withServedEntrypoints(scripts: readonly ScriptToRun[]): ScriptToRun[] {
+  const byKey = new Map(scripts.map((d) => [`${d.script.account_id}/${d.script.name}`, d]));
+  const served = new Map<string, Set<string>>();
+  const loaded = new Set(scripts.filter(isLoaded).map((d) => `${d.script.account_id}/${d.script.name}`));
+  const pending = [...loaded];
+  while (pending.length > 0) {
+    const caller = byKey.get(pending.pop()!)!;
+    for (const binding of serviceBindings(caller)) {
+      if (binding.service === caller.script.name) continue;
+      const key = `${caller.script.account_id}/${binding.service}`;
+      if (!byKey.has(key)) continue;
+      const set = served.get(key) ?? new Set<string>();
+      set.add(binding.entrypoint ?? DEFAULT_ENTRYPOINT);
+      served.set(key, set);
+      if (!loaded.has(key)) {
+        loaded.add(key);
+        pending.push(key);
+      }
+    }
+  }
+  return scripts.map((d) => {
+    const entrypoints = served.get(`${d.script.account_id}/${d.script.name}`);
+    return entrypoints ? { ...d, entrypoints: [...entrypoints].sort() } : d;
+  });
+}
+
+/**
+ * Where callers reach one entrypoint of a script: a stable path (a symlink, see pointServiceSocket) named by
+ * a digest, so it fits a unix socket address whatever the names' lengths.
+ */
+export function serviceSocketPath(dir: string, accountId: string, script: string, entrypoint: string): string {
+  const digest = createHash('sha256').update(`${accountId}/${script}#${entrypoint}`).digest('hex').slice(0, 20);
+  return join(dir, `svc-${digest}.sock`);
+}
+
+/** Points the stable path at the socket a process listens on, atomically (a new link renamed over the old). */
+export function pointServiceSocket(stable: string, socket: string): void {
+  const temporary = `${stable}.${process.pid}.tmp`;
+  rmSync(temporary, { force: true });
+  symlinkSync(socket, temporary);
+  renameSync(temporary, stable);
+}
+
+/** The name of a process's socket for its `index`-th served entrypoint (config and `--socket-addr` agree). */
+export const serviceSocketName = (index: number): string => `svc-${index}`;
+
+/** The entrypoint workerd's load error says the script does not export, if that is why it did not start. */
+export function missingEntrypoint(loadError: string): string | undefined {
+  return /with a named entrypoint "([^"]+)", but "[^"]*" has no such named entrypoint/.exec(loadError)?.[1];
+}

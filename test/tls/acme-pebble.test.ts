@@ -1,0 +1,224 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:https';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/shared/logger.ts';
+import { CHROMIUM } from '../helpers/browser.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
+import { curl, makeCertificate } from './helpers.ts';
+
+/**
+ * ACME against Debian's pebble (the ACME test server, RFC 8555), with pebble-challtestsrv as its DNS
+ * (every name is 127.0.0.1): one Ledge orders by HTTP-01 (pebble's VA reaches its plain traffic port), another
+ * by TLS-ALPN-01 (its TLS port). Pebble issues certificates that live 30 s, so a renewal happens in the test.
+ */
+const VALIDITY_SECONDS = 30;
+const processes: ChildProcess[] = [];
+let pebbleRoot: string;
+let http01: TestLedge;
+let alpn01: TestLedge;
+let origin: NamedOrigin;
+const logs: string[] = [];
+
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
+  processes.push(child);
+  return child;
+}
+
+async function api(ledge: TestLedge, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${ledge.apiUrl}${path}`, {
+    method,
+    headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field
+  return { status: res.status, text, body: JSON.parse(text) as { result: any } };
+}
+
+async function getText(url: string, ca: string): Promise<string> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    request(url, { agent: new Agent({ ca }) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(text));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function servedCertificate(ledge: TestLedge, zoneId: string) {
+  const packs = await api(ledge, 'GET', `/zones/${zoneId}/ssl/certificate_packs`);
+  const pack = packs.body.result[0];
+  return pack?.status === 'active' ? pack : undefined;
+}
+
+beforeAll(async () => {
+  const dir = tempDir('ledge-pebble-');
+  const pebbleTls = makeCertificate(['127.0.0.1']);
+  const [acmePort, managementPort, dnsPort, dnsManagement] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const [trafficA, tlsA, trafficB, tlsB] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  startProcess('pebble-challtestsrv', [
+    '-defaultIPv4',
+    '127.0.0.1',
+    '-defaultIPv6',
+    '',
+    '-dns01',
+    `127.0.0.1:${dnsPort}`,
+    '-http01',
+    '',
+    '-https01',
+    '',
+    '-tlsalpn01',
+    '',
+    '-management',
+    `127.0.0.1:${dnsManagement}`,
+  ]);
+  const config = join(dir, 'pebble.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${acmePort}`,
+        managementListenAddress: `127.0.0.1:${managementPort}`,
+        certificate: pebbleTls.certificateFile,
+        privateKey: pebbleTls.keyFile,
+        httpPort: trafficA,
+        tlsPort: tlsB,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+        certificateValidityPeriod: VALIDITY_SECONDS,
+      },
+    }),
+  );
+  startProcess('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dnsPort}`], {
+    PEBBLE_VA_NOSLEEP: '1',
+    PEBBLE_WFE_NONCEREJECT: '0',
+  });
+  const caText = pebbleTls.certificate;
+  const caOfPebble = (await import('node:fs')).readFileSync(pebbleTls.caFile, 'utf8');
+  pebbleRoot = await waitFor(
+    () => getText(`https://127.0.0.1:${managementPort}/roots/0`, caOfPebble).catch(() => undefined),
+    'pebble to start',
+  );
+  expect(caText).toContain('BEGIN CERTIFICATE');
+  const env = {
+    LEDGE_ACME_DIRECTORY_URL: `https://127.0.0.1:${acmePort}/dir`,
+    LEDGE_ACME_CA_FILE: pebbleTls.caFile,
+    LEDGE_ACME_INTERVAL_MS: '500',
+    LEDGE_ACME_RETRY_MS: '500',
+  };
+  const logger = createLogger('info', {}, (line) => void logs.push(line));
+  http01 = await startLedge({ flags: { trafficPort: trafficA, trafficTlsPort: tlsA }, env, logger });
+  alpn01 = await startLedge({
+    flags: { trafficPort: trafficB, trafficTlsPort: tlsB },
+    env: { ...env, LEDGE_ACME_CHALLENGE: 'tls-alpn-01' },
+    logger,
+  });
+  origin = await NamedOrigin.start('origin-acme');
+}, 60_000);
+
+afterAll(async () => {
+  await http01?.close();
+  await alpn01?.close();
+  await origin?.stop();
+  for (const child of processes) child.kill();
+});
+
+async function serveSite(ledge: TestLedge, zone: string, host: string): Promise<string> {
+  const zoneId = await createZone(ledge, zone);
+  const pool = await createPool(ledge, 'p', [origin]);
+  await createLoadBalancer(ledge, zoneId, { name: host, default_pools: [pool], fallback_pool: pool });
+  return zoneId;
+}
+
+describe('ACME certificates from pebble', () => {
+  it('orders one by HTTP-01 for a load balancer, serves it over HTTPS, and renews it before expiry', async () => {
+    const host = 'shop.acme-http.test';
+    const zoneId = await serveSite(http01, 'acme-http.test', host);
+    const first = await waitFor(() => servedCertificate(http01, zoneId), 'the HTTP-01 certificate', {
+      timeoutMs: 30_000,
+    });
+    expect(first.hosts).toEqual([host]);
+    expect(first.validation_errors).toEqual([]);
+    const rootFile = join(tempDir(), 'pebble-root.pem');
+    writeFileSync(rootFile, pebbleRoot);
+    const port = http01.server.platform.traffic.tlsPort!;
+    const answer = await curl(`https://${host}:${port}/`, host, port, ['--cacert', rootFile, '--http2']);
+    expect(answer.stderr).toBe('');
+    expect([answer.code, answer.httpVersion]).toEqual([200, '2']);
+    // A 30 s certificate is renewed once a third of its life is left.
+    const renewed = await waitFor(
+      async () => {
+        const pack = await servedCertificate(http01, zoneId);
+        return pack && pack.primary_certificate !== first.primary_certificate ? pack : undefined;
+      },
+      'the renewal',
+      { timeoutMs: 60_000, everyMs: 500 },
+    );
+    expect(Date.parse(renewed.certificates[0].expires_on)).toBeGreaterThan(
+      Date.parse(first.certificates[0].expires_on),
+    );
+    const again = await curl(`https://${host}:${port}/`, host, port, ['--cacert', rootFile]);
+    expect(again.code).toBe(200);
+    // The ACME account key is the installation's one, sealed.
+    const accounts = await http01.server.platform.db.all<{ sealed_key: string }>(
+      'SELECT sealed_key FROM tls_acme_account',
+    );
+    expect(accounts.length).toBe(1);
+    expect(accounts[0]!.sealed_key).not.toContain('PRIVATE KEY');
+    expect(logs.join('\n')).not.toMatch(/BEGIN (EC )?PRIVATE KEY/);
+  }, 120_000);
+
+  it('orders one by TLS-ALPN-01, and Chromium loads the site over HTTPS', async () => {
+    const host = 'www.acme-alpn.test';
+    const zoneId = await serveSite(alpn01, 'acme-alpn.test', host);
+    const pack = await waitFor(() => servedCertificate(alpn01, zoneId), 'the TLS-ALPN-01 certificate', {
+      timeoutMs: 30_000,
+    });
+    const stored = await alpn01.server.platform.db.get<{ certificate: string }>(
+      'SELECT certificate FROM tls_certificates WHERE id = ?',
+      [pack.primary_certificate],
+    );
+    // Chromium trusts the served certificate by its public key (its own CA store is not the test's).
+    const spki = createHash('sha256')
+      .update(new X509Certificate(stored!.certificate).publicKey.export({ type: 'spki', format: 'der' }))
+      .digest('base64');
+    const port = alpn01.server.platform.traffic.tlsPort!;
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        `--host-resolver-rules=MAP ${host} 127.0.0.1`,
+        `--ignore-certificate-errors-spki-list=${spki}`,
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      const response = await page.goto(`https://${host}:${port}/page`);
+      expect(response?.status()).toBe(200);
+      expect(await response?.headerValue('x-origin')).toBe('origin-acme');
+      expect((await response?.securityDetails())?.protocol).toMatch(/TLS 1\.[23]/);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
+});
