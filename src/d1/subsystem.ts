@@ -3,6 +3,7 @@ import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
 import { D1EngineClient, type D1EngineSockets } from './engine-client.ts';
+import { D1Errors } from './errors.ts';
 import { d1Routes } from './routes.ts';
 import { D1Service, type D1Limits } from './service.ts';
 import { SqlD1Store } from './store.ts';
@@ -30,8 +31,14 @@ export function createD1Subsystem(deps: {
   const clock = deps.clock ?? systemClock;
   const store = new SqlD1Store(deps.db);
   const engine = new D1EngineClient(deps.engines);
-  // The account's first database starts its engines: a binding to it reaches them at once.
-  const changes = { created: (database: { account_id: string }) => deps.engines.ensure(database.account_id) };
+  // The account's first database starts its engines: a binding to it reaches them at once. An engine that cannot
+  // start now is the server's trouble (503), not the client's.
+  const changes = {
+    created: (database: { account_id: string }) =>
+      deps.engines.ensure(database.account_id).catch(() => {
+        throw D1Errors.unavailable('the engine did not start; try again shortly');
+      }),
+  };
   const service = new D1Service({ store, engine, limits: deps.limits, changes, clock });
   const transfers = new D1Transfers({
     d1: service,
