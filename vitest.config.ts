@@ -41,6 +41,8 @@ const POSTGRES_SUITES = [
   'test/cli/{first-hour,foundation}.test.ts',
   // Dashboard sessions live in the database.
   'test/dashboard/server.test.ts',
+  // Workers KV namespaces are records in the database.
+  'test/kv/{api,binding}.test.ts',
 ];
 
 export default defineConfig({

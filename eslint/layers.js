@@ -29,11 +29,13 @@ export const LAYERS = {
   // Notifications consume load balancing's health events; load balancing never imports notifications.
   notifications: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'load-balancing'],
   // The runtime (src/workerd/) gives bindings the R2 wire backend's workerd services.
-  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd', 'd1'],
+  workers: [...SUBSYSTEM_BASE, 'accounts', 'egress', 'r2', 'storage', 'workerd'],
   // Workers routes and Custom Domains: URLs of an account's zones to its scripts (scripts reached by injection).
   'worker-routes': [...SUBSYSTEM_BASE, 'accounts', 'zones'],
-  // D1 databases: records and the v4 API here, data in the account's engine process (workerd's d1.js).
-  d1: [...SUBSYSTEM_BASE, 'accounts'],
+  // D1 databases: records and the v4 API here, data in the accounts' engines (src/workerd/engine-host.ts).
+  d1: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
+  // Workers KV: namespaces as records, keys in the accounts' engines (src/workerd/engine-host.ts).
+  kv: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -77,8 +79,9 @@ export const LAYERS = {
     'dashboard',
     's3',
     'd1',
+    'kv',
     'tls',
-    // The account engines' host (workerd's bundled engines) is composed here, beside the subsystems it serves.
+    // The composition root starts the accounts' data engines (workerd's bundled engines), which several use.
     'workerd',
   ],
   client: ['shared'],

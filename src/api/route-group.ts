@@ -3,6 +3,7 @@ const ACCOUNT_GROUPS: Record<string, string> = {
   load_balancers: 'load_balancing',
   workers: 'workers',
   r2: 'r2',
+  storage: 'kv',
   alerting: 'notifications',
 };
 

@@ -52,6 +52,16 @@ export const ProjectConfigSchema = z
       )
       .default([]),
     ...DurableObjectsConfigSchema,
+    /** Workers KV: wrangler's `id` is the namespace's (docs/kv.md). */
+    kv_namespaces: z
+      .array(
+        z.object({
+          binding: z.string().regex(IDENTIFIER, 'must be a valid JavaScript identifier'),
+          id: z.string().min(1),
+          preview_id: z.string().optional(),
+        }),
+      )
+      .default([]),
     /** Service bindings to other Workers of the account (docs/service-bindings.md). */
     services: z
       .array(
@@ -178,6 +188,7 @@ export function registerDeploy(program: Command): void {
             bucket_name: b.bucket_name,
             ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
           })),
+          ...config.kv_namespaces.map((n) => ({ name: n.binding, type: 'kv_namespace', namespace_id: n.id })),
         ];
         for (const b of config.durable_objects?.bindings ?? []) {
           bindings.push({

@@ -1,11 +1,12 @@
 import { Agent, request } from 'undici';
+import { D1_DATABASE_HEADER } from '../workerd/index.ts';
 import { D1Errors } from './errors.ts';
 import type { QueryParam, StatementResult } from './schemas.ts';
 
-/** Where one database's engine answers: a unix socket whose service carries the database's props. */
-export interface D1EngineEndpoints {
-  /** `unix:<path>` of the database's socket in its account's engine process (started if it was not). */
-  address(accountId: string, databaseId: string): Promise<string>;
+/** How D1 reaches an account's engine: its socket, once the account's process listens (engine-host.ts). */
+export interface D1EngineSockets {
+  socketPath(kind: 'd1', accountId: string): string;
+  ensure(accountId: string): Promise<void>;
 }
 
 export interface EngineStatement {
@@ -27,14 +28,15 @@ const EXPORT = 'PRAGMA miniflare_d1_export(?,?,?);';
 
 /**
  * Talks to a database over the engine's HTTP protocol (the one workerd's d1 binding speaks without the
- * `d1_binding_jsrpc` flag): POST /query with the statements, all run in one transaction.
+ * `d1_binding_jsrpc` flag): POST /query with the statements, all run in one transaction. It reaches the same
+ * socket as a bound script's, the database named by the same header.
  */
 export class D1EngineClient {
-  readonly #endpoints: D1EngineEndpoints;
+  readonly #sockets: D1EngineSockets;
   readonly #agents = new Map<string, Agent>();
 
-  constructor(endpoints: D1EngineEndpoints) {
-    this.#endpoints = endpoints;
+  constructor(sockets: D1EngineSockets) {
+    this.#sockets = sockets;
   }
 
   /**
@@ -87,15 +89,19 @@ export class D1EngineClient {
     statements: EngineStatement[],
     bookmarked: boolean,
   ): Promise<{ answers: Answer[]; bookmark?: string | undefined }> {
-    const address = await this.#endpoints.address(accountId, databaseId);
     let body: unknown;
     let bookmark: string | undefined;
     try {
+      await this.#sockets.ensure(accountId);
       const answer = await request('http://d1/query?resultsFormat=ROWS_AND_COLUMNS', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(bookmarked ? { [BOOKMARK]: 'first-primary' } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          [D1_DATABASE_HEADER]: databaseId,
+          ...(bookmarked ? { [BOOKMARK]: 'first-primary' } : {}),
+        },
         body: JSON.stringify(statements.map((s) => ({ sql: s.sql, params: s.params ?? [] }))),
-        dispatcher: this.#agent(address),
+        dispatcher: this.#agent(accountId),
       });
       const header = answer.headers[BOOKMARK];
       bookmark = typeof header === 'string' ? header : undefined;
@@ -109,11 +115,11 @@ export class D1EngineClient {
     throw D1Errors.unavailable('the engine answered something that is not a D1 result');
   }
 
-  #agent(address: string): Agent {
-    let agent = this.#agents.get(address);
+  #agent(accountId: string): Agent {
+    let agent = this.#agents.get(accountId);
     if (!agent) {
-      agent = new Agent({ connect: { socketPath: address.replace(/^unix:/, '') } });
-      this.#agents.set(address, agent);
+      agent = new Agent({ connect: { socketPath: this.#sockets.socketPath('d1', accountId) } });
+      this.#agents.set(accountId, agent);
     }
     return agent;
   }

@@ -16,10 +16,9 @@ export interface D1Limits {
   maxDatabaseBytes: number;
 }
 
-/** What the engine host is told of: a database it must (or must no longer) answer for. */
+/** What the engine host is told of: a database created (its account's engines must run). */
 export interface D1DatabaseChanges {
   created(database: D1DatabaseRecord): Promise<void>;
-  deleted(database: D1DatabaseRecord): Promise<void>;
 }
 
 /** What `meta` says of a whole call (imports): sums over its statements, the size after the last one. */
@@ -123,7 +122,6 @@ export class D1Service {
     if (drops.length > 0)
       await this.#engine.run(accountId, database.uuid, [{ sql: 'PRAGMA defer_foreign_keys = ON' }, ...drops]);
     await this.#store.delete(accountId, database.uuid);
-    await this.#changes?.deleted(database);
   }
 
   /**

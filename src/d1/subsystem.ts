@@ -2,9 +2,10 @@ import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import { systemClock, type Clock } from '../shared/clock.ts';
-import { D1EngineClient, type D1EngineEndpoints } from './engine-client.ts';
+import { D1EngineClient, type D1EngineSockets } from './engine-client.ts';
+import { D1Errors } from './errors.ts';
 import { d1Routes } from './routes.ts';
-import { D1Service, type D1DatabaseChanges, type D1Limits } from './service.ts';
+import { D1Service, type D1Limits } from './service.ts';
 import { SqlD1Store } from './store.ts';
 import { d1TransferRoutes, mountD1TokenRoutes } from './transfer-routes.ts';
 import { D1Transfers } from './transfers.ts';
@@ -12,27 +13,33 @@ import { D1Transfers } from './transfers.ts';
 export interface D1Subsystem extends Subsystem {
   service: D1Service;
   store: SqlD1Store;
+  /** The accounts that have databases (their engines start with the server). */
+  accounts(): Promise<string[]>;
 }
 
-/** D1: databases' records and API here, their data in each account's engine process (workerd's d1.js). */
+/** D1: databases' records and API here, their data in each account's engines process (workerd's d1.js). */
 export function createD1Subsystem(deps: {
   db: SqlDatabase;
-  /** Where each database's engine answers (the account's engine host). */
-  endpoints: D1EngineEndpoints;
-  /** Told when a database is created or deleted, so the engine host serves it (or stops). */
-  changes?: D1DatabaseChanges | undefined;
+  /** The accounts' engines (engine-host.ts): a database is reached on its account's D1 socket. */
+  engines: D1EngineSockets;
   limits?: Partial<D1Limits> | undefined;
   /** Where import uploads and export downloads wait (the data directory's `d1/transfers`). */
   transfersDir: string;
   importMaxBytes?: number | undefined;
   clock?: Clock | undefined;
-  /** Started before the engine client's closer, stopped after it (the account engines' host). */
-  background?: BackgroundService[] | undefined;
 }): D1Subsystem {
   const clock = deps.clock ?? systemClock;
   const store = new SqlD1Store(deps.db);
-  const engine = new D1EngineClient(deps.endpoints);
-  const service = new D1Service({ store, engine, limits: deps.limits, changes: deps.changes, clock });
+  const engine = new D1EngineClient(deps.engines);
+  // The account's first database starts its engines: a binding to it reaches them at once. An engine that cannot
+  // start now is the server's trouble (503), not the client's.
+  const changes = {
+    created: (database: { account_id: string }) =>
+      deps.engines.ensure(database.account_id).catch(() => {
+        throw D1Errors.unavailable('the engine did not start; try again shortly');
+      }),
+  };
+  const service = new D1Service({ store, engine, limits: deps.limits, changes, clock });
   const transfers = new D1Transfers({
     d1: service,
     dir: deps.transfersDir,
@@ -44,7 +51,8 @@ export function createD1Subsystem(deps: {
     name: 'd1',
     service,
     store,
-    background: [...(deps.background ?? []), closer],
+    accounts: async () => [...new Set((await store.all()).map((database) => database.account_id))],
+    background: [closer],
     mountRoutes: (api) => {
       api.route('/', d1Routes(service));
       api.route('/', d1TransferRoutes(service, transfers));

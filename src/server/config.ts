@@ -8,6 +8,7 @@ import type { HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { LogFormat, LogLevel } from '../shared/logger.ts';
 import type { S3Settings } from '../storage/index.ts';
 import type { WorkersSettings } from '../workers/index.ts';
+import type { KvSettings } from '../kv/index.ts';
 import { s3Settings } from './s3-config.ts';
 import { parseSettings, SettingError, type ServerFlags, type Settings } from './settings/index.ts';
 
@@ -79,6 +80,7 @@ export interface ServerConfig {
   workers: WorkersSettings;
   /** D1's per-account limits (Cloudflare's codes past them). */
   d1: { maxDatabasesPerAccount: number; maxDatabaseBytes: number };
+  kv: KvSettings;
 }
 
 /** Flags win over environment variables, which win over the defaults (settings/schema.ts). */
@@ -198,6 +200,7 @@ function fromSettings(s: Settings): ServerConfig {
       tailSessionSeconds: s.tailSessionSeconds,
     },
     d1: { maxDatabasesPerAccount: s.d1MaxDatabasesPerAccount, maxDatabaseBytes: s.d1MaxDatabaseBytes },
+    kv: { maxNamespacesPerAccount: s.maxKvNamespacesPerAccount },
   };
 }
 

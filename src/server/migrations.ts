@@ -8,6 +8,7 @@ import { zoneMigrations } from '../zones/index.ts';
 import { storageMigrations } from '../storage/index.ts';
 import { clusterMigrations } from '../cluster/index.ts';
 import { r2Migrations } from '../r2/index.ts';
+import { kvMigrations } from '../kv/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
 import { workerRouteMigrations } from '../worker-routes/index.ts';
 import { d1Migrations } from '../d1/index.ts';
@@ -25,6 +26,8 @@ export const allMigrations: readonly SchemaMigration[] = [
   // Workers routes and Custom Domains live in zones.
   ...workerRouteMigrations,
   ...storageMigrations,
+  // Workers KV namespaces.
+  ...kvMigrations,
   // Public bucket domains refer to buckets and zones.
   ...r2Migrations,
   // Nodes and job leases of several nodes sharing the database.

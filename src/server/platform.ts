@@ -18,6 +18,8 @@ import { createMailer, createNotificationsSubsystem, type NotificationService } 
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
+import { createKvSubsystem } from '../kv/index.ts';
+import { EngineHost, engineKinds } from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -32,8 +34,7 @@ import { createWorkerRoutesSubsystem, type WorkerRoutesSubsystem } from '../work
 import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
-import { composeD1 } from './d1-engine.ts';
-import type { EngineHost } from '../workerd/engines/index.ts';
+import { createD1Subsystem } from '../d1/index.ts';
 import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
 import { servedHostnames } from './served-hostnames.ts';
 
@@ -74,7 +75,7 @@ export interface Platform {
   notifications: NotificationService;
   /** Functions: scripts, deployments, secrets (`functions.workers`), the workerd supervisor, function logs. */
   functions: FunctionsPlatform;
-  /** Each account's engine process (workerd's bundled engines: D1), see src/workerd/engines/host.ts. */
+  /** The accounts' data engines processes (workerd's bundled KV and D1 engines), src/workerd/engine-host.ts. */
   engines: EngineHost;
   /** Object storage engine: buckets, objects, multipart; `storage.getBucket(accountId, name)`. */
   storage: StorageService;
@@ -215,7 +216,24 @@ export async function createPlatform(
   // The secret in the entry router's keys of routed scripts (workerd/script.ts routedScriptKey): stable across
   // restarts and the same on every node (the secret key is), unknown to clients of the functions port.
   const routeKey = secretBox.deriveKey('functions route key').toString('hex');
-  const d1 = composeD1({ db, config, paths, logger, clock });
+  // The accounts' data engines (workerd's bundled KV and D1 engines, one process per account), and Workers KV
+  // and D1 on them.
+  const engines = new EngineHost({
+    runtimeDir: paths.runtime,
+    dataDir: join(config.dataDir, 'engines'),
+    kinds: engineKinds({ d1: { maxDatabaseBytes: config.d1.maxDatabaseBytes } }),
+    logger: logger.child({ component: 'engines' }),
+    clock,
+    accounts: async () => [...new Set([...(await kv.accounts()), ...(await d1.accounts())])],
+  });
+  const kv = createKvSubsystem({ db, engines, settings: config.kv, logger, clock });
+  const d1 = createD1Subsystem({
+    db,
+    engines,
+    limits: config.d1,
+    transfersDir: join(config.dataDir, 'd1', 'transfers'),
+    clock,
+  });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -234,13 +252,15 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
+    engines,
+    kvNamespaces: { namespaceExists: (accountId, id) => kv.service.exists(accountId, id) },
+    databases: { databaseExists: async (accountId, id) => (await d1.store.find(accountId, id)) !== undefined },
     assetBlobs: openAssetBlobStore(config, join(config.dataDir, 'assets')),
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
       localReads: (accountId, bucketName) => r2.wire.localReads(accountId, bucketName),
       onObjectsChanged: (listener) => storage.objectChanges?.onChange(listener),
     },
-    d1: d1.forWorkers,
     metrics,
     cluster: cluster.shared ? cluster : undefined,
     clock,
@@ -339,14 +359,14 @@ export async function createPlatform(
   const s3Api = s3.listener;
   egress.addOwnListener(() => s3Api.port ?? (config.s3ApiPort || undefined), 'S3 API');
 
-  // D1 before workers: the account engines its bindings reach start before the functions runtime, stop after it.
   const subsystems: Subsystem[] = [
     accounts,
     r2,
     zones,
     loadBalancing,
     notifications,
-    d1.subsystem,
+    kv,
+    d1,
     workers,
     workerRoutes,
     s3,
@@ -384,7 +404,7 @@ export async function createPlatform(
     s3Api,
     notifications: notifications.service,
     functions: workers.functions,
-    engines: d1.host,
+    engines,
     storage,
     blobStore,
     r2Backend: r2.wire,
@@ -395,7 +415,9 @@ export async function createPlatform(
     },
     // The cluster first (this node is live and hears other nodes' changes before any cache fills) and the
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
-    background: [cluster.background, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    // The engines before the subsystems (and stopped after them): functions bound to KV or D1 reach them as soon
+    // as they serve.
+    background: [cluster.background, engines, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
   };
 }
 

@@ -5,7 +5,7 @@
  * traces, metrics and which scripts failed to start.
  */
 export { FunctionsRuntime, type FunctionsConfig, type RuntimeDeps } from './supervisor.ts';
-export type { D1ServiceResolver, LocalReads, R2ServiceResolver, WorkerdR2Service } from './config/index.ts';
+export type { LocalReads, R2ServiceResolver, WorkerdR2Service } from './config/index.ts';
 export {
   DEFAULT_CPU_MS,
   ModuleTypes,
@@ -27,3 +27,12 @@ export { WorkerdProcess } from './workerd-process.ts';
 export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, ROUTED_SCRIPT_HEADER, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
+export { EngineHost, type EngineHostDeps } from './engine-host.ts';
+export type { EngineSockets } from './config/bindings/contract.ts';
+export {
+  D1_DATABASE_HEADER,
+  engineKinds,
+  KV_NAMESPACE_HEADER,
+  type EngineKind,
+  type EngineSettings,
+} from './config/engines/index.ts';

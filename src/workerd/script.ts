@@ -9,6 +9,7 @@ export const DEFAULT_CPU_MS = 30_000;
 /** The bindings a script may have (secrets come apart, as text bindings). */
 export type Binding =
   | { name: string; type: 'r2_bucket'; bucket_name: string; jurisdiction?: string }
+  | { name: string; type: 'kv_namespace'; namespace_id: string }
   | { name: string; type: 'plain_text'; text: string }
   | { name: string; type: 'json'; json: unknown }
   | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined }

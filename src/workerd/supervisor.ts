@@ -12,7 +12,6 @@ import {
   writeConfig,
   writeFrontRoutes,
   type FrontRoutes,
-  type D1ServiceResolver,
   type R2ServiceResolver,
 } from './config/index.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
@@ -28,6 +27,7 @@ import type { TailTraces } from './tail-traces.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
+import type { EngineSockets } from './config/bindings/contract.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
 import { MissingDurableObjectClassError, missingDurableObjectClass } from './missing-class.ts';
 import { Watchdog } from './watchdog.ts';
@@ -63,8 +63,8 @@ export interface RuntimeDeps {
   /** Start times and the crash loop's back-off. */
   clock: Clock;
   r2: R2ServiceResolver;
-  /** Where D1 databases answer (the account's engine process). */
-  d1?: D1ServiceResolver | undefined;
+  /** Where the accounts' data engines listen (engine-host.ts), for KV and D1 bindings. */
+  engines?: EngineSockets | undefined;
   /** The scripts to serve, read fresh on every (re)load. */
   deployed: () => Promise<ScriptToRun[]>;
   /** Counts workerd restarts; function request figures are pulled on scrape (function-metrics.ts). */
@@ -827,7 +827,7 @@ export class FunctionsRuntime implements BackgroundService {
       buildFunctionsConfig({
         scripts: [script],
         r2: this.#deps.r2,
-        d1: this.#deps.d1,
+        engineSockets: this.#deps.engines,
         domain: this.#deps.config.functionsDomain,
         maxCompatibilityDate: this.#maxDate,
         tailFlagsDir: this.#deps.traces.flagsDir,

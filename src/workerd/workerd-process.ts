@@ -59,6 +59,8 @@ export interface WorkerdOptions {
   onStdoutLine: (line: string, process: WorkerdProcess) => void;
   onStderrLine: (line: string) => void;
   readyTimeoutMs: number;
+  /** The sockets that must all listen before it is ready (default: `http`); `ready` gets the first's port. */
+  readySockets?: string[] | undefined;
 }
 
 /** One running workerd. `ready` settles once it listens (resolves with the port) or fails to start. */
@@ -121,12 +123,16 @@ export class WorkerdProcess {
         reject(new Error(`workerd did not report readiness within ${options.readyTimeoutMs} ms`));
         this.child.kill('SIGKILL');
       }, options.readyTimeoutMs);
+      const waiting = options.readySockets ?? ['http'];
+      const ports = new Map<string, number>();
       lines(this.child.stdio[3] as Readable, (line) => {
         try {
           const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
-          if (message.event === 'listen' && message.socket === 'http') {
+          if (message.event === 'listen' && message.socket && waiting.includes(message.socket)) {
+            ports.set(message.socket, message.port ?? 0);
+            if (ports.size < waiting.length) return;
             clearTimeout(timer);
-            resolve(message.port ?? 0);
+            resolve(ports.get(waiting[0]!) ?? 0);
           }
         } catch {
           // not a control message

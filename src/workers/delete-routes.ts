@@ -1,8 +1,6 @@
 import type { Hono } from 'hono';
 import type { ApiContext, AppEnv } from '../api-kit/context.ts';
-import { pageInfo, parsePagination } from '../api-kit/pagination.ts';
 import { ok } from '../api-kit/respond.ts';
-import { LedgeError } from '../shared/errors.ts';
 import { scriptReferences } from './script-references.ts';
 import type { WorkersService } from './service.ts';
 
@@ -16,8 +14,8 @@ function forced(c: ApiContext): boolean {
  * Deleting a Worker as `wrangler delete` does it: the dependency check (`/references`,
  * `/tails/by-consumer/{name}`), the delete itself on the service (`DELETE /workers/services/{name}?force=`)
  * or the script resource (a Worker other Workers are bound to, as a tail or a service, only with `force`),
- * then the look-ups it makes around it (KV namespaces for a Workers Site's assets; Durable Object namespaces,
- * durable-objects/routes.ts). Ledge has no KV, so that list is truly empty.
+ * then the look-ups it makes around it (KV namespaces for a Workers Site's assets, src/kv; Durable Object
+ * namespaces, durable-objects/routes.ts).
  */
 export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): void {
   const base = '/accounts/:account_id/workers';
@@ -34,11 +32,4 @@ export function mountDeleteRoutes(app: Hono<AppEnv>, workers: WorkersService): v
     return ok(c, scriptReferences(incoming, outgoing));
   });
   app.get(`${base}/tails/by-consumer/:script`, async (c) => ok(c, await workers.tailProducers(account(c), script(c))));
-  const emptyList = (c: ApiContext) => {
-    const query = c.req.query();
-    const page = parsePagination(query, { defaultPerPage: 20, maxPerPage: 1000, minPerPage: 1, code: 10001 });
-    if (query['page'] === undefined && page.page !== 1) throw new LedgeError(400, 10001, 'invalid page');
-    return ok(c, [], { resultInfo: pageInfo(page, 0, 0) });
-  };
-  app.get('/accounts/:account_id/storage/kv/namespaces', emptyList);
 }

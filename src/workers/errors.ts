@@ -58,6 +58,9 @@ export const WorkerErrors = {
       10181,
       `D1 binding '${clip(binding)}' references database '${clip(id)}' which was not found. Verify the database exists in your account and that the database_id in your configuration is correct.`,
     ),
+  /** A kv_namespace binding to a namespace the account does not have (Cloudflare's code and words). */
+  kvNamespaceNotValid: (namespaceId: string) =>
+    new LedgeError(400, 10041, `KV namespace '${clip(namespaceId)}' is not valid.`),
   /** Cloudflare's answer to a service binding whose target is not a Worker of the account. */
   serviceBindingTargetNotFound: (binding: string, target: string) =>
     new LedgeError(

@@ -63,6 +63,11 @@ export interface DatabaseLookup {
   databaseExists(accountId: string, id: string): Promise<boolean>;
 }
 
+/** Whether an account has a KV namespace (src/kv), for the bindings of an upload. */
+export interface KvNamespaceLookup {
+  namespaceExists(accountId: string, namespaceId: string): Promise<boolean>;
+}
+
 export interface Caller {
   email: string;
   source: string;
@@ -74,6 +79,7 @@ export class WorkersService {
   readonly #runtime: FunctionRuntime;
   readonly #buckets: BucketLookup;
   readonly #databases: DatabaseLookup | undefined;
+  readonly #kvNamespaces: KvNamespaceLookup | undefined;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
@@ -89,6 +95,8 @@ export class WorkersService {
       buckets: BucketLookup;
       /** Without it, a d1 binding is refused (no D1 on this server). */
       databases?: DatabaseLookup | undefined;
+      /** KV namespaces; without it, an upload with a kv_namespace binding is refused. */
+      kvNamespaces?: KvNamespaceLookup | undefined;
       accounts: AccountService;
       /** Scripts one account may have (Cloudflare's "Number of Workers"). */
       maxScriptsPerAccount?: number | undefined;
@@ -107,6 +115,7 @@ export class WorkersService {
     this.#runtime = deps.runtime;
     this.#buckets = deps.buckets;
     this.#databases = deps.databases;
+    this.#kvNamespaces = deps.kvNamespaces;
     this.#accounts = deps.accounts;
   }
 
@@ -205,6 +214,12 @@ export class WorkersService {
       // Another account's database answers as a missing one: its id says nothing of whose it is.
       if (binding.type === 'd1' && !(await this.#databases?.databaseExists(accountId, binding.id))) {
         throw WorkerErrors.d1NotFound(binding.name, binding.id);
+      }
+      if (
+        binding.type === 'kv_namespace' &&
+        !(await this.#kvNamespaces?.namespaceExists(accountId, binding.namespace_id))
+      ) {
+        throw WorkerErrors.kvNamespaceNotValid(binding.namespace_id);
       }
     }
     for (const binding of bindings) {

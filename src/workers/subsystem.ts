@@ -16,8 +16,8 @@ import {
   TailTraces,
   WorkerdProcess,
   type FunctionsConfig,
-  type D1ServiceResolver,
   type R2ServiceResolver,
+  type EngineSockets,
 } from '../workerd/index.ts';
 import { FunctionSamples } from './function-samples.ts';
 import { RequestHistory } from './request-history.ts';
@@ -25,7 +25,13 @@ import { TailSessions } from './tail/sessions.ts';
 import { TailRelay } from './tail/cluster-relay.ts';
 import { SharedLogHistory } from './log-history.ts';
 import { SqlLogHistoryStore } from './log-history-store.ts';
-import { WorkersService, type BucketLookup, type DatabaseLookup, type FunctionRuntime } from './service.ts';
+import {
+  WorkersService,
+  type BucketLookup,
+  type DatabaseLookup,
+  type FunctionRuntime,
+  type KvNamespaceLookup,
+} from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { SqlWorkerStore } from './store.ts';
@@ -87,8 +93,12 @@ export function createWorkersSubsystem(deps: {
   paths: { runtime: string; logs: string; durableObjects?: string | undefined };
   buckets: BucketLookup;
   r2: R2ServiceResolver;
-  /** D1: which databases an account has, and where each answers (the account's engine process). */
-  d1?: { databases: DatabaseLookup; resolver: D1ServiceResolver } | undefined;
+  /** The accounts' engine sockets, which KV and D1 bindings reach; without them, both bindings are refused. */
+  engines?: EngineSockets | undefined;
+  /** KV namespaces (src/kv), for the uploads' bindings. */
+  kvNamespaces?: KvNamespaceLookup | undefined;
+  /** D1 databases (src/d1), for the uploads' bindings: a binding reaches only its own account's. */
+  databases?: DatabaseLookup | undefined;
   metrics?: LedgeMetrics | undefined;
   /** The other nodes on this database: a deploy, a secret or a schedule changed on one is served by all. */
   cluster?: Cluster | undefined;
@@ -131,7 +141,7 @@ export function createWorkersSubsystem(deps: {
     traces,
     clock: deps.clock,
     r2: deps.r2,
-    d1: deps.d1?.resolver,
+    engines: deps.engines,
     deployed: async () => {
       const routed = (await deps.routedScripts?.()) ?? new Set<string>();
       const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
@@ -159,7 +169,8 @@ export function createWorkersSubsystem(deps: {
       store: new SqlWorkerStore(deps.db, deps.secretBox, deps.clock),
       runtime: sharedRuntime,
       buckets: deps.buckets,
-      databases: deps.d1?.databases,
+      databases: deps.databases,
+      kvNamespaces: deps.kvNamespaces,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,

@@ -262,6 +262,9 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         bindings.push({ name: binding.name, type: 'd1', id: id.toLowerCase() });
         break;
       }
+      case 'kv_namespace':
+        bindings.push({ name: binding.name, type: 'kv_namespace', namespace_id: field('namespace_id') });
+        break;
       case 'plain_text': {
         const text = field('text');
         checkVariableSize('Variable', binding.name, Buffer.byteLength(text));
@@ -317,7 +320,7 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, d1, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
         );
     }
   }

@@ -370,7 +370,6 @@ export default { fetch() { return new Response('ok'); } };`,
       `GET ${W}/durable_objects/namespaces/:namespace_id/objects`,
       `${a}/workers/durable_objects/namespaces/${namespaces[0]!.id}/objects`,
     );
-    await call(`GET ${A}/storage/kv/namespaces`, `${a}/storage/kv/namespaces`);
 
     // D1: a database, its queries, an import as wrangler drives it and an export.
     const D1 = `${A}/d1/database`;
@@ -503,6 +502,27 @@ export default { fetch() { return new Response('ok'); } };`,
     }
     await call(`GET ${Zt}/ssl/certificate_packs`, `${tlsZone}/ssl/certificate_packs`);
     await call(`DELETE ${R2}/:bucket_name`, b);
+
+    // Workers KV: a namespace with keys, read, listed and bulk-written, then removed.
+    const KV = `${A}/storage/kv/namespaces`;
+    const kv = await call(`POST ${KV}`, `${a}/storage/kv/namespaces`, { title: 'sdk-kv' });
+    const n = `${a}/storage/kv/namespaces/${kv?.['id'] as string}`;
+    await call(`GET ${KV}`, `${a}/storage/kv/namespaces`);
+    await call(`GET ${KV}/:namespace_id`, n);
+    await call(`PUT ${KV}/:namespace_id`, n, { title: 'sdk-kv-renamed' });
+    const meta = new FormData();
+    meta.set('value', 'hello');
+    meta.set('metadata', '{"a":1}');
+    await call(`PUT ${KV}/:namespace_id/values/:key{.+}`, `${n}/values/greeting`, meta);
+    await call(`GET ${KV}/:namespace_id/values/:key{.+}`, `${n}/values/greeting`);
+    await call(`GET ${KV}/:namespace_id/metadata/:key{.+}`, `${n}/metadata/greeting`);
+    await call(`GET ${KV}/:namespace_id/keys`, `${n}/keys`);
+    await call(`PUT ${KV}/:namespace_id/bulk`, `${n}/bulk`, [{ key: 'k1', value: 'v1', metadata: { b: 2 } }]);
+    await call(`POST ${KV}/:namespace_id/bulk/get`, `${n}/bulk/get`, { keys: ['k1'], withMetadata: true });
+    await call(`POST ${KV}/:namespace_id/bulk/delete`, `${n}/bulk/delete`, ['k1']);
+    await call(`DELETE ${KV}/:namespace_id/bulk`, `${n}/bulk`, ['greeting']);
+    await call(`DELETE ${KV}/:namespace_id/values/:key{.+}`, `${n}/values/greeting`);
+    await call(`DELETE ${KV}/:namespace_id`, n);
   }
 
   it('maps every route of the API to an SDK response type (or says why it has none)', () => {

@@ -49,6 +49,17 @@ describe('D1 engine processes: one per account, failing alone', () => {
     expect(a).not.toBe(b);
   });
 
+  it('creates and deletes databases without restarting the process, whose other databases keep their rows', async () => {
+    const engines = ledge.server.platform.engines;
+    const before = engines.pid(ledge.accountId);
+    const another = await create(ledge, 'another');
+    const made = await api(ledge, 'POST', `${another}/query`, { sql: 'CREATE TABLE u (v); INSERT INTO u VALUES (1)' });
+    expect(made.status, JSON.stringify(made.body.errors)).toBe(200);
+    expect((await api(ledge, 'DELETE', another)).status).toBe(200);
+    expect(engines.pid(ledge.accountId)).toBe(before);
+    expect(await rows(ledge, mine)).toBe(3);
+  }, 60_000);
+
   it("one account's long query does not hold up another's queries", async () => {
     // Counts to 20 million in SQLite: it holds its account's engine (one thread) for a long while.
     let longDone = false;

@@ -99,9 +99,22 @@ describe('functions: bad input', () => {
   it('refuses an unknown binding type', async () => {
     const result = await uploadScript(ledge, 'stable', {
       modules: { 'index.js': GOOD },
+      metadata: { bindings: [{ name: 'Q', type: 'queue', queue_name: 'x' }] },
+    });
+    await expectRefused(result, 400, 10021, /Unknown binding type "queue" for binding "Q"/);
+  });
+
+  it('refuses a KV binding to a namespace the account does not have, or without a namespace id', async () => {
+    const missing = await uploadScript(ledge, 'stable', {
+      modules: { 'index.js': GOOD },
       metadata: { bindings: [{ name: 'KV', type: 'kv_namespace', namespace_id: 'x' }] },
     });
-    await expectRefused(result, 400, 10021, /Unknown binding type "kv_namespace" for binding "KV"/);
+    await expectRefused(missing, 400, 10041, /KV namespace 'x' is not valid/);
+    const noId = await uploadScript(ledge, 'stable', {
+      modules: { 'index.js': GOOD },
+      metadata: { bindings: [{ name: 'KV', type: 'kv_namespace' }] },
+    });
+    await expectRefused(noId, 400, 10021, /needs a string "namespace_id"/);
   });
 
   it('refuses a binding name that is not a JavaScript identifier', async () => {

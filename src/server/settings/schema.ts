@@ -365,6 +365,14 @@ export const SETTINGS = {
     description: 'Workers one account may have (each runs in a workerd process of its own).',
     section: 'Functions',
   }),
+  maxKvNamespacesPerAccount: withDefault({
+    env: 'LEDGE_MAX_KV_NAMESPACES_PER_ACCOUNT',
+    kind: integer(1, 1_000_000),
+    // Workers KV's "Namespaces per account: 1,000" (developers.cloudflare.com/kv/platform/limits).
+    default: 1000,
+    description: 'Workers KV namespaces one account may have.',
+    section: 'Functions',
+  }),
   scriptUploadLimit: withDefault({
     env: 'LEDGE_SCRIPT_UPLOAD_LIMIT',
     kind: integer(64 * 1024, 64 * MiB, 'bytes'),

@@ -82,11 +82,11 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     const context: ScriptContext = {
       deployed,
       r2: input.r2,
-      d1: input.d1,
       tailFlagsDir: input.tailFlagsDir,
       metricsSecret,
       egressRules: rules,
       durableObjectsDir: input.durableObjectsDir,
+      engineSockets: input.engineSockets,
       serviceSocket: input.serviceSocket,
     };
     const built = scriptWorker(context, files, {

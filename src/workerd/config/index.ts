@@ -5,13 +5,13 @@
  */
 export { buildFunctionsConfig } from './functions-config.ts';
 export { buildFrontConfig } from './front-config.ts';
+export { buildEnginesConfig } from './engines-config.ts';
 export { serializeConfig, capnpString } from './serialize.ts';
 export { writeConfig, writeFrontRoutes, type FrontRoutes } from './write.ts';
 export type { BuiltConfig, ConfigFile } from './built.ts';
 export type {
   FrontConfigInput,
   FrontSlot,
-  D1ServiceResolver,
   FunctionsConfigInput,
   LocalReads,
   R2ServiceResolver,

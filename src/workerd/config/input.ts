@@ -1,3 +1,4 @@
+import type { EngineSockets } from './bindings/contract.ts';
 import type { ScriptToRun } from '../script.ts';
 import type { FunctionsEgress } from '../network-service.ts';
 
@@ -41,16 +42,12 @@ export interface R2ServiceResolver {
   ): void;
 }
 
-/** Where a D1 database answers: its socket in the account's engine process (`unix:<path>`). */
-export interface D1ServiceResolver {
-  address(accountId: string, databaseId: string): string;
-}
-
 /** What the config of processes that run scripts is built from (functions-config.ts). */
 export interface FunctionsConfigInput {
   scripts: ScriptToRun[];
   r2: R2ServiceResolver;
-  d1?: D1ServiceResolver | undefined;
+  /** Where the accounts' data engines listen, for KV and D1 bindings (engine-host.ts). */
+  engineSockets?: EngineSockets | undefined;
   /** Functions answer at <script>.<subdomain>.<domain>. */
   domain: string;
   /** The newest compatibility date this workerd binary knows; later dates are clamped to it. */

@@ -69,6 +69,11 @@ export const SDK_TYPES = {
   Silence: { module: 'alerting/silences', type: '$.SilenceGetResponse' },
   SilenceDelete: { module: 'alerting/silences', type: '$.SilenceDeleteResponse', wholeBody: true },
   KvNamespaceList: { module: 'kv/namespaces/namespaces', type: 'Array<$.Namespace>' },
+  KvNamespace: { module: 'kv/namespaces/namespaces', type: '$.Namespace' },
+  KvBulkWrite: { module: 'kv/namespaces/namespaces', type: '$.NamespaceBulkUpdateResponse' },
+  KvBulkDelete: { module: 'kv/namespaces/namespaces', type: '$.NamespaceBulkDeleteResponse' },
+  KvBulkGet: { module: 'kv/namespaces/namespaces', type: '$.NamespaceBulkGetResponse' },
+  KvKeyList: { module: 'kv/namespaces/keys', type: 'Array<$.Key>' },
   DurableObjectNamespaceList: { module: 'durable-objects/namespaces/namespaces', type: 'Array<$.Namespace>' },
   DurableObjectList: { module: 'durable-objects/namespaces/objects', type: 'Array<$.DurableObject>' },
 
@@ -167,6 +172,7 @@ const W = `${A}/workers`;
 const LB = `${A}/load_balancers`;
 const AL = `${A}/alerting/v3`;
 const R2 = `${A}/r2/buckets`;
+const KV = `${A}/storage/kv/namespaces`;
 
 /** Every route of the API, keyed `METHOD path` exactly as Hono registers it. */
 export const ROUTE_TYPES: Record<string, RouteType> = {
@@ -350,7 +356,6 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
   [`PUT ${R2}/:bucket_name/uploads/:upload_id/parts/:part_number`]: { notInSdk: 'Ledge extension (multipart part)' },
   [`POST ${R2}/:bucket_name/uploads/:upload_id/complete`]: { notInSdk: 'Ledge extension (multipart complete)' },
   [`DELETE ${R2}/:bucket_name/uploads/:upload_id`]: { notInSdk: 'Ledge extension (multipart abort)' },
-  [`GET ${A}/storage/kv/namespaces`]: { sdk: 'KvNamespaceList' },
   [`POST ${A}/d1/database`]: { sdk: 'D1Database' },
   [`GET ${A}/d1/database`]: { sdk: 'D1DatabaseList' },
   [`GET ${A}/d1/database/:database_id`]: { sdk: 'D1Database' },
@@ -365,6 +370,20 @@ export const ROUTE_TYPES: Record<string, RouteType> = {
     notInSdk: "where an import's SQL file is uploaded (the `upload_url` import answers; wrangler PUTs the file there)",
   },
   ['GET /client/v4/d1/exports/:token']: { raw: "an export's SQL file (the `signed_url` export answers)" },
+  [`GET ${KV}`]: { sdk: 'KvNamespaceList' },
+  [`POST ${KV}`]: { sdk: 'KvNamespace' },
+  [`GET ${KV}/:namespace_id`]: { sdk: 'KvNamespace' },
+  [`PUT ${KV}/:namespace_id`]: { sdk: 'KvNamespace' },
+  [`DELETE ${KV}/:namespace_id`]: { sdk: 'unknown' },
+  [`PUT ${KV}/:namespace_id/values/:key{.+}`]: { sdk: 'unknown' },
+  [`GET ${KV}/:namespace_id/values/:key{.+}`]: { raw: "the value's bytes, as the SDK's values.get() reads them" },
+  [`DELETE ${KV}/:namespace_id/values/:key{.+}`]: { sdk: 'unknown' },
+  [`GET ${KV}/:namespace_id/metadata/:key{.+}`]: { sdk: 'unknown' },
+  [`GET ${KV}/:namespace_id/keys`]: { sdk: 'KvKeyList' },
+  [`PUT ${KV}/:namespace_id/bulk`]: { sdk: 'KvBulkWrite' },
+  [`DELETE ${KV}/:namespace_id/bulk`]: { notInSdk: "wrangler's bulk delete (the SDK posts to /bulk/delete)" },
+  [`POST ${KV}/:namespace_id/bulk/delete`]: { sdk: 'KvBulkDelete' },
+  [`POST ${KV}/:namespace_id/bulk/get`]: { sdk: 'KvBulkGet' },
   [`GET ${W}/workers/:script`]: { sdk: 'Worker' },
   [`POST ${W}/scripts/:script/versions`]: { sdk: 'VersionCreate' },
   [`GET ${W}/scripts/:script/versions`]: { sdk: 'VersionList' },

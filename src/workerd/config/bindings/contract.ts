@@ -1,7 +1,7 @@
 import type { EgressRule } from '../../isolate/contract.ts';
 import type { IsolateParams } from '../../isolate-modules.ts';
 import type { ScriptToRun } from '../../script.ts';
-import type { D1ServiceResolver, R2ServiceResolver } from '../input.ts';
+import type { R2ServiceResolver } from '../input.ts';
 import type { Service, Worker, Worker_Binding, Worker_DurableObjectNamespace } from '../types.ts';
 
 /**
@@ -27,8 +27,6 @@ export interface Contribution {
 export interface ScriptContext {
   deployed: ScriptToRun;
   r2: R2ServiceResolver;
-  /** Where D1 databases answer; without it, a script with a d1 binding cannot be configured. */
-  d1?: D1ServiceResolver | undefined;
   /** Absolute path of the tail flags (tail-traces.ts). */
   tailFlagsDir: string;
   /** The secret the ping service (and only it) asks the script's isolate for its counts with (isolate/metrics.ts). */
@@ -40,8 +38,15 @@ export interface ScriptContext {
    * their storage in memory (the upload check, which must never open the live objects' files).
    */
   durableObjectsDir?: string | undefined;
+  /** Where the account's data engines listen (engine-host.ts); without it, no KV or D1 binding can be configured. */
+  engineSockets?: EngineSockets | undefined;
   /** The stable socket path of another script's entrypoint (service-sockets.ts); unset where none is reachable. */
   serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
+}
+
+/** The unix socket of an engine kind of an account (engine-host.ts). */
+export interface EngineSockets {
+  socketPath(kind: string, accountId: string): string;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */

@@ -9,6 +9,7 @@ import { localReads } from './local-reads.ts';
 import { metricsSecret } from './metrics-secret.ts';
 import { plainText } from './plain-text.ts';
 import { r2Bucket } from './r2.ts';
+import { kvNamespace } from './kv.ts';
 import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
 
@@ -21,6 +22,7 @@ export { secretText } from './secret.ts';
  */
 export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Binding, { type: T }>> } = {
   r2_bucket: r2Bucket,
+  kv_namespace: kvNamespace,
   plain_text: plainText,
   json,
   durable_object_namespace: durableObjectNamespace,
