@@ -161,7 +161,7 @@ export class ProxyServer {
     const clock = options.clock;
     const intervalMs = checkingIntervalMs(timeouts.headersMs);
     const sweep = (): void => {
-      sweepConnections(connections, timeouts, coarseClock.tick());
+      sweepConnections(connections, timeouts, coarseClock.tick(), intervalMs);
       this.#sweep = clock.schedule(intervalMs, sweep);
     };
     coarseClock.tick();
@@ -198,7 +198,15 @@ export class ProxyServer {
 }
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
-function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTimeouts, now: number): void {
+function sweepConnections(
+  connections: Set<ClientConnection>,
+  timeouts: HttpTimeouts,
+  now: number,
+  intervalMs: number,
+): void {
+  // A stamp is the coarse clock's time at the last sweep, so the byte it marks may have gone up to a sweep
+  // interval later: one interval more keeps a connection from being closed before it was idle that long.
+  const idleBoundMs = timeouts.idleMs + intervalMs;
   for (const connection of connections) {
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
@@ -206,7 +214,7 @@ function sweepConnections(connections: Set<ClientConnection>, timeouts: HttpTime
     if (connection.headStartedAt !== 0 && now - connection.headStartedAt > timeouts.headersMs) connection.timedOut();
     else if (connection.requestStartedAt !== 0 && now - connection.requestStartedAt > timeouts.requestMs) {
       connection.timedOut();
-    } else if (now - connection.lastActive > timeouts.idleMs) connection.socket.destroy();
+    } else if (now - connection.lastActive > idleBoundMs) connection.socket.destroy();
     else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();
   }
 }
