@@ -56,8 +56,11 @@ export default defineConfig({
     setupFiles: ['./test/helpers/restore-env.ts'],
     // One throwaway PostgreSQL 15 cluster for the run (each test makes its own database on it).
     globalSetup: ['./test/helpers/postgres-global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Ceilings, not bounds: tests wait for events, and the heaviest (1,000 pools through the CLI, 60 MiB of
+    // logs, three nodes on Swift) took over 60 s with the machine loaded ten times over its cores. A test that
+    // hangs still fails, later.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     env: { LEDGE_LOG_LEVEL: 'warn' },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
