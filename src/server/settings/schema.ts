@@ -395,6 +395,14 @@ export const SETTINGS = {
     description: 'D1 databases one account may have (Cloudflare answers 7406 past it).',
     section: 'Functions',
   }),
+  queuesMaxPerAccount: withDefault({
+    env: 'LEDGE_QUEUES_MAX_PER_ACCOUNT',
+    kind: integer(1, 1_000_000),
+    // Cloudflare's Workers Paid plan: 10,000 queues per account.
+    default: 10_000,
+    description: 'Queues one account may have (Cloudflare answers 11010 past it).',
+    section: 'Functions',
+  }),
   d1MaxDatabaseBytes: withDefault({
     env: 'LEDGE_D1_MAX_DATABASE_BYTES',
     kind: integer(64 * 1024, 1024 * 1024 * MiB, 'bytes'),

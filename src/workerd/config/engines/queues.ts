@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { SERVICE_RPC_HOST } from '../../service-sockets.ts';
+import type { Service, Worker_Binding } from '../types.ts';
+import type { EngineKind } from './contract.ts';
+import { ENGINE_COMPATIBILITY_DATE, engineSocket } from './common.ts';
+import { engineShim } from './shim.ts';
+
+/** The header that names the queue a producer's request is for (injected by the binding's external service). */
+export const QUEUE_HEADER = 'x-ledge-queue';
+/** Queue ids are Ledge's own: 32 hex digits. */
+const QUEUE_ID = /^[0-9a-f]{32}$/;
+
+/** One queue's consumer as the engine takes it: a script of the account and production's settings. */
+export interface EngineConsumer {
+  queueId: string;
+  /** The consumer script: its process serves the queue relay (config/queue-relay.ts) on `socket`. */
+  script: string;
+  socket: string;
+  maxBatchSize: number;
+  /** Seconds. */
+  maxBatchTimeout: number;
+  maxRetries: number;
+  /** Seconds. */
+  retryDelay: number;
+  /** 0: no limit. */
+  maxConcurrency: number;
+  /** The dead letter queue's id, or none. */
+  deadLetterQueue?: string | undefined;
+}
+
+/**
+ * Queues: workerd's bundled `/workerd/queues.js` (its header states this config), one account's queues as
+ * SQLite-backed `QueueShard` Durable Objects on the account's disk. Producers reach it through the shim, which
+ * takes the queue's id from a header their binding's external service injects. Each consumer is a binding to
+ * the consumer script's queue relay, in the script's own process: queues.js calls `queue(name, messages)` on
+ * it, a JS RPC call (an RPC connection cannot carry the `queue` event itself), and the relay hands the batch
+ * to the script's queue() handler as a real event and returns its acks and retries. So the engine runs
+ * without `service_binding_extra_handlers`: `queue` on a binding is then an RPC method. The consumers are
+ * config: `consumersOf` is read each time the account's process starts (a consumer change restarts it).
+ */
+export function queuesEngine(consumersOf: (accountId: string) => readonly EngineConsumer[]): EngineKind {
+  return {
+    name: 'queues',
+    build({ accountId, dataDir, socketDir }, files) {
+      const storage = join(dataDir, 'queues');
+      const shim = engineShim({ engineModule: 'queues.js', header: QUEUE_HEADER, prop: 'queue', idPattern: QUEUE_ID });
+      const consumers: Record<string, unknown> = {};
+      const bindings: Worker_Binding[] = [];
+      const relays: Service[] = [];
+      consumersOf(accountId).forEach((consumer, index) => {
+        const binding = `CONSUMER_${index}`;
+        const service = `queue-consumer:${accountId}/${consumer.script}`;
+        consumers[consumer.queueId] = {
+          consumer: binding,
+          maxBatchSize: consumer.maxBatchSize,
+          maxBatchTimeout: consumer.maxBatchTimeout,
+          maxRetries: consumer.maxRetries,
+          retryDelay: consumer.retryDelay,
+          maxConcurrency: consumer.maxConcurrency,
+          ...(consumer.deadLetterQueue ? { deadLetterQueue: consumer.deadLetterQueue } : {}),
+        };
+        bindings.push({ name: binding, service });
+        if (!relays.some((relay) => relay.name === service)) {
+          relays.push({
+            name: service,
+            external: { address: `unix:${consumer.socket}`, http: { capnpConnectHost: SERVICE_RPC_HOST } },
+          });
+        }
+      });
+      return {
+        services: [
+          {
+            name: 'queues',
+            worker: {
+              modules: [
+                { name: 'queues-main.js', esModule: files.embed('queues-main.js', shim) },
+                { name: 'queues.js', bundled: '/workerd/queues.js' },
+              ],
+              compatibilityDate: ENGINE_COMPATIBILITY_DATE,
+              bindings: [
+                { name: 'SHARD', durableObjectNamespace: { className: 'QueueShard' } },
+                { name: 'CONSUMERS', json: JSON.stringify(consumers) },
+                ...bindings,
+              ],
+              // The unique key and the disk are where messages live: changing either starts empty.
+              durableObjectNamespaces: [
+                { className: 'QueueShard', uniqueKey: `ledge-queues-${accountId}`, enableSql: true },
+              ],
+              durableObjectStorage: { localDisk: 'queues-storage' },
+            },
+          },
+          { name: 'queues-storage', disk: { path: storage, writable: true } },
+          ...relays,
+        ],
+        socket: engineSocket('queues', socketDir, 'queues'),
+        directories: [storage],
+      };
+    },
+  };
+}
