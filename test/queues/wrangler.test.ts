@@ -75,8 +75,8 @@ describe('wrangler queues against Ledge', () => {
     project = tempDir('ledge-wrangler-queues-project-');
     mkdirSync(join(project, 'src'));
     writeFileSync(join(project, 'src/index.js'), WORKER);
-    kv = (await api(ledge, 'POST', `/accounts/${ledge.accountId}/storage/kv/namespaces`, { title: 'seen' })).body
-      .result.id as string;
+    kv = (await api(ledge, 'POST', `/accounts/${ledge.accountId}/storage/kv/namespaces`, { title: 'seen' })).body.result
+      .id as string;
     writeFileSync(
       join(project, 'wrangler.toml'),
       [
@@ -132,10 +132,9 @@ describe('wrangler queues against Ledge', () => {
     expect(sent.text).toBe('queued first');
     const delivered = await poll(
       async () => {
-        const r = await fetch(
-          `${ledge.apiUrl}/accounts/${ledge.accountId}/storage/kv/namespaces/${kv}/values/first`,
-          { headers: ledge.tokenHeaders },
-        );
+        const r = await fetch(`${ledge.apiUrl}/accounts/${ledge.accountId}/storage/kv/namespaces/${kv}/values/first`, {
+          headers: ledge.tokenHeaders,
+        });
         return r.status === 200 ? r.text() : undefined;
       },
       { timeoutMs: 30_000 },
@@ -151,7 +150,10 @@ describe('wrangler queues against Ledge', () => {
     expect((await queue('wr-jobs')).consumers).toEqual([]);
     await ok(['queues', 'consumer', 'add', 'wr-jobs', 'qapp', '--batch-size', '7', '--message-retries', '1']);
     expect((await queue('wr-jobs')).consumers).toEqual([
-      expect.objectContaining({ script_name: 'qapp', settings: expect.objectContaining({ batch_size: 7, max_retries: 1 }) }),
+      expect.objectContaining({
+        script_name: 'qapp',
+        settings: expect.objectContaining({ batch_size: 7, max_retries: 1 }),
+      }),
     ]);
     const missing = await wrangler(['queues', 'consumer', 'add', 'wr-jobs', 'no-such-worker']);
     expect(missing.code).not.toBe(0);

@@ -10,6 +10,31 @@ export const QUEUE_HEADER = 'x-ledge-queue';
 /** Queue ids are Ledge's own: 32 hex digits. */
 const QUEUE_ID = /^[0-9a-f]{32}$/;
 
+/**
+ * Between the engine and a consumer's relay: queues.js counts a delivery that throws as a failed attempt, and
+ * the relay answers every handler outcome (an exception included) without throwing, so a throw here means the
+ * consumer's process could not be reached (not started yet after a restart, between two processes on a
+ * redeploy). That is no attempt of the consumer's: the gate tries again, waiting longer each time, for up to
+ * `GATE_WAIT_MS` (well inside the engine's 16-minute lease), before letting it count.
+ */
+const GATE_WAIT_MS = 10 * 60 * 1000;
+const GATE_SOURCE = `import { WorkerEntrypoint } from 'cloudflare:workers';
+export class QueueGate extends WorkerEntrypoint {
+  async queue(queueId, messages, metadata) {
+    const started = Date.now();
+    for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
+      try {
+        return await this.env.RELAY.queue(queueId, messages, metadata);
+      } catch (error) {
+        if (Date.now() - started > ${GATE_WAIT_MS}) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+}
+export default { fetch: () => new Response(null, { status: 404 }) };
+`;
+
 /** One queue's consumer as the engine takes it: a script of the account and production's settings. */
 export interface EngineConsumer {
   queueId: string;
@@ -33,7 +58,8 @@ export interface EngineConsumer {
  * SQLite-backed `QueueShard` Durable Objects on the account's disk. Producers reach it through the shim, which
  * takes the queue's id from a header their binding's external service injects. Each consumer is a binding to
  * the consumer script's queue relay, in the script's own process: queues.js calls `queue(name, messages)` on
- * it, a JS RPC call (an RPC connection cannot carry the `queue` event itself), and the relay hands the batch
+ * it (through a gate that waits for it to be reachable), a JS RPC call (an RPC connection cannot carry the
+ * `queue` event itself), and the relay hands the batch
  * to the script's queue() handler as a real event and returns its acks and retries. So the engine runs
  * without `service_binding_extra_handlers`: `queue` on a binding is then an RPC method. The consumers are
  * config: `consumersOf` is read each time the account's process starts (a consumer change restarts it).
@@ -49,7 +75,8 @@ export function queuesEngine(consumersOf: (accountId: string) => readonly Engine
       const relays: Service[] = [];
       consumersOf(accountId).forEach((consumer, index) => {
         const binding = `CONSUMER_${index}`;
-        const service = `queue-consumer:${accountId}/${consumer.script}`;
+        const relay = `queue-relay:${accountId}/${consumer.script}`;
+        const gate = `queue-gate:${accountId}/${consumer.script}`;
         consumers[consumer.queueId] = {
           consumer: binding,
           maxBatchSize: consumer.maxBatchSize,
@@ -59,12 +86,22 @@ export function queuesEngine(consumersOf: (accountId: string) => readonly Engine
           maxConcurrency: consumer.maxConcurrency,
           ...(consumer.deadLetterQueue ? { deadLetterQueue: consumer.deadLetterQueue } : {}),
         };
-        bindings.push({ name: binding, service });
-        if (!relays.some((relay) => relay.name === service)) {
-          relays.push({
-            name: service,
-            external: { address: `unix:${consumer.socket}`, http: { capnpConnectHost: SERVICE_RPC_HOST } },
-          });
+        bindings.push({ name: binding, service: { name: gate, entrypoint: 'QueueGate' } });
+        if (!relays.some((service) => service.name === relay)) {
+          relays.push(
+            {
+              name: relay,
+              external: { address: `unix:${consumer.socket}`, http: { capnpConnectHost: SERVICE_RPC_HOST } },
+            },
+            {
+              name: gate,
+              worker: {
+                modules: [{ name: 'queue-gate.js', esModule: files.embed('queue-gate.js', GATE_SOURCE) }],
+                compatibilityDate: ENGINE_COMPATIBILITY_DATE,
+                bindings: [{ name: 'RELAY', service: relay }],
+              },
+            },
+          );
         }
       });
       return {
