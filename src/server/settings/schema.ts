@@ -395,20 +395,20 @@ export const SETTINGS = {
     description: 'D1 databases one account may have (Cloudflare answers 7406 past it).',
     section: 'Functions',
   }),
-  queuesMaxPerAccount: withDefault({
-    env: 'LEDGE_QUEUES_MAX_PER_ACCOUNT',
-    kind: integer(1, 1_000_000),
-    // Cloudflare's Workers Paid plan: 10,000 queues per account.
-    default: 10_000,
-    description: 'Queues one account may have (Cloudflare answers 11010 past it).',
-    section: 'Functions',
-  }),
   d1MaxDatabaseBytes: withDefault({
     env: 'LEDGE_D1_MAX_DATABASE_BYTES',
     kind: integer(64 * 1024, 1024 * 1024 * MiB, 'bytes'),
     // Cloudflare's Workers Paid plan: 10 GB per database (500 MB on Free).
     default: 10 * 1024 * MiB,
     description: 'Size past which a D1 database takes reads and deletes but no more writes.',
+    section: 'Functions',
+  }),
+  queuesMaxPerAccount: withDefault({
+    env: 'LEDGE_QUEUES_MAX_PER_ACCOUNT',
+    kind: integer(1, 1_000_000),
+    // Cloudflare's Workers Paid plan: 10,000 queues per account.
+    default: 10_000,
+    description: 'Queues one account may have (10,000 on the Workers Paid plan); past it a create answers 11010.',
     section: 'Functions',
   }),
 
