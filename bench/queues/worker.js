@@ -1,3 +1,4 @@
+/* global URL, Response */
 // The queues benchmark's Worker: /send stamps a message with the time its request arrived; queue() records, per
 // message, how long after that its delivery started (workerd's clock is the event's start in both handlers).
 export default {
