@@ -55,6 +55,14 @@ const PRODUCER = `export default {
  */
 const CONSUMER = `export default {
   async queue(batch, env) {
+    // A batch with \`all\` in it is retried whole once (retryAll), then acknowledged whole (ackAll).
+    if (batch.messages.some((m) => m.body && m.body.all)) {
+      for (const m of batch.messages) {
+        await env.SEEN.put(batch.queue + ':' + m.body.tag, JSON.stringify({ body: m.body, attempts: m.attempts, size: batch.messages.length }));
+      }
+      if (batch.messages[0].attempts < 2) batch.retryAll(); else batch.ackAll();
+      return;
+    }
     for (const message of batch.messages) {
       const body = message.body;
       const shown = body instanceof Map ? { map: Object.fromEntries(body) } : body instanceof ArrayBuffer || ArrayBuffer.isView(body) ? { bytes: [...new Uint8Array(body.buffer ?? body)] } : body;
@@ -173,6 +181,27 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
     await call('/send', { tag: 'again', retry: true });
     const v = await waitSeen('jobs:again', (x) => x.attempts === 3);
     expect(v?.attempts).toBe(3);
+  });
+
+  it('retries a whole batch with retryAll and settles it with ackAll; the backlog empties', async () => {
+    expect(
+      (
+        await call('/batch', [
+          { tag: 'all-1', all: true },
+          { tag: 'all-2', all: true },
+        ])
+      ).text,
+    ).toBe('sent');
+    for (const tag of ['all-1', 'all-2']) expect(await waitSeen(`jobs:${tag}`, (v) => v.attempts === 2)).toBeTruthy();
+    const metrics = await poll(
+      async () => {
+        const answer = await api(ledge, 'GET', `/accounts/${ledge.accountId}/queues/jobs/metrics`);
+        return answer.body.result.backlog_count === 0 ? answer.body.result : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(metrics).toMatchObject({ backlog_count: 0, backlog_bytes: 0 });
+    expect((await seen('jobs:all-1'))?.attempts).toBe(2);
   });
 
   it('waits out delaySeconds before delivery', async () => {
