@@ -67,6 +67,23 @@ export function createQueuesSubsystem(deps: {
     },
   });
   const engine = new QueueEngineClient(engines);
+  // A shard that got messages while its queue had no consumer (or another config) set its alarm for the
+  // retention sweep only, days away, and the engine's new config reaches it only when it is next called: each
+  // consumed queue is called (its metrics) once the engine runs with its consumer.
+  const wake = async (accountId: string): Promise<void> => {
+    for (const consumer of consumers.get(accountId) ?? []) {
+      await engine.metrics(accountId, consumer.queueId).catch((error: unknown) => {
+        deps.logger.warn('a consumed queue could not be woken', { account: accountId, err: error });
+      });
+    }
+  };
+  const waker: BackgroundService = {
+    name: 'queue-waker',
+    start: async () => {
+      await Promise.all([...consumers.keys()].map(wake));
+    },
+    stop: () => undefined,
+  };
   const unavailable = (error: unknown) => {
     deps.logger.warn('a queue engine did not start', { err: error });
     throw QueueErrors.unavailable('the queue engine did not start; try again shortly');
@@ -77,6 +94,7 @@ export function createQueuesSubsystem(deps: {
       await refresh(accountId);
       await deps.reloadFunctions();
       await engines.restart(accountId).catch(unavailable);
+      await wake(accountId);
     },
     scriptExists: deps.scriptExists,
     producers: deps.producers,
@@ -96,7 +114,7 @@ export function createQueuesSubsystem(deps: {
       }
       return scripts;
     },
-    background: [engines, closer],
+    background: [engines, waker, closer],
     mountRoutes: (api) => api.route('/', queueRoutes(service)),
   };
 }

@@ -38,6 +38,9 @@ const PRODUCER = `export default {
         case '/many':
           await env.JOBS.sendBatch(Array.from({ length: Number(url.searchParams.get('count')) }, (_, i) => ({ body: i })));
           return new Response('sent');
+        case '/late':
+          await env.LATE.send(await request.json());
+          return new Response('sent');
         case '/fail':
           await env.FAILS.send(await request.json());
           return new Response('sent');
@@ -106,7 +109,7 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
     ledge = await startLedge({ flags: { functionsProcesses: 1 } });
     const account = `/accounts/${ledge.accountId}`;
     kv = (await api(ledge, 'POST', `${account}/storage/kv/namespaces`, { title: 'seen' })).body.result.id as string;
-    for (const name of ['jobs', 'fails']) {
+    for (const name of ['jobs', 'fails', 'late']) {
       const created = await api(ledge, 'POST', `${account}/queues`, { queue_name: name });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
     }
@@ -121,6 +124,7 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
         bindings: [
           { type: 'queue', name: 'JOBS', queue_name: 'jobs' },
           { type: 'queue', name: 'FAILS', queue_name: 'fails' },
+          { type: 'queue', name: 'LATE', queue_name: 'late' },
         ],
       },
     });
@@ -202,6 +206,17 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
     );
     expect(metrics).toMatchObject({ backlog_count: 0, backlog_bytes: 0 });
     expect((await seen('jobs:all-1'))?.attempts).toBe(2);
+  });
+
+  it('delivers what was sent before the queue had a consumer once one is added', async () => {
+    expect((await call('/late', { tag: 'early' })).text).toBe('sent');
+    const added = await api(ledge, 'POST', `/accounts/${ledge.accountId}/queues/late/consumers`, {
+      type: 'worker',
+      script_name: 'consumer',
+      settings: { batch_size: 1, max_wait_time_ms: 100 },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(await waitSeen('late:early')).toMatchObject({ attempts: 1 });
   });
 
   it('waits out delaySeconds before delivery', async () => {

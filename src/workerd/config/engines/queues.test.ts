@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnginesConfig } from '../engines-config.ts';
 import { serializeConfig } from '../serialize.ts';
+import type { Worker } from '../types.ts';
 import { queuesEngine, type EngineConsumer } from './queues.ts';
 
 describe("an account's queue engine config", () => {
@@ -28,7 +29,7 @@ describe("an account's queue engine config", () => {
     expect(text).toContain('uniqueKey = "ledge-queues-acc"');
     expect(built.directories).toEqual(['/data/engines/acc/queues']);
     expect(built.config.sockets!.map((s) => s.address)).toEqual(['unix:/data/runtime/queues/engines/abc/queues.sock']);
-    const worker = built.config.services!.find((s) => s.name === 'queues')!.worker!;
+    const worker = (built.config.services!.find((s) => s.name === 'queues') as { worker: Worker }).worker;
     const json = worker.bindings!.find((b) => b.name === 'CONSUMERS') as { json: string };
     expect(JSON.parse(json.json)).toEqual({
       ['a'.repeat(32)]: {
