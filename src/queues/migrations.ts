@@ -14,6 +14,7 @@ export const queuesMigrations: readonly SchemaMigration[] = [
         account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         queue_name TEXT NOT NULL,
         delivery_delay INTEGER NOT NULL DEFAULT 0,
+        delivery_paused INTEGER NOT NULL DEFAULT 0,
         message_retention_period INTEGER NOT NULL,
         created_on TEXT NOT NULL,
         modified_on TEXT NOT NULL,

@@ -34,7 +34,7 @@ export function renderQueue(queue: QueueRecord, consumers: readonly ConsumerReco
     producers_total_count: producers.length,
     settings: {
       delivery_delay: queue.delivery_delay,
-      delivery_paused: false,
+      delivery_paused: queue.delivery_paused === 1,
       message_retention_period: queue.message_retention_period,
     },
   };

@@ -61,6 +61,8 @@ export interface QueueRecord {
   account_id: string;
   queue_name: string;
   delivery_delay: number;
+  /** 1: messages are taken and kept, none delivered (the engine runs without the queue's consumer). */
+  delivery_paused: number;
   message_retention_period: number;
   created_on: string;
   modified_on: string;

@@ -29,7 +29,10 @@ const CONSUMER_DEFAULTS = { batch_size: 10, max_retries: 3, max_wait_time_ms: 5_
 export interface QueueHooks {
   /** A queue exists in the account: its queue engine must run (producers reach it at once). */
   created(accountId: string): Promise<void>;
-  /** The account's consumers changed: its queue engine and the consumer scripts' processes follow. */
+  /**
+   * The account's consumers, or a queue's delay or pause, changed: its queue engine and the consumer scripts'
+   * processes follow.
+   */
   consumersChanged(accountId: string): Promise<void>;
   /** Whether the account has this script (a consumer must name one). */
   scriptExists(accountId: string, script: string): Promise<boolean>;
@@ -78,12 +81,15 @@ export class QueueService {
       account_id: accountId,
       queue_name: body.queue_name,
       delivery_delay: body.settings?.delivery_delay ?? 0,
+      delivery_paused: body.settings?.delivery_paused ? 1 : 0,
       message_retention_period: body.settings?.message_retention_period ?? DEFAULT_RETENTION_SECONDS,
       created_on: now,
       modified_on: now,
     };
     await this.#store.insert(record);
     await this.#hooks.created(accountId);
+    // A default delay is the engine's config.
+    if (record.delivery_delay !== 0) await this.#hooks.consumersChanged(accountId);
     return record;
   }
 
@@ -108,12 +114,19 @@ export class QueueService {
       ...queue,
       queue_name: body.queue_name ?? queue.queue_name,
       delivery_delay: body.settings?.delivery_delay ?? queue.delivery_delay,
+      delivery_paused:
+        body.settings?.delivery_paused === undefined ? queue.delivery_paused : body.settings.delivery_paused ? 1 : 0,
       message_retention_period: body.settings?.message_retention_period ?? queue.message_retention_period,
       modified_on: isoNow(this.#clock),
     };
     await this.#store.update(updated);
-    // A consumer's dead letter queue is named: a renamed queue's consumers' config names it anew.
-    if (updated.queue_name !== queue.queue_name) await this.#hooks.consumersChanged(accountId);
+    // The engine's config names dead letter queues by name, and holds each queue's delay and whether it delivers.
+    if (
+      updated.queue_name !== queue.queue_name ||
+      updated.delivery_delay !== queue.delivery_delay ||
+      updated.delivery_paused !== queue.delivery_paused
+    )
+      await this.#hooks.consumersChanged(accountId);
     return updated;
   }
 

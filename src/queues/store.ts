@@ -3,7 +3,7 @@ import { QueueErrors } from './errors.ts';
 import type { ConsumerRecord, QueueRecord } from './schemas.ts';
 
 const QUEUE_COLUMNS =
-  'queue_id, account_id, queue_name, delivery_delay, message_retention_period, created_on, modified_on';
+  'queue_id, account_id, queue_name, delivery_delay, delivery_paused, message_retention_period, created_on, modified_on';
 const CONSUMER_COLUMNS =
   'consumer_id, queue_id, account_id, script_name, dead_letter_queue, batch_size, max_retries, max_wait_time_ms, max_concurrency, retry_delay, created_on';
 
@@ -20,11 +20,12 @@ export class SqlQueueStore {
 
   async insert(record: QueueRecord): Promise<void> {
     try {
-      await this.#db.run(`INSERT INTO queues (${QUEUE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+      await this.#db.run(`INSERT INTO queues (${QUEUE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
         record.queue_id,
         record.account_id,
         record.queue_name,
         record.delivery_delay,
+        record.delivery_paused,
         record.message_retention_period,
         record.created_on,
         record.modified_on,
@@ -45,10 +46,11 @@ export class SqlQueueStore {
   async update(record: QueueRecord): Promise<void> {
     try {
       await this.#db.run(
-        'UPDATE queues SET queue_name = ?, delivery_delay = ?, message_retention_period = ?, modified_on = ? WHERE account_id = ? AND queue_id = ?',
+        'UPDATE queues SET queue_name = ?, delivery_delay = ?, delivery_paused = ?, message_retention_period = ?, modified_on = ? WHERE account_id = ? AND queue_id = ?',
         [
           record.queue_name,
           record.delivery_delay,
+          record.delivery_paused,
           record.message_retention_period,
           record.modified_on,
           record.account_id,

@@ -45,19 +45,33 @@ export function createQueuesSubsystem(deps: {
   const store = new SqlQueueStore(deps.db);
   // The engine's config is built synchronously when its process starts: the consumers are kept here.
   const consumers = new Map<string, EngineConsumer[]>();
+  const delays = new Map<string, Record<string, number>>();
   const refresh = async (accountId: string): Promise<void> => {
     const queues = await store.list(accountId, []);
     const idOf = new Map(queues.map((queue) => [queue.queue_name, queue.queue_id]));
-    const records = await store.consumers(accountId);
+    // A paused queue takes messages and keeps them: the engine runs without its consumer until it resumes.
+    const paused = new Set(queues.filter((queue) => queue.delivery_paused === 1).map((queue) => queue.queue_id));
+    const records = (await store.consumers(accountId)).filter((record) => !paused.has(record.queue_id));
     consumers.set(
       accountId,
       records.map((record) => engineConsumer(record, idOf, deps.consumerSocket(accountId, record.script_name))),
+    );
+    delays.set(
+      accountId,
+      Object.fromEntries(
+        queues.filter((queue) => queue.delivery_delay > 0).map((queue) => [queue.queue_id, queue.delivery_delay]),
+      ),
     );
   };
   const engines = new EngineHost({
     runtimeDir: deps.runtimeDir,
     dataDir: deps.dataDir,
-    kinds: [queuesEngine((accountId) => consumers.get(accountId) ?? [])],
+    kinds: [
+      queuesEngine((accountId) => ({
+        consumers: consumers.get(accountId) ?? [],
+        delays: delays.get(accountId) ?? {},
+      })),
+    ],
     logger: deps.logger.child({ component: 'queue-engines' }),
     clock,
     accounts: async () => {

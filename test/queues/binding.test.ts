@@ -219,6 +219,29 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
     expect(await waitSeen('late:early')).toMatchObject({ attempts: 1 });
   });
 
+  it("applies the queue's delivery_delay and delivery_paused settings", async () => {
+    const late = `/accounts/${ledge.accountId}/queues/late`;
+    expect((await api(ledge, 'PATCH', late, { settings: { delivery_delay: 2 } })).status).toBe(200);
+    await call('/late', { tag: 'delayed' });
+    expect(await seen('late:delayed')).toBeUndefined();
+    expect(await waitSeen('late:delayed')).toMatchObject({ attempts: 1 });
+
+    const paused = await api(ledge, 'PATCH', late, { settings: { delivery_delay: 0, delivery_paused: true } });
+    expect(paused.body.result.settings).toMatchObject({ delivery_delay: 0, delivery_paused: true });
+    await call('/late', { tag: 'held' });
+    const held = await poll(
+      async () => {
+        const metrics = (await api(ledge, 'GET', `${late}/metrics`)).body.result;
+        return metrics.backlog_count === 1 ? metrics : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(held).toMatchObject({ backlog_count: 1 });
+    expect(await seen('late:held')).toBeUndefined();
+    expect((await api(ledge, 'PATCH', late, { settings: { delivery_paused: false } })).status).toBe(200);
+    expect(await waitSeen('late:held')).toMatchObject({ attempts: 1 });
+  });
+
   it('waits out delaySeconds before delivery', async () => {
     await call('/send?delay=2', { tag: 'later' });
     expect(await seen('jobs:later')).toBeUndefined();

@@ -23,7 +23,7 @@ describe("an account's queue engine config", () => {
       consumer('a'.repeat(32), 'worker', { deadLetterQueue: 'b'.repeat(32) }),
       consumer('b'.repeat(32), 'worker'),
     ];
-    const built = buildEnginesConfig(input, [queuesEngine(() => consumers)]);
+    const built = buildEnginesConfig(input, [queuesEngine(() => ({ consumers, delays: {} }))]);
     const text = serializeConfig(built.config);
     expect(text).toContain('bundled = "/workerd/queues.js"');
     expect(text).toContain('uniqueKey = "ledge-queues-acc"');
@@ -57,7 +57,7 @@ describe("an account's queue engine config", () => {
   });
 
   it('takes the queue from the header, ids of 32 hex digits only', () => {
-    const built = buildEnginesConfig(input, [queuesEngine(() => [])]);
+    const built = buildEnginesConfig(input, [queuesEngine(() => ({ consumers: [], delays: {} }))]);
     const main = String(built.files.find((f) => f.path === 'queues-main.js')?.content);
     expect(main).toContain('"x-ledge-queue"');
     const pattern = new RegExp(JSON.parse(/new RegExp\((".*")\)/.exec(main)![1]!) as string);

@@ -35,6 +35,26 @@ export class QueueGate extends WorkerEntrypoint {
 export default { fetch: () => new Response(null, { status: 404 }) };
 `;
 
+/**
+ * A queue's default delivery delay (its `delivery_delay` setting), by queue id in `DELAYS`: a send that names no
+ * delay of its own (workerd's binding then sends no `X-Msg-Delay-Secs`) gets the queue's; a batch's messages
+ * that name theirs keep them (queues.js reads them from the body).
+ */
+const DELAY_SOURCE = `import engine from './queues.js';
+export * from './queues.js';
+export default {
+  fetch(request, env, ctx) {
+    const delay = env.DELAYS[ctx.props.queue];
+    if (delay && !request.headers.has('X-Msg-Delay-Secs')) {
+      const headers = new Headers(request.headers);
+      headers.set('X-Msg-Delay-Secs', String(delay));
+      request = new Request(request, { headers });
+    }
+    return engine.fetch(request, env, ctx);
+  },
+};
+`;
+
 /** One queue's consumer as the engine takes it: a script of the account and production's settings. */
 export interface EngineConsumer {
   queueId: string;
@@ -64,16 +84,24 @@ export interface EngineConsumer {
  * without `service_binding_extra_handlers`: `queue` on a binding is then an RPC method. The consumers are
  * config: `consumersOf` is read each time the account's process starts (a consumer change restarts it).
  */
-export function queuesEngine(consumersOf: (accountId: string) => readonly EngineConsumer[]): EngineKind {
+export function queuesEngine(
+  configOf: (accountId: string) => { consumers: readonly EngineConsumer[]; delays: Record<string, number> },
+): EngineKind {
   return {
     name: 'queues',
     build({ accountId, dataDir, socketDir }, files) {
       const storage = join(dataDir, 'queues');
-      const shim = engineShim({ engineModule: 'queues.js', header: QUEUE_HEADER, prop: 'queue', idPattern: QUEUE_ID });
+      const shim = engineShim({
+        engineModule: 'queues-delay.js',
+        header: QUEUE_HEADER,
+        prop: 'queue',
+        idPattern: QUEUE_ID,
+      });
+      const { consumers: configured, delays } = configOf(accountId);
       const consumers: Record<string, unknown> = {};
       const bindings: Worker_Binding[] = [];
       const relays: Service[] = [];
-      consumersOf(accountId).forEach((consumer, index) => {
+      configured.forEach((consumer, index) => {
         const binding = `CONSUMER_${index}`;
         const relay = `queue-relay:${accountId}/${consumer.script}`;
         const gate = `queue-gate:${accountId}/${consumer.script}`;
@@ -111,12 +139,14 @@ export function queuesEngine(consumersOf: (accountId: string) => readonly Engine
             worker: {
               modules: [
                 { name: 'queues-main.js', esModule: files.embed('queues-main.js', shim) },
+                { name: 'queues-delay.js', esModule: files.embed('queues-delay.js', DELAY_SOURCE) },
                 { name: 'queues.js', bundled: '/workerd/queues.js' },
               ],
               compatibilityDate: ENGINE_COMPATIBILITY_DATE,
               bindings: [
                 { name: 'SHARD', durableObjectNamespace: { className: 'QueueShard' } },
                 { name: 'CONSUMERS', json: JSON.stringify(consumers) },
+                { name: 'DELAYS', json: JSON.stringify(delays) },
                 ...bindings,
               ],
               // The unique key and the disk are where messages live: changing either starts empty.
