@@ -43,6 +43,7 @@ const POSTGRES_SUITES = [
   'test/dashboard/server.test.ts',
   // Workers KV namespaces are records in the database.
   'test/kv/{api,binding}.test.ts',
+  'test/queues/{api,binding}.test.ts',
 ];
 
 export default defineConfig({

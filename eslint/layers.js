@@ -36,6 +36,8 @@ export const LAYERS = {
   d1: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Workers KV: namespaces as records, keys in the accounts' engines (src/workerd/engine-host.ts).
   kv: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
+  // Queues: queues and consumers as records, messages in the accounts' queue engines (workerd's queues.js).
+  queues: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -80,6 +82,7 @@ export const LAYERS = {
     's3',
     'd1',
     'kv',
+    'queues',
     'tls',
     // The composition root starts the accounts' data engines (workerd's bundled engines), which several use.
     'workerd',

@@ -80,6 +80,8 @@ export interface ServerConfig {
   workers: WorkersSettings;
   /** D1's per-account limits (Cloudflare's codes past them). */
   d1: { maxDatabasesPerAccount: number; maxDatabaseBytes: number };
+  /** Queues' per-account limit (Cloudflare's code past it). */
+  queues: { maxQueuesPerAccount: number };
   kv: KvSettings;
 }
 
@@ -200,6 +202,7 @@ function fromSettings(s: Settings): ServerConfig {
       tailSessionSeconds: s.tailSessionSeconds,
     },
     d1: { maxDatabasesPerAccount: s.d1MaxDatabasesPerAccount, maxDatabaseBytes: s.d1MaxDatabaseBytes },
+    queues: { maxQueuesPerAccount: s.queuesMaxPerAccount },
     kv: { maxNamespacesPerAccount: s.maxKvNamespacesPerAccount },
   };
 }

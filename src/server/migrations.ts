@@ -12,6 +12,7 @@ import { kvMigrations } from '../kv/index.ts';
 import { dashboardMigrations } from '../dashboard/index.ts';
 import { workerRouteMigrations } from '../worker-routes/index.ts';
 import { d1Migrations } from '../d1/index.ts';
+import { queuesMigrations } from '../queues/index.ts';
 import { tlsMigrations } from '../tls/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
@@ -38,4 +39,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...d1Migrations,
   // Certificates and zone TLS settings belong to zones.
   ...tlsMigrations,
+  // Queues and their consumers belong to accounts.
+  ...queuesMigrations,
 ];

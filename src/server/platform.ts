@@ -19,7 +19,7 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { createKvSubsystem } from '../kv/index.ts';
-import { EngineHost, engineKinds } from '../workerd/index.ts';
+import { EngineHost, engineKinds, QUEUE_RELAY_ENTRYPOINT, type Binding } from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -35,6 +35,7 @@ import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { createD1Subsystem } from '../d1/index.ts';
+import { createQueuesSubsystem } from '../queues/index.ts';
 import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
 import { servedHostnames } from './served-hostnames.ts';
 
@@ -234,6 +235,23 @@ export async function createPlatform(
     transfersDir: join(config.dataDir, 'd1', 'transfers'),
     clock,
   });
+  // Queues: each account's queue engine in a process of its own; consumers are scripts of the account.
+  const queues = createQueuesSubsystem({
+    db,
+    runtimeDir: join(paths.runtime, 'queues'),
+    dataDir: join(config.dataDir, 'engines'),
+    logger: logger.child({ component: 'queues' }),
+    clock,
+    limits: config.queues,
+    consumerSocket: (accountId, script) =>
+      workers.functions.runtime.entrypointSocket(accountId, script, QUEUE_RELAY_ENTRYPOINT),
+    reloadFunctions: async () => {
+      await workers.functions.workers.reloadRuntime();
+    },
+    scriptExists: async (accountId, name) =>
+      (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
+    producers: async (accountId) => queueProducers(await workers.functions.workers.store.listDeployed(), accountId),
+  });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
     config: {
@@ -252,9 +270,14 @@ export async function createPlatform(
     logger,
     paths,
     buckets: { bucketExists: async (accountId, name) => (await storage.getBucket(accountId, name)) !== undefined },
-    engines,
+    engines: {
+      socketPath: (kind, accountId) => engines.socketPath(kind, accountId),
+      queueSocketPath: (accountId) => queues.engines.socketPath('queues', accountId),
+    },
     kvNamespaces: { namespaceExists: (accountId, id) => kv.service.exists(accountId, id) },
     databases: { databaseExists: async (accountId, id) => (await d1.store.find(accountId, id)) !== undefined },
+    queues: { queueId: async (accountId, name) => (await queues.store.find(accountId, name))?.queue_id },
+    queueConsumers: () => queues.consumerScripts(),
     assetBlobs: openAssetBlobStore(config, join(config.dataDir, 'assets')),
     r2: {
       workerdService: (accountId, name) => r2.wire.workerdService(accountId, name),
@@ -291,6 +314,8 @@ export async function createPlatform(
   // Another node's change: its table here (the runtime reloads on the runtime's own announcement).
   cluster.onRemote(WORKER_ROUTES_TOPIC, () => workerRoutes.directory.refreshSoon());
   zones.service.beforeDelete((zone) => workerRoutes.forgetZone(zone.id));
+  // A deleted script consumes nothing any more.
+  workers.functions.workers.onScriptDeleted((accountId, name) => queues.service.forgetScript(accountId, name));
   workers.functions.workers.onScriptDeleted(async (accountId, name) => {
     if ((await workerRoutes.store.forgetScript(accountId, name)) > 0) await workerRoutes.directory.refresh();
   });
@@ -367,6 +392,7 @@ export async function createPlatform(
     notifications,
     kv,
     d1,
+    queues,
     workers,
     workerRoutes,
     s3,
@@ -429,4 +455,22 @@ function loopbackOf(host: string): string {
   if (host === '' || host === '0.0.0.0') return '127.0.0.1';
   if (host === '::' || host === '[::]') return '::1';
   return host.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** The scripts of an account whose deployed version binds each queue (by id) as a producer. */
+function queueProducers(
+  deployed: readonly { script: { account_id: string; name: string }; version: { bindings: readonly Binding[] } }[],
+  accountId: string,
+): Map<string, string[]> {
+  const producers = new Map<string, string[]>();
+  for (const { script, version } of deployed) {
+    if (script.account_id !== accountId) continue;
+    for (const binding of version.bindings) {
+      if (binding.type !== 'queue') continue;
+      const scripts = producers.get(binding.queue_id) ?? [];
+      if (!scripts.includes(script.name)) scripts.push(script.name);
+      producers.set(binding.queue_id, scripts);
+    }
+  }
+  return producers;
 }

@@ -110,6 +110,20 @@ export class EngineHost implements BackgroundService {
     return engines.ready;
   }
 
+  /**
+   * Starts the account's engines again on a config built anew, for a kind whose config depends on the
+   * account's records (the queue consumers); what the engines keep on disk stays.
+   */
+  async restart(accountId: string): Promise<void> {
+    const known = this.#accounts.get(accountId);
+    if (known) {
+      this.#accounts.delete(accountId);
+      known.timer?.cancel();
+      await known.process?.stop(2_000);
+    }
+    return this.ensure(accountId);
+  }
+
   /** Named by a hash of the account's id: a unix socket path has at most 107 bytes. */
   #socketDir(accountId: string): string {
     const short = createHash('sha256').update(accountId).digest('hex').slice(0, 12);

@@ -8,12 +8,23 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
  * Everything about a deployed script that changes what its workerd process runs: the version (code,
  * bindings, limits, compatibility), its secrets, whether and where it is routed (workers.dev, Workers routes),
  * whether it has Cron Triggers, the Durable Object classes it hosts, which of its entrypoints other scripts bind
- * to. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
+ * to, the queues it consumes. Equal fingerprints mean the running process can stay; a failed start is remembered by it, so
  * the same broken configuration is not tried again on every other tenant's change, and a new deploy, a
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
 export function runtimeFingerprint(deployed: ScriptToRun): string {
-  const { script, version, secrets, subdomain, scheduled, assets, routed, durableObjects, entrypoints } = deployed;
+  const {
+    script,
+    version,
+    secrets,
+    subdomain,
+    scheduled,
+    assets,
+    routed,
+    durableObjects,
+    entrypoints,
+    consumedQueues,
+  } = deployed;
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -26,6 +37,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
         assets?.directory ?? null,
         durableObjects ?? [],
         entrypoints ?? [],
+        consumedQueues ?? {},
       ]),
     )
     .digest('hex');

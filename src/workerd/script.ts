@@ -14,7 +14,8 @@ export type Binding =
   | { name: string; type: 'json'; json: unknown }
   | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined }
   | { name: string; type: 'd1'; id: string }
-  | { name: string; type: 'service'; service: string; entrypoint?: string | undefined };
+  | { name: string; type: 'service'; service: string; entrypoint?: string | undefined }
+  | { name: string; type: 'queue'; queue_name: string; queue_id: string };
 
 /**
  * A Durable Object class the script exports and a migration created: its objects live under
@@ -78,6 +79,8 @@ export interface ScriptToRun {
    * loaded even when it is neither routed nor scheduled.
    */
   entrypoints?: string[] | undefined;
+  /** The queues it consumes, names by id: its queue relay hands each batch over under the queue's name. */
+  consumedQueues?: Record<string, string> | undefined;
   /** Only while an upload is checked: its source maps by part name (`<module>.map`), for the load error. */
   sourceMaps?: Record<string, string> | undefined;
 }

@@ -51,8 +51,12 @@ export function withServedEntrypoints(scripts: readonly ScriptToRun[]): ScriptTo
     }
   }
   return scripts.map((d) => {
-    const entrypoints = served.get(`${d.script.account_id}/${d.script.name}`);
-    return entrypoints ? { ...d, entrypoints: [...entrypoints].sort() } : d;
+    // Entrypoints the caller set already (a queue consumer's relay) are served too.
+    const entrypoints = new Set([
+      ...(d.entrypoints ?? []),
+      ...(served.get(`${d.script.account_id}/${d.script.name}`) ?? []),
+    ]);
+    return entrypoints.size > 0 ? { ...d, entrypoints: [...entrypoints].sort() } : d;
   });
 }
 

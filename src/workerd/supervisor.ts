@@ -163,6 +163,11 @@ export class FunctionsRuntime implements BackgroundService {
     return this.#current?.pids ?? [];
   }
 
+  /** The stable socket path where a script's entrypoint is served (service-sockets.ts), whether it runs yet or not. */
+  entrypointSocket(accountId: string, script: string, entrypoint: string): string {
+    return serviceSocketPath(this.#socketDir(), accountId, script, entrypoint);
+  }
+
   /** The ping sockets of every process that runs functions now (function-metrics.ts scrapes them). */
   pingSockets(): string[] {
     const processes = this.#direct
@@ -312,7 +317,7 @@ export class FunctionsRuntime implements BackgroundService {
       const stderr: string[] = [];
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, served, { checkOnly: true }),
-        experimental: servesAssets(served),
+        experimental: needsExperimental(served),
         pingSocket: this.#pingSocketPath(),
         onStdoutLine: () => undefined,
         onStderrLine: (line) => stderr.push(line),
@@ -359,6 +364,8 @@ export class FunctionsRuntime implements BackgroundService {
       only!.deployed.script.workers_dev &&
       !hostsDurableObjects(only!.deployed) &&
       !only!.deployed.routed &&
+      // Entrypoints are served by backend processes only (a queue consumer's relay, say).
+      (only!.deployed.entrypoints?.length ?? 0) === 0 &&
       !this.#knownToFail(only!)
     ) {
       if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
@@ -599,7 +606,7 @@ export class FunctionsRuntime implements BackgroundService {
     try {
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, { serveEntrypoints: true }),
-        experimental: servesAssets(wanted.deployed),
+        experimental: needsExperimental(wanted.deployed),
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
         serviceSockets,
@@ -668,7 +675,7 @@ export class FunctionsRuntime implements BackgroundService {
         sockets.map((socket) => socket.handle),
         {
           configPath,
-          experimental: direct ? servesAssets(direct.deployed) : false,
+          experimental: direct ? needsExperimental(direct.deployed) : false,
           pingSockets,
           ...this.#processOutput(direct?.key ?? 'front'),
           readyTimeoutMs: this.#startTimeoutMs,
@@ -852,7 +859,10 @@ function hostsDurableObjects(script: ScriptToRun): boolean {
 
 type HandedOver = Awaited<ReturnType<ScriptBackend['handOver']>>;
 
-/** workerd's `assets` service is experimental: only the processes that serve assets run with --experimental. */
-function servesAssets(script: ScriptToRun): boolean {
-  return script.assets !== undefined;
+/**
+ * workerd's `assets` service and the queue relay's `service_binding_extra_handlers` flag are experimental: only
+ * the processes that serve assets or consume a queue run with --experimental.
+ */
+function needsExperimental(script: ScriptToRun): boolean {
+  return script.assets !== undefined || script.consumedQueues !== undefined;
 }

@@ -58,6 +58,13 @@ export const WorkerErrors = {
       10181,
       `D1 binding '${clip(binding)}' references database '${clip(id)}' which was not found. Verify the database exists in your account and that the database_id in your configuration is correct.`,
     ),
+  /** A queue binding to a queue the account does not have (Cloudflare's QueueNotFound). */
+  queueNotFound: (binding: string, queue: string) =>
+    new LedgeError(
+      400,
+      11000,
+      `Queue binding '${clip(binding)}' references queue '${clip(queue)}', which does not exist: create it first (wrangler queues create ${clip(queue)}).`,
+    ),
   /** A kv_namespace binding to a namespace the account does not have (Cloudflare's code and words). */
   kvNamespaceNotValid: (namespaceId: string) =>
     new LedgeError(400, 10041, `KV namespace '${clip(namespaceId)}' is not valid.`),

@@ -59,6 +59,11 @@ export interface BucketLookup {
 }
 
 /** Looks up D1 databases: a binding reaches only a database of the script's own account. */
+/** Queues (src/queues): a producer binding names a queue of the uploader's account by name. */
+export interface QueueLookup {
+  queueId(accountId: string, name: string): Promise<string | undefined>;
+}
+
 export interface DatabaseLookup {
   databaseExists(accountId: string, id: string): Promise<boolean>;
 }
@@ -80,6 +85,7 @@ export class WorkersService {
   readonly #buckets: BucketLookup;
   readonly #databases: DatabaseLookup | undefined;
   readonly #kvNamespaces: KvNamespaceLookup | undefined;
+  readonly #queues: QueueLookup | undefined;
   readonly #accounts: AccountService;
   readonly #maxScripts: number;
   readonly assets: AssetsService | undefined;
@@ -97,6 +103,8 @@ export class WorkersService {
       databases?: DatabaseLookup | undefined;
       /** KV namespaces; without it, an upload with a kv_namespace binding is refused. */
       kvNamespaces?: KvNamespaceLookup | undefined;
+      /** Queues; without it, an upload with a queue binding is refused. */
+      queues?: QueueLookup | undefined;
       accounts: AccountService;
       /** Scripts one account may have (Cloudflare's "Number of Workers"). */
       maxScriptsPerAccount?: number | undefined;
@@ -113,6 +121,7 @@ export class WorkersService {
     this.#maxScripts = deps.maxScriptsPerAccount ?? MAX_SCRIPTS_PER_ACCOUNT;
     this.store = deps.store;
     this.#runtime = deps.runtime;
+    this.#queues = deps.queues;
     this.#buckets = deps.buckets;
     this.#databases = deps.databases;
     this.#kvNamespaces = deps.kvNamespaces;
@@ -194,6 +203,22 @@ export class WorkersService {
   }
 
   /**
+   * A producer binding names its queue by name, as wrangler sends it: the version keeps the id of the account's
+   * queue of that name, so a queue deleted and made again under the name is a new queue to its producers only
+   * once they are deployed again. Another account's queue answers as a missing one.
+   */
+  async #resolveQueues(accountId: string, bindings: Binding[]): Promise<Binding[]> {
+    return Promise.all(
+      bindings.map(async (binding) => {
+        if (binding.type !== 'queue') return binding;
+        const id = await this.#queues?.queueId(accountId, binding.queue_name);
+        if (id === undefined) throw WorkerErrors.queueNotFound(binding.name, binding.queue_name);
+        return { ...binding, queue_id: id };
+      }),
+    );
+  }
+
+  /**
    * Stores an uploaded version after checking it loads in workerd, and deploys it when `deploy` is set.
    * Nothing is written when any check fails, so the previous deployment keeps serving.
    */
@@ -204,7 +229,7 @@ export class WorkersService {
       throw WorkerErrors.tooManyScripts(this.#maxScripts);
     }
     const previous = existing && (await this.currentVersion(existing));
-    const bindings = mergeBindings(upload, previous);
+    const bindings = await this.#resolveQueues(accountId, mergeBindings(upload, previous));
     for (const binding of bindings) {
       if (binding.type === 'r2_bucket' && !(await this.#buckets.bucketExists(accountId, binding.bucket_name))) {
         throw WorkerErrors.invalidScript(

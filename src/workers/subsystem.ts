@@ -18,6 +18,8 @@ import {
   type FunctionsConfig,
   type R2ServiceResolver,
   type EngineSockets,
+  type ScriptToRun,
+  QUEUE_RELAY_ENTRYPOINT,
 } from '../workerd/index.ts';
 import { FunctionSamples } from './function-samples.ts';
 import { RequestHistory } from './request-history.ts';
@@ -31,6 +33,7 @@ import {
   type DatabaseLookup,
   type FunctionRuntime,
   type KvNamespaceLookup,
+  type QueueLookup,
 } from './service.ts';
 import type { Cluster } from '../cluster/index.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -106,6 +109,13 @@ export function createWorkersSubsystem(deps: {
   clock: Clock;
   /** Where static assets keep their bytes (server/storage.ts openAssetBlobStore); without it, no assets. */
   assetBlobs?: BlobStore | undefined;
+  /** Queues (src/queues), for the uploads' producer bindings. */
+  queues?: QueueLookup | undefined;
+  /**
+   * The queue consumers by `account/script`, with the names of the queues each consumes by id: each serves the
+   * queue relay (loaded even off workers.dev).
+   */
+  queueConsumers?: (() => Promise<ReadonlyMap<string, Record<string, string>>>) | undefined;
   /** `account/script` of the scripts Workers routes and Custom Domains name (loaded even off workers.dev). */
   routedScripts?: (() => Promise<ReadonlySet<string>>) | undefined;
 }): WorkersSubsystem {
@@ -144,7 +154,10 @@ export function createWorkersSubsystem(deps: {
     engines: deps.engines,
     deployed: async () => {
       const routed = (await deps.routedScripts?.()) ?? new Set<string>();
-      const deployed = await workers.deployedScripts(await cronStore.scheduledScripts(), routed);
+      const deployed = withQueueRelays(
+        await workers.deployedScripts(await cronStore.scheduledScripts(), routed),
+        (await deps.queueConsumers?.()) ?? new Map<string, Record<string, string>>(),
+      );
       return servedAssets ? servedAssets.prepare(deployed) : deployed;
     },
     metrics: deps.metrics,
@@ -171,6 +184,7 @@ export function createWorkersSubsystem(deps: {
       buckets: deps.buckets,
       databases: deps.databases,
       kvNamespaces: deps.kvNamespaces,
+      queues: deps.queues,
       accounts: deps.accounts,
       maxScriptsPerAccount: settings.maxScriptsPerAccount,
       assets,
@@ -291,4 +305,18 @@ function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void 
     if (busy) again = true;
     else run();
   };
+}
+
+/** Queue consumers serve the relay their queue engine delivers batches through (workerd/config/queue-relay.ts). */
+function withQueueRelays<T extends ScriptToRun>(
+  deployed: T[],
+  consumers: ReadonlyMap<string, Record<string, string>>,
+): T[] {
+  if (consumers.size === 0) return deployed;
+  return deployed.map((d) => {
+    const consumedQueues = consumers.get(`${d.script.account_id}/${d.script.name}`);
+    return consumedQueues
+      ? { ...d, entrypoints: [...(d.entrypoints ?? []), QUEUE_RELAY_ENTRYPOINT], consumedQueues }
+      : d;
+  });
 }

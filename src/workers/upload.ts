@@ -262,6 +262,10 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         bindings.push({ name: binding.name, type: 'd1', id: id.toLowerCase() });
         break;
       }
+      case 'queue':
+        // The queue's id is the account's own record's, looked up when the upload is checked (service.ts).
+        bindings.push({ name: binding.name, type: 'queue', queue_name: field('queue_name'), queue_id: '' });
+        break;
       case 'kv_namespace':
         bindings.push({ name: binding.name, type: 'kv_namespace', namespace_id: field('namespace_id') });
         break;
@@ -320,7 +324,7 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, queue, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
         );
     }
   }

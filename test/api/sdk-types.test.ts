@@ -255,6 +255,26 @@ describe('answers match the official SDK types', () => {
       return f;
     };
     await call(`PUT ${W}/scripts/:script`, s, form());
+    // Queues, and sdk-worker as a consumer of one.
+    const Q = `${A}/queues`;
+    const queue = (await call(`POST ${Q}`, `${a}/queues`, { queue_name: 'sdk-queue' }))!;
+    const q = `${a}/queues/${String(queue['queue_id'])}`;
+    await call(`GET ${Q}`, `${a}/queues`);
+    await call(`GET ${Q}/:queue_id`, q);
+    await call(`PUT ${Q}/:queue_id`, q, { settings: { delivery_delay: 0 } });
+    await call(`PATCH ${Q}/:queue_id`, q, { queue_name: 'sdk-queue' });
+    await call(`GET ${Q}/:queue_id/metrics`, `${q}/metrics`);
+    const consumer = (await call(`POST ${Q}/:queue_id/consumers`, `${q}/consumers`, {
+      type: 'worker',
+      script_name: 'sdk-worker',
+      settings: { batch_size: 5 },
+    }))!;
+    const qc = `${q}/consumers/${String(consumer['consumer_id'])}`;
+    await call(`GET ${Q}/:queue_id/consumers`, `${q}/consumers`);
+    await call(`GET ${Q}/:queue_id/consumers/:consumer_id`, qc);
+    await call(`PUT ${Q}/:queue_id/consumers/:consumer_id`, qc, { type: 'worker', script_name: 'sdk-worker' });
+    await call(`DELETE ${Q}/:queue_id/consumers/:consumer_id`, qc);
+    await call(`DELETE ${Q}/:queue_id`, q);
     // Workers routes and Custom Domains of sdk-worker, on a zone of the account.
     const routesZone = (await call('POST /client/v4/zones', '/zones', {
       name: 'routes.example',

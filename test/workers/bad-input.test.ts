@@ -99,9 +99,9 @@ describe('functions: bad input', () => {
   it('refuses an unknown binding type', async () => {
     const result = await uploadScript(ledge, 'stable', {
       modules: { 'index.js': GOOD },
-      metadata: { bindings: [{ name: 'Q', type: 'queue', queue_name: 'x' }] },
+      metadata: { bindings: [{ name: 'V', type: 'vectorize', index_name: 'x' }] },
     });
-    await expectRefused(result, 400, 10021, /Unknown binding type "queue" for binding "Q"/);
+    await expectRefused(result, 400, 10021, /Unknown binding type "vectorize" for binding "V"/);
   });
 
   it('refuses a KV binding to a namespace the account does not have, or without a namespace id', async () => {

@@ -403,6 +403,14 @@ export const SETTINGS = {
     description: 'Size past which a D1 database takes reads and deletes but no more writes.',
     section: 'Functions',
   }),
+  queuesMaxPerAccount: withDefault({
+    env: 'LEDGE_QUEUES_MAX_PER_ACCOUNT',
+    kind: integer(1, 1_000_000),
+    // Cloudflare's Workers Paid plan: 10,000 queues per account.
+    default: 10_000,
+    description: 'Queues one account may have (10,000 on the Workers Paid plan); past it a create answers 11010.',
+    section: 'Functions',
+  }),
 
   // R2.
   r2PublicDomain: withDefault({

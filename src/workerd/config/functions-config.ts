@@ -12,6 +12,7 @@ import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
 import { SERVICE_EXPORT } from '../isolate-modules.ts';
 import type { ScriptToRun } from '../script.ts';
 import { DEFAULT_ENTRYPOINT, SERVICE_RPC_HOST, serviceSocketName } from '../service-sockets.ts';
+import { QUEUE_RELAY_ENTRYPOINT, queueRelayService, queueRelayServiceName } from './queue-relay.ts';
 
 /**
  * The sockets where other scripts' service bindings reach this one: one per bound entrypoint, speaking HTTP
@@ -22,7 +23,10 @@ function servedEntrypointSockets(deployed: ScriptToRun, service: string): Socket
     name: serviceSocketName(index),
     address: '127.0.0.1:0',
     http: { capnpConnectHost: SERVICE_RPC_HOST },
-    service: { name: service, entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint },
+    service:
+      entrypoint === QUEUE_RELAY_ENTRYPOINT
+        ? { name: queueRelayServiceName(service), entrypoint: 'QueueRelay' }
+        : { name: service, entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint },
   }));
 }
 
@@ -96,6 +100,9 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       hostGuard: direct ? { host: `${script.name}.${subdomain}.${domain}`, domain } : undefined,
     });
     workers.push(built.service);
+    // A queue consumer: the engine's deliveries arrive through the relay beside it (queue-relay.ts).
+    if (deployed.entrypoints?.includes(QUEUE_RELAY_ENTRYPOINT))
+      workers.push(queueRelayService(files, built.service.name, deployed.consumedQueues ?? {}));
     for (const service of built.services) {
       const known = shared.get(service.name);
       // Services are shared by name (one bucket's, for every script bound to it): one name, one service.

@@ -47,6 +47,8 @@ export interface ScriptContext {
 /** The unix socket of an engine kind of an account (engine-host.ts). */
 export interface EngineSockets {
   socketPath(kind: string, accountId: string): string;
+  /** The account's queue engine socket (its own process); without it, no queue binding can be configured. */
+  queueSocketPath?: ((accountId: string) => string) | undefined;
 }
 
 /** Turns one of a script's bindings (as the upload's metadata gives it, script.ts Binding) into config. */

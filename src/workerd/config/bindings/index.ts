@@ -10,6 +10,7 @@ import { metricsSecret } from './metrics-secret.ts';
 import { plainText } from './plain-text.ts';
 import { r2Bucket } from './r2.ts';
 import { kvNamespace } from './kv.ts';
+import { queueProducer } from './queue.ts';
 import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
 
@@ -28,6 +29,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   durable_object_namespace: durableObjectNamespace,
   d1: d1Database,
   service: serviceBinding,
+  queue: queueProducer,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
