@@ -18,6 +18,7 @@ import {
 } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import { tailProducersOf, withoutConsumer } from './script-references.ts';
+import { checkWorkflowBindings } from './workflow-bindings.ts';
 import type { WorkerStore } from './store.ts';
 import type {
   DeployedScript,
@@ -222,6 +223,7 @@ export class WorkersService {
         throw WorkerErrors.kvNamespaceNotValid(binding.namespace_id);
       }
     }
+    checkWorkflowBindings(name, bindings);
     for (const binding of bindings) {
       // Looked up in the uploader's account only: another account's Worker is as unknown as a missing one.
       if (

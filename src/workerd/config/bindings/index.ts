@@ -12,6 +12,7 @@ import { r2Bucket } from './r2.ts';
 import { kvNamespace } from './kv.ts';
 import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
+import { workflowBinding, workflowsEngine } from './workflow.ts';
 
 export type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
 export { secretText } from './secret.ts';
@@ -28,6 +29,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   durable_object_namespace: durableObjectNamespace,
   d1: d1Database,
   service: serviceBinding,
+  workflow: workflowBinding,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
@@ -38,6 +40,7 @@ export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [
   metricsSecret,
   egress,
   durableObjectClasses,
+  workflowsEngine,
 ];
 
 /** One of the script's own bindings as config, by its kind's module. */
