@@ -13,6 +13,7 @@ import { dashboardMigrations } from '../dashboard/index.ts';
 import { workerRouteMigrations } from '../worker-routes/index.ts';
 import { d1Migrations } from '../d1/index.ts';
 import { tlsMigrations } from '../tls/index.ts';
+import { workflowMigrations } from '../workflows/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -38,4 +39,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...d1Migrations,
   // Certificates and zone TLS settings belong to zones.
   ...tlsMigrations,
+  // Workflows belong to accounts.
+  ...workflowMigrations,
 ];
