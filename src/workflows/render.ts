@@ -48,6 +48,8 @@ const plainError = (e: EngineEvent['error']) => (e ? { name: e.name ?? 'Error', 
 /** `charge-2` -> `charge`: the engine numbers steps of one name. */
 const stepBase = (stepName: string | undefined): string => (stepName ?? '').replace(/-\d+$/, '');
 const TERMINAL = new Set(['complete', 'errored', 'terminated']);
+/** The events that end an instance (its `end`). */
+const FINAL = new Set(['workflow_completed', 'workflow_errored', 'workflow_terminated']);
 
 export function renderWorkflow(record: WorkflowRecord, instances: Record<string, number> = {}) {
   return {
@@ -224,7 +226,7 @@ export function stepsOf(history: readonly EngineEvent[]): Step[] {
 export function renderInstance(described: { meta: EngineMeta; history: EngineEvent[] }, record: WorkflowRecord) {
   const { meta, history } = described;
   const started = history.find((e) => e.type === 'workflow_started');
-  const ended = TERMINAL.has(meta.status) ? history.findLast((e) => e.type.startsWith('workflow_')) : undefined;
+  const ended = TERMINAL.has(meta.status) ? history.findLast((e) => FINAL.has(e.type)) : undefined;
   const steps = stepsOf(history);
   const output = meta.output === undefined || meta.output === null ? '' : meta.output;
   return {

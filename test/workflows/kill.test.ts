@@ -43,7 +43,7 @@ describe('a Workflow instance across kill -9 of the server', () => {
       apiUrl: s.apiUrl,
       accountId: TEST_CREDENTIALS.accountId,
       tokenHeaders: { authorization: `Bearer ${TEST_CREDENTIALS.apiToken}` },
-    }) as TestLedge;
+    }) as unknown as TestLedge;
   const base = `/accounts/${TEST_CREDENTIALS.accountId}/workflows/job`;
   const describeInstance = async (): Promise<Instance | undefined> => {
     const answer = await api(asLedge(server!), 'GET', `${base}/instances/k1`).catch(() => undefined);

@@ -55,6 +55,7 @@ export class WorkflowIndex extends DurableObject {
 }
 
 const TERMINAL = new Set(['complete', 'errored', 'terminated']);
+const FINAL = new Set(['workflow_completed', 'workflow_errored', 'workflow_terminated']);
 const json = (body, status = 200) => Response.json(body, { status });
 // The engine's errors read "(code) message" (workflows.js workflowError); others are passed on as they are.
 function failure(error) {
@@ -73,7 +74,7 @@ async function summary(workflow, id) {
   if (described === null) return null;
   const { meta, history } = described;
   const started = history.find((e) => e.type === 'workflow_started');
-  const ended = TERMINAL.has(meta.status) ? history.findLast((e) => e.type.startsWith('workflow_')) : undefined;
+  const ended = TERMINAL.has(meta.status) ? history.findLast((e) => FINAL.has(e.type)) : undefined;
   const last = history.at(-1);
   return {
     id,
