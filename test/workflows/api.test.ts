@@ -72,12 +72,10 @@ describe('the Workflows API', () => {
         }),
       ),
     ).toEqual([400, 10001]);
-    // A Workflow of another Worker is refused at upload, naming the binding.
+    // A Workflow of a Worker the account does not have is refused at upload, naming the binding.
     const foreign = await uploadScript(ledge, 'caller', {
       metadata: {
-        bindings: [
-          { type: 'workflow', name: 'F', workflow_name: 'flow', class_name: 'Flow', script_name: 'flow-worker' },
-        ],
+        bindings: [{ type: 'workflow', name: 'F', workflow_name: 'flow', class_name: 'Flow', script_name: 'ghost' }],
       },
     });
     expect(foreign.status).toBe(400);
@@ -124,6 +122,15 @@ describe('the Workflows API', () => {
   it("keeps another account out: its own Workflow of the same name has none of this one's instances", async () => {
     expect((await api(other, 'GET', `${base()}/instances/a1`)).status).toBe(403);
     expect(code(await api(other, 'GET', `${base(other)}/instances/a1`))).toEqual([404, 10200]);
+    // A binding to this account's Worker by its name resolves in the other account only: there is none.
+    const reach = await uploadScript(other, 'thief', {
+      metadata: {
+        bindings: [
+          { type: 'workflow', name: 'F', workflow_name: 'flow', class_name: 'Flow', script_name: 'flow-worker' },
+        ],
+      },
+    });
+    expect([reach.status, reach.body.errors[0]?.code]).toEqual([400, 10021]);
     await deployFlow(other, 'flow-worker');
     expect(code(await api(other, 'GET', `${base(other)}/instances/a1`))).toEqual([404, 10400]);
     expect((await api(other, 'GET', `${base(other)}/instances`)).body.result).toEqual([]);

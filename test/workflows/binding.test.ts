@@ -105,6 +105,43 @@ describe('a Worker bound to a Workflow it exports', () => {
     );
   });
 
+  it('reaches the Workflow from another Worker of the account through script_name', async () => {
+    const caller = await uploadScript(ledge, 'shop', {
+      modules: {
+        'index.js': `export default {
+  async fetch(request, env) {
+    const instance = await env.ORDERS.create({ id: 'from-shop', params: { amount: 5 } });
+    return Response.json({ id: instance.id, status: (await instance.status()).status });
+  },
+};`,
+      },
+      metadata: {
+        bindings: [
+          {
+            type: 'workflow',
+            name: 'ORDERS',
+            workflow_name: 'orders-flow',
+            class_name: 'Orders',
+            script_name: 'orders',
+          },
+        ],
+      },
+    });
+    expect(caller.status, JSON.stringify(caller.body.errors)).toBe(200);
+    expect((await enableWorkersDev(ledge, 'shop')).status).toBe(200);
+    const shop = `shop.${await accountSubdomain(ledge)}.localhost`;
+    const created = await waitFor(async () => {
+      const r = await callFunction(functionsPort(ledge), shop, '/');
+      return r.status === 200 ? (JSON.parse(r.text) as { id: string }) : undefined;
+    }, 'the shop creates an instance');
+    expect(created.id).toBe('from-shop');
+    // The instance is the Workflow's own, run beside the Worker that exports it.
+    await waitFor(
+      async () => ((await call('/status?id=from-shop')).body as { status: string }).status === 'waiting',
+      'from-shop waits',
+    );
+  });
+
   it('creates a batch', async () => {
     const batch = await call('/batch');
     expect(batch.status).toBe(200);

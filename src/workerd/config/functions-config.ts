@@ -7,7 +7,7 @@ import type { FunctionsConfigInput } from './input.ts';
 import { httpSocket, pingService, pingSocket, ROUTER_SERVICE, routerService } from './platform-services.ts';
 import { compatibilityDate, scriptWorker } from './script-worker.ts';
 import { assetsService, assetsServiceName } from './assets-service.ts';
-import { workflowsEngineName } from './bindings/workflow.ts';
+import { workflowServed, workflowsEngineName } from './bindings/workflow.ts';
 import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
 import { SERVICE_EXPORT } from '../isolate-modules.ts';
@@ -23,7 +23,10 @@ function servedEntrypointSockets(deployed: ScriptToRun, service: string): Socket
     name: serviceSocketName(index),
     address: '127.0.0.1:0',
     http: { capnpConnectHost: SERVICE_RPC_HOST },
-    service: { name: service, entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint },
+    service: workflowServed(deployed, entrypoint) ?? {
+      name: service,
+      entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint,
+    },
   }));
 }
 

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { hostedWorkflows, type Binding, type ScriptToRun } from '../../script.ts';
+import { SERVICE_RPC_HOST, workflowEntrypoint } from '../../service-sockets.ts';
 import { WORKFLOWS_ENGINE_MODULE } from '../workflows/engine-module.ts';
 import type { Service, Worker_Binding } from '../types.ts';
 import type { BindingModule, PlatformBindingModule } from './contract.ts';
@@ -21,6 +22,12 @@ const bindingService = (deployed: ScriptToRun, workflow: string) => ({
   props: { json: JSON.stringify({ workflow }) },
 });
 
+/** The engine's binding service a served `workflow:<name>` entrypoint stands for, if it is one this script runs. */
+export function workflowServed(deployed: ScriptToRun, entrypoint: string) {
+  const workflow = hostedWorkflows(deployed).find((w) => workflowEntrypoint(w.workflow_name) === entrypoint);
+  return workflow ? bindingService(deployed, workflow.workflow_name) : undefined;
+}
+
 /**
  * Where a script's Workflows keep their instances: `<data>/workflows/<account>/<script>`, beside the
  * Durable Objects' root (an instance is a Durable Object of the engine). One directory per script, so two
@@ -32,15 +39,43 @@ export function workflowsDir(durableObjectsDir: string, deployed: ScriptToRun): 
 
 /**
  * `workflow`: `env.MY_WORKFLOW`, workerd's own Workflow binding (`cloudflare-internal:workflows-api`) over
- * the engine's WorkflowBinding for that one Workflow. Only a Workflow the script itself exports is reached
- * (the upload refuses another script's); while an upload is checked (no storage) it is left out, as the
- * engine is.
+ * the engine's WorkflowBinding for that one Workflow: in process for a Workflow the script runs itself, through
+ * the other script's process for one of another script of the account. While an upload is checked (no storage)
+ * it is left out, as the engine is.
  */
 export const workflowBinding: BindingModule<Extract<Binding, { type: 'workflow' }>> = (
   binding,
-  { deployed, durableObjectsDir },
+  { deployed, durableObjectsDir, serviceSocket },
 ) => {
   if (!durableObjectsDir) return { bindings: [] };
+  const { account_id: account, name: self } = deployed.script;
+  if (binding.script_name !== undefined && binding.script_name !== self) {
+    // Another script's Workflow: its engine serves it on a socket of that script's process (service-sockets.ts),
+    // reached as a service binding is, with Cap'n Proto RPC.
+    if (!serviceSocket) throw new Error(`workflow binding ${binding.name}: the runtime has no service sockets`);
+    const entrypoint = workflowEntrypoint(binding.workflow_name);
+    const name = `workflow:${account}/${binding.script_name}#${binding.workflow_name}`;
+    return {
+      bindings: [
+        {
+          name: binding.name,
+          wrapped: {
+            moduleName: 'cloudflare-internal:workflows-api',
+            innerBindings: [{ name: 'fetcher', service: name }],
+          },
+        },
+      ],
+      services: [
+        {
+          name,
+          external: {
+            address: `unix:${serviceSocket(account, binding.script_name, entrypoint)}`,
+            http: { capnpConnectHost: SERVICE_RPC_HOST },
+          },
+        },
+      ],
+    };
+  }
   return {
     bindings: [
       {
