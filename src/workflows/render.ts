@@ -51,8 +51,9 @@ const TERMINAL = new Set(['complete', 'errored', 'terminated']);
 /** The events that end an instance (its `end`). */
 const FINAL = new Set(['workflow_completed', 'workflow_errored', 'workflow_terminated']);
 
-export function renderWorkflow(record: WorkflowRecord, instances: Record<string, number> = {}) {
+export function renderWorkflow(record: WorkflowRecord, instances: Record<string, number> = {}, scriptDeleted = false) {
   return {
+    ...(scriptDeleted ? { script_deleted: true } : {}),
     id: record.id,
     name: record.name,
     class_name: record.class_name,

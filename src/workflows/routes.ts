@@ -37,7 +37,9 @@ export function workflowRoutes(workflows: WorkflowService): Hono<AppEnv> {
       offset: page.offset,
       limit: page.limit,
     });
-    const rendered = await Promise.all(records.map(async (r) => renderWorkflow(r, await workflows.counts(r))));
+    const rendered = await Promise.all(
+      records.map(async (r) => renderWorkflow(r, await workflows.counts(r), await workflows.scriptDeleted(r))),
+    );
     return ok(c, rendered, { resultInfo: pageInfo(page, records.length, total) });
   });
 
@@ -49,7 +51,7 @@ export function workflowRoutes(workflows: WorkflowService): Hono<AppEnv> {
 
   app.get(`${BASE}/:workflow_name`, async (c) => {
     const record = await find(c);
-    return ok(c, renderWorkflow(record, await workflows.counts(record)));
+    return ok(c, renderWorkflow(record, await workflows.counts(record), await workflows.scriptDeleted(record)));
   });
 
   app.delete(`${BASE}/:workflow_name`, async (c) => {

@@ -96,6 +96,11 @@ export class WorkflowService {
     await this.#store.delete(accountId, name);
   }
 
+  /** The Worker that ran the Workflow was deleted (its instances stay until the Workflow is deleted). */
+  async scriptDeleted(record: WorkflowRecord): Promise<boolean> {
+    return !(await this.#scriptExists(record.account_id, record.script_name));
+  }
+
   /** How many instances are in each status (the Workflow's `instances`). */
   async counts(record: WorkflowRecord): Promise<Record<string, number>> {
     const { instances } = await this.instances(record, { offset: 0, limit: 1_000_000 }).catch(() => ({

@@ -138,6 +138,14 @@ describe('the Workflows API', () => {
     expect(await status('a1')).toBe('complete');
   });
 
+  it('says when the Worker that ran a Workflow is gone', async () => {
+    expect((await api(other, 'GET', base(other))).body.result.script_deleted).toBeUndefined();
+    expect(
+      (await api(other, 'DELETE', `/accounts/${other.accountId}/workers/scripts/flow-worker?force=true`)).status,
+    ).toBe(200);
+    expect((await api(other, 'GET', base(other))).body.result.script_deleted).toBe(true);
+  });
+
   it('deletes a Workflow with its instances', async () => {
     expect((await api(ledge, 'DELETE', base())).body.result).toEqual({ status: 'ok', success: true });
     expect(code(await api(ledge, 'GET', base()))).toEqual([404, 10200]);
