@@ -24,6 +24,8 @@ const POSTGRES_SUITES = [
   'test/workers/{api,bad-input,cli,delete,endpoints,hostile-bindings,large-objects,r2-cache,r2-list-cache,request-history,routing,tutorial,wrangler}.test.ts',
   // Durable Object namespaces and migration tags are records: their rules again on PostgreSQL.
   'test/workers/durable-objects/migrations.test.ts',
+  // Workflows' records (registration, paging, tenancy) again on PostgreSQL.
+  'test/workflows/api.test.ts',
   'test/r2/{buckets-api,cli,cors,lifecycle,objects-api,public-buckets,temp-credentials,wire-backend,workerd-binding,wrangler-objects,wrangler-bucket-info}.test.ts',
   // The S3 API with the SDK (the tool suites, CLI and rclone/s3cmd, run on SQLite only: they test the clients).
   'test/s3/{sdk-objects,sdk-auth,streaming,multipart,three-doors,temp-credentials-cors,bad-input,sse-c}.test.ts',

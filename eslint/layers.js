@@ -38,6 +38,8 @@ export const LAYERS = {
   kv: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
   // Queues: queues and consumers as records, messages in the accounts' queue engines (workerd's queues.js).
   queues: [...SUBSYSTEM_BASE, 'accounts', 'workerd'],
+  // Workflows: records and the v4 API; instances in the engine beside the Worker that runs each (via the runtime).
+  workflows: [...SUBSYSTEM_BASE, 'accounts'],
   // Temporary S3 credentials derive from API tokens; custom domains must be in a zone of the account.
   r2: [...SUBSYSTEM_BASE, 'storage', 'accounts', 'zones'],
   // The browser dashboard: sessions over the API's own authentication, live health events, and the
@@ -84,6 +86,7 @@ export const LAYERS = {
     'kv',
     'queues',
     'tls',
+    'workflows',
     // The composition root starts the accounts' data engines (workerd's bundled engines), which several use.
     'workerd',
   ],

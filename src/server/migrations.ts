@@ -14,6 +14,7 @@ import { workerRouteMigrations } from '../worker-routes/index.ts';
 import { d1Migrations } from '../d1/index.ts';
 import { queuesMigrations } from '../queues/index.ts';
 import { tlsMigrations } from '../tls/index.ts';
+import { workflowMigrations } from '../workflows/index.ts';
 
 /** Every subsystem's migrations, in dependency order. Applied on every start; each runs once. */
 export const allMigrations: readonly SchemaMigration[] = [
@@ -41,4 +42,6 @@ export const allMigrations: readonly SchemaMigration[] = [
   ...tlsMigrations,
   // Queues and their consumers belong to accounts.
   ...queuesMigrations,
+  // Workflows belong to accounts.
+  ...workflowMigrations,
 ];

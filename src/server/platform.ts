@@ -36,6 +36,7 @@ import { createDashboard, type Dashboard } from '../dashboard/index.ts';
 import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { createD1Subsystem } from '../d1/index.ts';
 import { createQueuesSubsystem } from '../queues/index.ts';
+import { createWorkflowsSubsystem } from '../workflows/index.ts';
 import { createTlsSubsystem, type TlsSubsystem } from '../tls/index.ts';
 import { servedHostnames } from './served-hostnames.ts';
 
@@ -311,6 +312,14 @@ export async function createPlatform(
     logger: logger.child({ component: 'worker-routes' }),
     clock,
   });
+  // Workflows: their records here, their instances in the engine beside the Worker that runs each.
+  const workflows = createWorkflowsSubsystem({
+    db,
+    runtime: workers.functions.runtime,
+    scriptExists: async (accountId, name) =>
+      (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
+    clock,
+  });
   // Another node's change: its table here (the runtime reloads on the runtime's own announcement).
   cluster.onRemote(WORKER_ROUTES_TOPIC, () => workerRoutes.directory.refreshSoon());
   zones.service.beforeDelete((zone) => workerRoutes.forgetZone(zone.id));
@@ -395,6 +404,7 @@ export async function createPlatform(
     queues,
     workers,
     workerRoutes,
+    workflows,
     s3,
     tls,
   ];

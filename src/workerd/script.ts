@@ -15,7 +15,9 @@ export type Binding =
   | { name: string; type: 'durable_object_namespace'; class_name: string; script_name?: string | undefined }
   | { name: string; type: 'd1'; id: string }
   | { name: string; type: 'service'; service: string; entrypoint?: string | undefined }
-  | { name: string; type: 'queue'; queue_name: string; queue_id: string };
+  | { name: string; type: 'queue'; queue_name: string; queue_id: string }
+
+  | { name: string; type: 'workflow'; workflow_name: string; class_name: string; script_name?: string | undefined };
 
 /**
  * A Durable Object class the script exports and a migration created: its objects live under
@@ -87,7 +89,24 @@ export interface ScriptToRun {
 
 /** A script the runtime runs: on workers.dev, on a route or Custom Domain, woken by its Cron Triggers, or bound by another script. */
 export const isLoaded = (d: ScriptToRun): boolean =>
-  d.script.workers_dev || d.scheduled || d.routed === true || (d.entrypoints?.length ?? 0) > 0;
+  d.script.workers_dev ||
+  d.scheduled ||
+  d.routed === true ||
+  (d.entrypoints?.length ?? 0) > 0 ||
+  hostedWorkflows(d).length > 0;
+
+type WorkflowBinding = Extract<Binding, { type: 'workflow' }>;
+
+/**
+ * The Workflows the script runs itself: those its bindings name without another script (a Workflow's
+ * instances run beside the class, in the process of the script that exports it). Its instances wake on
+ * their own (sleeps, retries), so such a script is loaded whether or not anything routes to it.
+ */
+export const hostedWorkflows = (d: ScriptToRun): WorkflowBinding[] =>
+  d.version.bindings.filter(
+    (b): b is WorkflowBinding =>
+      b.type === 'workflow' && (b.script_name === undefined || b.script_name === d.script.name),
+  );
 
 /**
  * The entry router's key for a script reached through a Workers route or Custom Domain, and the value of

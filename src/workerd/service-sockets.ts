@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { isLoaded, type Binding, type ScriptToRun } from './script.ts';
+import { hostedWorkflows, isLoaded, type Binding, type ScriptToRun } from './script.ts';
 
 /**
  * Service bindings between scripts that run in different workerd processes (docs/architecture.md, "Service
@@ -37,6 +37,16 @@ export function withServedEntrypoints(scripts: readonly ScriptToRun[]): ScriptTo
   const pending = [...loaded];
   while (pending.length > 0) {
     const caller = byKey.get(pending.pop()!)!;
+    // A Workflow of another script: that script's engine serves it (only a Workflow it runs, so a caller's
+    // binding can never keep the target from starting).
+    for (const { script, entrypoint } of workflowTargets(caller)) {
+      const key = `${caller.script.account_id}/${script}`;
+      const target = byKey.get(key);
+      if (!target || !hostedWorkflows(target).some((w) => workflowEntrypoint(w.workflow_name) === entrypoint)) continue;
+      const set = served.get(key) ?? new Set<string>();
+      set.add(entrypoint);
+      served.set(key, set);
+    }
     for (const binding of serviceBindings(caller)) {
       if (binding.service === caller.script.name) continue;
       const key = `${caller.script.account_id}/${binding.service}`;
@@ -76,6 +86,17 @@ export function pointServiceSocket(stable: string, socket: string): void {
   symlinkSync(socket, temporary);
   renameSync(temporary, stable);
 }
+
+/** The served entrypoint that stands for a script's Workflow (its engine's WorkflowBinding for that name). */
+export const workflowEntrypoint = (workflow: string): string => `workflow:${workflow}`;
+
+/** The Workflows of other scripts a script is bound to, as (script, entrypoint). */
+const workflowTargets = (d: ScriptToRun): { script: string; entrypoint: string }[] =>
+  d.version.bindings.flatMap((b) =>
+    b.type === 'workflow' && b.script_name !== undefined && b.script_name !== d.script.name
+      ? [{ script: b.script_name, entrypoint: workflowEntrypoint(b.workflow_name) }]
+      : [],
+  );
 
 /** The name of a process's socket for its `index`-th served entrypoint (config and `--socket-addr` agree). */
 export const serviceSocketName = (index: number): string => `svc-${index}`;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BackgroundService } from '../shared/background-service.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import type { Logger } from '../shared/logger.ts';
-import { isLoaded, routedScriptKey, type ScriptToRun } from './script.ts';
+import { hostedWorkflows, isLoaded, routedScriptKey, type ScriptToRun } from './script.ts';
 import {
   buildFrontConfig,
   buildFunctionsConfig,
@@ -26,6 +26,7 @@ import type { FunctionLogHub } from './log-hub.ts';
 import type { TailTraces } from './tail-traces.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
 import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
+import { callWorkflowEngine, type WorkflowEngineAnswer } from './workflow-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import type { EngineSockets } from './config/bindings/contract.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
@@ -197,6 +198,20 @@ export class FunctionsRuntime implements BackgroundService {
     const process = this.#processesOf(scriptKey(target.accountId, target.script)).find((p) => p.pingSocket);
     if (!process?.pingSocket) return { outcome: 'not_loaded' };
     return callScheduled(process.pingSocket, target);
+  }
+
+  /** A call to the Workflows engine of a script (workflow-call.ts), in the process that runs it. */
+  async callWorkflows(
+    target: { accountId: string; script: string },
+    call: string,
+    query: Record<string, string>,
+    body?: unknown,
+  ): Promise<WorkflowEngineAnswer> {
+    const process = this.#processesOf(scriptKey(target.accountId, target.script)).find((p) => p.pingSocket);
+    if (!process?.pingSocket) {
+      return { status: 503, body: { error: { code: 'not_loaded', message: "the Workflow's script is not running" } } };
+    }
+    return callWorkflowEngine(process.pingSocket, target, call, query, body);
   }
 
   /** The processes running an account's functions now. */
@@ -854,15 +869,17 @@ export class FunctionsRuntime implements BackgroundService {
 
 /** The script hosts Durable Object classes: their objects must live in one process at a time. */
 function hostsDurableObjects(script: ScriptToRun): boolean {
-  return (script.durableObjects?.length ?? 0) > 0;
+  // A Workflow's instances are Durable Objects too.
+  return (script.durableObjects?.length ?? 0) > 0 || hostedWorkflows(script).length > 0;
 }
 
 type HandedOver = Awaited<ReturnType<ScriptBackend['handOver']>>;
 
 /**
- * workerd's `assets` service and the queue relay's `service_binding_extra_handlers` flag are experimental: only
- * the processes that serve assets or consume a queue run with --experimental.
+ * workerd's `assets` service, the queue relay's `service_binding_extra_handlers` flag and its bundled Workflows
+ * engine are experimental: only the processes that serve assets, consume a queue or run Workflows run with
+ * --experimental.
  */
 function needsExperimental(script: ScriptToRun): boolean {
-  return script.assets !== undefined || script.consumedQueues !== undefined;
+  return script.assets !== undefined || script.consumedQueues !== undefined || hostedWorkflows(script).length > 0;
 }

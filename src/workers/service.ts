@@ -18,6 +18,7 @@ import {
 } from './limits.ts';
 import { SCRIPT_NAME, SUBDOMAIN, type Binding, type ScriptAndVersionSettings, type SecretsBulk } from './schemas.ts';
 import { tailProducersOf, withoutConsumer } from './script-references.ts';
+import { checkWorkflowBindings, workflowTargets } from './workflow-bindings.ts';
 import type { WorkerStore } from './store.ts';
 import type {
   DeployedScript,
@@ -246,6 +247,13 @@ export class WorkersService {
       ) {
         throw WorkerErrors.kvNamespaceNotValid(binding.namespace_id);
       }
+    }
+    checkWorkflowBindings(name, bindings);
+    for (const target of workflowTargets(name, bindings)) {
+      if (!(await this.store.getScript(accountId, target.script)))
+        throw WorkerErrors.invalidScript(
+          `Binding "${clip(target.binding)}" names a Workflow of the Worker "${clip(target.script)}", which does not exist in this account: deploy it first.`,
+        );
     }
     for (const binding of bindings) {
       // Looked up in the uploader's account only: another account's Worker is as unknown as a missing one.

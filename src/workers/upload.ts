@@ -315,6 +315,9 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         });
         break;
       }
+      case 'workflow':
+        bindings.push(parseWorkflowBinding(binding));
+        break;
       case 'inherit':
         inherit.push(binding.name);
         break;
@@ -324,12 +327,38 @@ export function parseBindings(raw: { name: string; type: string; [key: string]: 
         break;
       default:
         throw WorkerErrors.invalidScript(
-          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, queue, durable_object_namespace, plain_text, secret_text, json, service, assets and inherit.`,
+          `Unknown binding type "${clip(binding.type)}" for binding "${clip(binding.name)}": Ledge supports r2_bucket, kv_namespace, d1, queue, durable_object_namespace, workflow, plain_text, secret_text, json, service, assets and inherit.`,
         );
     }
   }
   checkVariableCount(bindings.filter(isVariable).length + secrets.length);
   return { bindings, secrets, inherit, assetsBinding };
+}
+
+/** Workflow names as Cloudflare takes them: letters, digits, `-` and `_`, up to 64 characters. */
+const WORKFLOW_NAME = /^[a-zA-Z0-9_][a-zA-Z0-9_-]{0,63}$/;
+
+/** A `workflow` binding as wrangler sends it: `workflow_name`, `class_name`, optional `script_name`. */
+function parseWorkflowBinding(binding: { name: string; [key: string]: unknown }): Binding {
+  const { workflow_name: workflow, class_name: className, script_name: scriptName } = binding;
+  if (typeof workflow !== 'string' || !WORKFLOW_NAME.test(workflow)) {
+    throw WorkerErrors.invalidScript(
+      `Binding "${clip(binding.name)}" of type workflow: workflow_name must be 1 to 64 letters, digits, "-" or "_".`,
+    );
+  }
+  if (typeof className !== 'string') {
+    throw WorkerErrors.invalidScript(`Binding "${clip(binding.name)}" of type workflow needs a string "class_name".`);
+  }
+  checkBindingName(className, 'Workflow class');
+  if (scriptName !== undefined && scriptName !== null && typeof scriptName !== 'string')
+    throw WorkerErrors.invalidScript(`Binding "${clip(binding.name)}": script_name must be a string.`);
+  return {
+    name: binding.name,
+    type: 'workflow',
+    workflow_name: workflow,
+    class_name: className,
+    ...(typeof scriptName === 'string' ? { script_name: scriptName } : {}),
+  };
 }
 
 /** R2 jurisdictions are short words ("eu", "fedramp"). */

@@ -391,6 +391,78 @@ export default { fetch() { return new Response('ok'); } };`,
       `${a}/workers/durable_objects/namespaces/${namespaces[0]!.id}/objects`,
     );
 
+    // Workflows: a script that runs one, registered as wrangler deploy does, an instance driven to its end.
+    const flow = new FormData();
+    flow.set(
+      'metadata',
+      JSON.stringify({
+        main_module: 'index.js',
+        compatibility_date: '2025-04-01',
+        bindings: [{ type: 'workflow', name: 'FLOW', workflow_name: 'sdk-flow', class_name: 'Flow' }],
+      }),
+    );
+    flow.set(
+      'index.js',
+      new File(
+        [
+          `import { WorkflowEntrypoint } from 'cloudflare:workers';
+export class Flow extends WorkflowEntrypoint {
+  async run(event, step) {
+    const n = await step.do('double', { retries: { limit: 1, delay: 10 } }, async () => event.payload.n * 2);
+    await step.sleep('nap', 10);
+    const e = await step.waitForEvent('go', { type: 'go', timeout: '1 hour' });
+    return { n, e: e.payload };
+  }
+}
+export default { fetch() { return new Response('ok'); } };`,
+        ],
+        'index.js',
+        { type: 'application/javascript+module' },
+      ),
+    );
+    const flowScript = await fetch(`${ledge.apiUrl}${a}/workers/scripts/sdk-flow-worker`, {
+      method: 'PUT',
+      headers: ledge.tokenHeaders,
+      body: flow,
+    });
+    expect(flowScript.status).toBe(200);
+    const WF = `${A}/workflows`;
+    const wf = `${a}/workflows/sdk-flow`;
+    const flowRecord = await call(`PUT ${WF}/:workflow_name`, wf, {
+      script_name: 'sdk-flow-worker',
+      class_name: 'Flow',
+    });
+    await call(`GET ${WF}`, `${a}/workflows`);
+    await call(`GET ${WF}/:workflow_name`, wf);
+    await call(`GET ${WF}/:workflow_name/versions`, `${wf}/versions`);
+    await call(`GET ${WF}/:workflow_name/versions/:version_id`, `${wf}/versions/${flowRecord?.['id'] as string}`);
+    await call(`POST ${WF}/:workflow_name/instances`, `${wf}/instances`, { instance_id: 'i1', params: { n: 21 } });
+    await call(`POST ${WF}/:workflow_name/instances/batch`, `${wf}/instances/batch`, [{ params: { n: 1 } }]);
+    await call(`GET ${WF}/:workflow_name/instances`, `${wf}/instances`);
+    await call(`GET ${WF}/:workflow_name/instances/`, `${wf}/instances/`);
+    for (let i = 0; i < 200; i++) {
+      const answer = await fetch(`${ledge.apiUrl}${wf}/instances/i1`, { headers: ledge.tokenHeaders });
+      const status = ((await answer.json()) as { result?: { status?: string } }).result?.status;
+      if (status === 'waiting') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call(`POST ${WF}/:workflow_name/instances/:instance_id/events/:event_type`, `${wf}/instances/i1/events/go`, {
+      ok: 1,
+    });
+    for (let i = 0; i < 200; i++) {
+      const answer = await fetch(`${ledge.apiUrl}${wf}/instances/i1`, { headers: ledge.tokenHeaders });
+      const status = ((await answer.json()) as { result?: { status?: string } }).result?.status;
+      if (status === 'complete') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await call(`GET ${WF}/:workflow_name/instances/:instance_id`, `${wf}/instances/i1`);
+    await call(`POST ${WF}/:workflow_name/instances`, `${wf}/instances`, { instance_id: 'i2' });
+    await call(`PATCH ${WF}/:workflow_name/instances/:instance_id/status`, `${wf}/instances/i2/status`, {
+      status: 'terminate',
+    });
+    await call(`GET ${WF}/:workflow_name/instances/:instance_id`, `${wf}/instances/i2`);
+    await call(`DELETE ${WF}/:workflow_name`, wf);
+
     // D1: a database, its queries, an import as wrangler drives it and an export.
     const D1 = `${A}/d1/database`;
     const database = (await call(`POST ${D1}`, `${a}/d1/database`, { name: 'sdk-db' }))!;

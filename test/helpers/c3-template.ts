@@ -16,7 +16,7 @@ export function fromTemplate(template: string, name: string): string {
   const config = join(project, 'wrangler.jsonc');
   writeFileSync(
     config,
-    readFileSync(config, 'utf8').replace('<WORKER_NAME>', name).replace('<COMPATIBILITY_DATE>', '2025-06-01'),
+    readFileSync(config, 'utf8').replaceAll('<WORKER_NAME>', name).replace('<COMPATIBILITY_DATE>', '2025-06-01'),
   );
   return project;
 }

@@ -7,6 +7,7 @@ import type { FunctionsConfigInput } from './input.ts';
 import { httpSocket, pingService, pingSocket, ROUTER_SERVICE, routerService } from './platform-services.ts';
 import { compatibilityDate, scriptWorker } from './script-worker.ts';
 import { assetsService, assetsServiceName } from './assets-service.ts';
+import { workflowServed, workflowsEngineName } from './bindings/workflow.ts';
 import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
 import { SERVICE_EXPORT } from '../isolate-modules.ts';
@@ -26,7 +27,10 @@ function servedEntrypointSockets(deployed: ScriptToRun, service: string): Socket
     service:
       entrypoint === QUEUE_RELAY_ENTRYPOINT
         ? { name: queueRelayServiceName(service), entrypoint: 'QueueRelay' }
-        : { name: service, entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint },
+        : (workflowServed(deployed, entrypoint) ?? {
+            name: service,
+            entrypoint: entrypoint === DEFAULT_ENTRYPOINT ? SERVICE_EXPORT : entrypoint,
+          }),
   }));
 }
 
@@ -61,6 +65,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   const routerBindings: Worker_Binding[] = [];
   const pingScripts: Record<string, { a: string; s: string }> = {};
   const pingBindings: Worker_Binding[] = [];
+  const pingWorkflows: Record<string, { a: string; s: string }> = {};
   const entrypointSockets: Socket[] = [];
   scripts.forEach((deployed, index) => {
     const { script, subdomain } = deployed;
@@ -122,6 +127,11 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     // The ping service reaches every loaded script: metrics, and scheduled() for Cron Triggers.
     pingScripts[binding] = { a: script.account_id, s: script.name };
     pingBindings.push({ name: binding, service: built.service.name });
+    // The Ledge server reaches a script's Workflows engine through the ping service only.
+    if ('worker' in built.service && built.service.worker.workflowsEngine) {
+      pingWorkflows[`W${index}`] = { a: script.account_id, s: script.name };
+      pingBindings.push({ name: `W${index}`, service: workflowsEngineName(deployed) });
+    }
     if (input.serveEntrypoints) entrypointSockets.push(...servedEntrypointSockets(deployed, built.service.name));
   });
 
@@ -148,6 +158,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     services.push(
       pingService(files, [
         { name: 'SCRIPTS', json: JSON.stringify(pingScripts) },
+        { name: 'WORKFLOW_ENGINES', json: JSON.stringify(pingWorkflows) },
         { name: 'SECRET', text: metricsSecret },
         ...pingBindings,
       ]),

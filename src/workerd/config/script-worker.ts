@@ -100,6 +100,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
         bindings: parts.flatMap((part) => part.bindings),
         durableObjectNamespaces: durableObjectNamespaces.length > 0 ? durableObjectNamespaces : undefined,
         durableObjectStorage: parts.find((part) => part.durableObjectStorage)?.durableObjectStorage,
+        workflowsEngine: parts.find((part) => part.workflowsEngine)?.workflowsEngine,
       },
     },
     services: parts.flatMap((part) => part.services ?? []),

@@ -93,7 +93,13 @@ export type Worker = ({ modules: Worker_Module[] } | { serviceWorkerScript: Text
   durableObjectStorage?: { none: Void } | { inMemory: Void } | { localDisk: string };
   moduleFallback?: string;
   tails?: ServiceDesignator[];
+  workflowsEngine?: WorkflowsEngine;
 };
+
+export interface WorkflowsEngine {
+  actorClass: ServiceDesignator;
+  workflows: { className: string; name: string; bindingService: ServiceDesignator }[];
+}
 
 export type Worker_Module = { name: string } & (
   | { esModule: Text }

@@ -10,6 +10,8 @@ import { METRICS_HEADER, R2_INVALIDATE_HEADER, R2_INVALIDATE_PATH, SCHEDULED_HEA
 interface Env {
   SECRET: string;
   SCRIPTS?: Record<string, { a: string; s: string }>;
+  /** Binding name -> account and script, for each script's Workflows engine (config/bindings/workflow.ts). */
+  WORKFLOW_ENGINES?: Record<string, { a: string; s: string }>;
   [binding: string]: unknown;
 }
 
@@ -34,6 +36,15 @@ export default {
       } catch (error) {
         return Response.json({ outcome: 'error', error: String((error as Error | null)?.message ?? error) });
       }
+    }
+    if (url.pathname.startsWith('/workflows/')) {
+      // The Ledge server's calls to a script's Workflows engine (`/workflows/<call>?a=&s=&workflow=...`).
+      const engines = env.WORKFLOW_ENGINES ?? {};
+      const q = url.searchParams;
+      const binding = Object.keys(engines).find((b) => engines[b]!.a === q.get('a') && engines[b]!.s === q.get('s'));
+      if (!binding) return Response.json({ error: { code: 'not_loaded', message: 'not loaded' } }, { status: 404 });
+      const target = `http://workflows${url.pathname.slice('/workflows'.length)}${url.search}`;
+      return (env[binding] as Fetcher).fetch(target, { method: request.method, body: request.body });
     }
     if (url.pathname === R2_INVALIDATE_PATH) {
       // Cached R2 objects changed (r2-invalidation.ts): every script of this process drops them before the answer.

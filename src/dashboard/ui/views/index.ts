@@ -8,6 +8,7 @@ import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 import { database, databases } from './d1.ts';
 import { queues } from './queues.ts';
+import { instance, workflow, workflows } from './workflows.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -42,6 +43,9 @@ export function routeView({ path, query }: Route): View {
       return a ? (main) => database(main, a) : databases;
     case 'queues':
       return queues;
+    case 'workflows':
+      if (a && b) return (main) => instance(main, a, b);
+      return a ? (main) => workflow(main, a) : workflows;
     case 'zones':
       return (main) => zones(main);
     case 'members':

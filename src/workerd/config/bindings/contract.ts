@@ -19,6 +19,8 @@ export interface Contribution {
   durableObjectNamespaces?: Worker_DurableObjectNamespace[];
   /** Where the worker's Durable Objects keep their storage (at most one module of a worker sets it). */
   durableObjectStorage?: Worker['durableObjectStorage'];
+  /** The engine that runs the Workflows the script exports (at most one module of a worker sets it). */
+  workflowsEngine?: Worker['workflowsEngine'];
   /** Constants for the platform's modules in the script's isolate (`__ledge/params.js`). */
   params?: Partial<IsolateParams>;
 }

@@ -13,6 +13,7 @@ import { kvNamespace } from './kv.ts';
 import { queueProducer } from './queue.ts';
 import { serviceBinding } from './service.ts';
 import { tailFlags } from './tail-flags.ts';
+import { workflowBinding, workflowsEngine } from './workflow.ts';
 
 export type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
 export { secretText } from './secret.ts';
@@ -30,6 +31,7 @@ export const BINDING_KINDS: { [T in Binding['type']]: BindingModule<Extract<Bind
   d1: d1Database,
   service: serviceBinding,
   queue: queueProducer,
+  workflow: workflowBinding,
 };
 
 /** The bindings the platform gives every script, after the user's, in this order. */
@@ -40,6 +42,7 @@ export const PLATFORM_BINDINGS: readonly PlatformBindingModule[] = [
   metricsSecret,
   egress,
   durableObjectClasses,
+  workflowsEngine,
 ];
 
 /** One of the script's own bindings as config, by its kind's module. */
