@@ -1,17 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { Agent } from 'node:https';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CHROMIUM } from '../helpers/browser.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
-import { curl, makeCertificate } from './helpers.ts';
+import { curl } from './helpers.ts';
+import { startPebble, type Pebble } from './pebble.ts';
 
 /**
  * ACME against Debian's pebble (the ACME test server, RFC 8555), with pebble-challtestsrv as its DNS
@@ -19,20 +16,11 @@ import { curl, makeCertificate } from './helpers.ts';
  * by TLS-ALPN-01 (its TLS port). Pebble issues certificates that live 30 s, so a renewal happens in the test.
  */
 const VALIDITY_SECONDS = 30;
-const processes: ChildProcess[] = [];
-let pebbleRoot: string;
+let pebble: Pebble;
 let http01: TestLedge;
 let alpn01: TestLedge;
 let origin: NamedOrigin;
 const logs: string[] = [];
-
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  processes.push(child);
-  return child;
-}
 
 async function api(ledge: TestLedge, method: string, path: string, body?: unknown) {
   const res = await fetch(`${ledge.apiUrl}${path}`, {
@@ -45,20 +33,6 @@ async function api(ledge: TestLedge, method: string, path: string, body?: unknow
   return { status: res.status, text, body: JSON.parse(text) as { result: any } };
 }
 
-async function getText(url: string, ca: string): Promise<string> {
-  const { request } = await import('node:https');
-  return new Promise((resolve, reject) => {
-    request(url, { agent: new Agent({ ca }) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve(text));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
-
 async function servedCertificate(ledge: TestLedge, zoneId: string) {
   const packs = await api(ledge, 'GET', `/zones/${zoneId}/ssl/certificate_packs`);
   const pack = packs.body.result[0];
@@ -66,62 +40,11 @@ async function servedCertificate(ledge: TestLedge, zoneId: string) {
 }
 
 beforeAll(async () => {
-  const dir = tempDir('ledge-pebble-');
-  const pebbleTls = makeCertificate(['127.0.0.1']);
-  const [acmePort, managementPort, dnsPort, dnsManagement] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
   const [trafficA, tlsA, trafficB, tlsB] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  startProcess('pebble-challtestsrv', [
-    '-defaultIPv4',
-    '127.0.0.1',
-    '-defaultIPv6',
-    '',
-    '-dns01',
-    `127.0.0.1:${dnsPort}`,
-    '-http01',
-    '',
-    '-https01',
-    '',
-    '-tlsalpn01',
-    '',
-    '-management',
-    `127.0.0.1:${dnsManagement}`,
-  ]);
-  const config = join(dir, 'pebble.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      pebble: {
-        listenAddress: `127.0.0.1:${acmePort}`,
-        managementListenAddress: `127.0.0.1:${managementPort}`,
-        certificate: pebbleTls.certificateFile,
-        privateKey: pebbleTls.keyFile,
-        httpPort: trafficA,
-        tlsPort: tlsB,
-        ocspResponderURL: '',
-        externalAccountBindingRequired: false,
-        certificateValidityPeriod: VALIDITY_SECONDS,
-      },
-    }),
-  );
-  startProcess('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dnsPort}`], {
-    PEBBLE_VA_NOSLEEP: '1',
-    PEBBLE_WFE_NONCEREJECT: '0',
-  });
-  const caText = pebbleTls.certificate;
-  const caOfPebble = (await import('node:fs')).readFileSync(pebbleTls.caFile, 'utf8');
-  pebbleRoot = await waitFor(
-    () => getText(`https://127.0.0.1:${managementPort}/roots/0`, caOfPebble).catch(() => undefined),
-    'pebble to start',
-  );
-  expect(caText).toContain('BEGIN CERTIFICATE');
+  pebble = await startPebble({ httpPort: trafficA, tlsPort: tlsB, validitySeconds: VALIDITY_SECONDS });
   const env = {
-    LEDGE_ACME_DIRECTORY_URL: `https://127.0.0.1:${acmePort}/dir`,
-    LEDGE_ACME_CA_FILE: pebbleTls.caFile,
+    LEDGE_ACME_DIRECTORY_URL: pebble.directoryUrl,
+    LEDGE_ACME_CA_FILE: pebble.directoryCaFile,
     LEDGE_ACME_INTERVAL_MS: '500',
     LEDGE_ACME_RETRY_MS: '500',
   };
@@ -139,7 +62,7 @@ afterAll(async () => {
   await http01?.close();
   await alpn01?.close();
   await origin?.stop();
-  for (const child of processes) child.kill();
+  pebble?.stop();
 });
 
 async function serveSite(ledge: TestLedge, zone: string, host: string): Promise<string> {
@@ -158,8 +81,7 @@ describe('ACME certificates from pebble', () => {
     });
     expect(first.hosts).toEqual([host]);
     expect(first.validation_errors).toEqual([]);
-    const rootFile = join(tempDir(), 'pebble-root.pem');
-    writeFileSync(rootFile, pebbleRoot);
+    const rootFile = pebble.rootFile;
     const port = http01.server.platform.traffic.tlsPort!;
     const answer = await curl(`https://${host}:${port}/`, host, port, ['--cacert', rootFile, '--http2']);
     expect(answer.stderr).toBe('');
