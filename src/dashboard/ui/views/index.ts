@@ -4,6 +4,7 @@ import { editPool, loadBalancers, loadBalancingHome, managePools, manageMonitors
 import { destinations, history, migration, policies, policyForm } from './notifications.ts';
 import { scriptDetail, scripts } from './workers.ts';
 import { zones } from './account.ts';
+import { zoneSsl } from './ssl.ts';
 import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 import { database, databases } from './d1.ts';
@@ -40,6 +41,7 @@ export function routeView({ path, query }: Route): View {
     case 'd1':
       return a ? (main) => database(main, a) : databases;
     case 'zones':
+      if (a && b === 'ssl') return (main) => zoneSsl(main, a);
       return (main) => zones(main);
     case 'members':
       return members;
