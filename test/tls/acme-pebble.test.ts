@@ -1,10 +1,12 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CHROMIUM } from '../helpers/browser.ts';
 import { freePort } from '../helpers/free-port.ts';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
 import { curl } from './helpers.ts';
@@ -115,30 +117,29 @@ describe('ACME certificates from pebble', () => {
     const pack = await waitFor(() => servedCertificate(alpn01, zoneId), 'the TLS-ALPN-01 certificate', {
       timeoutMs: 30_000,
     });
-    const stored = await alpn01.server.platform.db.get<{ certificate: string }>(
-      'SELECT certificate FROM tls_certificates WHERE id = ?',
-      [pack.primary_certificate],
-    );
-    // Chromium trusts the served certificate by its public key (its own CA store is not the test's).
-    const spki = createHash('sha256')
-      .update(new X509Certificate(stored!.certificate).publicKey.export({ type: 'spki', format: 'der' }))
-      .digest('base64');
+    // Chromium trusts pebble's root as a person would add a CA: in the NSS database of its user's home
+    // (a throwaway HOME), through NSS's certutil. No pin and no ignored errors: the chain must verify.
+    const home = tempDir('ledge-chromium-home-');
+    const nssdb = `sql:${join(home, '.pki', 'nssdb')}`;
+    mkdirSync(join(home, '.pki', 'nssdb'), { recursive: true });
+    execFileSync('certutil', ['-N', '-d', nssdb, '--empty-password']);
+    execFileSync('certutil', ['-A', '-d', nssdb, '-n', 'Pebble test root', '-t', 'C,,', '-i', pebble.rootFile]);
     const port = alpn01.server.platform.traffic.tlsPort!;
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-dev-shm-usage',
-        `--host-resolver-rules=MAP ${host} 127.0.0.1`,
-        `--ignore-certificate-errors-spki-list=${spki}`,
-      ],
+      env: { ...process.env, HOME: home },
+      args: ['--no-sandbox', '--disable-dev-shm-usage', `--host-resolver-rules=MAP ${host} 127.0.0.1`],
     });
     try {
       const page = await browser.newPage();
       const response = await page.goto(`https://${host}:${port}/page`);
       expect(response?.status()).toBe(200);
       expect(await response?.headerValue('x-origin')).toBe('origin-acme');
-      expect((await response?.securityDetails())?.protocol).toMatch(/TLS 1\.[23]/);
+      const security = await response?.securityDetails();
+      expect(security?.protocol).toMatch(/TLS 1\.[23]/);
+      expect(security?.subjectName).toBe(host);
+      expect(security?.issuer).toMatch(/Pebble/);
+      expect(pack.certificates[0].issuer).toMatch(/Pebble/);
     } finally {
       await browser.close();
     }
