@@ -7,7 +7,7 @@
 // proxies get one thread. wrk sends the URL's host as SNI: it runs in a private mount namespace whose
 // /etc/hosts names the sites (needs root, as the rest of the benches' machine setup).
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
-// Usage: node bench/tls/https.bench.ts [--seconds 10 --rounds 3 --warm-up 3 --only route,lb,handshake,plain,plain-close --cpu-prof <dir>]
+// Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 3 --only route,lb,handshake,plain,plain-close --cpu-prof <dir>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
