@@ -81,6 +81,9 @@ export class TlsTerminator {
       const choice = this.#termination.choose(hello);
       if (!choice) return void socket.end(UNRECOGNIZED_NAME_ALERT);
       socket.off('error', fail);
+      // The TLS server's handshakeTimeout bounds the rest; left armed, this one would cut a kept-alive TLS
+      // connection idle for that long (node:tls refreshes it with the TLS socket's activity).
+      socket.setTimeout(0);
       socket.unshift(received);
       this.#server(choice).emit('connection', socket);
     };
