@@ -28,6 +28,11 @@ export interface Scenario {
   delayMs?: number;
   /** Run wrk on these cores only (`taskset -c`), e.g. to keep it off the server's core. */
   cpus?: string;
+  /**
+   * An /etc/hosts for wrk alone (bind-mounted in a private mount namespace: needs root): wrk sends the URL's
+   * host as SNI, so an https:// URL must name the site, and the machine's resolver knows no test hostnames.
+   */
+  hostsFile?: string;
 }
 
 /** Runs `wrk -t1 -c32 -d<s>s --latency` with a Lua script for the scenario (as in baselines.md). */
@@ -52,7 +57,11 @@ export async function runWrk(
           `request = function() i = (i + 1) % ${scenario.keys ?? 1000}; return wrk.format("PUT", "/bench-" .. i, h, body) end\n`),
   );
   const wrk = ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url];
-  const command = scenario.cpus === undefined ? wrk : ['taskset', '-c', scenario.cpus, ...wrk];
+  const pinned = scenario.cpus === undefined ? wrk : ['taskset', '-c', scenario.cpus, ...wrk];
+  const command =
+    scenario.hostsFile === undefined
+      ? pinned
+      : ['unshare', '-m', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', scenario.hostsFile, ...pinned];
   const { stdout } = await promisify(execFile)(command[0]!, command.slice(1), {
     maxBuffer: 1 << 20,
   });

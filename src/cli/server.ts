@@ -58,6 +58,8 @@ export function registerServer(program: Command): void {
           functions_domain: config.functionsDomain,
           // Load balancers answer here for their hostname (Host header): http://<lb name>:<traffic_port>/.
           traffic_port: running.platform.traffic.port,
+          // The same hostnames over HTTPS (HTTP/1.1 and HTTP/2), the certificate chosen by SNI.
+          traffic_tls_port: running.platform.traffic.tlsPort,
           // The S3 API: endpoint http://<account_id>.r2.localhost:<s3_api_port> or http://<host>:<s3_api_port>.
           s3_api_port: running.platform.s3Api.port,
           credentials_file: credentialsFile,

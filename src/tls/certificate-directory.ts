@@ -1,5 +1,5 @@
 import { createSecureContext, type SecureContext, type SecureVersion } from 'node:tls';
-import type { TlsChoice, TlsTermination } from '../proxy/index.ts';
+import { ciphersFor, type TlsChoice, type TlsTermination } from '../proxy/index.ts';
 import type { ClientHello } from '../proxy/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -170,7 +170,12 @@ export class CertificateDirectory implements TlsTermination {
     const minVersion = VERSIONS[this.policyFor(serverName).minTlsVersion];
     let context = served.contexts.get(minVersion);
     if (!context) {
-      context = createSecureContext({ key: served.key, cert: served.certificate.certificate, minVersion });
+      context = createSecureContext({
+        key: served.key,
+        cert: served.certificate.certificate,
+        minVersion,
+        ciphers: ciphersFor(minVersion),
+      });
       served.contexts.set(minVersion, context);
     }
     return context;

@@ -116,6 +116,9 @@ describe('a new user with a server on ports of its own', () => {
       expect(forced.code, forced.stderr).toBe(0);
 
       const trafficPort = Number(server.info['traffic_port']);
+      // The HTTPS port of the same hostnames is named too (a free one here: the tests start on port 0).
+      expect(server.info['traffic_tls_port']).toEqual(expect.any(Number));
+      expect(server.info['traffic_tls_port']).not.toBe(trafficPort);
       const enabled = await ledge(['bucket', 'dev-url', 'enable', 'site']);
       expect(enabled.code, enabled.stderr).toBe(0);
       const url = new URL(/(http:\/\/\S+)/.exec(enabled.stdout)![1]!);

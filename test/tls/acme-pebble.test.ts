@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, X509Certificate } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { Agent } from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +9,8 @@ import { freePort } from '../helpers/free-port.ts';
 import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
-import { curl, makeCertificate } from './helpers.ts';
+import { curl } from './helpers.ts';
+import { startPebble, type Pebble } from './pebble.ts';
 
 /**
  * ACME against Debian's pebble (the ACME test server, RFC 8555), with pebble-challtestsrv as its DNS
@@ -19,20 +18,11 @@ import { curl, makeCertificate } from './helpers.ts';
  * by TLS-ALPN-01 (its TLS port). Pebble issues certificates that live 30 s, so a renewal happens in the test.
  */
 const VALIDITY_SECONDS = 30;
-const processes: ChildProcess[] = [];
-let pebbleRoot: string;
+let pebble: Pebble;
 let http01: TestLedge;
 let alpn01: TestLedge;
 let origin: NamedOrigin;
 const logs: string[] = [];
-
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
-  processes.push(child);
-  return child;
-}
 
 async function api(ledge: TestLedge, method: string, path: string, body?: unknown) {
   const res = await fetch(`${ledge.apiUrl}${path}`, {
@@ -45,20 +35,6 @@ async function api(ledge: TestLedge, method: string, path: string, body?: unknow
   return { status: res.status, text, body: JSON.parse(text) as { result: any } };
 }
 
-async function getText(url: string, ca: string): Promise<string> {
-  const { request } = await import('node:https');
-  return new Promise((resolve, reject) => {
-    request(url, { agent: new Agent({ ca }) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve(text));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
-
 async function servedCertificate(ledge: TestLedge, zoneId: string) {
   const packs = await api(ledge, 'GET', `/zones/${zoneId}/ssl/certificate_packs`);
   const pack = packs.body.result[0];
@@ -66,62 +42,11 @@ async function servedCertificate(ledge: TestLedge, zoneId: string) {
 }
 
 beforeAll(async () => {
-  const dir = tempDir('ledge-pebble-');
-  const pebbleTls = makeCertificate(['127.0.0.1']);
-  const [acmePort, managementPort, dnsPort, dnsManagement] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
   const [trafficA, tlsA, trafficB, tlsB] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  startProcess('pebble-challtestsrv', [
-    '-defaultIPv4',
-    '127.0.0.1',
-    '-defaultIPv6',
-    '',
-    '-dns01',
-    `127.0.0.1:${dnsPort}`,
-    '-http01',
-    '',
-    '-https01',
-    '',
-    '-tlsalpn01',
-    '',
-    '-management',
-    `127.0.0.1:${dnsManagement}`,
-  ]);
-  const config = join(dir, 'pebble.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      pebble: {
-        listenAddress: `127.0.0.1:${acmePort}`,
-        managementListenAddress: `127.0.0.1:${managementPort}`,
-        certificate: pebbleTls.certificateFile,
-        privateKey: pebbleTls.keyFile,
-        httpPort: trafficA,
-        tlsPort: tlsB,
-        ocspResponderURL: '',
-        externalAccountBindingRequired: false,
-        certificateValidityPeriod: VALIDITY_SECONDS,
-      },
-    }),
-  );
-  startProcess('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dnsPort}`], {
-    PEBBLE_VA_NOSLEEP: '1',
-    PEBBLE_WFE_NONCEREJECT: '0',
-  });
-  const caText = pebbleTls.certificate;
-  const caOfPebble = (await import('node:fs')).readFileSync(pebbleTls.caFile, 'utf8');
-  pebbleRoot = await waitFor(
-    () => getText(`https://127.0.0.1:${managementPort}/roots/0`, caOfPebble).catch(() => undefined),
-    'pebble to start',
-  );
-  expect(caText).toContain('BEGIN CERTIFICATE');
+  pebble = await startPebble({ httpPort: trafficA, tlsPort: tlsB, validitySeconds: VALIDITY_SECONDS });
   const env = {
-    LEDGE_ACME_DIRECTORY_URL: `https://127.0.0.1:${acmePort}/dir`,
-    LEDGE_ACME_CA_FILE: pebbleTls.caFile,
+    LEDGE_ACME_DIRECTORY_URL: pebble.directoryUrl,
+    LEDGE_ACME_CA_FILE: pebble.directoryCaFile,
     LEDGE_ACME_INTERVAL_MS: '500',
     LEDGE_ACME_RETRY_MS: '500',
   };
@@ -139,7 +64,7 @@ afterAll(async () => {
   await http01?.close();
   await alpn01?.close();
   await origin?.stop();
-  for (const child of processes) child.kill();
+  pebble?.stop();
 });
 
 async function serveSite(ledge: TestLedge, zone: string, host: string): Promise<string> {
@@ -158,8 +83,7 @@ describe('ACME certificates from pebble', () => {
     });
     expect(first.hosts).toEqual([host]);
     expect(first.validation_errors).toEqual([]);
-    const rootFile = join(tempDir(), 'pebble-root.pem');
-    writeFileSync(rootFile, pebbleRoot);
+    const rootFile = pebble.rootFile;
     const port = http01.server.platform.traffic.tlsPort!;
     const answer = await curl(`https://${host}:${port}/`, host, port, ['--cacert', rootFile, '--http2']);
     expect(answer.stderr).toBe('');
@@ -193,30 +117,29 @@ describe('ACME certificates from pebble', () => {
     const pack = await waitFor(() => servedCertificate(alpn01, zoneId), 'the TLS-ALPN-01 certificate', {
       timeoutMs: 30_000,
     });
-    const stored = await alpn01.server.platform.db.get<{ certificate: string }>(
-      'SELECT certificate FROM tls_certificates WHERE id = ?',
-      [pack.primary_certificate],
-    );
-    // Chromium trusts the served certificate by its public key (its own CA store is not the test's).
-    const spki = createHash('sha256')
-      .update(new X509Certificate(stored!.certificate).publicKey.export({ type: 'spki', format: 'der' }))
-      .digest('base64');
+    // Chromium trusts pebble's root as a person would add a CA: in the NSS database of its user's home
+    // (a throwaway HOME), through NSS's certutil. No pin and no ignored errors: the chain must verify.
+    const home = tempDir('ledge-chromium-home-');
+    const nssdb = `sql:${join(home, '.pki', 'nssdb')}`;
+    mkdirSync(join(home, '.pki', 'nssdb'), { recursive: true });
+    execFileSync('certutil', ['-N', '-d', nssdb, '--empty-password']);
+    execFileSync('certutil', ['-A', '-d', nssdb, '-n', 'Pebble test root', '-t', 'C,,', '-i', pebble.rootFile]);
     const port = alpn01.server.platform.traffic.tlsPort!;
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-dev-shm-usage',
-        `--host-resolver-rules=MAP ${host} 127.0.0.1`,
-        `--ignore-certificate-errors-spki-list=${spki}`,
-      ],
+      env: { ...process.env, HOME: home },
+      args: ['--no-sandbox', '--disable-dev-shm-usage', `--host-resolver-rules=MAP ${host} 127.0.0.1`],
     });
     try {
       const page = await browser.newPage();
       const response = await page.goto(`https://${host}:${port}/page`);
       expect(response?.status()).toBe(200);
       expect(await response?.headerValue('x-origin')).toBe('origin-acme');
-      expect((await response?.securityDetails())?.protocol).toMatch(/TLS 1\.[23]/);
+      const security = await response?.securityDetails();
+      expect(security?.protocol).toMatch(/TLS 1\.[23]/);
+      expect(security?.subjectName).toBe(host);
+      expect(security?.issuer).toMatch(/Pebble/);
+      expect(pack.certificates[0].issuer).toMatch(/Pebble/);
     } finally {
       await browser.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   createLoadBalancer,
   createPool,
@@ -141,8 +142,21 @@ describe('HTTPS on the traffic TLS port with an uploaded certificate', () => {
 
   it('refuses TLS below 1.2 by default, and below the zone min_tls_version once raised', async () => {
     const url = `https://${HOST}:${tlsPort}/`;
-    const old = await curl(url, HOST, tlsPort, ['--cacert', cert.caFile, '--tlsv1.1', '--tls-max', '1.1']);
+    // The client offers TLS 1.1 at OpenSSL's security level 0 (its default level would refuse 1.1 itself):
+    // a refusal is the server's.
+    const legacy = (version: '1.0' | '1.1') =>
+      curl(url, HOST, tlsPort, [
+        '--cacert',
+        cert.caFile,
+        `--tlsv${version}`,
+        '--tls-max',
+        version,
+        '--ciphers',
+        'DEFAULT:@SECLEVEL=0',
+      ]);
+    const old = await legacy('1.1');
     expect(old.code).toBe(0);
+    expect(old.stderr).toMatch(/protocol version/);
     const setting = await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '1.3' });
     expect(setting.body.result).toMatchObject({ id: 'min_tls_version', value: '1.3', editable: true });
     const tls12 = await curl(url, HOST, tlsPort, ['--cacert', cert.caFile, '--tls-max', '1.2']);
@@ -153,6 +167,33 @@ describe('HTTPS on the traffic TLS port with an uploaded certificate', () => {
     const bad = await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '2.0' });
     expect(bad.status).toBe(400);
     await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '1.2' });
+  });
+
+  it('serves TLS 1.1 and 1.0 clients once the zone lowers min_tls_version to them, as Cloudflare does', async () => {
+    const url = `https://${HOST}:${tlsPort}/`;
+    const legacy = (version: '1.0' | '1.1') =>
+      curl(url, HOST, tlsPort, [
+        '--cacert',
+        cert.caFile,
+        `--tlsv${version}`,
+        '--tls-max',
+        version,
+        '--ciphers',
+        'DEFAULT:@SECLEVEL=0',
+      ]);
+    try {
+      await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '1.1' });
+      await waitFor(async () => ((await legacy('1.1')).code === 200 ? true : undefined), 'a TLS 1.1 answer');
+      const tls10 = await legacy('1.0');
+      expect([tls10.code, tls10.stderr]).toEqual([0, expect.stringMatching(/protocol version/)]);
+      await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '1.0' });
+      await waitFor(async () => ((await legacy('1.0')).code === 200 ? true : undefined), 'a TLS 1.0 answer');
+      // A modern client on the same zone still gets TLS 1.3.
+      const modern = await curl(url, HOST, tlsPort, ['--cacert', cert.caFile, '-v']);
+      expect([modern.code, modern.stderr]).toEqual([200, expect.stringContaining('TLSv1.3')]);
+    } finally {
+      await api('PATCH', `/zones/${zoneId}/settings/min_tls_version`, { value: '1.2' });
+    }
   });
 
   it('redirects plain HTTP to HTTPS with always_use_https on', async () => {

@@ -1,5 +1,12 @@
 import type { Socket } from 'node:net';
-import { createServer, type SecureContext, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
+import {
+  createServer,
+  DEFAULT_CIPHERS,
+  type SecureContext,
+  type SecureVersion,
+  type Server,
+  type TLSSocket,
+} from 'node:tls';
 import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
 
 /** How a ClientHello is served: a site's certificate (h2, http/1.1) or a TLS-ALPN-01 challenge's (acme-tls/1). */
@@ -17,6 +24,16 @@ export interface TlsChoice {
 export interface TlsTermination {
   choose(hello: ClientHello): TlsChoice | undefined;
   context(serverName: string, kind: TlsChoice['kind']): SecureContext | undefined;
+}
+
+/**
+ * The cipher list of a handshake whose floor is `minVersion`. OpenSSL 3's default security level (1) refuses
+ * TLS 1.0 and 1.1 outright (their handshakes sign with SHA-1), whatever the floor: a zone that sets
+ * min_tls_version 1.0 or 1.1 asks for those clients to be served, as Cloudflare serves them, so its
+ * handshakes run at security level 0 (Node's default ciphers still; no export, NULL or RC4 suites).
+ */
+export function ciphersFor(minVersion: SecureVersion): string | undefined {
+  return minVersion === 'TLSv1' || minVersion === 'TLSv1.1' ? `${DEFAULT_CIPHERS}:@SECLEVEL=0` : undefined;
 }
 
 // A fatal TLS alert record (level 2) "unrecognized_name" (112), in TLS 1.0 framing as any version reads it.
@@ -64,6 +81,9 @@ export class TlsTerminator {
       const choice = this.#termination.choose(hello);
       if (!choice) return void socket.end(UNRECOGNIZED_NAME_ALERT);
       socket.off('error', fail);
+      // The TLS server's handshakeTimeout bounds the rest; left armed, this one would cut a kept-alive TLS
+      // connection idle for that long (node:tls refreshes it with the TLS socket's activity).
+      socket.setTimeout(0);
       socket.unshift(received);
       this.#server(choice).emit('connection', socket);
     };
@@ -77,6 +97,7 @@ export class TlsTerminator {
     const { kind } = choice;
     server = createServer({
       minVersion: choice.minVersion,
+      ciphers: ciphersFor(choice.minVersion),
       ALPNProtocols: kind === 'acme' ? ACME_PROTOCOLS : SITE_PROTOCOLS,
       handshakeTimeout: this.#timeoutMs,
       SNICallback: (name, done) => {

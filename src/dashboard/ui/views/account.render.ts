@@ -65,7 +65,7 @@ export function renderZones(
       `Zones (${data.totalCount})`,
       ['Zone', 'Status', 'Created', 'ID', 'Actions'],
       data.items.map((z) => [
-        z.name,
+        h('a', { href: href('zones', z.id, 'ssl'), title: 'SSL/TLS: certificates and settings' }, z.name),
         z.status ?? '',
         formatTime(z.created_on),
         h('code', null, z.id),

@@ -4,6 +4,7 @@ import { editPool, loadBalancers, loadBalancingHome, managePools, manageMonitors
 import { destinations, history, migration, policies, policyForm } from './notifications.ts';
 import { scriptDetail, scripts } from './workers.ts';
 import { zones } from './account.ts';
+import { zoneSsl } from './ssl.ts';
 import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 import { database, databases } from './d1.ts';
@@ -47,6 +48,7 @@ export function routeView({ path, query }: Route): View {
       if (a && b) return (main) => instance(main, a, b);
       return a ? (main) => workflow(main, a) : workflows;
     case 'zones':
+      if (a && b === 'ssl') return (main) => zoneSsl(main, a);
       return (main) => zones(main);
     case 'members':
       return members;
