@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { resolveServerConfig, startServer, type RunningServer, type ServerFlags } from '../../src/server/index.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import type { Clock } from '../../src/shared/clock.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
@@ -107,7 +108,9 @@ export async function startLedge(
       ...options.env,
     },
   );
-  const server = await startServer(config, options.logger ?? createLogger('warn'), { clock: options.clock });
+  const server = await startServer(config, options.logger ?? createLogger('warn'), {
+    clock: options.clock ?? systemClock,
+  });
   return {
     apiUrl: server.apiUrl,
     port: server.port,
