@@ -14,12 +14,15 @@ import {
 import { cellTexts, signedInAs } from './render-testing.ts';
 
 const report = (fields: Partial<MigrationReport> = {}): MigrationReport => ({
+  dry_run: false,
   complete: true,
   pools_scanned: 3,
   pools_with_legacy_email: 2,
   policies_created: ['p1'],
   policies_reused: [],
   pages_patched: 1,
+  passes: 1,
+  duration_ms: 40,
   ...fields,
 });
 const pool = (name: string, email: string) => ({ id: name, name, notification_email: email }) as Pool;
@@ -88,6 +91,7 @@ describe('the email migration page, drawn from its data', () => {
             policies: [
               {
                 action: 'create',
+                policyId: null,
                 name: 'Pool health: ops',
                 addresses: ['ops@example.com', 'b@example.com'],
                 poolIds: ['a', 'b'],

@@ -1,24 +1,11 @@
-import type { Pool } from '../../../client/index.ts';
+import type { MigrationReport, Pool } from '../../../client/index.ts';
 import { h, table } from '../dom.ts';
 import { pageView, pager, writeButton } from '../ui-kit.ts';
 import { tabs } from './notifications.render.ts';
 
 /** The notification_email migration page drawn from its data; notifications.ts runs the migration. */
 
-/** What `POST /dashboard/migration` reports at its end (src/dashboard/migration.ts). */
-export interface MigrationReport {
-  complete: boolean;
-  pools_scanned: number;
-  pools_with_legacy_email: number;
-  policies_created: string[];
-  policies_reused: string[];
-  pages_patched: number;
-  plan?: {
-    policies: { action: string; addresses: string[]; poolIds: string[]; name: string }[];
-    pages_to_patch: number[];
-  };
-  remaining_legacy_pools?: { id: string; name: string }[];
-}
+export type { MigrationReport };
 
 /** One line of the migration's stream: a step, the final report, or why it stopped. */
 export interface MigrationLine {
