@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { createTestDatabase, startPostgresServer } from '../../test/helpers/postgres-server.ts';
 import { startS3Server } from '../../test/helpers/s3-server.ts';
+import { EPHEMERAL_PORT_FLAGS } from '../../test/helpers/server-ports.ts';
 import { treeCpuMs } from '../functions/processes.ts';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
 import { deployTutorial } from '../functions/tutorial.ts';
@@ -157,22 +158,7 @@ async function scale(nodes: Node[], count: number, work: string, env: NodeJS.Pro
 async function startNode(work: string, name: string, env: NodeJS.ProcessEnv): Promise<Node> {
   const child = spawn(
     join(ROOT, 'bin/ledge'),
-    [
-      'server',
-      '--json',
-      '--data-dir',
-      join(work, name),
-      '--port',
-      '0',
-      '--functions-port',
-      '0',
-      '--traffic-port',
-      '0',
-      '--traffic-tls-port',
-      '0',
-      '--s3-api-port',
-      '0',
-    ],
+    ['server', '--json', '--data-dir', join(work, name), ...EPHEMERAL_PORT_FLAGS],
     { env: { ...env, LEDGE_NODE_ID: name }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const line = await new Promise<string>((resolveLine, reject) => {

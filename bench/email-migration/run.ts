@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { createPlatform, resolveServerConfig } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CLI_ENTRY, cleanEnv, spawnLedge, tempDir, TEST_CREDENTIALS } from '../../test/helpers/ledge.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const { values } = parseArgs({
   options: { pools: { type: 'string', default: '10000' }, 'page-size': { type: 'string', default: '100' } },
@@ -22,7 +23,7 @@ const dataDir = tempDir('ledge-bench-migration-');
 // First boot creates the account; then the pools are seeded through the pools service itself.
 const boot = await spawnLedge(dataDir);
 await boot.stop();
-const platform = await createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'));
+const platform = await createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'), systemClock);
 const groups = [
   'ops@example.com',
   'oncall@example.com, ops@example.com',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resolveServerConfig, startServer, type RunningServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { benchDatabase, stopBenchDatabases } from '../database.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 export const BENCH_TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const BENCH_ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -31,7 +32,7 @@ export async function startBenchLedge(): Promise<{
     },
     { LEDGE_BOOTSTRAP_API_TOKEN: BENCH_TOKEN, LEDGE_BOOTSTRAP_ACCOUNT_ID: BENCH_ACCOUNT },
   );
-  const server = await startServer(config, createLogger('warn'));
+  const server = await startServer(config, createLogger('warn'), { clock: systemClock });
   return {
     server,
     backend: database.backend,

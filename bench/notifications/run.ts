@@ -19,6 +19,7 @@ import type { HealthEvent } from '../../src/load-balancing/index.ts';
 import { createPlatform, resolveServerConfig, type Platform } from '../../src/server/index.ts';
 import { benchDatabase, stopBenchDatabases } from '../database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const RATE = Number(process.env['BENCH_RATE'] ?? 1000);
 const DURATION_S = Number(process.env['BENCH_DURATION'] ?? 30);
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
   const platform = await createPlatform(
     resolveServerConfig({ dataDir, port: 0, databaseUrl: database.databaseUrl }, env),
     createLogger('warn'),
+    systemClock,
   );
   const receivers = new Receivers();
   await receivers.ready();

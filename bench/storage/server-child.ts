@@ -2,6 +2,7 @@
 // prints one JSON line with the API URL, the account, and the wire backend service of a bucket.
 import { resolveServerConfig, startServer } from '../../src/server/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: server-child.ts <data-dir>');
@@ -12,7 +13,7 @@ const config = resolveServerConfig(
     LEDGE_BOOTSTRAP_API_TOKEN: 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
   },
 );
-const server = await startServer(config, createLogger('warn'));
+const server = await startServer(config, createLogger('warn'), { clock: systemClock });
 const accountId = '0123456789abcdef0123456789abcdef';
 await server.platform.storage.buckets.create(accountId, { name: 'bench' });
 process.stdout.write(

@@ -4,7 +4,7 @@ import { newId, newSecret } from '../shared/ids.ts';
 import type { AccessChanges } from '../shared/grant-watch.ts';
 import { conditionWithin } from '../shared/request-ip.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { TokenCreate } from './schemas.ts';
@@ -86,7 +86,7 @@ export class AccountManagement {
   readonly #changes: AccessChanges | undefined;
   readonly #clock: Clock;
 
-  constructor(store: AccountStore, changes?: AccessChanges, clock: Clock = systemClock) {
+  constructor(store: AccountStore, changes: AccessChanges | undefined, clock: Clock) {
     this.#store = store;
     this.#changes = changes;
     this.#clock = clock;

@@ -8,7 +8,7 @@ import { AuthErrors } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { isAcceptedAdmin, type AccountStore } from './store.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 const EMAIL_FORMAT = /^[^\s@]+@[^\s@]+$/;
 const API_KEY_FORMAT = /^[A-Za-z0-9_-]{1,128}$/;
@@ -35,7 +35,7 @@ export class AccountService {
   /** When tokens start and stop working (not_before, expires_on) and what new records are stamped with. */
   readonly #clock: Clock;
 
-  constructor(store: AccountStore, changes?: AccessChanges, clock: Clock = systemClock) {
+  constructor(store: AccountStore, changes: AccessChanges | undefined, clock: Clock) {
     this.#store = store;
     this.#changes = changes;
     this.#clock = clock;

@@ -2,7 +2,7 @@ import { fromSqlBool, toSqlBool, type DialectName, type SqlDatabase, type SqlExe
 import type { TokenCondition } from '../shared/principal.ts';
 import type { Account, ApiToken, Membership, User, UserProfile } from './types.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** What the first start writes at once: the owner's account, user, membership and token. */
 export interface OwnerRecords {
@@ -157,7 +157,7 @@ export class SqlAccountStore implements AccountStore {
   readonly #db: SqlDatabase;
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
   }

@@ -18,7 +18,7 @@ export function createAccountsSubsystem(deps: {
   /** Told when access is taken away (a token deleted or rolled, a member removed or demoted, an account left). */
   accessChanges?: AccessChanges | undefined;
   /** When tokens start and stop working, and what new records are stamped with. */
-  clock?: Clock | undefined;
+  clock: Clock;
 }): AccountsSubsystem {
   const store = new SqlAccountStore(deps.db, deps.clock);
   const service = new AccountService(store, deps.accessChanges, deps.clock);

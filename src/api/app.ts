@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AccountService } from '../accounts/index.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { AccessChanges } from '../shared/grant-watch.ts';
 import type { Logger } from '../shared/logger.ts';
 import { authMiddleware, type SessionCredentials } from './auth.ts';
@@ -31,7 +31,7 @@ export interface ApiDependencies {
   /** The browser dashboard at `/` (src/dashboard/): its pages, and its cookie sessions as credentials. */
   dashboard?: DashboardMount | undefined;
   /** What open streams re-check their grant on (default: the system's clock). */
-  clock?: Clock | undefined;
+  clock: Clock;
   /** Access taken away in this process: open streams re-check their grant at once. */
   accessChanges?: AccessChanges | undefined;
 }
@@ -54,7 +54,7 @@ export function createApiApp(platform: ApiDependencies): Hono<AppEnv> {
   api.use(
     '*',
     authMiddleware(platform.accounts, platform.dashboard?.credentials, {
-      clock: platform.clock ?? systemClock,
+      clock: platform.clock,
       changes: platform.accessChanges,
     }),
   );

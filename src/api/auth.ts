@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { AuthErrors, canAccessAccount, type AccountService } from '../accounts/index.ts';
 import { clientIpOf } from '../api-kit/client-ip.ts';
 import type { AppEnv } from '../api-kit/context.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { watchGrant, type AccessChanges, type GrantCheck } from '../shared/grant-watch.ts';
 
 const ACCOUNT_PATH = /^\/client\/v4\/accounts\/([^/]+)(?:\/|$)/;
@@ -29,8 +29,8 @@ export type SessionCredentials = (request: Request) => Promise<CredentialHeaders
  */
 export function authMiddleware(
   accounts: AccountService,
-  session?: SessionCredentials,
-  access: { clock: Clock; changes?: AccessChanges | undefined } = { clock: systemClock },
+  session: SessionCredentials | undefined,
+  access: { clock: Clock; changes?: AccessChanges | undefined },
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const headers: CredentialHeaders = {

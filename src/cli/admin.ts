@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Platform } from '../server/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isLedgeError } from '../shared/errors.ts';
 import { handler } from './context.ts';
 import { CliError } from './errors.ts';
@@ -30,7 +31,7 @@ export function registerAdmin(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler((ctx) =>
-        withPlatform(ctx.options, async (platform) => {
+        withPlatform(ctx.options, ctx.clock, async (platform) => {
           const owner = ctx.options['owner'] as string | undefined;
           const user = owner ? await requireUser(platform, owner) : undefined;
           const account = await platform.accounts.createAccount({ name: ctx.options['name'] as string });
@@ -54,7 +55,7 @@ export function registerAdmin(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler((ctx, [email]) =>
-        withPlatform(ctx.options, async (platform) => {
+        withPlatform(ctx.options, ctx.clock, async (platform) => {
           const accountId = ctx.options['account'] as string | undefined;
           if (accountId && !(await platform.accounts.getAccount(accountId)))
             throw new CliError(`no account ${accountId}`);
@@ -79,7 +80,7 @@ export function registerAdmin(program: Command): void {
     .option('--json', 'print JSON')
     .action(
       handler((ctx) =>
-        withPlatform(ctx.options, async (platform) => {
+        withPlatform(ctx.options, ctx.clock, async (platform) => {
           const user = await requireUser(platform, ctx.options['user'] as string);
           const accountId = ctx.options['account'] as string | undefined;
           if (accountId && !(await platform.accounts.getAccount(accountId)))
@@ -99,6 +100,7 @@ export function registerAdmin(program: Command): void {
 
 async function withPlatform(
   options: Record<string, unknown>,
+  clock: Clock,
   fn: (platform: Platform) => Promise<void>,
 ): Promise<void> {
   // Loaded on demand: the rest of the CLI should not pay for the whole server at start-up.
@@ -113,7 +115,7 @@ async function withPlatform(
       (process.env['LEDGE_DATABASE_URL'] || undefined) ??
       rememberedDatabaseUrl(dataDir),
   });
-  const platform = await createPlatform(config, createLogger('warn'));
+  const platform = await createPlatform(config, createLogger('warn'), clock);
   try {
     await fn(platform);
   } catch (error) {

@@ -52,7 +52,7 @@ export function registerCreate(program: Command): void {
           name,
           bucket_name: bucket,
           account_id: accountId,
-          compatibility_date: isoNow().slice(0, 10),
+          compatibility_date: isoNow(ctx.clock).slice(0, 10),
           // For the README's wrangler steps: the API to point it at, and the checkout whose node_modules
           // hold Node 24 and wrangler 4 (wrangler needs Node 22.12+, which the machine's may not be).
           api_url: ctx.connection.apiUrl,

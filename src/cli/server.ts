@@ -24,7 +24,7 @@ export function registerServer(program: Command): void {
         const { resolveServerConfig, startServer } = await import('../server/index.ts');
         // The flags by setting key; the environment fills the rest (settings/schema.ts).
         const config = resolveServerConfig(ctx.options as ServerFlags);
-        const running = await startServer(config);
+        const running = await startServer(config, undefined, { clock: ctx.clock });
         // Bundled now, in the background, so the first page view finds it ready (embedded servers bundle on
         // their first view instead); a failure is logged here and answered on that view.
         running.platform.dashboard

@@ -141,3 +141,4 @@ export {
   type CustomDomainSummary,
   type ManagedDomainSummary,
 } from './r2-domains.ts';
+export type { MigrationPolicyChange, MigrationReport } from './email-migration.ts';

@@ -1,6 +1,6 @@
 import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ChangeFeed } from './change-feed.ts';
@@ -16,7 +16,7 @@ export interface ClusterOptions {
   /** How often a node beats (LEDGE_CLUSTER_HEARTBEAT_MS; default 5 s). A node is dead after two missed beats. */
   heartbeatMs?: number | undefined;
   /** Heartbeats, leases and the live-set refresh run on it (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 /**
@@ -47,7 +47,7 @@ export class Cluster {
     this.nodeId = options.nodeId;
     this.shared = options.db.dialect === 'postgres';
     this.#logger = options.logger;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.feed = new ChangeFeed(options.db, options.nodeId, options.logger);
     this.#leases = new SqlLeaseStore(options.db);
     this.#live = [options.nodeId];

@@ -1,5 +1,5 @@
 import type { BackgroundService } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { NodeStore } from './node-store.ts';
@@ -11,7 +11,7 @@ export interface MembershipOptions {
   /** How often this node says it is alive (default 5 s). A node is dead after two missed beats. */
   heartbeatMs?: number;
   /** Heartbeat times and their timer (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 /**
@@ -32,7 +32,7 @@ export class ClusterMembership implements BackgroundService {
     this.#nodes = options.nodes;
     this.#logger = options.logger;
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.#beats = new PeriodicJob({
       name: 'cluster-heartbeat',
       everyMs: this.heartbeatMs,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { clip } from '../shared/errors.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 import type { D1EngineClient, EngineStatement } from './engine-client.ts';
 import { D1Errors } from './errors.ts';
@@ -48,13 +48,13 @@ export class D1Service {
     engine: D1EngineClient;
     limits?: Partial<D1Limits> | undefined;
     changes?: D1DatabaseChanges | undefined;
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
     this.#store = deps.store;
     this.#engine = deps.engine;
     this.#limits = { ...DEFAULT_D1_LIMITS, ...deps.limits };
     this.#changes = deps.changes;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   get limits(): D1Limits {

@@ -1,7 +1,7 @@
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { D1EngineClient, type D1EngineSockets } from './engine-client.ts';
 import { D1Errors } from './errors.ts';
 import { d1Routes } from './routes.ts';
@@ -26,9 +26,9 @@ export function createD1Subsystem(deps: {
   /** Where import uploads and export downloads wait (the data directory's `d1/transfers`). */
   transfersDir: string;
   importMaxBytes?: number | undefined;
-  clock?: Clock | undefined;
+  clock: Clock;
 }): D1Subsystem {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const store = new SqlD1Store(deps.db);
   const engine = new D1EngineClient(deps.engines);
   // The account's first database starts its engines: a binding to it reaches them at once. An engine that cannot

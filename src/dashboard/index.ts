@@ -3,7 +3,7 @@ import type { AccountService } from '../accounts/index.ts';
 import type { AppEnv } from '../api-kit/context.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { HealthEventBus } from '../load-balancing/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { LedgeError } from '../shared/errors.ts';
 import type { AccessChanges } from '../shared/grant-watch.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -39,11 +39,11 @@ export function createDashboard(deps: {
   healthEvents?: HealthEventBus | undefined;
   logger: Logger;
   /** Sessions' expiry and the live stream's re-checks run on it; accessChanges is the signal to re-check at once. */
-  clock?: Clock | undefined;
+  clock: Clock;
   accessChanges?: AccessChanges | undefined;
   endpoints?: () => DashboardEndpoints;
 }): Dashboard {
-  const access = { clock: deps.clock ?? systemClock, changes: deps.accessChanges };
+  const access = { clock: deps.clock, changes: deps.accessChanges };
   const sessions = new SessionStore(deps.db, access.clock);
   let built: Promise<DashboardAssets> | undefined;
   const assets = () =>

@@ -9,7 +9,7 @@ import {
 } from 'node:crypto';
 import { z } from 'zod';
 import type { SqlDatabase } from '../db/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** What a session signs in with: an API token, or a global API key with its email (the API's own credentials). */
 export type SessionAuth = { token: string } | { email: string; key: string };
@@ -49,7 +49,7 @@ export class SessionStore {
   /** Idle and absolute expiry of sessions, and of sign-in links. */
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
   }

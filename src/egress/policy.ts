@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { cidrContains, formatIp, parseCidr, parseIp, type Cidr } from './addresses.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * Ranges refused unless the operator allows them explicitly: link-local (where cloud metadata services
@@ -90,7 +90,7 @@ export class EgressPolicy {
   readonly #clock: Clock;
 
   /** `clock`: when the list of this host's own addresses is read again (the platform's). */
-  constructor(settings: Partial<EgressSettings> = {}, clock: Clock = systemClock) {
+  constructor(settings: Partial<EgressSettings> = {}, clock: Clock) {
     this.#clock = clock;
     this.#rules = [
       ...(settings.deny ?? []).map((cidr) => ({

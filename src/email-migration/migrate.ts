@@ -1,5 +1,6 @@
 import type { MigrationApi, PoolSummary } from './api.ts';
-import { PolicyCoverage, type PolicyChange, type PolicyOptions } from './policies.ts';
+import type { MigrationReport } from '../client/index.ts';
+import { PolicyCoverage, type PolicyOptions } from './policies.ts';
 import { poolPages, scanPools } from './scan.ts';
 
 export interface MigrateOptions extends PolicyOptions {
@@ -9,21 +10,6 @@ export interface MigrateOptions extends PolicyOptions {
   maxPasses: number;
   /** Told each step as it happens; awaited, so a caller can pace or observe the run between steps. */
   progress?: (message: string) => void | Promise<void>;
-}
-
-export interface MigrationReport {
-  dry_run: boolean;
-  complete: boolean;
-  pools_scanned: number;
-  pools_with_legacy_email: number;
-  policies_created: string[];
-  policies_reused: string[];
-  pages_patched: number;
-  passes: number;
-  duration_ms: number;
-  /** Dry run only: what a real run would do. */
-  plan?: { policies: PolicyChange[]; pages_to_patch: number[] };
-  remaining_legacy_pools?: { id: string; name: string }[];
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { addressKey, parseAddresses } from './addresses.ts';
 import type { AlertPolicy, MigrationApi, PolicyBody, PoolSummary } from './api.ts';
 import { HEALTH_ALERT, isCovered } from './coverage.ts';
+import type { MigrationPolicyChange } from '../client/index.ts';
 
 export interface PolicyOptions {
   newHealth: readonly string[];
@@ -9,13 +10,8 @@ export interface PolicyOptions {
   webhookIds: readonly string[];
 }
 
-export interface PolicyChange {
-  action: 'create' | 'extend';
-  policyId: string | null;
-  name: string;
-  addresses: string[];
-  poolIds: string[];
-}
+/** One policy the plan creates or extends (the wire shape the report carries). */
+export type PolicyChange = MigrationPolicyChange;
 
 /**
  * The deterministic marker of the policy that carries one recipient group. It is derived from the

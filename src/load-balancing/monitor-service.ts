@@ -8,7 +8,7 @@ import type { PoolStore } from './pool-store.ts';
 import type { Reference } from './references.ts';
 import { validate } from './validation.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export type MonitorChangeListener = (accountId: string, monitorId: string) => Promise<void> | void;
 
@@ -27,13 +27,7 @@ export class MonitorService {
 
   readonly #clock: Clock;
 
-  constructor(
-    monitors: MonitorStore,
-    pools: PoolStore,
-    settings: MonitorSettings,
-    egress: EgressPolicy,
-    clock: Clock = systemClock,
-  ) {
+  constructor(monitors: MonitorStore, pools: PoolStore, settings: MonitorSettings, egress: EgressPolicy, clock: Clock) {
     this.#clock = clock;
     this.#monitors = monitors;
     this.#pools = pools;

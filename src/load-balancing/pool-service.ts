@@ -11,7 +11,7 @@ import type { PoolPage, PoolStore } from './pool-store.ts';
 import type { Reference, ReferenceSource } from './references.ts';
 import { normaliseEmailList, validate } from './validation.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** Told about every pool change so the health checker re-plans that pool. */
 export type PoolChangeListener = (accountId: string, poolId: string) => Promise<void> | void;
@@ -37,8 +37,8 @@ export class PoolService {
     pools: PoolStore,
     monitors: MonitorStore,
     egress: EgressPolicy,
-    enablement?: PoolEnablementBus,
-    clock: Clock = systemClock,
+    enablement: PoolEnablementBus | undefined,
+    clock: Clock,
   ) {
     this.#clock = clock;
     this.#pools = pools;

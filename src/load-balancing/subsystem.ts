@@ -50,7 +50,7 @@ export interface LoadBalancingDeps {
   /** The other nodes on this database: origins are probed by their owner, changes reach every node. */
   cluster?: Cluster | undefined;
   /** The health checker's time (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { PoolDirectory } from './types.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 import { WebhookTargets, type WebhookTarget } from './webhook-targets.ts';
 import type { LedgeMetrics } from '../shared/ledge-metrics.ts';
-import { systemClock, type Clock, type ClockTimer } from '../shared/clock.ts';
+import type { Clock, ClockTimer } from '../shared/clock.ts';
 
 export interface RetryPolicy {
   /** First retry after this long; each further one doubles it, up to `maxDelayMs` (with ±20% jitter). */
@@ -123,9 +123,9 @@ export class Dispatcher {
     /** Policies silenced for a window: their alerts are recorded as silenced, not sent. */
     silences?: Pick<AlertSilences, 'silencedBy' | 'start' | 'stop'> | undefined;
     /** Due times of retries and leases, and the timer that waits for them (tests advance their own). */
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.#silences = options.silences;
     this.#metrics = options.metrics;
     this.#pollMs = options.pollMs;

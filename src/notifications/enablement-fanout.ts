@@ -4,7 +4,7 @@ import { LOAD_BALANCING_POOL_ENABLEMENT_ALERT } from './alert-types.ts';
 import { describeEnablement, enablementEmail, enablementWebhookBody } from './payload.ts';
 import { filterLists, type PolicyDeliveries } from './policy-deliveries.ts';
 import type { Policy } from './types.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** `pool_id` and `enabled` ("true" / "false"); a missing filter matches everything. */
 export function enablementPolicyMatches(policy: Policy, event: PoolEnablementEvent): boolean {
@@ -21,8 +21,8 @@ export class PoolEnablementFanout {
   readonly #onWritten: () => void;
   readonly #clock: Clock;
 
-  constructor(options: { deliveries: PolicyDeliveries; onWritten: () => void; clock?: Clock | undefined }) {
-    this.#clock = options.clock ?? systemClock;
+  constructor(options: { deliveries: PolicyDeliveries; onWritten: () => void; clock: Clock }) {
+    this.#clock = options.clock;
     this.#deliveries = options.deliveries;
     this.#onWritten = options.onWritten;
   }

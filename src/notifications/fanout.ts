@@ -8,7 +8,7 @@ import type { Outbox } from './outbox.ts';
 import { describeEvent, policyEmail, webhookBody } from './payload.ts';
 import { filterLists, type PolicyDeliveries } from './policy-deliveries.ts';
 import type { Policy } from './types.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** A missing filter matches everything; a present one must list the event's value. */
 export function policyMatches(policy: Policy, event: HealthEvent): boolean {
@@ -44,9 +44,9 @@ export class HealthEventFanout {
     /** Wakes the dispatcher once the event's transaction has committed. */
     onWritten: () => void;
     /** Throttles and deprecation intervals are measured on it. */
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.#state = options.state;
     this.#deliveries = options.deliveries;
     this.#legacy = new LegacyEmailPath(options.state, options.outbox, options.deprecationIntervalMs);

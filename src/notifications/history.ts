@@ -1,7 +1,7 @@
 import type { SqlDatabase, SqlExecutor, SqlValue } from '../db/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow } from './outbox.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface HistoryItem {
   id: string;
@@ -52,7 +52,7 @@ export class DeliveryHistory {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, retentionMs = DEFAULT_HISTORY_RETENTION_MS, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, retentionMs = DEFAULT_HISTORY_RETENTION_MS, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
     this.retentionMs = retentionMs;

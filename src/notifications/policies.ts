@@ -5,7 +5,7 @@ import { validatePolicy } from './policy-validation.ts';
 import type { PolicyInput, PolicyUpdate } from './schemas.ts';
 import type { NotificationStore } from './store.ts';
 import type { Policy, PoolDirectory } from './types.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export function renderPolicy(policy: Policy) {
   return {
@@ -29,7 +29,7 @@ export class AlertPolicies {
 
   readonly #clock: Clock;
 
-  constructor(deps: { store: NotificationStore; pools: PoolDirectory }, clock: Clock = systemClock) {
+  constructor(deps: { store: NotificationStore; pools: PoolDirectory }, clock: Clock) {
     this.#clock = clock;
     this.#store = deps.store;
     this.#pools = deps.pools;

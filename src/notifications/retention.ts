@@ -1,5 +1,5 @@
 import type { JobGate } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { DeliveryHistory } from './history.ts';
@@ -21,14 +21,9 @@ export class HistoryRetention {
   readonly #job: PeriodicJob;
   #stopped = false;
 
-  constructor(options: {
-    history: DeliveryHistory;
-    logger: Logger;
-    gate?: JobGate | undefined;
-    clock?: Clock | undefined;
-  }) {
+  constructor(options: { history: DeliveryHistory; logger: Logger; gate?: JobGate | undefined; clock: Clock }) {
     this.#history = options.history;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.#job = new PeriodicJob({
       name: this.name,
       // The lease's name since it was first taken, so nodes of two versions never prune at once.

@@ -5,7 +5,7 @@ import { newId } from '../shared/ids.ts';
 import { NOTIFICATION_VALIDATION_CODE } from './errors.ts';
 import type { AlertPolicies } from './policies.ts';
 import { SqlSilenceStore, type Silence } from './silence-store.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** How long the dispatcher trusts its copy of the silences (changes made on this node apply at once). */
 const REFRESH_MS = 1_000;
@@ -53,7 +53,7 @@ export class AlertSilences {
 
   readonly #clock: Clock;
 
-  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }, clock: Clock = systemClock) {
+  constructor(deps: { db: SqlDatabase; policies: AlertPolicies }, clock: Clock) {
     this.#clock = clock;
     this.#db = deps.db;
     this.#store = new SqlSilenceStore(deps.db);

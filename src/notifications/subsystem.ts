@@ -53,7 +53,7 @@ export interface NotificationsDeps {
   /** With several nodes, one at a time prunes history. */
   gate?: JobGate | undefined;
   /** Retries, leases, throttles and history retention run on it (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
   healthEvents: HealthEventBus;
   poolEnablement: PoolEnablementBus;
 }

@@ -10,7 +10,7 @@ import type { WebhookSender } from './webhook-sender.ts';
 import { openWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
 import { webhookTypeOf } from './webhook-type.ts';
 import { currentRequestId } from '../shared/request-context.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export const TEST_MESSAGE_TEXT =
   'Hello World! This is a test message sent from Ledge to verify your webhook destination.';
@@ -53,10 +53,7 @@ export class WebhookDestinations {
 
   readonly #clock: Clock;
 
-  constructor(
-    deps: { store: NotificationStore; sender: WebhookSender; secretBox: SecretBox },
-    clock: Clock = systemClock,
-  ) {
+  constructor(deps: { store: NotificationStore; sender: WebhookSender; secretBox: SecretBox }, clock: Clock) {
     this.#clock = clock;
     this.#store = deps.store;
     this.#sender = deps.sender;

@@ -10,6 +10,11 @@ export interface ErrorAnswer {
 }
 
 export const TrafficErrors = {
+  badHost: (): ErrorAnswer => ({
+    status: 400,
+    code: 400,
+    message: 'The Host header is not a valid host name and port.',
+  }),
   unknownHost: (host: string): ErrorAnswer => ({
     status: 404,
     code: 1001,

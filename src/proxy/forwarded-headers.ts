@@ -104,3 +104,16 @@ export function hostnameOf(host: string | undefined): string {
   name = name.toLowerCase();
   return name.endsWith('.') ? name.slice(0, -1) : name;
 }
+
+/** RFC 3986's host (a bracketed IPv6 address or a reg-name) and an optional port of at most five digits. */
+const HOST_HEADER = /^(?:\[[0-9a-f:.]+\]|[a-z0-9\-._~!$&'()*+,;=%]+)(?::(\d{0,5}))?$/i;
+
+/**
+ * Whether a Host header is one a URL can be built from (RFC 9112 section 3.2: a server answers 400 to an
+ * invalid one). A script's runtime builds `request.url` from it, so one like `a:1:2` must be refused before
+ * the request reaches workerd, which could not hand it to the script.
+ */
+export function isValidHostHeader(host: string): boolean {
+  const match = HOST_HEADER.exec(host);
+  return match !== null && (match[1] === undefined || match[1] === '' || Number(match[1]) <= 65_535);
+}

@@ -17,7 +17,7 @@ import {
 import { r2Routes } from './routes.ts';
 import { tempCredentialRoutes, TemporaryCredentialService } from './temp-credentials/index.ts';
 import { R2WireBackend } from './wire/backend.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export interface R2Subsystem extends Subsystem {
   storage: StorageService;
@@ -52,7 +52,7 @@ export function createR2Subsystem(deps: {
   /** The traffic port public buckets are served on, once it listens. */
   publicPort?: (() => number | undefined) | undefined;
   /** Temporary credentials are issued and expire on it (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }): R2Subsystem {
   const { storage } = deps;
   const wire = new R2WireBackend(storage, deps.socketPath, deps.logger, deps.metrics);
@@ -101,7 +101,7 @@ export function createR2Subsystem(deps: {
       api.route('/', r2Routes(storage, deps.metrics));
       api.route('/', tempCredentialRoutes(tempCredentials));
       api.route('/', domainRoutes(publicAccess));
-      api.route('/', analyticsGraphqlRoutes(storage, deps.clock ?? systemClock));
+      api.route('/', analyticsGraphqlRoutes(storage, deps.clock));
     },
   };
 }

@@ -10,7 +10,7 @@ import {
   type LoadBalancing,
 } from '../load-balancing/index.ts';
 import type { BackgroundService, JobGate } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { AccessChanges } from '../shared/grant-watch.ts';
 import { Cluster } from '../cluster/index.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -107,7 +107,7 @@ export async function createPlatform(
   config: ServerConfig,
   logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
   /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
-  clock: Clock = systemClock,
+  clock: Clock,
 ): Promise<Platform> {
   const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);

@@ -29,9 +29,9 @@ export interface RunningServer {
  */
 export async function startServer(
   config: ServerConfig,
-  logger?: Logger,
-  /** The background jobs' time (tests pass a clock they advance; default: the system's). */
-  options: { clock?: Clock } = {},
+  logger: Logger | undefined,
+  /** The background jobs' time: the server command passes the system's, tests a clock they advance. */
+  options: { clock: Clock },
 ): Promise<RunningServer> {
   // Before anything reads or writes the data dir: a second server on it is refused (data-dir-lock.ts).
   const lock = await lockDataDir(config.dataDir);

@@ -1,5 +1,5 @@
 import { alwaysRun, type BackgroundService, type JobGate } from './background-service.ts';
-import { systemClock, type Clock, type ClockTimer } from './clock.ts';
+import type { Clock, ClockTimer } from './clock.ts';
 import type { Logger } from './logger.ts';
 
 export interface PeriodicJobOptions {
@@ -11,7 +11,7 @@ export interface PeriodicJobOptions {
   firstAfterMs?: number | undefined;
   /** One pass; errors are logged and the job goes on. */
   run: () => Promise<unknown>;
-  clock?: Clock | undefined;
+  clock: Clock;
   logger?: Logger | undefined;
   /** With several nodes, one at a time runs the job: each pass first asks for a lease of 1.5 periods. */
   gate?: JobGate | undefined;
@@ -37,7 +37,7 @@ export class PeriodicJob implements BackgroundService {
   constructor(options: PeriodicJobOptions) {
     this.name = options.name;
     this.#options = options;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     this.#gate = options.gate ?? alwaysRun;
   }
 

@@ -1,5 +1,5 @@
 import type { JobGate } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { BucketService } from './bucket-service.ts';
@@ -33,12 +33,12 @@ export class LifecycleService {
     /** With several nodes, one at a time applies the rules. */
     gate?: JobGate | undefined;
     /** Object ages are measured on it, and the passes run on it (tests advance their own). */
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
     this.#store = options.store;
     this.#buckets = options.buckets;
     this.#garbage = options.garbage;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock;
     const logger = options.logger;
     this.#job = new PeriodicJob({
       name: this.name,

@@ -1,5 +1,5 @@
 import { dialects, type DialectName, type SqlDatabase, type SqlExecutor, type SqlTransaction } from '../db/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import type {
   BucketDeleteResult,
   BucketListQuery,
@@ -57,7 +57,7 @@ export class SqlMetadataStore implements MetadataStore {
   /** Stamps the rows it writes itself (lifecycle rules' updated_at, finished uploads). */
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
     this.#forShare = FOR_SHARE[db.dialect];

@@ -1,6 +1,6 @@
 import { type ObjectChanges, watchedStore } from './object-changes.ts';
 import { alwaysRun, type JobGate } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { PeriodicJob } from '../shared/periodic-job.ts';
 import type { Logger } from '../shared/logger.ts';
 import { blobNamespace, type BlobStore } from './blob-store.ts';
@@ -40,7 +40,7 @@ export interface StorageOptions {
    */
   objectChanges?: ObjectChanges | undefined;
   /** The sweeps and the lifecycle job run on it, and measure ages with it (tests advance their own). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 /**
@@ -69,7 +69,7 @@ export class StorageService {
   };
   readonly #sweep: PeriodicJob;
 
-  constructor(unwatched: MetadataStore, blobs: BlobStore, options: StorageOptions = {}) {
+  constructor(unwatched: MetadataStore, blobs: BlobStore, options: StorageOptions) {
     this.objectChanges = options.objectChanges;
     const store = options.objectChanges ? watchedStore(unwatched, options.objectChanges) : unwatched;
     this.#store = store;
@@ -80,10 +80,10 @@ export class StorageService {
       uploadTtlMs: options.uploadTtlMs ?? R2_LIMITS.uploadTtlMs,
       sweepIntervalMs: options.sweepIntervalMs ?? 3600_000,
       lifecycleIntervalMs: options.lifecycleIntervalMs ?? 3600_000,
-      bootTime: options.bootTime ?? (options.clock ?? systemClock).now(),
+      bootTime: options.bootTime ?? options.clock.now(),
       sharedOrphanAgeMs: options.sharedOrphanAgeMs,
       gate: options.gate ?? alwaysRun,
-      clock: options.clock ?? systemClock,
+      clock: options.clock,
     };
     this.#sweep = new PeriodicJob({
       name: 'r2-sweep',

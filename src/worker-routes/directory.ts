@@ -1,3 +1,4 @@
+import { CoalescedReload } from '../shared/coalesced-reload.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SqlWorkerRouteStore } from './store.ts';
 import { WorkerRouteTable } from './table.ts';
@@ -9,18 +10,23 @@ import { WorkerRouteTable } from './table.ts';
  */
 export class WorkerRouteDirectory {
   readonly name = 'worker-routes';
-  readonly #store: SqlWorkerRouteStore;
-  readonly #refreshMs: number;
-  readonly #logger: Logger | undefined;
+  readonly #reload: CoalescedReload;
   #table = WorkerRouteTable.EMPTY;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: { store: SqlWorkerRouteStore; refreshMs?: number | undefined; logger?: Logger | undefined }) {
-    this.#store = options.store;
-    this.#refreshMs = options.refreshMs ?? 30_000;
-    this.#logger = options.logger;
+    const { store } = options;
+    this.#reload = new CoalescedReload({
+      load: async () => {
+        const { routes, domains } = await store.everything();
+        this.#table = new WorkerRouteTable(
+          routes.map((r) => ({ pattern: r.pattern, accountId: r.account_id, script: r.script })),
+          domains.map((d) => ({ hostname: d.hostname, accountId: d.account_id, script: d.service })),
+        );
+      },
+      failure: 'worker routes reload failed',
+      refreshMs: options.refreshMs,
+      logger: options.logger,
+    });
   }
 
   /** The current table (a new object after every change: callers keep no stale one). */
@@ -29,41 +35,18 @@ export class WorkerRouteDirectory {
   }
 
   refresh(): Promise<void> {
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
-    }
-    const run = (async () => {
-      do {
-        this.#again = false;
-        const { routes, domains } = await this.#store.everything();
-        this.#table = new WorkerRouteTable(
-          routes.map((r) => ({ pattern: r.pattern, accountId: r.account_id, script: r.script })),
-          domains.map((d) => ({ hostname: d.hostname, accountId: d.account_id, script: d.service })),
-        );
-      } while (this.#again);
-    })();
-    this.#running = run;
-    const clear = () => {
-      this.#running = undefined;
-    };
-    run.then(clear, clear);
-    return run;
+    return this.#reload.refresh();
   }
 
   refreshSoon(): void {
-    this.refresh().catch((error: unknown) => this.#logger?.error('worker routes reload failed', { err: error }));
+    this.#reload.refreshSoon();
   }
 
-  async start(): Promise<void> {
-    await this.refresh();
-    this.#timer = setInterval(() => this.refreshSoon(), this.#refreshMs);
-    this.#timer.unref();
+  start(): Promise<void> {
+    return this.#reload.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.#reload.stop();
   }
 }

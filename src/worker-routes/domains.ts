@@ -1,6 +1,6 @@
 import { parseWith } from '../api-kit/body.ts';
 import type { SqlExecutor } from '../db/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import { normaliseHostname, type ZoneRef } from '../zones/index.ts';
@@ -38,7 +38,7 @@ export class WorkerDomainService {
 
   constructor(deps: DomainDeps) {
     this.#deps = deps;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   /** The SDK's Domain. There is no DNS here and certificates are the TLS listener's: `cert_id` is empty. */

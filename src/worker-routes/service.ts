@@ -1,7 +1,7 @@
 import type { Principal } from '../accounts/index.ts';
 import { parseWith } from '../api-kit/body.ts';
 import type { SqlExecutor } from '../db/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { isoNow } from '../shared/time.ts';
 import type { ZoneRef } from '../zones/index.ts';
@@ -23,7 +23,7 @@ export interface WorkerRouteDeps {
   scriptExists(accountId: string, name: string): Promise<boolean>;
   /** After a committed change: the traffic port's table and the runtime (which loads routed scripts). */
   changed(): Promise<void>;
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 /** The SDK's Route: `{ id, pattern, script }`. */
@@ -43,7 +43,7 @@ export class WorkerRouteService {
 
   constructor(deps: WorkerRouteDeps) {
     this.#deps = deps;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   async list(principal: Principal, zoneId: string): Promise<RouteRecord[]> {

@@ -29,7 +29,7 @@ export function createWorkerRoutesSubsystem(deps: {
   hostnameUse: DomainDeps['hostnameUse'];
   changed: () => Promise<void>;
   logger?: Logger | undefined;
-  clock?: Clock | undefined;
+  clock: Clock;
 }): WorkerRoutesSubsystem {
   const store = new SqlWorkerRouteStore(deps.db);
   const directory = new WorkerRouteDirectory({ store, logger: deps.logger });

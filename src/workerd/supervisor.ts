@@ -408,7 +408,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   #remember(wanted: Wanted, reason: string): void {
-    const at = isoNow();
+    const at = isoNow(this.#deps.clock);
     this.#failed.set(wanted.key, { fingerprint: wanted.fingerprint, reason, at });
     this.#deps.logger.warn('a function failed to start', { script: wanted.key, reason });
   }

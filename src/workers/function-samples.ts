@@ -1,6 +1,6 @@
 import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase } from '../db/index.ts';
 import type { FunctionGrowth } from '../workerd/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /**
  * Request samples per function for the dashboard's charts: how many requests each script answered in a time
@@ -47,7 +47,7 @@ export class FunctionSamples extends SampleRollup {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     super(db, TABLE);
     this.#clock = clock;
     this.#db = db;

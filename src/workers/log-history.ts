@@ -2,7 +2,7 @@ import type { JobGate } from '../shared/background-service.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SqlLogHistoryStore } from './log-history-store.ts';
 import type { FunctionLogLine } from '../workerd/index.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** Lines wait at most this long (or until BATCH lines) before one INSERT takes them. */
 const FLUSH_MS = 200;
@@ -38,7 +38,7 @@ export class SharedLogHistory {
 
   readonly #clock: Clock;
 
-  constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }, clock: Clock = systemClock) {
+  constructor(deps: { store: SqlLogHistoryStore; logger: Logger; gate: JobGate }, clock: Clock) {
     this.#clock = clock;
     this.#store = deps.store;
     this.#logger = deps.logger;

@@ -35,7 +35,7 @@ import {
   parseBindings,
   type ScriptUpload,
 } from './upload.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 export type { ReloadReport, ScriptRuntimeStatus };
 
@@ -114,7 +114,7 @@ export class WorkersService {
       /** Durable Object namespaces; without it, their bindings and migrations are refused. */
       durableObjects?: DurableObjectsService | undefined;
     },
-    clock: Clock = systemClock,
+    clock: Clock,
   ) {
     this.#clock = clock;
     this.assets = deps.assets;

@@ -14,7 +14,7 @@ import type { SecretBox } from '../shared/crypto.ts';
 import { writeScriptClasses, type ScriptClasses } from './durable-objects/store.ts';
 import type { DeploymentRecord, ScriptRecord, ScriptSettings, SecretRecord, VersionRecord } from './types.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** Persistence of scripts, versions, deployments, secrets and subdomains (SQLite or PostgreSQL: `SqlWorkerStore`). */
 export interface WorkerStore {
@@ -78,7 +78,7 @@ export class SqlWorkerStore implements WorkerStore {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, secretBox: SecretBox, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, secretBox: SecretBox, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
     this.#box = secretBox;

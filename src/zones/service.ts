@@ -7,7 +7,7 @@ import type { ZoneQuery, ZoneStore } from './store.ts';
 import { parseWith } from '../api-kit/body.ts';
 import { ZONE_VALIDATION_CODE } from './errors.ts';
 import { isoNow } from '../shared/time.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 
 /** What zones need to know about accounts: their names (rendered in every zone). */
 export interface AccountNames {
@@ -45,7 +45,7 @@ export class ZoneService {
 
   readonly #clock: Clock;
 
-  constructor(store: ZoneStore, accounts: AccountNames, clock: Clock = systemClock) {
+  constructor(store: ZoneStore, accounts: AccountNames, clock: Clock) {
     this.#clock = clock;
     this.#store = store;
     this.#accounts = accounts;

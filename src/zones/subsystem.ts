@@ -14,7 +14,7 @@ export function createZonesSubsystem(deps: {
   db: SqlDatabase;
   accounts: ConstructorParameters<typeof ZoneService>[1];
   /** Stamps zones' created_on and modified_on (tests pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }): ZonesSubsystem {
   const service = new ZoneService(new SqlZoneStore(deps.db), deps.accounts, deps.clock);
   return { name: 'zones', service, background: [], mountRoutes: (api) => api.route('/', zoneRoutes(service)) };

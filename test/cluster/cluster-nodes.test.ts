@@ -3,6 +3,7 @@ import { Cluster, clusterMigrations } from '../../src/cluster/index.ts';
 import { applyMigrations } from '../../src/db/index.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const logger = createLogger('error');
 const origins = Array.from({ length: 300 }, (_, i) => `pool-${i % 10}/origin-${i}`);
@@ -17,6 +18,7 @@ describe('Cluster: nodes on one PostgreSQL database', () => {
       nodeId,
       logger,
       heartbeatMs: 200,
+      clock: systemClock,
     });
     clusters.push(cluster);
     await cluster.background.start();

@@ -8,6 +8,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { call, type LedgeTarget } from '../notifications/api-helpers.ts';
 import { storeBrokenVersion } from '../workers/helpers.ts';
 import { callFunctionOn, uploadWorker } from './cluster-helpers.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /**
  * Several nodes on one PostgreSQL: a node never refuses to start because of one account's scripts. A deployed
@@ -59,7 +60,7 @@ describe('several nodes: start-up never depends on tenant code', () => {
     // The broken version goes into the shared database directly, then node 2 restarts on it.
     const db = openDatabase(database.url, '');
     try {
-      await storeBrokenVersion(new SqlWorkerStore(db, new SecretBox(secretKey)), one.accountId, 'fragile');
+      await storeBrokenVersion(new SqlWorkerStore(db, new SecretBox(secretKey), systemClock), one.accountId, 'fragile');
     } finally {
       await db.close();
     }

@@ -4,6 +4,7 @@ import { probe } from '../../src/load-balancing/health/probe.ts';
 import type { ProbeTarget } from '../../src/load-balancing/health/probe-types.ts';
 import { WebhookSender } from '../../src/notifications/webhook-sender.ts';
 import { startCountingServer, trickle, type CountingServer } from './servers.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /**
  * The policy holds when connecting, not only when a record is written: a name can resolve to a refused
@@ -51,7 +52,7 @@ function target(overrides: Partial<ProbeTarget>): ProbeTarget {
 
 /** Loopback allowed except Ledge's own listener (the default), plus a deny list when given. */
 function policyWith(deny = ''): EgressPolicy {
-  const policy = new EgressPolicy({ deny: parseCidrList(deny) });
+  const policy = new EgressPolicy({ deny: parseCidrList(deny) }, systemClock);
   policy.addOwnListener(ownListener.port, 'API');
   return policy;
 }

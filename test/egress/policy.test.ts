@@ -7,8 +7,10 @@ import {
   type EgressSettings,
 } from '../../src/egress/index.ts';
 import { resolveServerConfig } from '../../src/server/index.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
-const policy = (allow = '', deny = '') => new EgressPolicy({ allow: parseCidrList(allow), deny: parseCidrList(deny) });
+const policy = (allow = '', deny = '') =>
+  new EgressPolicy({ allow: parseCidrList(allow), deny: parseCidrList(deny) }, systemClock);
 /** The egress lists the server's settings give from these flags and this environment. */
 const resolveEgressSettings = (flags: { allow?: string; deny?: string }, env: NodeJS.ProcessEnv) =>
   resolveServerConfig({ egressAllow: flags.allow, egressDeny: flags.deny }, env).egress;

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveServerConfig, startServer, type RunningServer, type ServerFlags } from '../../src/server/index.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
-import type { Clock } from '../../src/shared/clock.ts';
+import { systemClock, type Clock } from '../../src/shared/clock.ts';
+import { EPHEMERAL_PORT_FLAGS } from './server-ports.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CLI_ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
@@ -107,7 +108,9 @@ export async function startLedge(
       ...options.env,
     },
   );
-  const server = await startServer(config, options.logger ?? createLogger('warn'), { clock: options.clock });
+  const server = await startServer(config, options.logger ?? createLogger('warn'), {
+    clock: options.clock ?? systemClock,
+  });
   return {
     apiUrl: server.apiUrl,
     port: server.port,
@@ -185,21 +188,7 @@ export interface SpawnedLedge {
 
 /** `ledge server`'s flags for a test: JSON output, the data dir, and every port chosen by the system. */
 export function serverFlags(dataDir: string): string[] {
-  return [
-    '--json',
-    '--data-dir',
-    dataDir,
-    '--port',
-    '0',
-    '--functions-port',
-    '0',
-    '--traffic-port',
-    '0',
-    '--traffic-tls-port',
-    '0',
-    '--s3-api-port',
-    '0',
-  ];
+  return ['--json', '--data-dir', dataDir, ...EPHEMERAL_PORT_FLAGS];
 }
 
 /** Starts `ledge server --json` as a child process (for restart, SIGTERM and kill -9 tests). */

@@ -3,23 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir, type CliResult } from './ledge.ts';
+export { EPHEMERAL_PORT_FLAGS } from './server-ports.ts';
 import { poll } from './wait.ts';
 
 /** `ledge` as `npm link` puts it on a user's PATH: the sh wrapper that runs the CLI with the pinned Node. */
 export const LEDGE_BIN = join(REPO_ROOT, 'bin/ledge');
-/** `ledge server` flags that put every port of the server on one the kernel picks (tests run side by side). */
-export const EPHEMERAL_PORT_FLAGS: readonly string[] = [
-  '--port',
-  '0',
-  '--functions-port',
-  '0',
-  '--traffic-port',
-  '0',
-  '--traffic-tls-port',
-  '0',
-  '--s3-api-port',
-  '0',
-];
 /** The machine's own Node (Debian's /usr/bin/node: Node 20 here), as a user's shell finds it. */
 export const SYSTEM_NODE_DIR = existsSync('/usr/bin/node') ? '/usr/bin' : undefined;
 /** The Node 24 that Ledge pins (npm's `node` package). */

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -25,5 +26,18 @@ describe('the clock lint rule', () => {
     expect(await lintAs('src/shared/clock.ts', 'export const a = Date.now();\n')).toEqual([]);
     expect(await lintAs('src/dashboard/ui/example.ts', 'export const a = Date.now();\n')).toEqual([]);
     expect(await lintAs('src/workerd/isolate/example.ts', 'export const a = new Date();\n')).toEqual([]);
+  });
+});
+
+describe('the system clock', () => {
+  it('is named in src only where the process starts: a part handed no clock is a type error, not the real time', () => {
+    const src = join(REPO_ROOT, 'src');
+    const naming = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+      .filter((file) => /\bsystemClock\b/.test(readFileSync(join(src, file), 'utf8')))
+      .sort();
+    // The CLI's context makes it (every command, `ledge server` included, runs on it); the clock module defines
+    // it; the time stamp and logger helpers default to it for the code that runs before a platform exists.
+    expect(naming).toEqual(['cli/context.ts', 'shared/clock.ts', 'shared/logger.ts', 'shared/time.ts']);
   });
 });

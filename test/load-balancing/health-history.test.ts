@@ -5,6 +5,7 @@ import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { call, createPool } from '../notifications/api-helpers.ts';
 import { waitUntil } from '../notifications/receivers.ts';
 import { TestOrigin } from './helpers.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 // Monitors may probe every second in tests (the server default minimum is 5 s).
 process.env['LEDGE_LB_MIN_INTERVAL'] = '1';
@@ -87,7 +88,7 @@ describe('GET /pools/{id}/health/history', () => {
 describe('health sample retention', () => {
   it('rolls minutes older than a day into hours and drops hours older than a week', async () => {
     const db = ledge.server.platform.db;
-    const samples = new HealthSamples(db);
+    const samples = new HealthSamples(db, systemClock);
     const now = Date.parse('2026-03-10T12:30:00Z');
     const state = (healthy: boolean, rttMs: number): OriginState => ({
       originName: 'o',

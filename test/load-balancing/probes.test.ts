@@ -9,9 +9,10 @@ import { EgressPolicy } from '../../src/egress/index.ts';
 import { probe as probeWith } from '../../src/load-balancing/health/probe.ts';
 import type { ProbeTarget } from '../../src/load-balancing/health/probe-types.ts';
 import { tempDir } from '../helpers/ledge.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /** The default policy: loopback origins are allowed, as in local use. */
-const probe = (target: ProbeTarget) => probeWith(target, new EgressPolicy());
+const probe = (target: ProbeTarget) => probeWith(target, new EgressPolicy({}, systemClock));
 
 const servers: (Server | TcpServer)[] = [];
 const dir = tempDir('ledge-tls-');

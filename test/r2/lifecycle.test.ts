@@ -256,7 +256,7 @@ describe('the lifecycle job', () => {
     const old = (await storage.objects.head(bucket, 'race/k'))!;
     await putObject('transitions', 'race/k', 'new');
     const { SqlMetadataStore } = await import('../../src/storage/index.ts');
-    const store = new SqlMetadataStore(ledge.server.platform.db);
+    const store = new SqlMetadataStore(ledge.server.platform.db, ledge.server.platform.clock);
     // The job's delete names the version it read; the newer version survives.
     expect(await store.deleteObjectVersions(bucket.id, [{ key: 'race/k', version: old.version }])).toEqual([]);
     const current = (await storage.objects.head(bucket, 'race/k'))!;

@@ -7,6 +7,7 @@ import { SqlMetadataStore, storageMigrations } from '../../src/storage/index.ts'
 import { zoneMigrations } from '../../src/zones/index.ts';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { bucketRecord } from '../storage/conformance/metadata-store.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /** The public-access store's contract (managed URL switch, custom domains), on SQLite and PostgreSQL. */
 describe.each(BACKENDS)('PublicDomainStore conformance: %s', (backend) => {
@@ -44,10 +45,10 @@ describe.each(BACKENDS)('PublicDomainStore conformance: %s', (backend) => {
          VALUES (?, ?, ?, 'active', 'full', '2026-01-01', '2026-01-01')`,
         [id, account, name],
       );
-    buckets = new SqlMetadataStore(db);
+    buckets = new SqlMetadataStore(db, systemClock);
     await buckets.createBucket(bucket);
     await buckets.createBucket(other);
-    store = new SqlPublicDomainStore(db);
+    store = new SqlPublicDomainStore(db, systemClock);
   });
   afterEach(async () => test.close());
 

@@ -24,6 +24,7 @@ import { openTestDatabase } from '../helpers/backends.ts';
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { blobStoreConformance } from './conformance/blob-store.ts';
 import { engineConformance } from './conformance/engine.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const MiB = 1024 * 1024;
 const BUCKET = 'ledge-blobs';
@@ -88,7 +89,7 @@ blobStoreConformance('S3 on Swift', () => {
 engineConformance('sqlite + S3 on Swift', async () => {
   const test = await openTestDatabase('sqlite');
   await applyMigrations(test.db, [...accountMigrations, ...storageMigrations]);
-  return { store: new SqlMetadataStore(test.db), blobs: freshStore().blobs, close: () => test.close() };
+  return { store: new SqlMetadataStore(test.db, systemClock), blobs: freshStore().blobs, close: () => test.close() };
 });
 
 describe('S3BlobStore on Swift', () => {

@@ -11,14 +11,15 @@ import { engineConformance } from './conformance/engine.ts';
 import { metadataStoreConformance } from './conformance/metadata-store.ts';
 import { metadataStoreRaces } from './conformance/metadata-store-races.ts';
 import type { DialectName } from '../../src/db/index.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /** A SqlMetadataStore on a fresh database of `backend`, and a second one on another handle. */
 async function sqlStore(backend: DialectName) {
   const test = await openTestDatabase(backend);
   await applyMigrations(test.db, [...accountMigrations, ...storageMigrations]);
   return {
-    store: new SqlMetadataStore(test.db),
-    secondStore: new SqlMetadataStore(test.reopen()),
+    store: new SqlMetadataStore(test.db, systemClock),
+    secondStore: new SqlMetadataStore(test.reopen(), systemClock),
     close: () => test.close(),
   };
 }

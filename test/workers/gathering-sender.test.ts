@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { Clock } from '../../src/shared/clock.ts';
+import { systemClock, type Clock } from '../../src/shared/clock.ts';
 import { gatheringSender } from '../../src/workers/tail/gathering-sender.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 
@@ -16,7 +16,7 @@ async function connected(
   const serverSide = new Promise<{ socket: Socket; send: (payload: Buffer) => void }>((resolve) => {
     server.on('upgrade', (request, socket, head) =>
       wss.handleUpgrade(request, socket, head, (ws) =>
-        resolve({ socket: socket as Socket, send: gatheringSender(ws, socket as Socket, clock) }),
+        resolve({ socket: socket as Socket, send: gatheringSender(ws, socket as Socket, clock ?? systemClock) }),
       ),
     );
   });

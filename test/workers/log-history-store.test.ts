@@ -6,6 +6,7 @@ import { SharedLogHistory } from '../../src/workers/log-history.ts';
 import { SqlLogHistoryStore } from '../../src/workers/log-history-store.ts';
 import { accountMigrations } from '../../src/accounts/index.ts';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /**
  * Issue 26 point 5, with several nodes on one database: a history read used to fetch up to 99,999 rows in one
@@ -20,7 +21,7 @@ describe.each(BACKENDS)('%s: kept function log lines', (backend) => {
     test = await openTestDatabase(backend);
     await applyMigrations(test.db, [...accountMigrations, ...workerMigrations]);
     const store = new SqlLogHistoryStore(test.db);
-    const history = new SharedLogHistory({ store, logger: createLogger('error'), gate: async () => true });
+    const history = new SharedLogHistory({ store, logger: createLogger('error'), gate: async () => true }, systemClock);
     return { store, history };
   }
   const line = (n: number) => ({ time: new Date(n * 1000).toISOString(), level: 'log', message: [`line ${n}`] });

@@ -14,6 +14,7 @@ import {
   tenant,
   uploadScript,
 } from './helpers.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 interface History {
   script_name: string;
@@ -108,7 +109,7 @@ describe.each(BACKENDS)('%s: request samples, their roll-up and retention', (bac
   it('adds growth into its minute, rolls minutes past 24 hours into hours, and drops hours past 7 days', async () => {
     test = await openTestDatabase(backend);
     await applyMigrations(test.db, [...accountMigrations, ...workerMigrations]);
-    const samples = new FunctionSamples(test.db);
+    const samples = new FunctionSamples(test.db, systemClock);
     const now = Date.UTC(2026, 10, 26, 12, 30, 10);
     const growth = (requests: number) => [
       { account: 'a', script: 's', requests, exceptions: 1, status: [0, requests - 1, 0, 1, 0] },

@@ -12,7 +12,7 @@ import type { ProbeTarget } from './probe-types.ts';
 import { probeTarget, targetKey } from './targets.ts';
 import { TimerHeap } from './timer-heap.ts';
 import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
-import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import { outsideRequest } from '../../shared/request-context.ts';
 
 /** Results are written at most every FLUSH_DELAY_MS, in one transaction per batch. */
@@ -89,9 +89,9 @@ export class HealthChecker implements BackgroundService {
      */
     owns?: ((originKey: string) => boolean) | undefined;
     /** Due times run on it (tests advance their own); probe deadlines and write batching are real time. */
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
     this.#metrics = deps.metrics;
     this.#owns = deps.owns ?? (() => true);
     this.#egress = deps.egress;

@@ -1,6 +1,6 @@
 import { foldOnConflict, SAMPLE_RANGES, SampleRollup, type SqlDatabase, type SqlExecutor } from '../../db/index.ts';
 import type { OriginState } from './health-state.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /**
  * Health samples for the dashboard's charts: how many checks each origin (and its pool, origin_name '') had
@@ -41,7 +41,7 @@ export class HealthSamples extends SampleRollup {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     super(db, TABLE);
     this.#clock = clock;
     this.#db = db;

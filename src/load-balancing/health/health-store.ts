@@ -11,7 +11,7 @@ import { HealthSamples, type HealthRange, type HealthSamplePoint } from './healt
 import { evaluatePool, nextOriginState, type OriginState, type PoolPlan } from './health-state.ts';
 import type { ProbeResult } from './probe-types.ts';
 import { isoNow } from '../../shared/time.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 export interface CheckOutcome {
   plan: PoolPlan;
@@ -73,7 +73,7 @@ export class SqlHealthStore implements HealthStore {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, bus: HealthEventBus, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, bus: HealthEventBus, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
     this.#bus = bus;

@@ -9,7 +9,7 @@ import type { PreviewStore } from './preview-store.ts';
 import { probe } from './probe.ts';
 import { probeTarget } from './targets.ts';
 import { isoNow } from '../../shared/time.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 export type PreviewResult = Record<string, { healthy: boolean; origins: Record<string, OriginHealth>[] }>;
 
@@ -24,7 +24,7 @@ export class PreviewService {
 
   readonly #clock: Clock;
 
-  constructor(store: PreviewStore, egress: EgressPolicy, clock: Clock = systemClock) {
+  constructor(store: PreviewStore, egress: EgressPolicy, clock: Clock) {
     this.#clock = clock;
     this.#store = store;
     this.#egress = egress;

@@ -15,7 +15,7 @@ import {
 } from './schemas.ts';
 import type { LoadBalancerStore } from './store.ts';
 import { isoNow } from '../../shared/time.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** The zone a request addresses, already checked against the caller (see ZoneService.resolve). */
 export interface LoadBalancerZone {
@@ -59,8 +59,8 @@ export class LoadBalancerService {
     pools: PoolStore,
     changes: ConfigChangeBus,
     reserved: ReservedHostnames,
-    zoneOf?: HostnameZoneLookup,
-    clock: Clock = systemClock,
+    zoneOf: HostnameZoneLookup | undefined,
+    clock: Clock,
   ) {
     this.#clock = clock;
     this.#store = store;

@@ -1,4 +1,12 @@
-import { Endpoint, TrafficErrors, type ErrorAnswer, type ProxyRoute, type ProxyTarget } from '../../proxy/index.ts';
+import {
+  Endpoint,
+  hostnameOf,
+  isValidHostHeader,
+  TrafficErrors,
+  type ErrorAnswer,
+  type ProxyRoute,
+  type ProxyTarget,
+} from '../../proxy/index.ts';
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 
@@ -63,10 +71,12 @@ export class FunctionRouter {
     return this.#routes.match(hostname, target, https) !== undefined;
   }
 
-  /** The route for a request a script serves; undefined: none does. */
-  route(hostname: string, target: string, https: boolean): ProxyRoute | ErrorAnswer | undefined {
-    const script = this.#routes.match(hostname, target, https);
+  /** The route for a request a script serves (`host`: the Host header as sent); undefined: none does. */
+  route(host: string | undefined, target: string, https: boolean): ProxyRoute | ErrorAnswer | undefined {
+    const script = this.#routes.match(hostnameOf(host), target, https);
     if (script === undefined) return undefined;
+    // The script's request.url is built from the Host as sent: one no URL can hold is the client's mistake.
+    if (host !== undefined && !isValidHostHeader(host)) return TrafficErrors.badHost();
     const endpoint = this.#functionsEndpoint();
     if (!endpoint) return TrafficErrors.originRefused();
     let route = this.#byScript.get(script);

@@ -1,6 +1,6 @@
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { EndpointRegistry, hostnameOf, ProxyServer, type HostHandler, type TlsTermination } from '../../proxy/index.ts';
+import { EndpointRegistry, ProxyServer, type HostHandler, type TlsTermination } from '../../proxy/index.ts';
 import type { HttpTimeouts } from '../../shared/http-timeouts.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { PortSetting } from '../../shared/http-listener/port-in-use.ts';
@@ -99,7 +99,7 @@ export class TrafficListener {
       host: options.host,
       route: functions
         ? (request: Request, https: boolean) =>
-            functions.route(hostnameOf(request.host), request.target, https) ?? routeRequest(routing, request, https)
+            functions.route(request.host, request.target, https) ?? routeRequest(routing, request, https)
         : (request: Request, https: boolean) => routeRequest(routing, request, https),
       egress: options.egress,
       settings: options.settings,

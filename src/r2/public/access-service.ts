@@ -4,7 +4,7 @@ import { normaliseHostname, type ZoneService } from '../../zones/index.ts';
 import type { CustomCreate, CustomUpdate } from './domain-schemas.ts';
 import type { CustomDomainRecord, PublicDomainStore } from './domain-store.ts';
 import { PublicAccessErrors } from './errors.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 export interface PublicAccessDeps {
   store: PublicDomainStore;
@@ -39,7 +39,7 @@ export class PublicAccessService {
 
   readonly #clock: Clock;
 
-  constructor(deps: PublicAccessDeps, clock: Clock = systemClock) {
+  constructor(deps: PublicAccessDeps, clock: Clock) {
     this.#clock = clock;
     this.#deps = deps;
   }

@@ -1,5 +1,5 @@
 import { fromSqlBool, toSqlBool, type SqlDatabase, type SqlValue } from '../../db/index.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** A custom domain as stored: a hostname that serves one bucket read-only on the traffic port. */
 export interface CustomDomainRecord {
@@ -67,7 +67,7 @@ export class SqlPublicDomainStore implements PublicDomainStore {
 
   readonly #clock: Clock;
 
-  constructor(db: SqlDatabase, clock: Clock = systemClock) {
+  constructor(db: SqlDatabase, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
   }

@@ -1,3 +1,4 @@
+import { CoalescedReload } from '../../shared/coalesced-reload.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { PublicDomainStore } from './domain-store.ts';
 
@@ -16,14 +17,8 @@ export interface PublicHost {
  */
 export class PublicHostDirectory {
   readonly name = 'r2-public-hosts';
-  readonly #store: PublicDomainStore;
-  readonly #managedHostname: (bucketId: string) => string;
-  readonly #refreshMs: number;
-  readonly #logger: Logger | undefined;
+  readonly #reload: CoalescedReload;
   #hosts = new Map<string, PublicHost>();
-  #running: Promise<void> | undefined;
-  #again = false;
-  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: {
     store: PublicDomainStore;
@@ -31,10 +26,20 @@ export class PublicHostDirectory {
     refreshMs?: number | undefined;
     logger?: Logger | undefined;
   }) {
-    this.#store = options.store;
-    this.#managedHostname = options.managedHostname;
-    this.#refreshMs = options.refreshMs ?? 30_000;
-    this.#logger = options.logger;
+    const { store, managedHostname } = options;
+    this.#reload = new CoalescedReload({
+      load: async () => {
+        const hosts = new Map<string, PublicHost>();
+        for (const row of await store.publicHosts()) {
+          const entry = { bucketId: row.bucketId, accountId: row.accountId, bucketName: row.bucketName };
+          hosts.set(row.domain ?? managedHostname(row.bucketId), entry);
+        }
+        this.#hosts = hosts;
+      },
+      failure: 'public bucket hosts reload failed',
+      refreshMs: options.refreshMs,
+      logger: options.logger,
+    });
   }
 
   /** `hostname`: lowercase, without port or trailing dot. */
@@ -48,43 +53,19 @@ export class PublicHostDirectory {
 
   /** Reloads the hostnames; calls made while a reload runs share one more reload after it. */
   refresh(): Promise<void> {
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
-    }
-    const run = (async () => {
-      do {
-        this.#again = false;
-        const hosts = new Map<string, PublicHost>();
-        for (const row of await this.#store.publicHosts()) {
-          const entry = { bucketId: row.bucketId, accountId: row.accountId, bucketName: row.bucketName };
-          hosts.set(row.domain ?? this.#managedHostname(row.bucketId), entry);
-        }
-        this.#hosts = hosts;
-      } while (this.#again);
-    })();
-    this.#running = run;
-    const clear = () => {
-      this.#running = undefined;
-    };
-    run.then(clear, clear);
-    return run;
+    return this.#reload.refresh();
   }
 
   /** A reload whose failure is logged (for change listeners, which cannot wait). */
   refreshSoon(): void {
-    this.refresh().catch((error: unknown) => this.#logger?.error('public bucket hosts reload failed', { err: error }));
+    this.#reload.refreshSoon();
   }
 
-  async start(): Promise<void> {
-    await this.refresh();
-    this.#timer = setInterval(() => this.refreshSoon(), this.#refreshMs);
-    this.#timer.unref();
+  start(): Promise<void> {
+    return this.#reload.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.#reload.stop();
   }
 }

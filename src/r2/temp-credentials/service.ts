@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Principal, S3KeyPair } from '../../accounts/index.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 import { LedgeError } from '../../shared/errors.ts';
 import { R2Errors } from '../../storage/index.ts';
 import { signJwt, unverifiedClaims, verifyJwt, type JwtClaims } from './jwt.ts';
@@ -14,7 +14,7 @@ export interface TempCredentialDeps {
   /** The `aud` claim: the S3 endpoint's host for an account (default `<account>.r2.localhost`). */
   audience?: ((accountId: string) => string) | undefined;
   /** Issue and expiry times (tests pass a clock they advance; default the system's). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 export interface TempCredentials {
@@ -46,7 +46,7 @@ export class TemporaryCredentialService {
 
   constructor(deps: TempCredentialDeps) {
     this.#deps = deps;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   /** POST /accounts/{a}/r2/temp-access-credentials on behalf of `caller`. */

@@ -4,7 +4,7 @@ import type { LedgeMetrics } from '../../shared/ledge-metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { newRequestId } from '../../shared/ids.ts';
 import { currentRequestId } from '../../shared/request-context.ts';
-import { systemClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { FunctionLogHub, ScheduledOutcome } from '../../workerd/index.ts';
 import { CronSyntaxError, nextCronTime, parseCron, type CronExpression } from './cron-expression.ts';
 import type { CronRunRecord, CronStore, ScheduleRecord } from './cron-store.ts';
@@ -35,7 +35,7 @@ export interface CronDeps {
   logger: Logger;
   metrics?: LedgeMetrics | undefined;
   /** The schedule's time and its timer (tests of the schedule pass a clock they advance). */
-  clock?: Clock | undefined;
+  clock: Clock;
 }
 
 interface RunTarget {
@@ -70,7 +70,7 @@ export class CronService {
 
   constructor(deps: CronDeps) {
     this.#deps = deps;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   async getSchedules(accountId: string, script: string) {

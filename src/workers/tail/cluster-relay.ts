@@ -1,7 +1,7 @@
 import type { Cluster } from '../../cluster/index.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { FunctionLogHub, FunctionLogLine, TailEvent, TailTraces } from '../../workerd/index.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 const WATCH = 'tail_watch';
 const RELAY = 'tail_relay';
@@ -42,10 +42,7 @@ export class TailRelay {
 
   readonly #clock: Clock;
 
-  constructor(
-    deps: { cluster: Cluster; traces: TailTraces; logs: FunctionLogHub; logger: Logger },
-    clock: Clock = systemClock,
-  ) {
+  constructor(deps: { cluster: Cluster; traces: TailTraces; logs: FunctionLogHub; logger: Logger }, clock: Clock) {
     this.#clock = clock;
     this.#cluster = deps.cluster;
     this.#traces = deps.traces;

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /**
  * How long a session gathers events before they leave together: at 4,000 traced requests a second, 80 events per
@@ -20,7 +20,7 @@ const GATHER_MS = 20;
  * permessage-deflate), so its frames are exactly these bytes, and ws's own writes (pings, the close
  * frame) go to the same socket whole, between ours. The gathering wait runs on `clock` (a test moves it).
  */
-export function gatheringSender(ws: WebSocket, socket: Socket, clock: Clock = systemClock): (payload: Buffer) => void {
+export function gatheringSender(ws: WebSocket, socket: Socket, clock: Clock): (payload: Buffer) => void {
   let gathered: Buffer[] = [];
   const send = () => {
     const frames = gathered;

@@ -8,7 +8,7 @@ import { TAIL_FLAG_TTL_MS, type TailTraces } from '../../workerd/index.ts';
 import { maskClientFrames } from './client-frames.ts';
 import { gatheringSender } from './gathering-sender.ts';
 import { matchesFilters, passesSampling, type TailFilter } from './filters.ts';
-import { systemClock, type Clock } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** The WebSocket subprotocol `wrangler tail` asks for; Cloudflare refuses any other. */
 export const TAIL_PROTOCOL = 'trace-v1';
@@ -63,7 +63,7 @@ export class TailSessions {
 
   readonly #clock: Clock;
 
-  constructor(deps: { traces: TailTraces; ttlMs: number }, clock: Clock = systemClock) {
+  constructor(deps: { traces: TailTraces; ttlMs: number }, clock: Clock) {
     this.#clock = clock;
     this.#traces = deps.traces;
     this.#ttlMs = deps.ttlMs;
@@ -193,7 +193,7 @@ export class TailSessions {
     ws.on('error', () => this.#end(session));
     // Without filters that look inside an event, it is sent as workerd wrote it, never parsed here.
     const inspects = session.filters.some((f) => !('sampling_rate' in f) && !('scriptVersion' in f));
-    const send = gatheringSender(ws, socket);
+    const send = gatheringSender(ws, socket, this.#clock);
     session.unsubscribe = this.#traces.subscribe(session.accountId, session.script, (traced) => {
       if (ws.readyState !== ws.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
       if (inspects ? matchesFilters(traced.event, session.filters) : passesSampling(session.filters))

@@ -7,6 +7,7 @@ import type { ProbeResult } from '../../../src/load-balancing/health/probe-types
 import { SqlPoolStore } from '../../../src/load-balancing/pool-store.ts';
 import { ACCOUNT } from '../../helpers/store-database.ts';
 import { pool, type StoreContext } from './fixtures.ts';
+import { systemClock } from '../../../src/shared/clock.ts';
 
 const DOWN: ProbeResult = { healthy: false, failureReason: 'TCP connection failed', responseCode: null, rttMs: null };
 const UP: ProbeResult = { healthy: true, failureReason: 'No failures', responseCode: 200, rttMs: 1.5 };
@@ -46,7 +47,7 @@ export function healthStoreCases(_backend: DialectName, context: StoreContext): 
       expect(await scope.tx.get('SELECT id FROM lb_health_events WHERE id = ?', [event.id])).toBeDefined();
       published.push(event);
     });
-    const store = new SqlHealthStore(context.db(), bus);
+    const store = new SqlHealthStore(context.db(), bus, systemClock);
     const plan = await plannedPool(context.db());
     expect(await store.record([outcome(plan, 0, UP), outcome(plan, 1, UP)])).toEqual([]);
     const down = await store.record([outcome(plan, 0, DOWN)]);
@@ -71,7 +72,7 @@ export function healthStoreCases(_backend: DialectName, context: StoreContext): 
     bus.subscribe(async () => {
       if (fail) throw new Error('consumer failed');
     });
-    const store = new SqlHealthStore(context.db(), bus);
+    const store = new SqlHealthStore(context.db(), bus, systemClock);
     const plan = await plannedPool(context.db());
     await expect(store.record([outcome(plan, 0, DOWN)])).rejects.toThrow('consumer failed');
     expect(await store.events(ACCOUNT, plan.poolId)).toEqual([]);
@@ -81,7 +82,7 @@ export function healthStoreCases(_backend: DialectName, context: StoreContext): 
   });
 
   it('skips pools deleted meanwhile, reconciles removed origins and forgets state', async () => {
-    const store = new SqlHealthStore(context.db(), new HealthEventBus());
+    const store = new SqlHealthStore(context.db(), new HealthEventBus(), systemClock);
     const plan = await plannedPool(context.db());
     await new SqlPoolStore(context.db()).delete(ACCOUNT, plan.poolId);
     expect(await store.record([outcome(plan, 0, DOWN)])).toEqual([]);
@@ -104,7 +105,7 @@ export function healthStoreCases(_backend: DialectName, context: StoreContext): 
     // A slow consumer keeps each transaction open long enough for the other one to read the same state.
     const bus = new HealthEventBus();
     bus.subscribe(() => new Promise((resolve) => setTimeout(resolve, 100)));
-    const stores = handles.map((db) => new SqlHealthStore(db, bus));
+    const stores = handles.map((db) => new SqlHealthStore(db, bus, systemClock));
     const recorded = await Promise.all(stores.map((store) => store.record([outcome(plan, 0, DOWN)])));
     expect(summary(recorded.flat()).sort()).toEqual(['origin:o1:Unhealthy', 'pool:-:Unhealthy']);
     expect(await stores[0]!.events(ACCOUNT, plan.poolId)).toHaveLength(2);

@@ -4,6 +4,7 @@ import { DeliveryHistory } from '../../../src/notifications/history.ts';
 import { Outbox, type OutboxRow } from '../../../src/notifications/outbox.ts';
 import { ACCOUNT, OTHER_ACCOUNT } from '../../helpers/store-database.ts';
 import type { StoreContext } from './context.ts';
+import { systemClock } from '../../../src/shared/clock.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -33,7 +34,7 @@ function row(id: number, fields: Partial<OutboxRow> = {}): OutboxRow {
 export function deliveryHistoryCases(_backend: DialectName, context: StoreContext): void {
   it('lists attempts newest first with bodies, bounded by since/before and the retention', async () => {
     const db = context.db();
-    const history = new DeliveryHistory(db, 10 * DAY);
+    const history = new DeliveryHistory(db, 10 * DAY, systemClock);
     const outbox = new Outbox(db);
     const now = Date.now();
     const at = (daysAgo: number) => new Date(now - daysAgo * DAY).toISOString();
@@ -72,7 +73,7 @@ export function deliveryHistoryCases(_backend: DialectName, context: StoreContex
 
   it('prunes old attempts in batches, with the bodies nothing refers to any more', async () => {
     const db = context.db();
-    const history = new DeliveryHistory(db, DAY);
+    const history = new DeliveryHistory(db, DAY, systemClock);
     const outbox = new Outbox(db);
     const now = Date.now();
     const old = new Date(now - 3 * DAY).toISOString();

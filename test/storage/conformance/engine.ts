@@ -10,6 +10,7 @@ import {
 } from '../../../src/storage/index.ts';
 import type { LedgeError } from '../../../src/shared/errors.ts';
 import { SMALL_BODY_BYTES as INLINE_BODY_LIMIT } from '../../../src/shared/http-listener/small-body.ts';
+import { systemClock } from '../../../src/shared/clock.ts';
 
 export interface EngineFixture {
   store: MetadataStore;
@@ -52,7 +53,7 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
 
     beforeEach(async () => {
       fixture = await create();
-      storage = new StorageService(fixture.store, fixture.blobs, { garbageGraceMs: 0 });
+      storage = new StorageService(fixture.store, fixture.blobs, { garbageGraceMs: 0, clock: systemClock });
       bucket = await storage.buckets.create('acct', { name: 'engine' });
     });
     afterEach(async () => {
@@ -489,7 +490,10 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
     it('collects orphaned and temporary blobs left by an earlier process', async () => {
       const kept = await storage.objects.put(bucket, 'kept', bytes('kept'));
       const orphan = await fixture.blobs.write(bytes('orphan'));
-      const later = new StorageService(fixture.store, fixture.blobs, { bootTime: Date.now() + 1000 });
+      const later = new StorageService(fixture.store, fixture.blobs, {
+        bootTime: Date.now() + 1000,
+        clock: systemClock,
+      });
       await later.start();
       await later.stop();
       const remaining: string[] = [];

@@ -4,7 +4,17 @@ import { h, replace } from '../dom.ts';
 import { onHealth } from '../live.ts';
 import { go, href } from '../router.ts';
 import { acct } from '../state.ts';
-import { pageView, rangePicker } from '../ui-kit.ts';
+import { rangePicker } from '../ui-kit.ts';
+import {
+  deliverySeries,
+  healthSeries,
+  requestSeries,
+  STATUS_CLASSES,
+  type HealthHistory,
+  type HourlyDeliveries,
+  type RequestHistory,
+} from './chart-series.ts';
+import { renderPoolChartsPage } from './pool-charts.render.ts';
 
 /** Loaded on first use (its own chunk): uPlot is most of the dashboard's script. */
 function chart(
@@ -42,20 +52,8 @@ function chart(
 
 /** Alert deliveries per hour by outcome over the period (counted by the server: `history/hourly`). */
 export async function deliveriesChart(box: HTMLElement, base: string, since: string): Promise<void> {
-  const hour = 3600;
-  const start = Math.floor(Date.parse(since) / 1000 / hour) * hour;
-  const end = Math.floor(Date.now() / 1000 / hour) * hour;
-  const slots = Math.max(1, (end - start) / hour + 1);
-  const delivered = new Array<number>(slots).fill(0);
-  const failed = new Array<number>(slots).fill(0);
-  const counts = await get<{ hour: string; delivered: number; failed: number }[]>(`${base}/history/hourly`, { since });
-  for (const count of counts) {
-    const slot = Math.floor((Date.parse(count.hour) / 1000 - start) / hour);
-    if (slot < 0 || slot >= slots) continue;
-    delivered[slot]! += count.delivered;
-    failed[slot]! += count.failed;
-  }
-  const xs = Array.from({ length: slots }, (_, i) => start + i * hour);
+  const counts = await get<HourlyDeliveries[]>(`${base}/history/hourly`, { since });
+  const series = deliverySeries(counts, since, Date.now());
   chart(
     box,
     'Alert deliveries per hour',
@@ -63,32 +61,12 @@ export async function deliveriesChart(box: HTMLElement, base: string, since: str
       { label: 'Delivered', stroke: '#1a7f37', bars: true },
       { label: 'Failed or retrying', stroke: '#cf222e', bars: true },
     ],
-    [xs, delivered, failed],
+    [series.xs, series.delivered, series.failed],
     'attempts',
   );
-  box.append(
-    h(
-      'p',
-      { class: 'sr-only' },
-      `${delivered.reduce((a, b) => a + b, 0)} delivered and ${failed.reduce((a, b) => a + b, 0)} failed attempts in the period.`,
-    ),
-  );
+  box.append(h('p', { class: 'sr-only' }, series.summary));
 }
 
-interface HealthHistory {
-  range: 'hour' | 'day' | 'week';
-  step_seconds: number;
-  points: {
-    t: number;
-    origin: string;
-    checks: number;
-    healthy: number;
-    rtt_avg_ms: number | null;
-    rtt_max_ms: number | null;
-  }[];
-}
-
-const RANGE_SECONDS = { hour: 3600, day: 86_400, week: 604_800 } as const;
 const PALETTE = ['#0b57d0', '#b42318', '#1a7f37', '#8250df', '#bc4c00', '#0a7d84', '#6e7781'];
 
 /** A pool's health (healthy share of checks) and each origin's average RTT over the last hour, day or week. */
@@ -102,20 +80,11 @@ export async function poolCharts(
     get<{ name: string }>(base),
     get<HealthHistory>(`${base}/health/history`, { range }),
   ]);
-  const healthBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Health of ${pool.name} and its origins` });
-  const rttBox = h('div', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': `Round-trip time of the origins of ${pool.name}`,
-  });
   const picker = rangePicker(range, (chosen) => go(`${href('lb', 'pools', poolId, 'charts')}?range=${chosen}`));
-  const view = pageView(
-    `Health of ${pool.name}`,
-    h('p', null, h('a', { href: href('lb', 'pools', poolId) }, '← Edit pool')),
+  const { view, healthBox, rttBox } = renderPoolChartsPage(
+    { id: poolId, name: pool.name },
+    history.step_seconds,
     picker.element,
-    h('p', null, `One point per ${history.step_seconds / 60} minute(s).`),
-    healthBox,
-    rttBox,
   );
   replace(main, view);
   draw(healthBox, rttBox, history);
@@ -131,58 +100,38 @@ export async function poolCharts(
 }
 
 function draw(healthBox: HTMLElement, rttBox: HTMLElement, history: HealthHistory): void {
-  const now = Math.floor(Date.now() / 1000);
-  const span: [number, number] = [now - RANGE_SECONDS[history.range], now];
-  const times = [...new Set(history.points.map((p) => p.t))].sort((a, b) => a - b);
-  if (times.length === 0) {
+  const series = healthSeries(history, Math.floor(Date.now() / 1000));
+  if (!series) {
     replace(healthBox, 'No checks recorded in this period yet.');
     replace(rttBox);
     return;
   }
-  const index = new Map(times.map((t, i) => [t, i]));
-  const origins = [...new Set(history.points.map((p) => p.origin))].sort();
-  const column = (origin: string, pick: (p: HealthHistory['points'][number]) => number | null) => {
-    const values: (number | null)[] = new Array<number | null>(times.length).fill(null);
-    for (const point of history.points) if (point.origin === origin) values[index.get(point.t)!] = pick(point);
-    return values;
-  };
-  const named = (origin: string) => (origin === '' ? 'Pool' : origin);
+  const lines = (columns: { label: string; values: (number | null)[] }[]) =>
+    [series.times, ...columns.map((c) => c.values)] as uPlot.AlignedData;
   chart(
     healthBox,
     'Healthy share of checks',
-    origins.map((origin, i) => ({ label: named(origin), stroke: PALETTE[i % PALETTE.length]! })),
-    [times, ...origins.map((origin) => column(origin, (p) => p.healthy))] as uPlot.AlignedData,
+    series.healthy.map((c, i) => ({ label: c.label, stroke: PALETTE[i % PALETTE.length]! })),
+    lines(series.healthy),
     'healthy (0-1)',
-    { x: span, y: [0, 1] },
+    { x: series.span, y: [0, 1] },
   );
-  const withRtt = origins.filter((origin) => origin !== '');
   chart(
     rttBox,
     'Average round-trip time',
-    withRtt.map((origin, i) => ({ label: origin, stroke: PALETTE[(i + 1) % PALETTE.length]! })),
-    [times, ...withRtt.map((origin) => column(origin, (p) => p.rtt_avg_ms))] as uPlot.AlignedData,
+    series.rtt.map((c, i) => ({ label: c.label, stroke: PALETTE[(i + 1) % PALETTE.length]! })),
+    lines(series.rtt),
     'ms',
-    { x: span },
+    { x: series.span },
   );
 }
 
-interface RequestHistory {
-  range: 'hour' | 'day' | 'week';
-  step_seconds: number;
-  points: {
-    t: number;
-    requests: number;
-    exceptions: number;
-    status: Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number>;
-  }[];
-}
-
-const CLASSES = [
-  { cls: '2xx', stroke: '#1a7f37' },
-  { cls: '3xx', stroke: '#0b57d0' },
-  { cls: '4xx', stroke: '#bc4c00' },
-  { cls: '5xx', stroke: '#cf222e' },
-] as const;
+const STROKES: Record<(typeof STATUS_CLASSES)[number], string> = {
+  '2xx': '#1a7f37',
+  '3xx': '#0b57d0',
+  '4xx': '#bc4c00',
+  '5xx': '#cf222e',
+};
 
 /**
  * A script's requests by status class (and its exceptions) per step over the last hour, day or week, with range
@@ -208,35 +157,17 @@ export async function requestsChart(box: HTMLElement, scriptBase: string, script
 }
 
 function drawRequests(chartBox: HTMLElement, summary: HTMLElement, history: RequestHistory): void {
-  const step = history.step_seconds;
-  const now = Math.floor(Date.now() / 1000);
-  const start = Math.floor((now - RANGE_SECONDS[history.range]) / step) * step;
-  const slots = Math.floor((now - start) / step) + 1;
-  const xs = Array.from({ length: slots }, (_, i) => start + i * step);
-  const columns = CLASSES.map(() => new Array<number>(slots).fill(0));
-  const exceptions = new Array<number>(slots).fill(0);
-  const totals = { requests: 0, exceptions: 0, '1xx': 0, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 };
-  for (const point of history.points) {
-    totals.requests += point.requests;
-    totals.exceptions += point.exceptions;
-    for (const cls of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) totals[cls] += point.status[cls];
-    const slot = Math.floor((point.t - start) / step);
-    if (slot < 0 || slot >= slots) continue;
-    CLASSES.forEach(({ cls }, i) => (columns[i]![slot]! += point.status[cls]));
-    exceptions[slot]! += point.exceptions;
-  }
-  const per = step === 60 ? 'minute' : step === 300 ? '5 minutes' : 'hour';
-  replace(
-    summary,
-    `${totals.requests} requests in the period (2xx ${totals['2xx']}, 3xx ${totals['3xx']}, 4xx ${totals['4xx']}, ` +
-      `5xx ${totals['5xx']}), ${totals.exceptions} exceptions; one point per ${per}.`,
-  );
+  const series = requestSeries(history, Math.floor(Date.now() / 1000));
+  replace(summary, series.summary);
   chart(
     chartBox,
-    `Requests per ${per} by status class`,
-    [...CLASSES.map(({ cls, stroke }) => ({ label: cls, stroke })), { label: 'Exceptions', stroke: '#6e7781' }],
-    [xs, ...columns, exceptions] as uPlot.AlignedData,
+    `Requests per ${series.per} by status class`,
+    [
+      ...STATUS_CLASSES.map((cls) => ({ label: cls, stroke: STROKES[cls] })),
+      { label: 'Exceptions', stroke: '#6e7781' },
+    ],
+    [series.xs, ...series.columns, series.exceptions] as uPlot.AlignedData,
     'requests',
-    { x: [start, now] },
+    { x: series.span },
   );
 }

@@ -11,11 +11,11 @@ import {
   type Pool,
 } from '../../../client/index.ts';
 import { client, page } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { replace } from '../dom.ts';
 import { onHealth } from '../live.ts';
 import { go, href } from '../router.ts';
 import { acct, state } from '../state.ts';
-import { pageView } from '../ui-kit.ts';
+import { renderLoadBalancingHome } from './lb-home.render.ts';
 import {
   healthLabel,
   renderLoadBalancers,
@@ -29,40 +29,13 @@ import {
 
 const lbPath = () => `${acct()}/load_balancers`;
 
-/** "Traffic" > "Load Balancing": the entry page, with the Cloudflare dashboard's own link names. */
+/** "Traffic" > "Load Balancing": the entry page's counts, loaded; lb-home.render.ts draws it. */
 export async function loadBalancingHome(main: HTMLElement): Promise<void> {
   const [pools, monitors] = await Promise.all([
     page<Pool>(`${lbPath()}/pools`, 1, 1),
     listMonitors(client, state.accountId),
   ]);
-  replace(
-    main,
-    pageView(
-      'Load Balancing',
-      h(
-        'ul',
-        { class: 'tiles' },
-        h(
-          'li',
-          null,
-          h('a', { href: href('lb', 'pools') }, 'Manage Pools'),
-          h('p', null, `${pools.totalCount} pool(s)`),
-        ),
-        h(
-          'li',
-          null,
-          h('a', { href: href('lb', 'monitors') }, 'Manage Monitors'),
-          h('p', null, `${monitors.length} monitor(s)`),
-        ),
-        h(
-          'li',
-          null,
-          h('a', { href: href('lb', 'balancers') }, 'Load Balancers'),
-          h('p', null, 'Per zone, with their pools and steering'),
-        ),
-      ),
-    ),
-  );
+  replace(main, renderLoadBalancingHome({ pools: pools.totalCount, monitors: monitors.length }));
 }
 
 /** "Manage Pools": every pool, a page at a time, each with "Edit"; health follows live. */

@@ -14,17 +14,28 @@ import {
   type WebhookDestination,
 } from '../../../client/index.ts';
 import { client, csrf, get, page, put } from '../api.ts';
-import { h, replace, table } from '../dom.ts';
+import { h, replace } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct, state } from '../state.ts';
-import { errorText, pageView, pager, writeButton } from '../ui-kit.ts';
+import { errorText } from '../ui-kit.ts';
+import {
+  legacyStatusText,
+  progressAfter,
+  renderLegacyPools,
+  renderMigrationPage,
+  renderMigrationPlan,
+  renderMigrationResult,
+  type MigrationLine,
+  type MigrationPage,
+  type MigrationProgress,
+  type MigrationReport,
+} from './email-migration.render.ts';
 import {
   HEALTH_ALERT,
   renderDestinations,
   renderHistory,
   renderPolicies,
   renderPolicyForm,
-  tabs,
 } from './notifications.render.ts';
 
 /** The notification pages' data: loaded and saved through the client; notifications.render.ts draws them. */
@@ -161,10 +172,7 @@ export async function history(main: HTMLElement, pageNumber = 1): Promise<void> 
 }
 
 /** Streams `POST /dashboard/migration` (one JSON line per step) into `onLine`. */
-async function runMigration(
-  dryRun: boolean,
-  onLine: (line: { progress?: string; report?: MigrationReport; error?: string }) => void,
-): Promise<void> {
+async function runMigration(dryRun: boolean, onLine: (line: MigrationLine) => void): Promise<void> {
   const response = await fetch('/dashboard/migration', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrf() },
@@ -184,152 +192,71 @@ async function runMigration(
     while ((newline = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, newline).trim();
       buffer = buffer.slice(newline + 1);
-      if (line) onLine(JSON.parse(line) as Parameters<typeof onLine>[0]);
+      if (line) onLine(JSON.parse(line) as MigrationLine);
     }
   }
 }
 
-interface MigrationReport {
-  complete: boolean;
-  pools_scanned: number;
-  pools_with_legacy_email: number;
-  policies_created: string[];
-  policies_reused: string[];
-  pages_patched: number;
-  plan?: {
-    policies: { action: string; addresses: string[]; poolIds: string[]; name: string }[];
-    pages_to_patch: number[];
-  };
-  remaining_legacy_pools?: { id: string; name: string }[];
-}
-
 /**
  * The notification_email migration: the pools that still carry a legacy email, a preview of the policies it
- * will create (a dry run), and "Run migration" over every page of pools with progress, then the result.
+ * will create (a dry run), and "Run migration" over every page of pools with progress, then the result
+ * (email-migration.render.ts draws each part).
  */
 export async function migration(main: HTMLElement): Promise<void> {
-  const intro = h('p', null);
-  const legacyBox = h('div', null);
-  await showLegacy(intro, legacyBox, 1);
-  const preview = h('div', { 'aria-live': 'polite' });
-  const progressBar = h('progress', { max: 100, value: 0, 'aria-label': 'Migration progress' });
-  const log = h('ol', { class: 'log', 'aria-label': 'Migration steps' });
-  const result = h('div', { role: 'status' });
-  const previewButton = writeButton('Preview policies', () => {
-    replace(preview, 'Working out the policies…');
+  const preview = () => {
+    replace(page.preview, 'Working out the policies…');
     let report: MigrationReport | undefined;
     runMigration(true, (line) => {
       if (line.report) report = line.report;
-      if (line.error) replace(preview, h('p', { role: 'alert' }, line.error));
+      if (line.error) replace(page.preview, h('p', { role: 'alert' }, line.error));
     }).then(
       () => {
-        if (!report) return;
-        replace(
-          preview,
-          table(
-            'Policies the migration will create or extend',
-            ['Action', 'Policy', 'Recipients', 'Pools'],
-            (report.plan?.policies ?? []).map((p) => [
-              p.action,
-              p.name,
-              p.addresses.join(', '),
-              String(p.poolIds.length),
-            ]),
-          ),
-          h(
-            'p',
-            null,
-            `${report.pools_with_legacy_email} pool(s) on ${report.plan?.pages_to_patch.length ?? 0} page(s) will have their notification_email emptied.`,
-          ),
-        );
+        if (report) replace(page.preview, ...renderMigrationPlan(report));
       },
-      (error: unknown) => replace(preview, h('p', { role: 'alert' }, String(error))),
+      (error: unknown) => replace(page.preview, h('p', { role: 'alert' }, String(error))),
     );
-  });
-  const runButton = writeButton('Run migration', () => {
-    runButton.disabled = true;
-    replace(log);
-    replace(result);
-    // Progress by pages: the listing step names how many pages hold legacy pools, each patch says its page.
-    let totalPages = 0;
-    let pagesDone = 0;
+  };
+  const run = () => {
+    page.runButton.disabled = true;
+    replace(page.log);
+    replace(page.result);
+    let progress: MigrationProgress = { totalPages: 0, pagesDone: 0 };
     runMigration(false, (line) => {
       if (line.progress) {
-        log.append(h('li', null, line.progress));
-        const total = / on (\d+) page/.exec(line.progress);
-        if (total && totalPages === 0) totalPages = Number(total[1]);
-        if (/^page \d+:/.test(line.progress)) pagesDone++;
-        progressBar.value = totalPages > 0 ? Math.min(99, (100 * pagesDone) / totalPages) : 5;
+        page.log.append(h('li', null, line.progress));
+        const next = progressAfter(progress, line.progress);
+        progress = next;
+        page.progressBar.value = next.percent;
       }
-      if (line.error) replace(result, h('p', { role: 'alert', class: 'notice error' }, line.error));
+      if (line.error) replace(page.result, h('p', { role: 'alert', class: 'notice error' }, line.error));
       if (line.report) {
-        progressBar.value = 100;
-        const r = line.report;
-        replace(
-          result,
-          h('h2', null, r.complete ? 'Migration complete' : 'Migration incomplete'),
-          h(
-            'ul',
-            null,
-            h('li', null, `${r.pools_scanned} pools scanned`),
-            h('li', null, `${r.pools_with_legacy_email} pools had a legacy email`),
-            h('li', null, `${r.policies_created.length} policies created, ${r.policies_reused.length} reused`),
-            h('li', null, `${r.pages_patched} page(s) patched`),
-          ),
-          r.remaining_legacy_pools?.length
-            ? h('p', null, `Still legacy: ${r.remaining_legacy_pools.map((p) => p.name).join(', ')}`)
-            : null,
-        );
+        page.progressBar.value = 100;
+        replace(page.result, ...renderMigrationResult(line.report));
       }
     }).then(
       () => {
-        runButton.disabled = false;
+        page.runButton.disabled = false;
         // The result stays on screen; the pool list and the banner catch up.
         window.dispatchEvent(new Event('ledge:legacy-changed'));
-        void showLegacy(intro, legacyBox, 1).catch(() => undefined);
+        void showLegacy(page, 1).catch(() => undefined);
       },
       (error: unknown) => {
-        runButton.disabled = false;
-        replace(result, h('p', { role: 'alert' }, String(error)));
+        page.runButton.disabled = false;
+        replace(page.result, h('p', { role: 'alert' }, String(error)));
       },
     );
-  });
-  replace(
-    main,
-    pageView(
-      'Notifications',
-      tabs('migration'),
-      h('h2', null, 'Email migration'),
-      intro,
-      legacyBox,
-      h('div', { class: 'actions' }, previewButton, runButton),
-      preview,
-      progressBar,
-      log,
-      result,
-    ),
-  );
+  };
+  const page = renderMigrationPage({ preview, run });
+  await showLegacy(page, 1);
+  replace(main, page.view);
 }
 
 /** The migration page's account status line and its list of legacy pools, a page of all pools at a time. */
-async function showLegacy(intro: HTMLElement, box: HTMLElement, pageNumber: number): Promise<void> {
+async function showLegacy(target: MigrationPage, pageNumber: number): Promise<void> {
   const [legacy, status] = await Promise.all([
     page<Pool>(`${acct()}/load_balancers/pools`, pageNumber, 50),
     get<{ complete: boolean; pools_with_legacy_email: number }>(`${base()}/legacy_migration`),
   ]);
-  replace(
-    intro,
-    status.complete
-      ? 'No pool uses the deprecated notification_email: nothing to migrate.'
-      : `${status.pools_with_legacy_email} pool(s) still use the deprecated notification_email. The migration creates load_balancing_health_alert policies for their recipients, then empties the legacy field.`,
-  );
-  replace(
-    box,
-    table(
-      `Pools with a legacy email (page ${legacy.page} of ${legacy.totalPages} of all pools)`,
-      ['Pool', 'Legacy email'],
-      legacy.items.filter((p) => p.notification_email).map((p) => [p.name, p.notification_email]),
-    ),
-    pager(legacy.page, legacy.totalPages, (next) => void showLegacy(intro, box, next)),
-  );
+  replace(target.intro, legacyStatusText(status));
+  replace(target.legacyBox, ...renderLegacyPools(legacy, { showPage: (next) => void showLegacy(target, next) }));
 }

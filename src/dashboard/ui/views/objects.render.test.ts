@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ObjectSummary } from '../../../client/index.ts';
 import { state } from '../state.ts';
-import { renderObjectDetails, renderObjectListing } from './objects.render.ts';
+import { renderObjectDetails, renderObjectListing, renderObjectsPage } from './objects.render.ts';
 import { cellTexts, signedInAs } from './render-testing.ts';
 
 const links = {
@@ -70,5 +70,34 @@ describe('the object browser, drawn from a page of the listing', () => {
     expect(pairs).toContainEqual(['contentType', 'image/jpeg']);
     expect(pairs).toContainEqual(['x-amz-meta-owner', 'me']);
     expect(list!.querySelector('img')).toBeNull();
+  });
+});
+
+describe("a bucket's folder page", () => {
+  it('links each part of the path to its folder, names kept as text, then the parts in order', () => {
+    const parts = {
+      uploader: document.createElement('section'),
+      status: document.createElement('p'),
+      listing: document.createElement('div'),
+      details: document.createElement('div'),
+    };
+    const view = renderObjectsPage({ bucket: 'photos', prefix: '2026/<b>x<b>/', folder: (p) => `#f=${p}` }, parts);
+    expect(view.querySelector('h1')?.textContent).toBe('Bucket photos');
+    const crumbs = Array.from(view.querySelectorAll('nav[aria-label="Folder"] a')).map((a) => [
+      a.textContent,
+      a.getAttribute('href'),
+    ]);
+    expect(crumbs).toEqual([
+      ['photos', '#f='],
+      ['2026', '#f=2026/'],
+      ['<b>x<b>', '#f=2026/<b>x<b>/'],
+    ]);
+    expect(view.querySelector('b')).toBeNull();
+    expect(Array.from(view.querySelectorAll('p > a')).map((a) => a.textContent)).toEqual(['← Buckets', 'Settings']);
+    const order = [parts.uploader, parts.status, parts.listing, parts.details];
+    expect(order.every((part) => part.parentElement !== null)).toBe(true);
+    expect(order.map((part) => Array.from(part.parentElement!.children).indexOf(part))).toEqual(
+      [...order.map((part) => Array.from(part.parentElement!.children).indexOf(part))].sort((a, b) => a - b),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { ObjectPage, ObjectSummary } from '../../../client/index.ts';
 import { button, formatBytes, formatTime, h, table } from '../dom.ts';
-import { writeButton } from '../ui-kit.ts';
+import { href } from '../router.ts';
+import { pageView, writeButton } from '../ui-kit.ts';
 
 /** Where the listing's links go: a folder (and a page of it), and an object's download. */
 export interface ObjectLinks {
@@ -78,4 +79,35 @@ export function renderObjectDetails(object: ObjectSummary): HTMLElement[] {
       entries.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
     ),
   ];
+}
+
+/**
+ * The object browser's frame for one folder: the path as links (each part of the prefix a folder), the way back
+ * and to the settings, then the parts r2.ts fills (the uploader, the status line, the listing, the details).
+ */
+export function renderObjectsPage(
+  where: { bucket: string; prefix: string; folder(prefix: string): string },
+  parts: { uploader: HTMLElement; status: HTMLElement; listing: HTMLElement; details: HTMLElement },
+): HTMLElement {
+  const crumbs: HTMLElement[] = [h('a', { href: where.folder('') }, where.bucket)];
+  let walked = '';
+  for (const part of where.prefix.split('/').filter(Boolean)) {
+    walked += `${part}/`;
+    crumbs.push(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: where.folder(walked) }, part));
+  }
+  return pageView(
+    `Bucket ${where.bucket}`,
+    h('nav', { 'aria-label': 'Folder', class: 'crumbs' }, crumbs),
+    h(
+      'p',
+      null,
+      h('a', { href: href('r2') }, '← Buckets'),
+      ' · ',
+      h('a', { href: href('r2', where.bucket, 'settings') }, 'Settings'),
+    ),
+    parts.uploader,
+    parts.status,
+    parts.listing,
+    parts.details,
+  );
 }

@@ -1,7 +1,7 @@
 import { ApiError, client, enc, get, put, V4 } from '../api.ts';
-import { h, replace, uid } from '../dom.ts';
+import { h, replace } from '../dom.ts';
 import { go, href } from '../router.ts';
-import { acct, readOnly, state } from '../state.ts';
+import { acct, state } from '../state.ts';
 import {
   createBucket,
   deleteBucket,
@@ -12,9 +12,10 @@ import {
   type BucketLifecycle,
 } from '../../../client/index.ts';
 import { renderBuckets } from './buckets.render.ts';
-import { renderObjectDetails, renderObjectListing } from './objects.render.ts';
+import { renderObjectDetails, renderObjectListing, renderObjectsPage } from './objects.render.ts';
+import { renderUploader, type PickedFile } from './upload.render.ts';
 import { renderBucketSettings, type Setting } from './bucket-settings.render.ts';
-import { confirmDialog, errorText, notice, pageView } from '../ui-kit.ts';
+import { confirmDialog, errorText, notice } from '../ui-kit.ts';
 import { uploadOne } from './upload.ts';
 
 const bucketsPath = () => `${acct()}/r2/buckets`;
@@ -45,12 +46,6 @@ export async function buckets(main: HTMLElement): Promise<void> {
 export async function objects(main: HTMLElement, bucket: string, query: URLSearchParams): Promise<void> {
   const prefix = query.get('prefix') ?? '';
   const here = (p: string, c?: string) => `${href('r2', bucket)}?prefix=${enc(p)}${c ? `&cursor=${enc(c)}` : ''}`;
-  const crumbs: HTMLElement[] = [h('a', { href: here('') }, bucket)];
-  let walked = '';
-  for (const part of prefix.split('/').filter(Boolean)) {
-    walked += `${part}/`;
-    crumbs.push(h('span', { 'aria-hidden': 'true' }, ' / '), h('a', { href: here(walked) }, part));
-  }
   const status = notice();
   const listing = h('div', null);
   const details = h('div', { class: 'details', 'aria-live': 'polite' });
@@ -60,24 +55,8 @@ export async function objects(main: HTMLElement, bucket: string, query: URLSearc
       (error: unknown) => status.fail(error),
     );
   await showListing(listing, details, status, bucket, prefix, query.get('cursor') ?? undefined, here);
-  replace(
-    main,
-    pageView(
-      `Bucket ${bucket}`,
-      h('nav', { 'aria-label': 'Folder', class: 'crumbs' }, crumbs),
-      h(
-        'p',
-        null,
-        h('a', { href: href('r2') }, '← Buckets'),
-        ' · ',
-        h('a', { href: href('r2', bucket, 'settings') }, 'Settings'),
-      ),
-      uploader(bucket, prefix, () => void refresh()),
-      status.element,
-      listing,
-      details,
-    ),
-  );
+  const parts = { uploader: uploader(bucket, prefix, () => void refresh()), status: status.element, listing, details };
+  replace(main, renderObjectsPage({ bucket, prefix, folder: here }, parts));
 }
 
 async function showListing(
@@ -112,50 +91,16 @@ async function showListing(
  * MULTIPART_THRESHOLD (./upload.ts).
  */
 function uploader(bucket: string, prefix: string, done: () => void): HTMLElement {
-  const filesId = uid();
-  const folderId = uid();
-  const files = h('input', { id: filesId, type: 'file', multiple: true });
-  const folder = h('input', { id: folderId, type: 'file', webkitdirectory: true });
-  const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
-  const drop = h('div', { class: 'drop', tabindex: -1 }, 'Drop files or folders here');
-  const start = (picked: { file: File; path: string }[]) => {
+  const start = (picked: PickedFile[]) => {
     let left = picked.length;
     for (const { file, path } of picked) {
-      uploadOne(bucket, prefix + path, file, list).finally(() => {
+      uploadOne(bucket, prefix + path, file, view.list).finally(() => {
         if (--left === 0) done();
       });
     }
   };
-  files.addEventListener('change', () =>
-    start(Array.from(files.files ?? []).map((file) => ({ file, path: file.name }))),
-  );
-  folder.addEventListener('change', () =>
-    start(Array.from(folder.files ?? []).map((file) => ({ file, path: file.webkitRelativePath || file.name }))),
-  );
-  drop.addEventListener('dragover', (event) => {
-    event.preventDefault();
-    drop.classList.add('over');
-  });
-  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-  drop.addEventListener('drop', (event) => {
-    event.preventDefault();
-    drop.classList.remove('over');
-    void droppedFiles(event.dataTransfer).then(start);
-  });
-  const box = h(
-    'section',
-    { class: 'card upload', 'aria-label': 'Upload' },
-    h('div', { class: 'field' }, h('label', { for: filesId }, 'Upload files'), files),
-    h('div', { class: 'field' }, h('label', { for: folderId }, 'Upload a folder'), folder),
-    drop,
-    list,
-  );
-  if (readOnly()) {
-    files.disabled = true;
-    folder.disabled = true;
-    replace(drop, 'Read-only token: uploads are off.');
-  }
-  return box;
+  const view = renderUploader({ pick: start, drop: (transfer) => void droppedFiles(transfer).then(start) });
+  return view.element;
 }
 
 /** Files of a drop, folders walked (their paths kept, as the folder picker gives them). */
