@@ -13,7 +13,8 @@ export const scriptKey = (accountId: string, script: string): string => `${accou
  * secret or a delete (anything that changes the fingerprint) tries again.
  */
 export function runtimeFingerprint(deployed: ScriptToRun): string {
-  const { script, version, secrets, subdomain, scheduled, assets, routed, durableObjects, entrypoints } = deployed;
+  const { script, version, secrets, subdomain, scheduled, assets, routed, durableObjects, remoteObjects, entrypoints } =
+    deployed;
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -25,6 +26,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
         routed === true,
         assets?.directory ?? null,
         durableObjects ?? [],
+        remoteObjects ?? [],
         entrypoints ?? [],
       ]),
     )
