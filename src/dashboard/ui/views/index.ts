@@ -7,6 +7,7 @@ import { zones } from './account.ts';
 import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 import { database, databases } from './d1.ts';
+import { namespace, namespaces } from './durable-objects.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -39,6 +40,8 @@ export function routeView({ path, query }: Route): View {
       return a ? (main) => scriptDetail(main, a) : scripts;
     case 'd1':
       return a ? (main) => database(main, a) : databases;
+    case 'durable-objects':
+      return a ? (main) => namespace(main, a, query) : namespaces;
     case 'zones':
       return (main) => zones(main);
     case 'members':
