@@ -109,8 +109,10 @@ export function wrapperSource(
   hostGuard?: { host: string; domain: string },
   objectClasses: readonly { name: string; sqlite: boolean }[] = [],
   remoteNamespaces: readonly string[] = [],
+  objectMaxBytes?: number,
 ): string {
   const main = JSON.stringify(`./${mainModule}`);
+  const limits = JSON.stringify(objectMaxBytes === undefined ? {} : { storageBytes: objectMaxBytes });
   const from = (name: IsolateModule) => JSON.stringify(`./${platformModuleName(name)}`);
   const guard = hostGuard
     ? `guardHost(main, ${JSON.stringify(hostGuard.host)}, ${JSON.stringify(hostGuard.domain)})`
@@ -127,7 +129,10 @@ export function wrapperSource(
     (objectClasses.length > 0
       ? `import * as __ledgeUser from ${main};\nimport { limitStorage } from ${from('object-limits')};\n` +
         objectClasses
-          .map((c) => `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite});\n`)
+          .map(
+            (c) =>
+              `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite}, ${limits});\n`,
+          )
           .join('')
       : '') +
     // Each hosted class's gate for other scripts' bindings, and the classes that derive remote classes' ids

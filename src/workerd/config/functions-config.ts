@@ -94,6 +94,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       folder: `s${index}`,
       maxCompatibilityDate: input.maxCompatibilityDate,
       subrequestsPerInvocation: input.subrequestsPerInvocation,
+      durableObjectMaxBytes: input.durableObjectMaxBytes,
       hostGuard: direct ? { host: `${script.name}.${subdomain}.${domain}`, domain } : undefined,
     });
     workers.push(built.service);

@@ -45,6 +45,8 @@ export interface ScriptWorkerOptions {
   folder: string;
   maxCompatibilityDate: string;
   subrequestsPerInvocation?: number | undefined;
+  /** Storage one SQLite-backed Durable Object may use; the isolate's default (Cloudflare's) without it. */
+  durableObjectMaxBytes?: number | undefined;
   /** Set when the socket reaches the script directly: it answers only its own host (isolate/host-guard.ts). */
   hostGuard?: { host: string; domain: string } | undefined;
 }
@@ -82,6 +84,7 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
           options.hostGuard,
           (context.deployed.durableObjects ?? []).map((c) => ({ name: c.class_name, sqlite: c.sqlite })),
           [...new Set((context.deployed.remoteObjects ?? []).map((r) => r.namespace_id))],
+          options.durableObjectMaxBytes,
         ),
       ),
     },

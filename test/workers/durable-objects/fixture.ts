@@ -44,6 +44,14 @@ export class Room extends DurableObject {
     this.ctx.storage.sql.exec('INSERT INTO messages (text) VALUES (?)', text);
     return this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM messages').one().n;
   }
+  fill(bytes) {
+    try {
+      this.add('x'.repeat(bytes));
+      return 'stored';
+    } catch (error) {
+      return 'refused: ' + error.message;
+    }
+  }
   messages() {
     return this.ctx.storage.sql.exec('SELECT text FROM messages ORDER BY id').toArray().map((r) => r.text);
   }
@@ -95,6 +103,7 @@ export default {
       const room = env.ROOM.getByName(name);
       if (action === 'add') return new Response(String(await room.add(url.searchParams.get('text'))));
       if (action === 'messages') return Response.json(await room.messages());
+      if (action === 'fill') return new Response(await room.fill(Number(url.searchParams.get('bytes'))));
       if (action === 'alarm')
         return new Response(await room.alarmIn(url.searchParams.get('text'), Number(url.searchParams.get('in') ?? 0)));
       if (action === 'ws') return room.fetch(request);
