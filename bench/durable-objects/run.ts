@@ -19,7 +19,7 @@ import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 const seconds = numberArgument('--seconds', 10);
 const WORKER = join(import.meta.dirname, 'worker.js');
 const work = mkdtempSync(join(tmpdir(), 'ledge-do-bench-'));
-const results: Record<string, WrkResult & { count: number }> = {};
+const results: Record<string, WrkResult & { count: number; peek: WrkResult }> = {};
 
 async function measure(name: string, url: string, host: string | undefined) {
   const { hostname, port } = new URL(url);
@@ -32,7 +32,9 @@ async function measure(name: string, url: string, host: string | undefined) {
   const result = await runWrk(url, { method: 'GET', path: '/', headers: host ? { Host: host } : {} }, work, seconds);
   // Every counted request incremented the counter exactly once (and the object kept it).
   const after = await count();
-  results[name] = { ...result, count: after - before - 1 };
+  const peek = await runWrk(url, { method: 'GET', path: '/peek', headers: host ? { Host: host } : {} }, work, seconds);
+  if (peek.non2xx + peek.errors > 0) throw new Error(`${name}: failed reads, the figures mean nothing`);
+  results[name] = { ...result, count: after - before - 1, peek };
   console.log(name, JSON.stringify(results[name]));
   if (result.non2xx + result.errors > 0) throw new Error(`${name}: failed requests, the figures mean nothing`);
 }
@@ -132,8 +134,16 @@ try {
     `counter increment: Ledge ${ledgeRps.toFixed(0)} req/s = ${((100 * ledgeRps) / ceiling).toFixed(0)}% of bare ` +
       `workerd (${ceiling.toFixed(0)}), ${(ledgeRps / mfRps).toFixed(1)}x Miniflare (${mfRps.toFixed(0)})`,
   );
+  const peekCeiling = results['bare workerd']!.peek.requestsPerSec;
+  const ledgePeek = results['ledge']!.peek.requestsPerSec;
+  console.log(
+    `read (no write): Ledge ${ledgePeek.toFixed(0)} req/s = ${((100 * ledgePeek) / peekCeiling).toFixed(0)}% of bare ` +
+      `workerd (${peekCeiling.toFixed(0)}), ${(ledgePeek / results['miniflare']!.peek.requestsPerSec).toFixed(1)}x Miniflare`,
+  );
   for (const [name, r] of Object.entries(results))
-    console.log(`${name}: p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms; increments counted ${r.count}`);
+    console.log(
+      `${name}: increment p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms (counted ${r.count}); read ${r.peek.requestsPerSec.toFixed(0)} req/s p50 ${r.peek.p50Ms} ms p99 ${r.peek.p99Ms} ms`,
+    );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
