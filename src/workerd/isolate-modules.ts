@@ -123,6 +123,10 @@ export function wrapperSource(
     `import { instrument } from ${from('metrics')};\n` +
     `import { answerExceptions } from ${from('error-page')};\n` +
     (hostGuard ? `import { guardHost } from ${from('host-guard')};\n` : '') +
+    // Before the user's modules: it takes the classes' hidden gate bindings out of env (isolate/object-gate.ts).
+    (objectClasses.length > 0 || remoteNamespaces.length > 0
+      ? `import { objectGate, idsOnly } from ${from('object-gate')};\n`
+      : '') +
     `export * from ${main};\n` +
     `import main from ${main};\n` +
     // A local export wins over `export *`: the Durable Object classes are exported with their storage limited.
@@ -138,14 +142,12 @@ export function wrapperSource(
     // Each hosted class's gate for other scripts' bindings, and the classes that derive remote classes' ids
     // (remote-objects.ts). Class names are JavaScript identifiers (upload.ts), namespace ids hex.
     (objectClasses.length > 0 || remoteNamespaces.length > 0
-      ? `import { objectGate, idsOnly } from ${from('object-gate')};\n` +
-        objectClasses
+      ? objectClasses
           .map(
             (c) =>
               `export const ${objectGateEntrypoint(c.name)} = objectGate(${JSON.stringify(objectGateBinding(c.name))});\n`,
           )
-          .join('') +
-        remoteNamespaces.map((id) => `export const ${objectIdsClass(id)} = idsOnly();\n`).join('')
+          .join('') + remoteNamespaces.map((id) => `export const ${objectIdsClass(id)} = idsOnly();\n`).join('')
       : '') +
     // Service bindings to the default export reach `served`: without the Host guard (a binding's request
     // carries whatever URL its caller chose).

@@ -1,8 +1,14 @@
-import { DurableObject, WorkerEntrypoint } from 'cloudflare:workers';
-import { OBJECT_TARGET_HEADER, type ObjectTarget } from './contract.js';
+import { DurableObject, WorkerEntrypoint, env as platformEnv } from 'cloudflare:workers';
+import { OBJECT_TARGET_HEADER, RESERVED_BINDING_PREFIX, takeBinding, type ObjectTarget } from './contract.js';
 
-type Namespaces = Record<string, DurableObjectNamespace | undefined>;
 type Stub = Record<string, unknown>;
+
+// The classes' hidden namespace bindings (config/bindings/durable-object.ts), taken out of env when this module
+// loads, before the user's modules: neither a handler's env, nor an object's, nor cloudflare:workers shows them.
+const GATE_PREFIX = `${RESERVED_BINDING_PREFIX}_DO_`;
+const namespaces = new Map<string, DurableObjectNamespace>();
+for (const name of Object.keys((platformEnv as object | null) ?? {}))
+  if (name.startsWith(GATE_PREFIX)) namespaces.set(name, takeBinding(platformEnv, name) as DurableObjectNamespace);
 
 /**
  * The entrypoint another script of the account reaches one of this script's Durable Object classes through
@@ -11,9 +17,9 @@ type Stub = Record<string, unknown>;
  * binding. `fetch` carries the object in a header, which goes before the object sees the request.
  */
 export function objectGate(binding: string): unknown {
-  return class extends WorkerEntrypoint<Namespaces> {
+  return class extends WorkerEntrypoint {
     #stub(target: ObjectTarget): Stub {
-      const namespace = this.env[binding];
+      const namespace = namespaces.get(binding);
       if (!namespace) throw new Error('this Durable Object class is not hosted here any more');
       const id = target.name !== null ? namespace.idFromName(target.name) : namespace.idFromString(target.id);
       return namespace.get(id) as unknown as Stub;

@@ -33,6 +33,9 @@ export class Counter extends DurableObject {
   spin() {
     for (;;) {}
   }
+  envKeys() {
+    return Object.keys(this.env).sort();
+  }
 }
 
 export class Room extends DurableObject {
@@ -86,6 +89,8 @@ export default {
     if (kind === 'instance') return new Response(String(await env.COUNTER.getByName(name).instance()));
     if (kind === 'counter-fetch') return env.COUNTER.get(env.COUNTER.idFromName(name)).fetch(request);
     if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes')), url.searchParams.has('key')));
+    if (kind === 'env')
+      return Response.json({ handler: Object.keys(env).sort(), object: await env.COUNTER.getByName(name).envKeys() });
     if (kind === 'spin') return new Response(await env.COUNTER.getByName(name).spin());
     if (kind === 'ids') {
       const named = env.COUNTER.idFromName(name);

@@ -62,6 +62,12 @@ describe('Durable Object bindings to another Worker of the account', () => {
     bob.close();
   });
 
+  it("keeps the gates' namespaces out of the Worker's env and its objects' env", async () => {
+    const keys = { handler: ['COUNTER', 'ROOM'], object: ['COUNTER', 'ROOM'] };
+    expect(JSON.parse((await onHost('/env/e')).text)).toEqual(keys);
+    expect(JSON.parse((await onCaller('/env/e')).text)).toEqual(keys);
+  });
+
   it('refuses a binding to a class the Worker does not host, or to a Worker the account does not have (10061)', async () => {
     const missingClass = await uploadObjects(ledge, 'caller-2', {
       bindings: [{ type: 'durable_object_namespace', name: 'X', class_name: 'Nope', script_name: 'host' }],
