@@ -197,6 +197,7 @@ function fromSettings(s: Settings): ServerConfig {
     workers: {
       startTimeoutMs: s.functionsStartTimeoutMs,
       subrequestsPerInvocation: s.subrequestsPerInvocation,
+      durableObjectMaxBytes: s.durableObjectMaxBytes,
       maxScriptsPerAccount: s.maxScriptsPerAccount,
       uploadLimit: s.scriptUploadLimit,
       tailSessionSeconds: s.tailSessionSeconds,

@@ -22,6 +22,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
     assets,
     routed,
     durableObjects,
+    remoteObjects,
     entrypoints,
     consumedQueues,
   } = deployed;
@@ -36,6 +37,7 @@ export function runtimeFingerprint(deployed: ScriptToRun): string {
         routed === true,
         assets?.directory ?? null,
         durableObjects ?? [],
+        remoteObjects ?? [],
         entrypoints ?? [],
         consumedQueues ?? {},
       ]),

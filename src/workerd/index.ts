@@ -12,6 +12,7 @@ export {
   routedScriptKey,
   type Binding,
   type DurableObjectClass,
+  type RemoteObjectClass,
   type ModuleType,
   type ReloadReport,
   type ScriptRuntimeStatus,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { transformSync } from 'esbuild';
 import { LATENCY_BUCKETS } from '../shared/metrics.ts';
 import type { LocalCache } from './isolate/contract.ts';
+import { objectGateBinding, objectGateEntrypoint, objectIdsClass } from './remote-objects.ts';
 
 /**
  * The modules of the platform's that run inside workerd (src/workerd/isolate/): TypeScript files that
@@ -30,10 +31,12 @@ export const SCRIPT_MODULES = [
   'host-guard',
   'error-page',
   'object-limits',
+  'object-gate',
 ] as const;
 /** The module of the ping service, and what it imports. */
 export const PING_MODULES = ['ping', 'contract'] as const;
-export type IsolateModule = (typeof SCRIPT_MODULES)[number] | (typeof PING_MODULES)[number] | 'entry-router';
+export type IsolateModule =
+  (typeof SCRIPT_MODULES)[number] | (typeof PING_MODULES)[number] | 'entry-router' | 'remote-objects';
 
 const compiled = new Map<IsolateModule, string>();
 /**
@@ -105,8 +108,11 @@ export function wrapperSource(
   mainModule: string,
   hostGuard?: { host: string; domain: string },
   objectClasses: readonly { name: string; sqlite: boolean }[] = [],
+  remoteNamespaces: readonly string[] = [],
+  objectMaxBytes?: number,
 ): string {
   const main = JSON.stringify(`./${mainModule}`);
+  const limits = JSON.stringify(objectMaxBytes === undefined ? {} : { storageBytes: objectMaxBytes });
   const from = (name: IsolateModule) => JSON.stringify(`./${platformModuleName(name)}`);
   const guard = hostGuard
     ? `guardHost(main, ${JSON.stringify(hostGuard.host)}, ${JSON.stringify(hostGuard.domain)})`
@@ -117,14 +123,31 @@ export function wrapperSource(
     `import { instrument } from ${from('metrics')};\n` +
     `import { answerExceptions } from ${from('error-page')};\n` +
     (hostGuard ? `import { guardHost } from ${from('host-guard')};\n` : '') +
+    // Before the user's modules: it takes the classes' hidden gate bindings out of env (isolate/object-gate.ts).
+    (objectClasses.length > 0 || remoteNamespaces.length > 0
+      ? `import { objectGate, idsOnly } from ${from('object-gate')};\n`
+      : '') +
     `export * from ${main};\n` +
     `import main from ${main};\n` +
     // A local export wins over `export *`: the Durable Object classes are exported with their storage limited.
     (objectClasses.length > 0
       ? `import * as __ledgeUser from ${main};\nimport { limitStorage } from ${from('object-limits')};\n` +
         objectClasses
-          .map((c) => `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite});\n`)
+          .map(
+            (c) =>
+              `export const ${c.name} = limitStorage(__ledgeUser[${JSON.stringify(c.name)}], ${c.sqlite}, ${limits});\n`,
+          )
           .join('')
+      : '') +
+    // Each hosted class's gate for other scripts' bindings, and the classes that derive remote classes' ids
+    // (remote-objects.ts). Class names are JavaScript identifiers (upload.ts), namespace ids hex.
+    (objectClasses.length > 0 || remoteNamespaces.length > 0
+      ? objectClasses
+          .map(
+            (c) =>
+              `export const ${objectGateEntrypoint(c.name)} = objectGate(${JSON.stringify(objectGateBinding(c.name))});\n`,
+          )
+          .join('') + remoteNamespaces.map((id) => `export const ${objectIdsClass(id)} = idsOnly();\n`).join('')
       : '') +
     // Service bindings to the default export reach `served`: without the Host guard (a binding's request
     // carries whatever URL its caller chose).

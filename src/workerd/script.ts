@@ -30,6 +30,13 @@ export interface DurableObjectClass {
   sqlite: boolean;
 }
 
+/** A Durable Object class another script of the account hosts, as a `script_name` binding reaches it. */
+export interface RemoteObjectClass {
+  script_name: string;
+  class_name: string;
+  namespace_id: string;
+}
+
 export const ModuleTypes = {
   esModule: 'application/javascript+module',
   commonJs: 'application/javascript',
@@ -75,6 +82,11 @@ export interface ScriptToRun {
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
   /** The Durable Object classes the script hosts (its namespaces); none: it hosts no objects. */
   durableObjects?: DurableObjectClass[] | undefined;
+  /**
+   * The classes of other scripts of its account that its `script_name` bindings name, with their namespace
+   * ids (remote-objects.ts); a binding whose class is not there (deleted since) reaches nothing.
+   */
+  remoteObjects?: RemoteObjectClass[] | undefined;
   /**
    * Entrypoints of this script that other scripts of its account bind to (`default` for the default export),
    * set by the runtime (service-sockets.ts): each is served on a socket of its own, and a script so bound is

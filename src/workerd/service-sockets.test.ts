@@ -66,6 +66,22 @@ describe('service bindings: who serves which entrypoint', () => {
     expect(isLoaded(scripts[1]!)).toBe(false);
   });
 
+  it("serves a class's gate to the account's scripts that bind it by script_name, and only theirs", () => {
+    const scripts = withServedEntrypoints([
+      script('a', 'caller', [
+        { type: 'durable_object_namespace', name: 'C', class_name: 'Counter', script_name: 'host' },
+        { type: 'durable_object_namespace', name: 'OWN', class_name: 'Own' },
+      ]),
+      script('a', 'host', [], false),
+      script('b', 'host', [], false),
+    ]);
+    expect(scripts.map((s) => [s.script.account_id, s.entrypoints, isLoaded(s)])).toEqual([
+      ['a', undefined, true],
+      ['a', ['__ledgeObjects_Counter'], true],
+      ['b', undefined, false],
+    ]);
+  });
+
   it("reads which entrypoint workerd's load error says the script does not export", () => {
     const error =
       'Socket "svc-0" refers to service "a/api" with a named entrypoint "Nope", but "a/api" has no such named entrypoint.';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { objectGateEntrypoint, remoteObjectBindings } from './remote-objects.ts';
 import { hostedWorkflows, isLoaded, type Binding, type ScriptToRun } from './script.ts';
 
 /**
@@ -25,6 +26,12 @@ type ServiceBinding = Extract<Binding, { type: 'service' }>;
 const serviceBindings = (d: ScriptToRun): ServiceBinding[] =>
   d.version.bindings.filter((b): b is ServiceBinding => b.type === 'service');
 
+/** What a script binds to in other scripts: service entrypoints, and the gates of remote Durable Object classes. */
+const boundEntrypoints = (d: ScriptToRun): { script: string; entrypoint: string }[] => [
+  ...serviceBindings(d).map((b) => ({ script: b.service, entrypoint: b.entrypoint ?? DEFAULT_ENTRYPOINT })),
+  ...remoteObjectBindings(d).map((b) => ({ script: b.script_name!, entrypoint: objectGateEntrypoint(b.class_name) })),
+];
+
 /**
  * The scripts with the entrypoints other scripts of their account bind to (`entrypoints`), which makes them
  * loaded: a target bound only through a service binding (workers_dev off, no Cron Triggers) runs too, and
@@ -47,12 +54,12 @@ export function withServedEntrypoints(scripts: readonly ScriptToRun[]): ScriptTo
       set.add(entrypoint);
       served.set(key, set);
     }
-    for (const binding of serviceBindings(caller)) {
-      if (binding.service === caller.script.name) continue;
-      const key = `${caller.script.account_id}/${binding.service}`;
+    for (const binding of boundEntrypoints(caller)) {
+      if (binding.script === caller.script.name) continue;
+      const key = `${caller.script.account_id}/${binding.script}`;
       if (!byKey.has(key)) continue;
       const set = served.get(key) ?? new Set<string>();
-      set.add(binding.entrypoint ?? DEFAULT_ENTRYPOINT);
+      set.add(binding.entrypoint);
       served.set(key, set);
       if (!loaded.has(key)) {
         loaded.add(key);

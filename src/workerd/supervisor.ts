@@ -74,6 +74,8 @@ export interface RuntimeDeps {
   startTimeoutMs?: number | undefined;
   /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION, default Cloudflare's 10,000). */
   subrequestsPerInvocation?: number | undefined;
+  /** Storage one SQLite-backed Durable Object may use (isolate/object-limits.ts); Cloudflare's 10 GB without it. */
+  durableObjectMaxBytes?: number | undefined;
   /** Root of the accounts' Durable Object storage (`<data>/durable-objects`); without it, objects live in memory. */
   durableObjectsDir?: string | undefined;
 }
@@ -858,6 +860,7 @@ export class FunctionsRuntime implements BackgroundService {
         routeKey: this.#deps.config.routeKey,
         ping: true,
         subrequestsPerInvocation: this.#deps.subrequestsPerInvocation,
+        durableObjectMaxBytes: this.#deps.durableObjectMaxBytes,
         // The upload check never touches the live objects' files (and never runs an alarm of theirs).
         durableObjectsDir: checkOnly ? undefined : this.#deps.durableObjectsDir,
         serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),

@@ -7,7 +7,12 @@ import { MissingDurableObjectClassError, type ReloadReport, type ScriptRuntimeSt
 import { DurableObjectErrors } from './durable-objects/errors.ts';
 import { WorkerErrors } from './errors.ts';
 import type { AssetsService } from './assets/service.ts';
-import { runtimeClasses, type DurableObjectsService, type PreparedClasses } from './durable-objects/service.ts';
+import {
+  remoteClasses,
+  runtimeClasses,
+  type DurableObjectsService,
+  type PreparedClasses,
+} from './durable-objects/service.ts';
 import type { AssetManifest, VersionAssets } from './assets/schemas.ts';
 import {
   MAX_SCRIPTS_PER_ACCOUNT,
@@ -165,6 +170,7 @@ export class WorkersService {
         const record = await this.store.getScript(accountId, script);
         return (record && (await this.currentVersion(record)))?.bindings ?? [];
       },
+      scriptExists: async (script) => (await this.store.getScript(accountId, script)) !== undefined,
     });
   }
 
@@ -318,6 +324,7 @@ export class WorkersService {
             scheduled: false,
             sourceMaps: upload.sourceMaps,
             durableObjects: objects && runtimeClasses(objects.plan.classes),
+            remoteObjects: objects?.remote,
           });
     if (failure !== undefined)
       throw WorkerErrors.scriptFailedToStart(name, failure, Boolean(existing?.current_deployment_id));
@@ -729,6 +736,11 @@ export class WorkersService {
         scheduled: scheduled.has(`${script.account_id}/${script.name}`),
         routed: routed.has(`${script.account_id}/${script.name}`),
         durableObjects: runtimeClasses(classes.get(`${script.account_id}/${script.name}`) ?? []),
+        remoteObjects: remoteClasses(
+          script.name,
+          version.bindings,
+          [...classes.entries()].flatMap(([key, records]) => (key.startsWith(`${script.account_id}/`) ? records : [])),
+        ),
       });
     }
     return out;

@@ -69,6 +69,8 @@ export interface WorkersSettings {
   startTimeoutMs: number;
   /** fetch() calls one invocation may make (LEDGE_SUBREQUESTS_PER_INVOCATION). */
   subrequestsPerInvocation: number;
+  /** Storage one SQLite-backed Durable Object may use (LEDGE_DURABLE_OBJECT_MAX_BYTES). */
+  durableObjectMaxBytes?: number | undefined;
   /** Workers one account may have (LEDGE_MAX_SCRIPTS_PER_ACCOUNT). */
   maxScriptsPerAccount: number;
   /** Largest script upload in bytes (LEDGE_SCRIPT_UPLOAD_LIMIT), at most WORKER_LIMITS.maxUploadBytes. */
@@ -163,6 +165,7 @@ export function createWorkersSubsystem(deps: {
     metrics: deps.metrics,
     startTimeoutMs: settings.startTimeoutMs,
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
+    durableObjectMaxBytes: settings.durableObjectMaxBytes,
     durableObjectsDir: objectsRoot,
   });
   // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.

@@ -1,5 +1,5 @@
 import type { Binding, WorkerModule } from './schemas.ts';
-import type { DurableObjectClass } from '../workerd/index.ts';
+import type { DurableObjectClass, RemoteObjectClass } from '../workerd/index.ts';
 import type { VersionAssets } from './assets/schemas.ts';
 
 export interface ScriptRecord {
@@ -77,6 +77,8 @@ export interface DeployedScript {
   sourceMaps?: Record<string, string> | undefined;
   /** The Durable Object classes the script hosts. */
   durableObjects?: DurableObjectClass[] | undefined;
+  /** The other scripts' classes its `script_name` bindings name. */
+  remoteObjects?: RemoteObjectClass[] | undefined;
   /** The version's assets as the runtime serves them (assets/served-assets.ts), once written to a directory. */
   assets?: { directory: string; config: string; binding?: string | undefined } | undefined;
 }

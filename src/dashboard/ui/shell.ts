@@ -58,6 +58,7 @@ export function renderShell(app: HTMLElement): void {
       h('li', null, h('a', { href: href('d1') }, 'D1 SQL Database')),
       h('li', null, h('a', { href: href('queues') }, 'Queues')),
       h('li', null, h('a', { href: href('workflows') }, 'Workflows')),
+      h('li', null, h('a', { href: href('durable-objects') }, 'Durable Objects')),
       h('li', null, traffic, trafficLinks),
       h('li', null, h('a', { href: href('notifications') }, 'Notifications')),
       h('li', null, h('a', { href: href('zones') }, 'Zones')),

@@ -395,6 +395,14 @@ export const SETTINGS = {
     description: 'D1 databases one account may have (Cloudflare answers 7406 past it).',
     section: 'Functions',
   }),
+  durableObjectMaxBytes: withDefault({
+    env: 'LEDGE_DURABLE_OBJECT_MAX_BYTES',
+    kind: integer(64 * 1024, 1024 * 1024 * MiB, 'bytes'),
+    // Cloudflare's storage per SQLite-backed Durable Object: 10 GB (key-value backed ones have no such limit).
+    default: 10 * 1024 * MiB,
+    description: 'Size past which a SQLite-backed Durable Object takes reads and deletes but no more writes.',
+    section: 'Functions',
+  }),
   d1MaxDatabaseBytes: withDefault({
     env: 'LEDGE_D1_MAX_DATABASE_BYTES',
     kind: integer(64 * 1024, 1024 * 1024 * MiB, 'bytes'),

@@ -10,7 +10,8 @@ import { assetsService, assetsServiceName } from './assets-service.ts';
 import { workflowServed, workflowsEngineName } from './bindings/workflow.ts';
 import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
-import { SERVICE_EXPORT } from '../isolate-modules.ts';
+import { isolateModule, SERVICE_EXPORT } from '../isolate-modules.ts';
+import { REMOTE_OBJECTS_MODULE } from '../remote-objects.ts';
 import type { ScriptToRun } from '../script.ts';
 import { DEFAULT_ENTRYPOINT, SERVICE_RPC_HOST, serviceSocketName } from '../service-sockets.ts';
 import { QUEUE_RELAY_ENTRYPOINT, queueRelayService, queueRelayServiceName } from './queue-relay.ts';
@@ -102,6 +103,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       folder: `s${index}`,
       maxCompatibilityDate: input.maxCompatibilityDate,
       subrequestsPerInvocation: input.subrequestsPerInvocation,
+      durableObjectMaxBytes: input.durableObjectMaxBytes,
       hostGuard: direct ? { host: `${script.name}.${subdomain}.${domain}`, domain } : undefined,
     });
     workers.push(built.service);
@@ -165,8 +167,23 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     );
     sockets.push(pingSocket());
   }
+  // `script_name` Durable Object bindings are made by an internal module (remote-objects.ts).
+  const remote = scripts.some((d) => (d.remoteObjects?.length ?? 0) > 0);
+  const extensions = remote
+    ? [
+        {
+          modules: [
+            {
+              name: REMOTE_OBJECTS_MODULE,
+              internal: true,
+              esModule: files.embed('remote-objects.js', isolateModule('remote-objects')),
+            },
+          ],
+        },
+      ]
+    : undefined;
   return {
-    config: { services, sockets, v8Flags: FUNCTION_V8_FLAGS },
+    config: { services, sockets, v8Flags: FUNCTION_V8_FLAGS, ...(extensions ? { extensions } : {}) },
     files: files.list(),
     directories: [...new Set(directories)],
   };

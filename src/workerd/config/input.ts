@@ -67,6 +67,8 @@ export interface FunctionsConfigInput {
   ping?: boolean;
   /** fetch() calls one invocation may make (isolate/subrequests.ts). */
   subrequestsPerInvocation?: number | undefined;
+  /** Storage one SQLite-backed Durable Object may use (isolate/object-limits.ts). */
+  durableObjectMaxBytes?: number | undefined;
   /** The secret the ping service asks isolates for their counts with; a fresh one per config by default. */
   metricsSecret?: string;
   /** Root of the accounts' Durable Object storage; without it, objects keep their storage in memory. */

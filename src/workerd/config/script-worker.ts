@@ -45,6 +45,8 @@ export interface ScriptWorkerOptions {
   folder: string;
   maxCompatibilityDate: string;
   subrequestsPerInvocation?: number | undefined;
+  /** Storage one SQLite-backed Durable Object may use; the isolate's default (Cloudflare's) without it. */
+  durableObjectMaxBytes?: number | undefined;
   /** Set when the socket reaches the script directly: it answers only its own host (isolate/host-guard.ts). */
   hostGuard?: { host: string; domain: string } | undefined;
 }
@@ -81,6 +83,8 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
           version.main_module,
           options.hostGuard,
           (context.deployed.durableObjects ?? []).map((c) => ({ name: c.class_name, sqlite: c.sqlite })),
+          [...new Set((context.deployed.remoteObjects ?? []).map((r) => r.namespace_id))],
+          options.durableObjectMaxBytes,
         ),
       ),
     },
@@ -89,7 +93,10 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
     ...version.modules.map((m) => MODULE[m.type](m.name, own(m.name, Buffer.from(m.content, 'base64')))),
   ];
   const date = compatibilityDate(version.compatibility_date, options.maxCompatibilityDate);
-  const durableObjectNamespaces = parts.flatMap((part) => part.durableObjectNamespaces ?? []);
+  // Two bindings to one remote class bring its ids class twice: one namespace per class.
+  const durableObjectNamespaces = [
+    ...new Map(parts.flatMap((part) => part.durableObjectNamespaces ?? []).map((n) => [n.className, n])).values(),
+  ];
   return {
     service: {
       name: `${script.account_id}/${script.name}`,

@@ -61,6 +61,15 @@ export const TAIL_FLAG_FILE = 'flag';
 export const TAIL_FLAG_PEER = 'peer';
 /** How long an isolate trusts what it last read about its script's tail flag. */
 export const TAIL_FLAG_TTL_MS = 1_000;
+/**
+ * How a `script_name` Durable Object binding names the object on its host's gate (object-gate.ts): a header
+ * on `fetch`, an argument on RPC calls. `name` when the id came from a name, so the host derives the same id.
+ */
+export const OBJECT_TARGET_HEADER = 'x-ledge-object';
+export interface ObjectTarget {
+  id: string;
+  name: string | null;
+}
 /** The symbol (Symbol.for) under which a scheduled() run's console calls wait for the metrics module. */
 export const SCHEDULED_TRACE_SYMBOL = 'ledge.scheduledTrace';
 

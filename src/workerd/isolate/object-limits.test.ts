@@ -24,7 +24,7 @@ class Plain {
 }
 
 const construct = (sqlite: boolean, webSockets?: number) => {
-  const Limited = limitStorage(Plain, sqlite, webSockets) as new (ctx: unknown, env: unknown) => Plain;
+  const Limited = limitStorage(Plain, sqlite, { webSockets }) as new (ctx: unknown, env: unknown) => Plain;
   const { ctx, written, accepted } = state();
   new Limited(ctx, {});
   return { ctx, written, accepted, Limited };
@@ -63,5 +63,25 @@ describe('Durable Object limits in the isolate', () => {
     ctx.acceptWebSocket('b');
     expect(() => ctx.acceptWebSocket('c')).toThrow('at most 2 WebSockets');
     expect(accepted).toEqual(['a', 'b']);
+  });
+
+  it('refuses writes to a SQLite-backed object once it holds its limit, and still runs reads and deletes', () => {
+    const ran: string[] = [];
+    const sql = { databaseSize: 1000, exec: (query: string) => ran.push(query) };
+    const ctx = {
+      storage: { sql, put: () => ran.push('put') },
+      acceptWebSocket: () => undefined,
+      getWebSockets: () => [],
+    };
+    const Limited = limitStorage(Plain, true, { storageBytes: 1000 }) as new (ctx: unknown, env: unknown) => Plain;
+    new Limited(ctx, {});
+    expect(() => sql.exec('INSERT INTO t VALUES (1)')).toThrow('database or disk is full: SQLITE_FULL');
+    expect(() => ctx.storage.put()).toThrow('SQLITE_FULL');
+    sql.exec('SELECT * FROM t');
+    sql.exec('  delete FROM t');
+    expect(ran).toEqual(['SELECT * FROM t', '  delete FROM t']);
+    sql.databaseSize = 999;
+    sql.exec('INSERT INTO t VALUES (2)');
+    expect(ran.at(-1)).toBe('INSERT INTO t VALUES (2)');
   });
 });

@@ -56,7 +56,8 @@ type FetchHandler = (this: unknown, request: Request, env: unknown, ctx: Executi
 
 const traceStore = new AsyncLocalStorage<Trace>();
 const FLAG = TAIL_FLAG_BINDING;
-const PLATFORM_BINDING = new RegExp(`^${RESERVED_BINDING_PREFIX}_(?:R2|BLOBS)_\\d+$`);
+// Bucket slots (r2.ts), and the Durable Object classes' gate namespaces (object-gate.ts).
+const PLATFORM_BINDING = new RegExp(`^${RESERVED_BINDING_PREFIX}_(?:(?:R2|BLOBS)_\\d+|DO_[A-Za-z_$][\\w$]*)$`);
 // The platform's own binding names (config/bindings/); a legacy user binding that merely starts with the
 // reserved prefix (allowed before it was reserved) stays the user's.
 const platformBinding = (name: string) =>

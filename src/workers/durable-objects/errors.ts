@@ -34,11 +34,14 @@ export const DurableObjectErrors = {
       10211,
       'Version upload failed. You attempted to upload a version of a Worker that includes a Durable Object migration, but migrations must be fully applied via a non-versioned deployment (wrangler deploy).',
     ),
-  crossScriptBinding: (binding: string, script: string) =>
+  /** A `script_name` binding to a class that Worker of the account does not host (or to a Worker it does not have). */
+  remoteClassMissing: (className: string, script: string, scriptExists: boolean) =>
     new LedgeError(
       400,
-      10021,
-      `Binding "${clip(binding)}" refers to a Durable Object class of the Worker "${clip(script)}": bindings to another Worker's Durable Objects are not supported yet; bind a class this Worker exports.`,
+      10061,
+      scriptExists
+        ? `Cannot create binding for class '${clip(className)}' of the Worker '${clip(script)}' because it is not currently configured to implement Durable Objects. Ensure a --new-class migration has been applied to it.`
+        : `Cannot create binding for class '${clip(className)}' because the Worker '${clip(script)}' does not exist on this account.`,
     ),
   namespaceNotFound: () => new LedgeError(404, 10066, 'This Durable Object namespace does not exist on your account.'),
 };

@@ -1,5 +1,5 @@
 import { newId } from '../../shared/ids.ts';
-import type { Binding, DurableObjectClass } from '../../workerd/index.ts';
+import type { Binding, DurableObjectClass, RemoteObjectClass } from '../../workerd/index.ts';
 import { DurableObjectErrors } from './errors.ts';
 import { planMigrations, type MigrationPlan } from './plan.ts';
 import type { Migrations, NamespaceRecord } from './schemas.ts';
@@ -12,6 +12,8 @@ export interface PreparedClasses {
   previous: ScriptClasses;
   /** Classes transferred from other scripts, as they were (restored if the deploy fails). */
   takenFrom: NamespaceRecord[];
+  /** The other scripts' classes its `script_name` bindings name. */
+  remote: RemoteObjectClass[];
 }
 
 /** Durable Object namespaces: migrations checked and planned at upload, data removed once a class is gone. */
@@ -37,19 +39,32 @@ export class DurableObjectsService {
     now: string;
     /** The bindings of another script's deployed version (a transferred class must not be bound there). */
     bindingsOf: (script: string) => Promise<Binding[]>;
+    /** Whether the account has a script of that name (a `script_name` binding's error says which is missing). */
+    scriptExists: (script: string) => Promise<boolean>;
   }): Promise<PreparedClasses> {
     if (input.migrations && !input.deploy) throw DurableObjectErrors.migrationInVersion();
     const bound: string[] = [];
     for (const binding of input.bindings) {
       if (binding.type !== 'durable_object_namespace') continue;
-      if (binding.script_name !== undefined && binding.script_name !== input.script)
-        throw DurableObjectErrors.crossScriptBinding(binding.name, binding.script_name);
-      bound.push(binding.class_name);
+      if (binding.script_name === undefined || binding.script_name === input.script) bound.push(binding.class_name);
     }
     const previous = await this.store.forScript(input.accountId, input.script);
-    const others = input.migrations
-      ? (await this.store.forAccount(input.accountId)).filter((r) => r.script_name !== input.script)
-      : [];
+    const account = await this.store.forAccount(input.accountId);
+    const others = account.filter((r) => r.script_name !== input.script);
+    const remote = remoteClasses(input.script, input.bindings, others);
+    const missing = input.bindings.find(
+      (b) =>
+        b.type === 'durable_object_namespace' &&
+        b.script_name !== undefined &&
+        b.script_name !== input.script &&
+        !remote.some((r) => r.script_name === b.script_name && r.class_name === b.class_name),
+    );
+    if (missing?.type === 'durable_object_namespace')
+      throw DurableObjectErrors.remoteClassMissing(
+        missing.class_name,
+        missing.script_name!,
+        await input.scriptExists(missing.script_name!),
+      );
     const plan = planMigrations({
       accountId: input.accountId,
       script: input.script,
@@ -75,7 +90,7 @@ export class DurableObjectsService {
           `Cannot transfer class '${source.class_name}' from the Worker '${source.script_name}': its binding ${still.name} still refers to it. Deploy that Worker without the binding first.`,
         );
     }
-    return { plan, previous, takenFrom };
+    return { plan, previous, takenFrom, remote };
   }
 
   /** Removes the data of the account's namespaces that no class owns any more (deleted classes or scripts). */
@@ -83,6 +98,22 @@ export class DurableObjectsService {
     const keep = new Set((await this.store.forAccount(accountId)).map((r) => r.id));
     return this.storage.sweep(accountId, keep);
   }
+}
+
+/**
+ * The classes of other scripts (`others`: the account's, without the script's own) that the script's
+ * `script_name` bindings name; a binding to a class that is not there has no entry.
+ */
+export function remoteClasses(
+  script: string,
+  bindings: readonly Binding[],
+  others: readonly NamespaceRecord[],
+): RemoteObjectClass[] {
+  return bindings.flatMap((b) => {
+    if (b.type !== 'durable_object_namespace' || b.script_name === undefined || b.script_name === script) return [];
+    const record = others.find((r) => r.script_name === b.script_name && r.class_name === b.class_name);
+    return record ? [{ script_name: record.script_name, class_name: record.class_name, namespace_id: record.id }] : [];
+  });
 }
 
 /** A script's classes as the runtime loads them. */

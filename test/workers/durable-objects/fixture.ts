@@ -33,6 +33,9 @@ export class Counter extends DurableObject {
   spin() {
     for (;;) {}
   }
+  envKeys() {
+    return Object.keys(this.env).sort();
+  }
 }
 
 export class Room extends DurableObject {
@@ -43,6 +46,14 @@ export class Room extends DurableObject {
   add(text) {
     this.ctx.storage.sql.exec('INSERT INTO messages (text) VALUES (?)', text);
     return this.ctx.storage.sql.exec('SELECT COUNT(*) AS n FROM messages').one().n;
+  }
+  fill(bytes) {
+    try {
+      this.add('x'.repeat(bytes));
+      return 'stored';
+    } catch (error) {
+      return 'refused: ' + error.message;
+    }
   }
   messages() {
     return this.ctx.storage.sql.exec('SELECT text FROM messages ORDER BY id').toArray().map((r) => r.text);
@@ -78,6 +89,8 @@ export default {
     if (kind === 'instance') return new Response(String(await env.COUNTER.getByName(name).instance()));
     if (kind === 'counter-fetch') return env.COUNTER.get(env.COUNTER.idFromName(name)).fetch(request);
     if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes')), url.searchParams.has('key')));
+    if (kind === 'env')
+      return Response.json({ handler: Object.keys(env).sort(), object: await env.COUNTER.getByName(name).envKeys() });
     if (kind === 'spin') return new Response(await env.COUNTER.getByName(name).spin());
     if (kind === 'ids') {
       const named = env.COUNTER.idFromName(name);
@@ -95,6 +108,7 @@ export default {
       const room = env.ROOM.getByName(name);
       if (action === 'add') return new Response(String(await room.add(url.searchParams.get('text'))));
       if (action === 'messages') return Response.json(await room.messages());
+      if (action === 'fill') return new Response(await room.fill(Number(url.searchParams.get('bytes'))));
       if (action === 'alarm')
         return new Response(await room.alarmIn(url.searchParams.get('text'), Number(url.searchParams.get('in') ?? 0)));
       if (action === 'ws') return room.fetch(request);

@@ -20,7 +20,8 @@ describe('Durable Object limits and failure domains', () => {
   let neighbour: string;
 
   beforeAll(async () => {
-    ledge = await startLedge();
+    // A SQLite-backed object may hold 256 KiB here (Cloudflare's 10 GB would take too long to fill).
+    ledge = await startLedge({ env: { LEDGE_DURABLE_OBJECT_MAX_BYTES: String(256 * 1024) } });
     const uploaded = await uploadObjects(ledge, 'objects', {
       migrations: FIRST_MIGRATION,
       ...{ limits: { cpu_ms: 200 } },
@@ -55,6 +56,16 @@ describe('Durable Object limits and failure domains', () => {
   it("refuses a value above Cloudflare's 128 KiB on a key-value backed class", async () => {
     expect((await call('/fill/small?bytes=131072')).text).toBe('stored');
     expect((await call('/fill/big?bytes=131073')).text).toMatch(/^refused: Values cannot be larger than 131072 bytes/);
+  });
+
+  it('refuses writes to a SQLite-backed object at its storage limit, which still reads; other objects go on', async () => {
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8 && !outcomes.at(-1)?.startsWith('refused'); i++)
+      outcomes.push((await call('/room/full/fill?bytes=65536')).text);
+    expect(outcomes.length).toBeGreaterThan(2);
+    expect(outcomes.at(-1)).toBe('refused: database or disk is full: SQLITE_FULL');
+    expect((JSON.parse((await call('/room/full/messages')).text) as string[]).length).toBe(outcomes.length - 1);
+    expect((await call('/room/other/fill?bytes=65536')).text).toBe('stored');
   });
 
   it("refuses a key above Cloudflare's 2 KiB", async () => {

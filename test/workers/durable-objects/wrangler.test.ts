@@ -101,4 +101,29 @@ describe('wrangler deploy with Durable Objects', () => {
     expect(refused.output).toContain('[code: 10074]');
     expect(await call('/counter/visits')).toBe('4');
   });
+
+  it("deploys a second Worker whose script_name bindings reach the first one's objects", async () => {
+    const caller = tempDir('ledge-do-caller-');
+    mkdirSync(join(caller, 'src'));
+    writeFileSync(join(caller, 'src/index.js'), OBJECTS_WORKER);
+    writeFileSync(
+      join(caller, 'wrangler.toml'),
+      CONFIG('')
+        .replace('name = "chat"', 'name = "chat-front"')
+        .replaceAll('class_name = "Counter"', 'class_name = "Counter"\nscript_name = "chat"')
+        .replaceAll('class_name = "Room"', 'class_name = "Room"\nscript_name = "chat"'),
+    );
+    const result = await runWrangler(['deploy'], {
+      apiUrl: ledge.apiUrl,
+      cwd: caller,
+      env: { CLOUDFLARE_API_TOKEN: ledge.apiToken, CLOUDFLARE_ACCOUNT_ID: ledge.accountId },
+      timeoutMs: 90_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const front = `chat-front.${await accountSubdomain(ledge)}.localhost`;
+    expect((await callFunction(functionsPort(ledge), front, '/counter/visits')).text).toBe('5');
+    expect(JSON.parse((await callFunction(functionsPort(ledge), front, '/room/lobby/messages')).text)).toEqual([
+      'first',
+    ]);
+  });
 });

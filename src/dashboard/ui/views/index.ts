@@ -10,6 +10,7 @@ import { home } from './home.ts';
 import { database, databases } from './d1.ts';
 import { queues } from './queues.ts';
 import { instance, workflow, workflows } from './workflows.ts';
+import { namespace, namespaces } from './durable-objects.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -47,6 +48,8 @@ export function routeView({ path, query }: Route): View {
     case 'workflows':
       if (a && b) return (main) => instance(main, a, b);
       return a ? (main) => workflow(main, a) : workflows;
+    case 'durable-objects':
+      return a ? (main) => namespace(main, a, query) : namespaces;
     case 'zones':
       if (a && b === 'ssl') return (main) => zoneSsl(main, a);
       return (main) => zones(main);

@@ -1,34 +1,94 @@
 import { join } from 'node:path';
+import { OBJECT_TARGET_HEADER } from '../../isolate/contract.ts';
+import {
+  objectGateBinding,
+  objectGateEntrypoint,
+  objectIdsClass,
+  REMOTE_OBJECTS_MODULE,
+} from '../../remote-objects.ts';
 import type { Binding } from '../../script.ts';
+import { SERVICE_RPC_HOST } from '../../service-sockets.ts';
 import { VOID } from '../types.ts';
-import type { BindingModule, PlatformBindingModule } from './contract.ts';
+import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
+
+type ObjectBinding = Extract<Binding, { type: 'durable_object_namespace' }>;
 
 /**
  * `durable_object_namespace`: a namespace of a class the script itself hosts (durableObjectClasses below
- * declares it). A binding to another script's class is refused at upload, so it never reaches the config.
+ * declares it), or, with `script_name`, of a class another script of the account hosts (remoteNamespace).
  */
-export const durableObjectNamespace: BindingModule<Extract<Binding, { type: 'durable_object_namespace' }>> = (
-  binding,
-) => ({ bindings: [{ name: binding.name, durableObjectNamespace: { className: binding.class_name } }] });
+export const durableObjectNamespace: BindingModule<ObjectBinding> = (binding, context) =>
+  binding.script_name !== undefined && binding.script_name !== context.deployed.script.name
+    ? remoteNamespace(binding, context)
+    : { bindings: [{ name: binding.name, durableObjectNamespace: { className: binding.class_name } }] };
+
+/**
+ * Another script's class (remote-objects.ts): a wrapped binding over the host's gate socket for the class
+ * and a local namespace of an empty class keyed by the host's namespace id, which derives the host's ids.
+ * A class the host no longer has (deleted since the binding was deployed) leaves the binding unset.
+ */
+function remoteNamespace(binding: ObjectBinding, context: ScriptContext): Contribution {
+  const { deployed, serviceSocket } = context;
+  const account = deployed.script.account_id;
+  const target = deployed.remoteObjects?.find(
+    (r) => r.script_name === binding.script_name && r.class_name === binding.class_name,
+  );
+  if (!target) return { bindings: [] };
+  if (!serviceSocket) throw new Error(`Durable Object binding ${binding.name}: the runtime has no service sockets`);
+  const entrypoint = objectGateEntrypoint(binding.class_name);
+  const gate = `service:${account}/${binding.script_name}#${entrypoint}`;
+  const ids = objectIdsClass(target.namespace_id);
+  return {
+    bindings: [
+      {
+        name: binding.name,
+        wrapped: {
+          moduleName: REMOTE_OBJECTS_MODULE,
+          innerBindings: [
+            { name: 'gate', service: gate },
+            { name: 'ids', durableObjectNamespace: { className: ids } },
+            { name: 'header', text: OBJECT_TARGET_HEADER },
+          ],
+        },
+      },
+    ],
+    services: [
+      {
+        name: gate,
+        external: {
+          address: `unix:${serviceSocket(account, binding.script_name!, entrypoint)}`,
+          http: { capnpConnectHost: SERVICE_RPC_HOST },
+        },
+      },
+    ],
+    durableObjectNamespaces: [{ className: ids, uniqueKey: target.namespace_id }],
+    // No object of it is ever made; a script that hosts classes of its own has their storage already.
+    ...((deployed.durableObjects?.length ?? 0) === 0 ? { durableObjectStorage: { inMemory: VOID } } : {}),
+  };
+}
 
 /**
  * The Durable Object classes the script hosts, each under its namespace id as workerd's `uniqueKey`: the id
  * derives the objects' ids (`idFromName`) and names their directory, so a renamed or transferred class keeps
  * its objects. Their storage is one writable disk per account (`<root>/<account>`), or memory when the config
- * is only checked.
+ * is only checked. Each class also gets a hidden binding for its gate (isolate/object-gate.ts).
  */
 export const durableObjectClasses: PlatformBindingModule = ({ deployed, durableObjectsDir }) => {
   const classes = deployed.durableObjects ?? [];
   if (classes.length === 0) return { bindings: [] };
   const namespaces = classes.map((c) => ({ className: c.class_name, uniqueKey: c.namespace_id, enableSql: c.sqlite }));
+  const gates = classes.map((c) => ({
+    name: objectGateBinding(c.class_name),
+    durableObjectNamespace: { className: c.class_name },
+  }));
   if (!durableObjectsDir) {
-    return { bindings: [], durableObjectNamespaces: namespaces, durableObjectStorage: { inMemory: VOID } };
+    return { bindings: gates, durableObjectNamespaces: namespaces, durableObjectStorage: { inMemory: VOID } };
   }
   const account = deployed.script.account_id;
   const directory = join(durableObjectsDir, account);
   const service = `durable-objects:${account}`;
   return {
-    bindings: [],
+    bindings: gates,
     durableObjectNamespaces: namespaces,
     durableObjectStorage: { localDisk: service },
     services: [{ name: service, disk: { path: directory, writable: true } }],
