@@ -16,7 +16,6 @@ export type Binding =
   | { name: string; type: 'd1'; id: string }
   | { name: string; type: 'service'; service: string; entrypoint?: string | undefined }
   | { name: string; type: 'queue'; queue_name: string; queue_id: string }
-
   | { name: string; type: 'workflow'; workflow_name: string; class_name: string; script_name?: string | undefined };
 
 /**
