@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 import type { QueueEngineClient } from './engine-client.ts';
 import { QueueErrors } from './errors.ts';
@@ -53,13 +53,13 @@ export class QueueService {
     engine: QueueEngineClient;
     hooks: QueueHooks;
     limits?: Partial<QueueLimits> | undefined;
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
     this.#store = deps.store;
     this.#engine = deps.engine;
     this.#hooks = deps.hooks;
     this.#limits = { ...DEFAULT_QUEUE_LIMITS, ...deps.limits };
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   get limits(): QueueLimits {

@@ -1,7 +1,7 @@
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import { EngineHost, queuesEngine, type EngineConsumer } from '../workerd/index.ts';
 import { QueueEngineClient } from './engine-client.ts';
@@ -32,7 +32,7 @@ export function createQueuesSubsystem(deps: {
   runtimeDir: string;
   dataDir: string;
   logger: Logger;
-  clock?: Clock | undefined;
+  clock: Clock;
   limits?: Partial<QueueLimits> | undefined;
   /** Where a consumer script's process serves the queue relay (a stable path, whether it runs yet or not). */
   consumerSocket: (accountId: string, script: string) => string;
@@ -41,7 +41,7 @@ export function createQueuesSubsystem(deps: {
   scriptExists: QueueHooks['scriptExists'];
   producers: QueueHooks['producers'];
 }): QueuesSubsystem {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const store = new SqlQueueStore(deps.db);
   // The engine's config is built synchronously when its process starts: the consumers are kept here.
   const consumers = new Map<string, EngineConsumer[]>();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../shared/clock.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 import { WorkflowErrors } from './errors.ts';
 import type { EngineEvent, EngineMeta, InstanceLine } from './render.ts';
@@ -45,12 +45,12 @@ export class WorkflowService {
     store: WorkflowStoreLike;
     runtime: WorkflowRuntime;
     scriptExists: (accountId: string, script: string) => Promise<boolean>;
-    clock?: Clock | undefined;
+    clock: Clock;
   }) {
     this.#store = deps.store;
     this.#runtime = deps.runtime;
     this.#scriptExists = deps.scriptExists;
-    this.#clock = deps.clock ?? systemClock;
+    this.#clock = deps.clock;
   }
 
   async put(

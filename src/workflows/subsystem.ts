@@ -15,7 +15,7 @@ export function createWorkflowsSubsystem(deps: {
   db: SqlDatabase;
   runtime: WorkflowRuntime;
   scriptExists: (accountId: string, script: string) => Promise<boolean>;
-  clock?: Clock | undefined;
+  clock: Clock;
 }): WorkflowsSubsystem {
   const store = new SqlWorkflowStore(deps.db);
   const service = new WorkflowService({
