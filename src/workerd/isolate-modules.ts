@@ -33,7 +33,8 @@ export const SCRIPT_MODULES = [
 ] as const;
 /** The module of the ping service, and what it imports. */
 export const PING_MODULES = ['ping', 'contract'] as const;
-export type IsolateModule = (typeof SCRIPT_MODULES)[number] | (typeof PING_MODULES)[number] | 'entry-router';
+export type IsolateModule =
+  (typeof SCRIPT_MODULES)[number] | (typeof PING_MODULES)[number] | 'entry-router' | 'asset-cache';
 
 const compiled = new Map<IsolateModule, string>();
 /**
