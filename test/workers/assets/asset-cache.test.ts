@@ -1,4 +1,5 @@
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../../helpers/ledge.ts';
@@ -20,7 +21,7 @@ describe('assets: small files from the router isolate', () => {
   let host: string;
   // A fresh connection each: the functions port's processes (each its own isolate) all get some.
   const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
-    callFunction(functionsPort(ledge), host, path, { headers, method, agent: false });
+    callFunction(functionsPort(ledge), host, path, { headers, method, agent: new Agent({ keepAlive: false }) });
 
   beforeAll(async () => {
     ledge = await startLedge();
