@@ -10,14 +10,20 @@ const REMEMBERED = 256;
  * changes files alone builds the same config around another directory).
  */
 function loadKey(candidate: ScriptToRun): string {
+  // Fields picked one by one: callers pass their records, which carry more (timestamps, tags) than the runtime reads.
   const { script, version, secrets, subdomain, scheduled, routed, assets, durableObjects, entrypoints } = candidate;
-  const { id: _id, ...code } = version;
   return createHash('sha256')
     .update(
       JSON.stringify([
-        script,
-        code,
-        secrets,
+        script.account_id,
+        script.name,
+        version.main_module,
+        version.modules,
+        version.bindings,
+        version.compatibility_date,
+        version.compatibility_flags,
+        version.cpu_ms,
+        secrets.map((s) => [s.name, s.text]),
         subdomain,
         scheduled,
         routed === true,
