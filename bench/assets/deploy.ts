@@ -4,7 +4,8 @@
 // Ledge's share: the time during which one of the deploy's calls (the upload session, the uploads, the
 // script upload) was in flight at a timing proxy between wrangler and Ledge (overlapping uploads count
 // once). The rest of the whole run is wrangler's own work. Prints a table and the JSON of every round.
-// Usage: npm run bench:assets:deploy [-- --rounds 3 --files 1000]
+// `--root <checkout>` runs the Ledge of another checkout (its own node_modules), for a before/after.
+// Usage: npm run bench:assets:deploy [-- --rounds 3 --files 1000 --root /tmp/ledge-base]
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,7 +133,8 @@ async function deploy(
 
 async function main() {
   const work = benchWorkDir();
-  const ledge = await startBenchLedge(work.dir);
+  const root = process.argv.includes('--root') ? process.argv[process.argv.indexOf('--root') + 1] : undefined;
+  const ledge = await startBenchLedge(work.dir, root);
   const proxy = await startTimingProxy(ledge.apiPort);
   const rounds: { first: Figures; redeploy: Figures }[] = [];
   try {
