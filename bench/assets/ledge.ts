@@ -23,11 +23,14 @@ export interface BenchLedge {
   host(script: string): Promise<string>;
 }
 
-/** A Ledge server through bin/ledge (as `npm start` runs it), embedded SQLite, on free ports. */
-export async function startBenchLedge(work: string): Promise<BenchLedge> {
-  const dataDir = join(work, 'ledge');
+/**
+ * A Ledge server through bin/ledge (as `npm start` runs it), embedded SQLite, on free ports; from `root`, a
+ * checkout of another commit with its node_modules, to compare two builds in one run.
+ */
+export async function startBenchLedge(work: string, root = ROOT, name = 'ledge'): Promise<BenchLedge> {
+  const dataDir = join(work, name);
   const [apiPort, fnPort] = [await freePort(), await freePort()];
-  const child = spawn(join(ROOT, 'bin/ledge'), benchServerArgs(ROOT, dataDir, apiPort, fnPort), {
+  const child = spawn(join(root, 'bin/ledge'), benchServerArgs(root, dataDir, apiPort, fnPort), {
     env: {
       ...process.env,
       LEDGE_LOG_LEVEL: 'warn',

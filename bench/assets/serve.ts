@@ -3,7 +3,9 @@
 // own `assets` service in a bare config with no Ledge code (the ceiling), and `wrangler dev` (Miniflare).
 // wrk -t1 -c32 keep-alive as in bench/functions; each scenario runs ROUNDS rounds, the three servers in a
 // rotating order, ratios taken within a round and their median reported.
-// Usage: npm run bench:assets:serve [-- --seconds 10 --rounds 3]
+// `--base <checkout>` adds a Ledge built from another commit (its own node_modules) as `ledge_base`: two builds
+// compared in the same rounds.
+// Usage: npm run bench:assets:serve [-- --seconds 10 --rounds 3 --base /tmp/ledge-base]
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import { benchWorkDir, getWithHost, startBenchLedge, WRANGLER, wranglerEnv } fro
 
 const SECONDS = numberArgument('--seconds', 10);
 const ROUNDS = numberArgument('--rounds', 3);
+const BASE = process.argv.includes('--base') ? process.argv[process.argv.indexOf('--base') + 1] : undefined;
 const KiB = 1024;
 const MiB = 1024 * 1024;
 const SIZES = { get_1k: KiB, get_1m: MiB } as const;
@@ -25,7 +28,7 @@ type ScenarioName = keyof typeof SIZES;
 const PATHS: Record<ScenarioName, string> = { get_1k: '/asset-1k.txt', get_1m: '/asset-1m.txt' };
 
 interface Target {
-  name: 'ledge' | 'workerd_assets' | 'workerd_assets_hop' | 'wrangler_dev';
+  name: 'ledge' | 'ledge_base' | 'workerd_assets' | 'workerd_assets_hop' | 'wrangler_dev';
   port: number;
   host: string;
   /** The process whose tree serves it (CPU per request). */
@@ -113,6 +116,14 @@ async function main() {
       cwd: site,
       env: wranglerEnv(`http://127.0.0.1:${ledge.apiPort}/client/v4`, home),
     });
+    const base = BASE ? await startBenchLedge(work.dir, BASE, 'ledge-base') : undefined;
+    if (base) {
+      children.push(base.child);
+      await promisify(execFile)(process.execPath, [WRANGLER, 'deploy'], {
+        cwd: site,
+        env: wranglerEnv(`http://127.0.0.1:${base.apiPort}/client/v4`, home),
+      });
+    }
     const bare = await startWorkerdAssets(work.dir, join(site, 'public'));
     children.push(bare.child);
     const dev = await startWranglerDev(site, home);
@@ -120,6 +131,16 @@ async function main() {
     dev.child.stdout!.resume();
     const targets: Target[] = [
       { name: 'ledge', port: ledge.fnPort, host: await ledge.host('assets-serve'), pid: ledge.child.pid! },
+      ...(base
+        ? [
+            {
+              name: 'ledge_base' as const,
+              port: base.fnPort,
+              host: await base.host('assets-serve'),
+              pid: base.child.pid!,
+            },
+          ]
+        : []),
       { name: 'workerd_assets', port: bare.port, host: `127.0.0.1:${bare.port}`, pid: bare.child.pid! },
       { name: 'workerd_assets_hop', port: bare.hopPort, host: `127.0.0.1:${bare.hopPort}`, pid: bare.child.pid! },
       { name: 'wrangler_dev', port: dev.port, host: `127.0.0.1:${dev.port}`, pid: dev.child.pid! },
@@ -150,6 +171,8 @@ async function measure(targets: Target[], work: string): Promise<Samples> {
             method: 'GET',
             path: PATHS[scenario],
             headers: { Host: target.host },
+            // wrangler dev answers in seconds on a loaded machine: its answers count rather than time out.
+            timeoutSeconds: 30,
           },
           work,
           SECONDS,
@@ -174,6 +197,7 @@ async function measure(targets: Target[], work: string): Promise<Samples> {
       add(`${scenario}.of_ceiling`, rps('ledge') / rps('workerd_assets'));
       add(`${scenario}.vs_wrangler_dev`, rps('ledge') / rps('wrangler_dev'));
       add(`${scenario}.of_hop`, rps('ledge') / rps('workerd_assets_hop'));
+      if (figures.has('ledge_base')) add(`${scenario}.base_of_ceiling`, rps('ledge_base') / rps('workerd_assets'));
     }
   }
   return samples;
@@ -213,6 +237,17 @@ function report(samples: Samples) {
     out(
       `| ${scenario} | ${m(`workerd_assets_hop.${scenario}.rps`).toFixed(0)} req/s | ${(m(`${scenario}.of_hop`) * 100).toFixed(0)}% |\n`,
     );
+  if (samples.has('get_1k.base_of_ceiling')) {
+    out(
+      '\nThe base build (`--base`) in the same rounds:\n\n| GET | Ledge base | base / ceiling | Ledge / ceiling |\n|---|---|---|---|\n',
+    );
+    for (const scenario of Object.keys(SIZES) as ScenarioName[])
+      out(
+        `| ${scenario} | ${m(`ledge_base.${scenario}.rps`).toFixed(0)} req/s, p99 ${m(`ledge_base.${scenario}.p99_ms`).toFixed(1)} ms, ` +
+          `CPU ${m(`ledge_base.${scenario}.cpu_ms_per_req`).toFixed(3)} | ${(m(`${scenario}.base_of_ceiling`) * 100).toFixed(0)}% | ` +
+          `${(m(`${scenario}.of_ceiling`) * 100).toFixed(0)}% |\n`,
+      );
+  }
   out(
     '\np99 ms and CPU per request (ms, whole process tree):\n\n| GET | Ledge | ceiling | wrangler dev |\n|---|---|---|---|\n',
   );

@@ -33,6 +33,8 @@ export interface Scenario {
    * host as SNI, so an https:// URL must name the site, and the machine's resolver knows no test hostnames.
    */
   hostsFile?: string;
+  /** wrk's request timeout (default 2 s): a slow server's answers then count instead of timing out. */
+  timeoutSeconds?: number;
 }
 
 /** Runs `wrk -t1 -c32 -d<s>s --latency` with a Lua script for the scenario (as in baselines.md). */
@@ -56,7 +58,8 @@ export async function runWrk(
         : `local h = { ${headers} }\nlocal body = string.rep("x", ${scenario.bodyBytes ?? 1024})\nlocal i = 0\n` +
           `request = function() i = (i + 1) % ${scenario.keys ?? 1000}; return wrk.format("PUT", "/bench-" .. i, h, body) end\n`),
   );
-  const wrk = ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', lua, url];
+  const timeout = scenario.timeoutSeconds === undefined ? [] : ['--timeout', `${scenario.timeoutSeconds}s`];
+  const wrk = ['wrk', '-t1', `-c${connections}`, `-d${seconds}s`, ...timeout, '--latency', '-s', lua, url];
   const pinned = scenario.cpus === undefined ? wrk : ['taskset', '-c', scenario.cpus, ...wrk];
   const command =
     scenario.hostsFile === undefined

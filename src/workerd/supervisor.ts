@@ -14,6 +14,7 @@ import {
   type FrontRoutes,
   type R2ServiceResolver,
 } from './config/index.ts';
+import { LoadedBefore } from './loaded-before.ts';
 import { runtimeFingerprint, scriptKey } from './fingerprint.ts';
 import { ScriptBackend } from './script-backend.ts';
 import { exposeEntrypoints } from './service-exposure.ts';
@@ -140,6 +141,8 @@ export class FunctionsRuntime implements BackgroundService {
   /** Configurations that failed to start, by script key: not tried again until the fingerprint changes. */
   readonly #failed = new Map<string, { fingerprint: string; reason: string; at: string }>();
   readonly #status = new Map<string, ScriptRuntimeStatus>();
+  /** Upload checks that passed: the same config again loads without a throwaway workerd (loaded-before.ts). */
+  readonly #loadedBefore = new LoadedBefore();
   readonly #retiring = new Set<WorkerdGroup>();
   #queue: Promise<unknown> = Promise.resolve();
   #generation = 0;
@@ -328,6 +331,7 @@ export class FunctionsRuntime implements BackgroundService {
    * the way serving does: wrangler enables the route right after an upload).
    */
   async check(candidate: ScriptToRun): Promise<string | undefined> {
+    if (this.#loadedBefore.has(candidate)) return undefined;
     const dir = join(this.#deps.runtimeDir, `check-${randomUUID()}`);
     try {
       const served = { ...candidate, script: { ...candidate.script, workers_dev: true } };
@@ -356,7 +360,9 @@ export class FunctionsRuntime implements BackgroundService {
         const missing = missingDurableObjectClass([...stderr, failure ?? '']);
         if (missing !== undefined) throw new MissingDurableObjectClassError(missing);
       }
-      return failure === undefined ? undefined : loadFailureDetail(failure, candidate.sourceMaps);
+      if (failure !== undefined) return loadFailureDetail(failure, candidate.sourceMaps);
+      this.#loadedBefore.add(candidate);
+      return undefined;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

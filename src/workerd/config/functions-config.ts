@@ -64,6 +64,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   const directories: string[] = [];
   const routes: Record<string, string> = {};
   const routerBindings: Worker_Binding[] = [];
+  const cachedAssets: string[] = [];
   const pingScripts: Record<string, { a: string; s: string }> = {};
   const pingBindings: Worker_Binding[] = [];
   const pingWorkflows: Record<string, { a: string; s: string }> = {};
@@ -87,6 +88,8 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       workers.push(assetsOnly);
       for (const key of keys) routes[key] = binding;
       if (keys.length > 0) routerBindings.push({ name: binding, service: assetsOnly.name });
+      // No user Worker answers there: the router may keep its small files (isolate/asset-cache.ts).
+      if (keys.length > 0) cachedAssets.push(binding);
       return;
     }
     const context: ScriptContext = {
@@ -144,6 +147,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       routerService(files, [
         { name: 'ROUTES', json: JSON.stringify(routes) },
         { name: 'DOMAIN', text: domain },
+        { name: 'ASSET_CACHE', json: JSON.stringify(cachedAssets) },
         ...routerBindings,
       ]),
     );

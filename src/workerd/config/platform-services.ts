@@ -13,10 +13,11 @@ export function routerService(files: ConfigFiles, bindings: Worker_Binding[]): S
   return {
     name: ROUTER_SERVICE,
     worker: {
-      // The router imports the error pages from beside it ('./error-page.js').
+      // The router imports the error pages and the asset cache from beside it ('./error-page.js').
       modules: [
         { name: 'entry-router.js', esModule: files.embed('entry-router.js', isolateModule('entry-router')) },
         { name: 'error-page.js', esModule: files.embed('error-page.js', isolateModule('error-page')) },
+        { name: 'asset-cache.js', esModule: files.embed('asset-cache.js', isolateModule('asset-cache')) },
       ],
       compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
       bindings: [...bindings, { name: 'ROUTED_HEADER', text: ROUTED_SCRIPT_HEADER }],

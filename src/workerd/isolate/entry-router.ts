@@ -9,6 +9,7 @@
 // error 1102. A host listed in `quarantined` is a script that could not start: 503, error 1101. A script that
 // throws answers 500 with error 1101, as on Cloudflare; that page comes from the
 // script's own wrapper (error-page.ts answerExceptions), after its trace has recorded it for tail and logs.
+import { cachedAssetFetch } from './asset-cache.js';
 import { errorPage } from './error-page.js';
 
 const ROUTES_TTL_MS = 100;
@@ -27,6 +28,8 @@ interface Env {
   ROUTES: Record<string, string>;
   ROUTES_FILE?: Fetcher;
   FRONT?: boolean;
+  /** The bindings whose target is a version's assets-only service: small files are kept (asset-cache.ts). */
+  ASSET_CACHE?: string[];
   [binding: string]: unknown;
 }
 
@@ -47,7 +50,7 @@ export default {
     // Own keys only: a Host of constructor.<domain> or __proto__.<domain> must not find Object.prototype's.
     const binding = Object.hasOwn(routes, key) ? routes[key] : undefined;
     const target = binding === undefined ? undefined : (env[binding] as Fetcher | undefined);
-    if (target === undefined) {
+    if (binding === undefined || target === undefined) {
       if (Object.hasOwn(quarantined, key)) return errorPage(request, host, 'cannot-start');
       return new Response(
         `No function is deployed at ${host || '(no Host header)'}. Functions answer at <script>.<subdomain>.${env.DOMAIN}.\n`,
@@ -66,6 +69,7 @@ export default {
       request.headers.delete(env.ROUTED_HEADER);
     }
     try {
+      if (env.ASSET_CACHE?.includes(binding)) return await cachedAssetFetch(binding, target, request);
       return await target.fetch(request);
     } catch {
       return errorPage(request, host, env.FRONT ? 'limits' : 'threw');
