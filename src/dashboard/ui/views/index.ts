@@ -7,6 +7,7 @@ import { zones } from './account.ts';
 import { members, tokens } from './access.ts';
 import { home } from './home.ts';
 import { database, databases } from './d1.ts';
+import { keys, namespaces, value } from './kv.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -39,6 +40,9 @@ export function routeView({ path, query }: Route): View {
       return a ? (main) => scriptDetail(main, a) : scripts;
     case 'd1':
       return a ? (main) => database(main, a) : databases;
+    case 'kv':
+      if (a && b === 'key' && c !== undefined) return (main) => value(main, a, c);
+      return a ? (main) => keys(main, a, query) : (main) => namespaces(main);
     case 'zones':
       return (main) => zones(main);
     case 'members':
