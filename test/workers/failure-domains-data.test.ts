@@ -74,7 +74,7 @@ const floodedAtMost = (quiet: number[]) => 3 * p99(quiet) + 150;
 describe("data failure domains: another account's p99", () => {
   let ledge: TestLedge;
   let noisy: { host: string };
-  let steady: { host: string };
+  let steady: { host: string; database: string };
 
   beforeAll(async () => {
     ledge = await startLedge();
