@@ -130,7 +130,13 @@ try {
   const mfPort = await freePort();
   const miniflare = spawn(
     process.execPath,
-    [join(import.meta.dirname, 'miniflare-server.ts'), String(mfPort), join(work, 'mf'), WORKER],
+    [
+      join(import.meta.dirname, '../miniflare-server.ts'),
+      String(mfPort),
+      join(work, 'mf'),
+      WORKER,
+      JSON.stringify({ KV: { type: 'kv', id: 'bench' } }),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
