@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seriousViolations } from '../helpers/browser.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { browserFixture } from './helpers.ts';
 
@@ -18,6 +19,7 @@ describe('dashboard in Chromium: Workers KV', () => {
     await page.getByLabel('Namespace name').fill('browser-kv');
     await page.getByRole('button', { name: 'Create namespace' }).click();
     await page.getByRole('link', { name: 'browser-kv' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Rename browser-kv' }).click();
     await page.getByLabel('New name').fill('todo-store');
@@ -45,6 +47,7 @@ describe('dashboard in Chromium: Workers KV', () => {
     expect(await page.locator('tbody tr').count()).toBe(11);
     await page.getByRole('link', { name: 'First page' }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBe(50);
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByLabel('Search by key prefix').fill('note:');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -55,6 +58,7 @@ describe('dashboard in Chromium: Workers KV', () => {
     await page.getByRole('heading', { name: 'Key note:<b>1</b>' }).waitFor();
     expect(await page.getByLabel('Value', { exact: true }).inputValue()).toBe('<img src=x onerror=alert(1)>');
     expect(await page.locator('img').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.getByLabel('Value', { exact: true }).fill('buy milk');
     await page.getByLabel('Metadata').fill('{"done": false}');
     await page.getByLabel('Expiration', { exact: true }).fill('4102444800');
