@@ -219,7 +219,14 @@ async function startMiniflare(work: string): Promise<{ child: ChildProcess; targ
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(import.meta.dirname, 'miniflare-server.ts'), String(port), join(work, 'mf'), WORKER],
+    [
+      join(import.meta.dirname, '../miniflare-server.ts'),
+      String(port),
+      join(work, 'mf'),
+      WORKER,
+      JSON.stringify({ DB: { type: 'd1', id: 'bench-db' } }),
+      join(import.meta.dirname, 'seed.ts'),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -68,18 +68,15 @@ export class SqlD1Store {
     return { databases, total: Number(total?.n ?? 0) };
   }
 
-  /** Every database of the account (the engine host's config names each). */
-  async all(accountId?: string): Promise<D1DatabaseRecord[]> {
-    return accountId === undefined
-      ? this.#db.all<D1DatabaseRecord>(`SELECT ${COLUMNS} FROM d1_databases ORDER BY account_id, uuid`)
-      : this.#db.all<D1DatabaseRecord>(`SELECT ${COLUMNS} FROM d1_databases WHERE account_id = ? ORDER BY uuid`, [
-          accountId,
-        ]);
-  }
-
   async delete(accountId: string, uuid: string): Promise<boolean> {
     return (
       (await this.#db.run('DELETE FROM d1_databases WHERE account_id = ? AND uuid = ?', [accountId, uuid])).changes > 0
     );
+  }
+
+  /** The accounts that have at least one database. */
+  async accounts(): Promise<string[]> {
+    const rows = await this.#db.all<{ account_id: string }>('SELECT DISTINCT account_id FROM d1_databases');
+    return rows.map((row) => row.account_id);
   }
 }

@@ -51,7 +51,7 @@ export function createD1Subsystem(deps: {
     name: 'd1',
     service,
     store,
-    accounts: async () => [...new Set((await store.all()).map((database) => database.account_id))],
+    accounts: () => store.accounts(),
     background: [closer],
     mountRoutes: (api) => {
       api.route('/', d1Routes(service));

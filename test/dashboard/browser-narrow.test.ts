@@ -51,6 +51,7 @@ describe('dashboard in Chromium on a 390-pixel-wide phone', () => {
       ['#/notifications/new?alert_type=load_balancing_health_alert', 'Create a Health Alert'],
       ['#/notifications/history', 'Notifications'],
       ['#/workers', 'Workers & Pages'],
+      ['#/kv', 'Workers KV'],
       ['#/zones', 'Zones'],
     ] as const) {
       await page.goto(`${origin(ledge)}/${hash}`);

@@ -55,6 +55,7 @@ export function renderShell(app: HTMLElement): void {
       h('li', null, h('a', { href: '#/' }, 'Overview')),
       h('li', null, h('a', { href: href('r2') }, 'R2 Object Storage')),
       h('li', null, h('a', { href: href('workers') }, 'Workers & Pages')),
+      h('li', null, h('a', { href: href('kv') }, 'Workers KV')),
       h('li', null, h('a', { href: href('d1') }, 'D1 SQL Database')),
       h('li', null, h('a', { href: href('queues') }, 'Queues')),
       h('li', null, h('a', { href: href('workflows') }, 'Workflows')),

@@ -10,7 +10,8 @@ import { home } from './home.ts';
 import { database, databases } from './d1.ts';
 import { queues } from './queues.ts';
 import { instance, workflow, workflows } from './workflows.ts';
-import { namespace, namespaces } from './durable-objects.ts';
+import { namespace as objectNamespace, namespaces as objectNamespaces } from './durable-objects.ts';
+import { keys, namespaces as kvNamespaces, value } from './kv.ts';
 
 type View = (main: HTMLElement) => Promise<void>;
 
@@ -49,7 +50,10 @@ export function routeView({ path, query }: Route): View {
       if (a && b) return (main) => instance(main, a, b);
       return a ? (main) => workflow(main, a) : workflows;
     case 'durable-objects':
-      return a ? (main) => namespace(main, a, query) : namespaces;
+      return a ? (main) => objectNamespace(main, a, query) : objectNamespaces;
+    case 'kv':
+      if (a && b === 'key' && c !== undefined) return (main) => value(main, a, c);
+      return a ? (main) => keys(main, a, query) : (main) => kvNamespaces(main);
     case 'zones':
       if (a && b === 'ssl') return (main) => zoneSsl(main, a);
       return (main) => zones(main);
