@@ -25,7 +25,7 @@ describe('dashboard sessions across two nodes on one PostgreSQL', () => {
     };
     nodes.push(await spawnLedge(tempDir('ledge-node1-'), [], { ...env, LEDGE_NODE_ID: 'node-1' }));
     nodes.push(await spawnLedge(tempDir('ledge-node2-'), [], { ...env, LEDGE_NODE_ID: 'node-2' }));
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all(nodes.map((node) => node.stop('SIGTERM').catch(() => undefined)));
     await dropDatabase?.();

@@ -75,13 +75,13 @@ describe('three nodes on one PostgreSQL and one S3 store', () => {
     sql = postgres(cluster.databaseUrl, { max: 2, onnotice: () => undefined });
     const answer = await call(nodes[0]!, 'GET', `/accounts/${nodes[0]!.accountId}/workers/subdomain`);
     subdomain = (answer.body.result as { subdomain: string }).subdomain;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sql?.end();
     await cluster?.stop();
     await s3?.stop();
-  }, 60_000);
+  });
 
   it('bootstraps one account although all three nodes started at once', async () => {
     const [{ count }] = await sql<[{ count: number }]>`SELECT count(*)::int AS count FROM accounts`;

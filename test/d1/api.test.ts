@@ -16,7 +16,7 @@ describe('D1 API', () => {
     });
     other = await tenant(ledge, 'Other');
     base = `/accounts/${ledge.accountId}/d1/database`;
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   const create = async (name: string, as: TestLedge = ledge) =>

@@ -89,7 +89,7 @@ describe('the d1 binding in a deployed function', () => {
     expect(upload.status, JSON.stringify(upload.body.errors)).toBe(200);
     expect((await enableWorkersDev(ledge, 'd1-app')).status).toBe(200);
     host = `d1-app.${await accountSubdomain(ledge)}.localhost`;
-  }, 90_000);
+  });
   afterAll(async () => ledge?.close());
 
   const call = async (step: string) => {

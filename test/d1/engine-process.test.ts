@@ -38,7 +38,7 @@ describe('D1 engine processes: one per account, failing alone', () => {
       });
       expect(setup.status, JSON.stringify(setup.body.errors)).toBe(200);
     }
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('runs each account in a process of its own', () => {
@@ -58,7 +58,7 @@ describe('D1 engine processes: one per account, failing alone', () => {
     expect((await api(ledge, 'DELETE', another)).status).toBe(200);
     expect(engines.pid(ledge.accountId)).toBe(before);
     expect(await rows(ledge, mine)).toBe(3);
-  }, 60_000);
+  });
 
   it("one account's long query does not hold up another's queries", async () => {
     // Counts to 20 million in SQLite: it holds its account's engine (one thread) for a long while.
@@ -72,7 +72,7 @@ describe('D1 engine processes: one per account, failing alone', () => {
     for (let i = 0; i < 20; i++) expect(await rows(other, theirs)).toBe(3);
     expect(longDone).toBe(false);
     expect((await long).status).toBe(200);
-  }, 120_000);
+  });
 
   it('a crashed engine fails alone and comes back with every committed row', async () => {
     const engines = ledge.server.platform.engines;
@@ -90,5 +90,5 @@ describe('D1 engine processes: one per account, failing alone', () => {
     expect(back).toBeGreaterThan(0);
     expect(await rows(ledge, mine)).toBe(3);
     expect(engines.pid(other.accountId)).toBe(neighbour);
-  }, 60_000);
+  });
 });

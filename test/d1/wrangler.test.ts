@@ -60,7 +60,7 @@ describe('wrangler d1 against Ledge', () => {
     project = tempDir('ledge-wrangler-d1-project-');
     mkdirSync(join(project, 'src'));
     writeFileSync(join(project, 'src/index.js'), WORKER);
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('d1 create, list and info', async () => {

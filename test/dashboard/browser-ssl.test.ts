@@ -63,5 +63,5 @@ describe('dashboard in Chromium: a zone SSL/TLS page', () => {
     const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(), failed['next_attempt_on'] as string);
     expect(cells[6]).toBe(shown);
     expect(errors).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -34,7 +34,7 @@ beforeAll(async () => {
       .status,
   ).toBe(200);
   expect((await api(ledge, 'PUT', `${scripts}/schedules`, [{ cron: '*/30 * * * *' }])).status).toBe(200);
-}, 150_000);
+});
 
 const call = (method: string, path: string) => callFunction(functionsPort(ledge), host, path, { method });
 

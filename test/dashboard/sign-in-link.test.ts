@@ -39,7 +39,7 @@ describe('one-time sign-in links', () => {
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     evilOrigin = `http://localhost:${(evil.address() as AddressInfo).port}`;
     browser = await launchBrowser();
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
     evil?.close();
@@ -87,7 +87,7 @@ describe('one-time sign-in links', () => {
     const again = await fetch(link, { headers: { 'sec-fetch-site': 'none' } });
     expect(again.status).toBe(400);
     await context.close();
-  }, 120_000);
+  });
 
   it('the confirmation POST needs the dashboard origin', async () => {
     const link = await linkFor(attacker.token);

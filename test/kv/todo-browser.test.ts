@@ -32,7 +32,7 @@ describe('a to-do app on KV, deployed with wrangler, in Chromium', () => {
     browser = await launchBrowser();
     project = tempDir('kv-todo-');
     cpSync(join(REPO_ROOT, 'test/kv/todo-app'), project, { recursive: true });
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await ledge?.close();

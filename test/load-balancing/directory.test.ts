@@ -117,5 +117,5 @@ describe('LoadBalancerDirectory', () => {
     const versions = changes.map((c) => c.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
-  }, 120_000);
+  });
 });

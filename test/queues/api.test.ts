@@ -13,7 +13,7 @@ describe('queues API', () => {
     ledge = await startLedge({ flags: { functionsProcesses: 1 }, env: { LEDGE_QUEUES_MAX_PER_ACCOUNT: '3' } });
     other = await tenant(ledge, 'Other');
     expect((await uploadScript(ledge, 'worker')).status).toBe(200);
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('creates, lists by name, renames and deletes a queue', async () => {

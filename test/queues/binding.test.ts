@@ -152,7 +152,7 @@ describe('queues: producer and consumer bindings on workerd queues.js', () => {
       settings: { batch_size: 1, max_wait_time_ms: 100 },
     });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
-  }, 120_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('delivers a sent message to the consumer, under the queue name', async () => {

@@ -102,7 +102,7 @@ describe('wrangler queues against Ledge', () => {
         '',
       ].join('\n'),
     );
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('queues create and list', async () => {

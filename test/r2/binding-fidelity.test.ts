@@ -19,7 +19,7 @@ beforeAll(async () => {
   bucket = await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'fidelity' });
   workerd = await startWorkerd(WORKER, ledge.server.platform.r2Backend.workerdService(ledge.accountId, 'fidelity'));
   miniflare = await startMiniflare(WORKER);
-}, 60_000);
+});
 
 afterAll(async () => {
   await miniflare?.stop();

@@ -72,7 +72,7 @@ beforeAll(async () => {
   const idle = await runMeasured(['object', 'list', 'transfers']);
   expect(idle.code, idle.stderr).toBe(0);
   baselineMiB = idle.peakMiB;
-}, 120_000);
+});
 afterAll(async () => ledge?.close());
 
 describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', () => {
@@ -135,7 +135,7 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
       /Uploading transfers\/medium\.bin {2}\[[#.]{20}\] {2}[\d.]+ \/ 40\.0 MiB {2}\d+% {2}[\d.]+ MiB\/s {2}ETA \d+:\d\d/,
     );
     expect(output).toContain('Uploaded transfers/medium.bin (41943040 bytes');
-  }, 120_000);
+  });
 
   it('Ctrl+C during an upload aborts it: exit 130, no object, no upload left', async () => {
     // Interrupted once the upload has started sending parts.
@@ -151,7 +151,7 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
     );
     expect(head).toBeUndefined();
     expect(await pendingUploads()).toBe(0);
-  }, 120_000);
+  });
 
   it('Ctrl+C during a download leaves no file and no partial file', async () => {
     const out = join(dir, 'cancelled-download.bin');
@@ -163,5 +163,5 @@ describe('ledge object put/get: bounded memory, multipart, progress, Ctrl+C', ()
     expect(run.stderr).toContain('download of transfers/big.bin cancelled: nothing was written');
     expect(existsSync(out)).toBe(false);
     expect(existsSync(`${out}.partial`)).toBe(false);
-  }, 120_000);
+  });
 });

@@ -318,7 +318,7 @@ describe('wrangler r2 bucket lifecycle against Ledge', () => {
     const missing = await wrangler(['r2', 'bucket', 'lifecycle', 'list', 'no-such-bucket']);
     expect(missing.code).not.toBe(0);
     expect(`${missing.stdout}${missing.stderr}`).toMatch(/10006|does not exist/);
-  }, 120_000);
+  });
 });
 
 async function* oneChunk(text: string): AsyncGenerator<Uint8Array> {

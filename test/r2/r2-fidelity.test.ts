@@ -19,7 +19,7 @@ beforeAll(async () => {
   await ledge.server.platform.storage.buckets.create(ledge.accountId, { name: 'fidelity' });
   workerd = await startWorkerd(WORKER, ledge.server.platform.r2Backend.workerdService(ledge.accountId, 'fidelity'));
   miniflare = await startMiniflare(WORKER);
-}, 60_000);
+});
 
 afterAll(async () => {
   await miniflare?.stop();
@@ -102,5 +102,5 @@ describe('R2 fidelity: Ledge and Miniflare run the same worker', () => {
       'completeMultipartUpload: There was a problem with the multipart upload. (10048)',
     );
     expect(r.ledge.size).toBe(5 * 1024 * 1024 + 100);
-  }, 60_000);
+  });
 });

@@ -78,7 +78,7 @@ beforeAll(async () => {
   swift = await startS3Server();
   inspect = createS3Client({ ...swift, bucket: BLOB_BUCKET, prefix: '' });
   ledge = await startLedge({ ...s3Options(), logger: createLogger('info', {}, (line) => logLines.push(line), 'json') });
-}, 90_000);
+});
 afterAll(async () => {
   await ledge?.close();
   inspect?.destroy();

@@ -38,7 +38,7 @@ beforeAll(async () => {
   swift = await startS3Server();
   client = createS3Client(settings(''));
   await new S3BlobStore(settings(''), client).ensureBucket();
-}, 60_000);
+});
 afterAll(async () => {
   for (const store of stores) store.close();
   client?.destroy();
@@ -153,7 +153,7 @@ describe('S3BlobStore on Swift', () => {
     // 1050 ids and one that names nothing: two DeleteObjects requests, the unknown id ignored.
     await blobs.delete([...written, newId()]);
     expect(await listed()).toEqual(new Set());
-  }, 120_000);
+  });
 
   it('removeTemporaryBefore aborts stale multipart uploads of blobs, and only those', async () => {
     const { blobs, prefix } = freshStore();

@@ -47,7 +47,7 @@ beforeAll(async () => {
     );
   }
   origin = await NamedOrigin.start('origin-nodes');
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const node of nodes) await node.close();

@@ -58,7 +58,7 @@ beforeAll(async () => {
     logger,
   });
   origin = await NamedOrigin.start('origin-acme');
-}, 60_000);
+});
 
 afterAll(async () => {
   await http01?.close();
@@ -109,7 +109,7 @@ describe('ACME certificates from pebble', () => {
     expect(accounts.length).toBe(1);
     expect(accounts[0]!.sealed_key).not.toContain('PRIVATE KEY');
     expect(logs.join('\n')).not.toMatch(/BEGIN (EC )?PRIVATE KEY/);
-  }, 120_000);
+  });
 
   it('orders one by TLS-ALPN-01, and Chromium loads the site over HTTPS', async () => {
     const host = 'www.acme-alpn.test';
@@ -143,5 +143,5 @@ describe('ACME certificates from pebble', () => {
     } finally {
       await browser.close();
     }
-  }, 90_000);
+  });
 });

@@ -38,7 +38,7 @@ describe('Workers routes and Custom Domains over HTTPS', () => {
       private_key: cert.privateKey,
     });
     expect(uploaded.status, JSON.stringify(uploaded.body.errors)).toBe(200);
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   const https = (host: string, path: string, args: string[] = []) =>

@@ -45,7 +45,7 @@ beforeAll(async () => {
   zoneId = await createZone(ledge, 'example.test');
   const pool = await createPool(ledge, 'p', [origin]);
   await createLoadBalancer(ledge, zoneId, { name: HOST, default_pools: [pool], fallback_pool: pool });
-}, 60_000);
+});
 
 afterAll(async () => {
   await ledge?.close();

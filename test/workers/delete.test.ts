@@ -128,7 +128,7 @@ describe('deleting a function', () => {
     expect(again.body.errors[0].code).toBe(10007);
     expect((await uploadScript(ledge, 'doomed', { modules: { 'index.js': WORKER } })).status).toBe(200);
     expect((await api(ledge, 'GET', `${base()}/scripts/doomed/secrets`)).body.result).toEqual([]);
-  }, 120_000);
+  });
 
   it('a script used as a tail Worker is kept unless forced; force removes it from the producer', async () => {
     await fullScript('consumer');
@@ -158,7 +158,7 @@ describe('deleting a function', () => {
     expect(await leftovers('consumer')).toEqual(NOTHING);
     const settings = await api(ledge, 'GET', `${base()}/scripts/producer/script-settings`);
     expect(settings.body.result.tail_consumers).toEqual([]);
-  }, 120_000);
+  });
 
   it('ledge delete asks on a terminal, and deletes only on yes', async () => {
     await fullScript('asked');
@@ -170,7 +170,7 @@ describe('deleting a function', () => {
     expect(yes.code, yes.output).toBe(0);
     expect(yes.output).toContain('Successfully deleted asked');
     expect(await leftovers('asked')).toEqual(NOTHING);
-  }, 120_000);
+  });
 
   it('ledge delete with no argument deletes the project in the current directory', async () => {
     await fullScript('from-project');
@@ -184,5 +184,5 @@ describe('deleting a function', () => {
     const missing = await runCli(['delete', 'never-was', '--force'], { env: cliEnv(ledge) });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('does not exist');
-  }, 120_000);
+  });
 });

@@ -70,7 +70,7 @@ describe('deploy errors a person can act on', () => {
     expect(result.stderr).toContain('src/index.ts:3:16');
     expect(result.stderr).not.toContain('index.js:');
     expect(result.stderr).toContain('nothing was deployed');
-  }, 60_000);
+  });
 
   it("wrangler deploy's error body carries the same, from wrangler's uploaded source maps", async () => {
     const dir = project('wr-thrower', 'upload_source_maps = true\n');
@@ -86,5 +86,5 @@ describe('deploy errors a person can act on', () => {
     expect(output).toContain('Uncaught Error: REGION is not set');
     expect(output).toMatch(/src\/config\.ts:7:22/);
     expect(output).toContain('nothing was deployed');
-  }, 120_000);
+  });
 });

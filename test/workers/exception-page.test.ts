@@ -24,7 +24,7 @@ describe('a script that throws', () => {
     await enableWorkersDev(ledge, 'thrower');
     host = `thrower.${await accountSubdomain(ledge)}.localhost`;
     port = functionsPort(ledge);
-  }, 150_000);
+  });
   afterAll(async () => ledge?.close(), 150_000);
 
   it('answers 500 with the 1101 page for a browser and `error code: 1101` for other clients', async () => {
@@ -38,7 +38,7 @@ describe('a script that throws', () => {
     const plain = await callFunction(port, host, '/boom', { headers: { accept: '*/*' } });
     expect(plain.status).toBe(500);
     expect(plain.text).toBe('error code: 1101');
-  }, 60_000);
+  });
 
   it('answers the same once other scripts run, through the front process and its own backend', async () => {
     const other = `export default { fetch() { return new Response('other'); } };`;
@@ -52,11 +52,11 @@ describe('a script that throws', () => {
     expect(page.status).toBe(500);
     expect(page.text).toContain('<h1>Error 1101</h1>');
     expect((await callFunction(port, host, '/boom')).text).toBe('error code: 1101');
-  }, 120_000);
+  });
 
   it("leaves the script's own 500 and other answers alone", async () => {
     const own = await callFunction(port, host, '/500', { headers: { accept: 'text/html' } });
     expect(own).toMatchObject({ status: 500, text: 'my own 500' });
     expect((await callFunction(port, host, '/')).text).toBe('ok');
-  }, 60_000);
+  });
 });

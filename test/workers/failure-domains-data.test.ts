@@ -94,7 +94,7 @@ describe("data failure domains: another account's p99", () => {
       { method: 'PUT', headers: bravo.tokenHeaders, body: 'steady' },
     );
     expect(written.status).toBe(200);
-  }, 120_000);
+  });
   afterAll(async () => ledge?.close());
 
   /** `count` calls of B's `path`, each checked; their latencies in ms. */

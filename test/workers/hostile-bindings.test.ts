@@ -186,7 +186,7 @@ describe('a hostile function and the platform it runs on', () => {
     expect((await putObject(tenantC, 'c-data', 'big', big)).status).toBe(200);
     expect((await putObject(tenantC, 'c-other', 'big', big)).status).toBe(200);
     prober = await deploy(tenantC, 'prober', PROBER, 'c-data');
-  }, 120_000);
+  });
   afterAll(async () => {
     await ledge?.close();
     origin?.close();

@@ -106,7 +106,7 @@ describe('the isolate cache of small objects (issue 31)', () => {
     // Two processes: each isolate has its own cache, and every write must reach both.
     ledge = await startLedge({ flags: { functionsProcesses: 2 } });
     host = await deployBucketProbe(ledge, 'cached', 'cache-probe', SCRIPT);
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('gives R2 objects from the cache: same class, properties, metadata, checksums and body as workerd', async () => {

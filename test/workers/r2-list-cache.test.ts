@@ -122,7 +122,7 @@ describe('the isolate cache of small listings (issue 31)', () => {
     host = await deployBucketProbe(ledge, 'listed', 'list-probe', SCRIPT);
     for (const key of ['a/1', 'a/2', 'a/3', 'a/deep/4', 'b/5', 'c'])
       expect((await call(`/p/${encodeURIComponent(key)}`, { method: 'PUT', body: `body of ${key}` })).status).toBe(200);
-  }, 60_000);
+  });
   afterAll(async () => ledge?.close());
 
   it('gives R2 listings from the cache: same members, objects, classes and metadata as workerd, for every option', async () => {
@@ -247,7 +247,7 @@ describe('the isolate cache of small listings (issue 31)', () => {
     expect(await storage.lifecycle.run(Date.now() + 3600_000)).toMatchObject({ deleted: 1 });
     expect(await everywhere(), 'lifecycle expiry').toEqual([]);
     s3.destroy();
-  }, 60_000);
+  });
 
   it('never lists an older state than the last acknowledged write while listings run alongside', async () => {
     const options = { prefix: 'hot/' };

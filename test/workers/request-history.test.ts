@@ -42,7 +42,7 @@ describe('GET /workers/scripts/{name}/requests/history', () => {
     expect((await uploadScript(ledge, 'counted', { modules: { 'index.js': WORKER } })).status).toBe(200);
     await enableWorkersDev(ledge, 'counted');
     host = `counted.${await accountSubdomain(ledge)}.localhost`;
-  }, 120_000);
+  });
   afterAll(async () => ledge?.close());
 
   const totals = (history: History) => {

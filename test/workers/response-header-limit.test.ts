@@ -39,7 +39,7 @@ describe('response headers over the limit', () => {
       await enableWorkersDev(ledge, name);
     }
     host = `headers.${await accountSubdomain(ledge)}.localhost`;
-  }, 150_000);
+  });
   afterAll(async () => ledge?.close(), 60_000);
 
   it('answers 500 saying the headers are too large, not 1102; headers within the limit pass', async () => {
@@ -57,5 +57,5 @@ describe('response headers over the limit', () => {
     }
     // The script's process is fine: the next answer is normal.
     expect(await get(port, host, '/?size=10')).toMatchObject({ status: 200, text: 'body' });
-  }, 60_000);
+  });
 });

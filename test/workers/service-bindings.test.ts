@@ -166,7 +166,7 @@ export default {
     const deployed = await runCli(['deploy'], { env: cliEnv(ledge), cwd });
     expect(deployed.code, deployed.stderr + deployed.stdout).toBe(0);
     expect(JSON.parse((await call('cli-caller', '/admin')).text)).toEqual(['v1', 'ann', 1]);
-  }, 120_000);
+  });
 
   it('a binding to an entrypoint the target does not export fails its calls, and only those', async () => {
     const typo = await deploy(ledge, {
@@ -179,7 +179,7 @@ export default {
     expect(JSON.parse((await call('frontend', '/admin')).text)).toEqual(['v1', 'ann', 1]);
     const status = await api(ledge, 'GET', `/accounts/${ledge.accountId}/workers/runtime/scripts`);
     expect(JSON.stringify(status.body.result)).not.toContain('failed');
-  }, 120_000);
+  });
 
   it('the bound script crashing fails the call with an error, and the caller keeps its process', async () => {
     const before = ledge.server.platform.functions.runtime.scriptPids(ledge.accountId, 'frontend');
@@ -192,7 +192,7 @@ export default {
     await waitFor(async () => (await call('frontend', '/admin')).status === 200, 'the restarted target', {
       timeoutMs: 30_000,
     });
-  }, 60_000);
+  });
 
   it("follows the target's current deployment: a redeploy is reached, a deleted target fails the call", async () => {
     const redeployed = await deploy(ledge, { name: 'backend', source: BACKEND('v2'), toml: 'workers_dev = false' });
@@ -226,7 +226,7 @@ export default {
     });
     expect((await call('frontend', '/rpc')).text).toMatch(/^binding failed: /);
     expect((await call('frontend', '/')).text).toBe('frontend alive');
-  }, 120_000);
+  });
 });
 
 /** One script on the server (the direct generation): a binding to itself stays in its process. */
@@ -261,5 +261,5 @@ export default class extends WorkerEntrypoint {
     );
     expect((await callFunction(functionsPort(ledge), host, '/')).text).toBe('inner elsewhere');
     expect((await callFunction(functionsPort(ledge), host, '/rpc')).text).toBe('hi bo / 8');
-  }, 120_000);
+  });
 });

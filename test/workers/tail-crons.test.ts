@@ -43,7 +43,7 @@ describe('Cron Trigger runs in a live tail', () => {
     await enableWorkersDev(ledge, 'ticker');
     const crons = [{ cron: '*/5 * * * *' }, { cron: '0 12 * * MON' }];
     expect((await api(ledge, 'PUT', `${base()}/schedules`, crons)).status).toBe(200);
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all(running.splice(0).map((t) => t.stop()));
     await ledge?.close();
@@ -82,7 +82,7 @@ describe('Cron Trigger runs in a live tail', () => {
     });
     await pretty.waitFor((l) => l.startsWith('"0 12 * * MON" @ ') && l.endsWith('Exception Thrown'));
     await Promise.all(running.splice(0).map((t) => t.stop()));
-  }, 120_000);
+  });
 
   it("the server's log line for each run carries a request id: the API call's, or one of the run's own", async () => {
     const ran = records.filter((r) => r['msg'] === 'cron trigger ran');
@@ -109,7 +109,7 @@ describe('Cron Trigger runs in a live tail', () => {
     expect((await callFunction(functionsPort(ledge), host, '/after-the-run')).status).toBe(200);
     await byMethod.waitFor((l) => l.includes('/after-the-run'));
     expect(byMethod.stdout.filter((l) => l.includes('"cron"'))).toEqual([]);
-  }, 120_000);
+  });
 
   it('a run on schedule (not triggered) reaches an open ledge tail as a scheduled event, with its time', async () => {
     const platform = ledge.server.platform;
@@ -160,5 +160,5 @@ describe('Cron Trigger runs in a live tail', () => {
       await scheduler.stop();
       await Promise.all(running.splice(0).map((t) => t.stop()));
     }
-  }, 120_000);
+  });
 });

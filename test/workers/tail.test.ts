@@ -42,13 +42,13 @@ describe('wrangler tail', () => {
     await enableWorkersDev(ledge, 'tailed');
     host = `tailed.${await accountSubdomain(ledge)}.localhost`;
     port = functionsPort(ledge);
-  }, 150_000);
+  });
   // A test that fails before its own stopAll() must not leave sessions that the next tests count.
   afterEach(stopAll, 30_000);
   afterAll(async () => {
     await stopAll();
     await ledge?.close();
-  }, 150_000);
+  });
 
   it('streams one JSON event per request with request, response, logs and outcome', async () => {
     // The platform's tail-flag binding does not show in the script's env.
@@ -72,7 +72,7 @@ describe('wrangler tail', () => {
     // No session filters by client address: the peer address is not read (see the --ip test).
     expect((event as { event: { request: { cf: unknown } } }).event.request.cf).toEqual({});
     await stopAll();
-  }, 150_000);
+  });
 
   it('reports an uncaught exception with name, message and stack, and the console.error before it', async () => {
     const t = await tail([]);
@@ -92,7 +92,7 @@ describe('wrangler tail', () => {
     expect(exception.stack).toMatch(/at .*index\.js/);
     expect(typeof exception.timestamp).toBe('number');
     await stopAll();
-  }, 150_000);
+  });
 
   it('--format pretty prints the request line, the logs and the exception', async () => {
     const t = startWranglerTail(ledge, ['tailed', '--format', 'pretty']);
@@ -104,7 +104,7 @@ describe('wrangler tail', () => {
     // wrangler prints exceptions with logger.error (stderr).
     await vi.waitFor(() => expect(t.stderr.join('\n')).toContain('TypeError: kaboom 2'), { timeout: 15_000 });
     await stopAll();
-  }, 150_000);
+  });
 
   it('--status error, --method, --search, --header select the matching events only', async () => {
     const errors = await tail(['--status', 'error']);
@@ -137,7 +137,7 @@ describe('wrangler tail', () => {
     expect(paths(search)).toEqual(['/search?n=2']);
     expect(paths(header)).toEqual(['/ok?picked', '/boom?n=last']);
     await stopAll();
-  }, 150_000);
+  });
 
   it('--ip selects by the client address (a proxy in front reported, else the peer), and self is the address that opened the session', async () => {
     const listed = await tail(['--ip', '203.0.113.7']);
@@ -168,7 +168,7 @@ describe('wrangler tail', () => {
       event: { request: { cf: { clientIp: expect.stringMatching(/^127\.0\.0\.1:\d+$/) } } },
     });
     await stopAll();
-  }, 150_000);
+  });
 
   it('--sampling-rate keeps about that share of the events', async () => {
     const t = await tail(['--sampling-rate', '0.3']);
@@ -181,7 +181,7 @@ describe('wrangler tail', () => {
     expect(count).toBeGreaterThan(10);
     expect(count).toBeLessThan(55);
     await stopAll();
-  }, 150_000);
+  });
 
   it('ledge tail prints one line per request, its console output and the exception stack', async () => {
     const t = startLedgeTail(ledge, ['tailed']);
@@ -201,7 +201,7 @@ describe('wrangler tail', () => {
     expect(out).toMatch(/^ +at .*index\.js/m);
     expect(out).not.toContain('__ledge_');
     await stopAll();
-  }, 150_000);
+  });
 
   it("ledge tail --json --status error --method --search select events in wrangler's shape", async () => {
     const errors = startLedgeTail(ledge, ['tailed', '--json', '--status', 'error']);
@@ -238,7 +238,7 @@ describe('wrangler tail', () => {
     expect(bad.stderr.join('\n')).toContain('--status weird');
     await stopAll();
     await vi.waitFor(() => expect(ledge.server.platform.functions.tails.size).toBe(0), { timeout: 10_000 });
-  }, 150_000);
+  });
 
   it('a request killed at its CPU limit is reported as exceededCpu', async () => {
     const spinner = `export default { fetch(request) { if (new URL(request.url).pathname === '/spin') { while (true) {} } return new Response('ok'); } };`;
@@ -273,7 +273,7 @@ describe('wrangler tail', () => {
     );
     expect(events.filter((e) => e.outcome !== 'exceededCpu').every((e) => e.outcome === 'ok')).toBe(true);
     await stopAll();
-  }, 150_000);
+  });
 
   it('sessions are listed, deleted, refused across accounts, and end with the script', async () => {
     const base = `/accounts/${ledge.accountId}/workers/scripts/tailed/tails`;
@@ -303,5 +303,5 @@ describe('wrangler tail', () => {
     );
     expect(ledge.server.platform.functions.tails.size).toBe(0);
     expect(ledge.server.platform.functions.traces.pendingCount).toBe(0);
-  }, 150_000);
+  });
 });

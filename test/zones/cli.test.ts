@@ -113,5 +113,5 @@ describe('ledge zones / ledge lb', () => {
     const invalid = await cli('zones', 'create', 'nodot');
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/1049/);
-  }, 120_000);
+  });
 });

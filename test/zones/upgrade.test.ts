@@ -48,5 +48,5 @@ describe('zones and load balancers on an existing data dir', () => {
     } finally {
       await ledge.close();
     }
-  }, 120_000);
+  });
 });

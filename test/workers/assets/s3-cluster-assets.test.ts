@@ -31,13 +31,13 @@ describe('static assets in the S3 store, served by every node', () => {
     inspect = createS3Client({ ...s3, bucket: cluster.bucket, prefix: '' });
     const answer = await call(nodes[0]!, 'GET', `/accounts/${nodes[0]!.accountId}/workers/subdomain`);
     subdomain = (answer.body.result as { subdomain: string }).subdomain;
-  }, 120_000);
+  });
 
   afterAll(async () => {
     inspect?.destroy();
     await cluster?.stop();
     await s3?.stop();
-  }, 60_000);
+  });
 
   const servedBy = (node: ClusterNode, path: string, expected: string) =>
     waitUntil(
