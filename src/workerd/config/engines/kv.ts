@@ -27,6 +27,7 @@ export const kvEngine: EngineKind = {
       header: KV_NAMESPACE_HEADER,
       prop: 'namespace',
       idPattern: NAMESPACE_ID,
+      namespaceBinding: 'SHARD',
     });
     const blobServices: Service[] = clustered
       ? [
