@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../helpers/backends.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
@@ -72,14 +73,11 @@ describe('KV and D1 on three nodes (workerd cluster mode)', () => {
   const nodes: Node[] = [];
 
   async function start(name: string, dataDir: string): Promise<Node> {
-    const process = await spawnLedge(dataDir, [], { ...env, LEDGE_NODE_ID: name });
-    if (globalThis.process.env['ENGINES_CLUSTER_LOG']) {
-      const { appendFileSync } = await import('node:fs');
-      process.child.stderr?.on('data', (d: Buffer) =>
-        appendFileSync(globalThis.process.env['ENGINES_CLUSTER_LOG']!, `[${name}] ${d}`),
-      );
-    }
-    return { name, dataDir, process, apiUrl: process.apiUrl, accountId: ACCOUNT, tokenHeaders: headers };
+    const spawned = await spawnLedge(dataDir, [], { ...env, LEDGE_NODE_ID: name });
+    // The nodes' warnings (workerd's cluster lines among them) into a file, to see why a run failed.
+    const log = process.env['ENGINES_CLUSTER_LOG'];
+    if (log) spawned.child.stderr?.on('data', (d: Buffer) => appendFileSync(log, `[${name}] ${d}`));
+    return { name, dataDir, process: spawned, apiUrl: spawned.apiUrl, accountId: ACCOUNT, tokenHeaders: headers };
   }
 
   beforeAll(async () => {
