@@ -56,8 +56,6 @@ const STABLE_MS = 60_000;
 
 interface AccountEngines {
   process: WorkerdProcess | undefined;
-  /** The cluster port of the running instance (several nodes), once it joined. */
-  clusterPort: number | undefined;
   /** Settles once the process listens on every engine socket. */
   ready: Promise<void>;
   crashes: number;
@@ -96,12 +94,6 @@ export class EngineHost implements BackgroundService {
     return process?.running ? process.child.pid : undefined;
   }
 
-  /** The account's instance's cluster port (several nodes), while it runs: `GET /ready` there. */
-  clusterPort(accountId: string): number | undefined {
-    const engines = this.#accounts.get(accountId);
-    return engines?.process?.running ? engines.clusterPort : undefined;
-  }
-
   async start(): Promise<void> {
     const accounts = await this.#deps.accounts();
     await Promise.all(accounts.map((account) => this.ensure(account)));
@@ -136,7 +128,6 @@ export class EngineHost implements BackgroundService {
     if (known) return known.ready;
     const engines: AccountEngines = {
       process: undefined,
-      clusterPort: undefined,
       ready: Promise.resolve(),
       crashes: 0,
       timer: undefined,
@@ -186,10 +177,6 @@ export class EngineHost implements BackgroundService {
       },
     });
     engines.process = process;
-    engines.clusterPort = undefined;
-    void process.clusterPort.then((port) => {
-      if (engines.process === process) engines.clusterPort = port;
-    });
     void process.exited.then((code) => {
       if (this.#stopped || process.stopping || this.#accounts.get(accountId) !== engines) return;
       if (clock.monotonic() - started > STABLE_MS) engines.crashes = 0;

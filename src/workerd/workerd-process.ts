@@ -72,8 +72,6 @@ export class WorkerdProcess {
   static readonly live = new Set<WorkerdProcess>();
   readonly child: ChildProcess;
   readonly ready: Promise<number>;
-  /** The port of its cluster listener (a config with `cluster`), once it joined its cluster. */
-  readonly clusterPort: Promise<number>;
   readonly exited: Promise<number | null>;
   /**
    * Resolves once the process exited and every line it wrote on stdout was given to onStdoutLine (stdout
@@ -120,8 +118,6 @@ export class WorkerdProcess {
       void this.exited.then(() => WorkerdProcess.live.delete(this));
     }
     void this.exited.then(() => stdout.drain());
-    let clusterPort: (port: number) => void = () => undefined;
-    this.clusterPort = new Promise<number>((resolve) => (clusterPort = resolve));
     this.ready = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`workerd did not report readiness within ${options.readyTimeoutMs} ms`));
@@ -132,7 +128,6 @@ export class WorkerdProcess {
       lines(this.child.stdio[3] as Readable, (line) => {
         try {
           const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
-          if (message.event === 'listen-cluster' && message.port !== undefined) clusterPort(message.port);
           if (message.event === 'listen' && message.socket && waiting.includes(message.socket)) {
             ports.set(message.socket, message.port ?? 0);
             if (ports.size < waiting.length) return;
