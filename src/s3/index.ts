@@ -6,6 +6,7 @@
  * as R2 does; temporary credentials plug in as another source (`chainSources`).
  */
 export { S3Listener, type S3ListenerOptions } from './listener.ts';
+export { ClusterStore, CLUSTER_STORE_ACCOUNT, CLUSTER_STORE_BUCKET, type ClusterStoreDeps } from './cluster-store.ts';
 export { createS3Subsystem, type S3Subsystem } from './subsystem.ts';
 export {
   chainSources,

@@ -71,7 +71,11 @@ export interface ServerConfig {
   egress: EgressSettings;
   /** How long the HTTP servers (API, S3 API, traffic port) wait on slow or idle clients. */
   httpTimeouts: HttpTimeouts;
-  cluster: { heartbeatMs: number };
+  /**
+   * Several nodes: heartbeats, and how this node's workerd cluster instances (the data engines' processes) are
+   * reached, stop and time their leases.
+   */
+  cluster: { heartbeatMs: number; address: string; stopTimeoutMs: number; timeDivisor: number };
   r2: { publicDomain: string; lifecycleIntervalMs: number };
   loadBalancing: LoadBalancingSettings;
   /** The load balancers' data plane: origin timeouts. */
@@ -172,7 +176,12 @@ function fromSettings(s: Settings): ServerConfig {
       idleMs: s.httpIdleTimeoutMs,
       keepAliveMs: s.httpKeepaliveTimeoutMs,
     },
-    cluster: { heartbeatMs: s.clusterHeartbeatMs },
+    cluster: {
+      heartbeatMs: s.clusterHeartbeatMs,
+      address: s.clusterAddress,
+      stopTimeoutMs: s.clusterStopTimeoutMs,
+      timeDivisor: s.clusterTimeDivisor,
+    },
     r2: { publicDomain: s.r2PublicDomain, lifecycleIntervalMs: s.r2LifecycleIntervalMs },
     loadBalancing: { minIntervalSeconds: s.lbMinInterval },
     traffic: {

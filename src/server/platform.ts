@@ -33,7 +33,7 @@ import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createWorkerRoutesSubsystem, type WorkerRoutesSubsystem } from '../worker-routes/index.ts';
 import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
-import { createS3Subsystem, type S3Listener } from '../s3/index.ts';
+import { ClusterStore, createS3Subsystem, type S3Listener } from '../s3/index.ts';
 import { createD1Subsystem } from '../d1/index.ts';
 import { createQueuesSubsystem } from '../queues/index.ts';
 import { createWorkflowsSubsystem } from '../workflows/index.ts';
@@ -220,7 +220,26 @@ export async function createPlatform(
   const routeKey = secretBox.deriveKey('functions route key').toString('hex');
   // The accounts' data engines (workerd's bundled KV and D1 engines, one process per account), and Workers KV
   // and D1 on them.
+  // Several nodes (PostgreSQL and blobs on S3): each account's engines process is one instance of a workerd
+  // cluster, whose shared state Ledge's own storage engine serves it over S3 on loopback (s3/cluster-store.ts).
+  const clusterStore =
+    cluster.shared && config.s3
+      ? new ClusterStore({
+          storage,
+          secret: secretBox.deriveKey('workerd cluster store'),
+          httpTimeouts: config.httpTimeouts,
+          logger,
+          clock,
+        })
+      : undefined;
   const engines = new EngineHost({
+    cluster: clusterStore && {
+      bucketFor: (accountId) => clusterStore.bucketFor(accountId),
+      key: secretBox.deriveKey('workerd cluster key').toString('hex'),
+      host: config.cluster.address,
+      stopTimeoutMs: config.cluster.stopTimeoutMs,
+      timeDivisor: config.cluster.timeDivisor,
+    },
     runtimeDir: paths.runtime,
     dataDir: join(config.dataDir, 'engines'),
     kinds: engineKinds({ d1: { maxDatabaseBytes: config.d1.maxDatabaseBytes } }),
@@ -453,7 +472,15 @@ export async function createPlatform(
     // traffic listener last to start and first to stop: traffic flows only while everything it steers by runs.
     // The engines before the subsystems (and stopped after them): functions bound to KV or D1 reach them as soon
     // as they serve.
-    background: [cluster.background, engines, ...subsystems.flatMap((subsystem) => subsystem.background), traffic],
+    // The cluster store before the engines (they join their clusters through it) and after them on the way down
+    // (a stopping instance hands its objects over through it).
+    background: [
+      cluster.background,
+      ...(clusterStore ? [clusterStore] : []),
+      engines,
+      ...subsystems.flatMap((subsystem) => subsystem.background),
+      traffic,
+    ],
   };
 }
 

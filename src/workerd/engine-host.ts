@@ -23,6 +23,26 @@ export interface EngineHostDeps {
   /** The accounts that have any namespace or database: their processes start with the host. */
   accounts: () => Promise<string[]>;
   readyTimeoutMs?: number | undefined;
+  /** Set on several nodes: each account's process is then one instance of the account's workerd cluster. */
+  cluster?: EnginesClusterSettings | undefined;
+}
+
+/**
+ * How an account's engines process joins its workerd cluster (`Config.cluster`): every node runs the same
+ * config for the account, and the instances agree through the account's own place in a shared bucket on which
+ * of them owns each namespace's and database's Durable Object.
+ */
+export interface EnginesClusterSettings {
+  /** The account's place in the cluster bucket (`s3://<bucket>/<prefix>`) and its S3 settings (`aws_*=`). */
+  bucketFor(accountId: string): { bucket: string; bucketOptions: string[] };
+  /** The cluster's shared secret (at least 32 bytes), the same on every node. */
+  key: string;
+  /** The address other nodes reach this node's instances at (a private one); each instance gets a port of its own. */
+  host: string;
+  /** From SIGTERM to exit: the time an instance has to hand its objects to its peers. */
+  stopTimeoutMs: number;
+  /** Tests only: shortens the leases and the waits of a takeover (workerd's `unsafeTimeDivisor`). */
+  timeDivisor?: number | undefined;
 }
 
 /** Account ids name directories: Ledge's own ids, hex, nothing a path could escape with. */
@@ -84,7 +104,9 @@ export class EngineHost implements BackgroundService {
     const all = [...this.#accounts.values()];
     this.#accounts.clear();
     for (const engines of all) engines.timer?.cancel();
-    await Promise.all(all.map((engines) => engines.process?.stop(2_000)));
+    // An instance of a cluster hands its objects to its peers before it exits: it has its stop timeout for that.
+    const graceMs = this.#deps.cluster ? this.#deps.cluster.stopTimeoutMs + 2_000 : 2_000;
+    await Promise.all(all.map((engines) => engines.process?.stop(graceMs)));
   }
 
   /** Starts the account's engines unless they run; resolves once they listen. */
@@ -104,7 +126,12 @@ export class EngineHost implements BackgroundService {
     }
     const known = this.#accounts.get(accountId);
     if (known) return known.ready;
-    const engines: AccountEngines = { process: undefined, ready: Promise.resolve(), crashes: 0, timer: undefined };
+    const engines: AccountEngines = {
+      process: undefined,
+      ready: Promise.resolve(),
+      crashes: 0,
+      timer: undefined,
+    };
     this.#accounts.set(accountId, engines);
     engines.ready = this.#run(accountId, engines);
     return engines.ready;
@@ -132,9 +159,20 @@ export class EngineHost implements BackgroundService {
 
   async #run(accountId: string, engines: AccountEngines): Promise<void> {
     const socketDir = this.#socketDir(accountId);
+    const cluster = this.#deps.cluster;
+    // workerd refuses a disk that holds objects from before cluster mode: a clustered instance keeps its copy of
+    // the account's objects in a folder of its own (the bucket's copy is the truth; one node's data is not imported).
+    const dataDir = join(this.#deps.dataDir, accountId, ...(cluster ? ['cluster'] : []));
     const built = buildEnginesConfig(
-      { accountId, dataDir: join(this.#deps.dataDir, accountId), socketDir },
+      { accountId, dataDir, socketDir },
       this.#deps.kinds,
+      cluster && {
+        ...cluster.bucketFor(accountId),
+        address: `${cluster.host}:0`,
+        key: cluster.key,
+        stopTimeoutMs: cluster.stopTimeoutMs,
+        ...(cluster.timeDivisor ? { unsafeTimeDivisor: cluster.timeDivisor } : {}),
+      },
     );
     // A socket file left by a process that died would make workerd's listen fail.
     rmSync(socketDir, { recursive: true, force: true });

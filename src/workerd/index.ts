@@ -28,7 +28,7 @@ export { WorkerdProcess } from './workerd-process.ts';
 export { MissingDurableObjectClassError } from './missing-class.ts';
 export { DEFAULT_SUBREQUESTS_PER_INVOCATION } from './limits.ts';
 export { RESERVED_BINDING_PREFIX, ROUTED_SCRIPT_HEADER, TAIL_FLAG_TTL_MS } from './isolate/contract.ts';
-export { EngineHost, type EngineHostDeps } from './engine-host.ts';
+export { EngineHost, type EngineHostDeps, type EnginesClusterSettings } from './engine-host.ts';
 export type { EngineSockets } from './config/bindings/contract.ts';
 export { queuesEngine, QUEUE_HEADER, type EngineConsumer } from './config/engines/queues.ts';
 export { QUEUE_RELAY_ENTRYPOINT } from './config/queue-relay.ts';

@@ -176,6 +176,30 @@ export const SETTINGS = {
     description: 'How often a node beats; a node is dead after two missed beats.',
     section: 'Nodes',
   }),
+  clusterAddress: withDefault({
+    env: 'LEDGE_CLUSTER_ADDRESS',
+    kind: hostname('10.0.0.5'),
+    default: '127.0.0.1',
+    description:
+      "Private address other nodes reach this node's workerd cluster instances at (KV, D1, Durable Objects on several nodes; each on a port of its own). Their traffic is authenticated, not encrypted: a private network only.",
+    section: 'Nodes',
+  }),
+  clusterStopTimeoutMs: withDefault({
+    env: 'LEDGE_CLUSTER_STOP_TIMEOUT_MS',
+    kind: integer(1_000, 600_000, 'milliseconds'),
+    default: 8_000,
+    description:
+      'On several nodes, how long a stopping node has to hand its KV namespaces, D1 databases and Durable Objects to the others.',
+    section: 'Nodes',
+  }),
+  clusterTimeDivisor: withDefault({
+    env: 'LEDGE_CLUSTER_UNSAFE_TIME_DIVISOR',
+    kind: integer(1, 1_000),
+    default: 1,
+    description:
+      "Tests only: divides workerd's cluster lease (20 s) and takeover waits by this; above 1 a slow bucket request fences an instance.",
+    section: 'Nodes',
+  }),
 
   // Blobs on an S3-compatible service.
   s3Endpoint: optional({

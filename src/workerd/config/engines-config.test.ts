@@ -43,4 +43,27 @@ describe("an account's engines config", () => {
     expect([pattern('d1-main.js').test(database), pattern('d1-main.js').test(namespace)]).toEqual([true, false]);
     expect(pattern('d1-main.js').test(`${database}\n`)).toBe(false);
   });
+
+  it("in a cluster: workerd's Config.cluster, KV's blobs in the cluster bucket, a blob cache on the node", () => {
+    const cluster = {
+      bucket: 's3://workerd-cluster/engines/acc',
+      bucketOptions: ['aws_endpoint=http://127.0.0.1:9000'],
+      address: '10.0.0.5:0',
+      key: 'k'.repeat(64),
+      stopTimeoutMs: 8000,
+    };
+    const clustered = buildEnginesConfig(input, engineKinds({ d1: { maxDatabaseBytes: 1024 * 1024 } }), cluster);
+    expect(clustered.config.cluster).toEqual(cluster);
+    const kv = clustered.config.services!.filter((s) => s.name.startsWith('kv-blob'));
+    expect(kv).toEqual([
+      { name: 'kv-blobs', bucket: { path: 'kv-blobs' } },
+      { name: 'kv-blob-cache', disk: { path: '/data/engines/acc/kv/blob-cache', writable: true } },
+    ]);
+    const clusteredText = serializeConfig(clustered.config);
+    expect(clusteredText).toContain('(name = "CLUSTERED", json = "true")');
+    expect(clusteredText).toContain('(name = "BLOB_CACHE", service = "kv-blob-cache")');
+    // Alone, nothing of it.
+    expect(built.config.cluster).toBeUndefined();
+    expect(text).not.toContain('CLUSTERED');
+  });
 });

@@ -9,6 +9,12 @@ export interface EnginesInput {
   dataDir: string;
   /** Where the account's engine sockets are (`<data>/runtime/engines/<account>`), one per kind. */
   socketDir: string;
+  /**
+   * Set when the process is one instance of a workerd cluster (several nodes): each Durable Object then lives in
+   * the cluster's bucket and has one owner at a time, `dataDir` is only this node's copy, and what a kind kept in
+   * a disk of its own beside its objects (KV's blobs) goes to the bucket, where every node sees it.
+   */
+  clustered?: boolean;
 }
 
 /** What one engine kind adds to an account's engines process. */

@@ -42,6 +42,7 @@ export function d1Engine(limits: { maxDatabaseBytes: number }): EngineKind {
         header: D1_DATABASE_HEADER,
         prop: 'database',
         idPattern: DATABASE_ID,
+        namespaceBinding: 'DATABASE',
       });
       return {
         services: [
