@@ -181,10 +181,10 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
 
   it('can be used with the keyboard alone, and axe finds no serious violations', async () => {
     const { page } = await signedInPage();
-    // From the top of the page: Tab to "Traffic", open it, Tab to "Load Balancing", follow it.
+    // From the top of the page: Tab to "Traffic" (past every product's link), open it, Tab to "Load Balancing".
     await page.locator('body').focus();
     let found = false;
-    for (let i = 0; i < 15 && !found; i++) {
+    for (let i = 0; i < 30 && !found; i++) {
       await page.keyboard.press('Tab');
       found = (await page.evaluate('document.activeElement?.textContent')) === 'Traffic';
     }
@@ -215,6 +215,11 @@ describe('dashboard in Chromium: sign-in and object storage', () => {
       '#/notifications/migration',
       '#/notifications/destinations',
       '#/workers',
+      '#/d1',
+      '#/kv',
+      '#/queues',
+      '#/workflows',
+      '#/durable-objects',
       '#/zones',
       '#/members',
       '#/tokens',
