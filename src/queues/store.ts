@@ -31,15 +31,7 @@ export class SqlQueueStore {
         record.modified_on,
       ]);
     } catch (error) {
-      // Two creations of one name that both passed the service's check: the loser still gets an 11009.
-      if (
-        isUniqueViolation(error, {
-          sqliteColumns: 'queues.account_id, queues.queue_name',
-          postgresConstraint: 'queues_account_id_queue_name_key',
-        })
-      )
-        throw QueueErrors.duplicateName(record.queue_name);
-      throw error;
+      throw nameTakenOr(error, record.queue_name);
     }
   }
 
@@ -58,14 +50,7 @@ export class SqlQueueStore {
         ],
       );
     } catch (error) {
-      if (
-        isUniqueViolation(error, {
-          sqliteColumns: 'queues.account_id, queues.queue_name',
-          postgresConstraint: 'queues_account_id_queue_name_key',
-        })
-      )
-        throw QueueErrors.duplicateName(record.queue_name);
-      throw error;
+      throw nameTakenOr(error, record.queue_name);
     }
   }
 
@@ -193,4 +178,17 @@ function consumerValues(record: ConsumerRecord): SqlValue[] {
     record.retry_delay,
     record.created_on,
   ];
+}
+
+/**
+ * A write that lost a race for a queue's name (both passed the service's check) answers 11009 as the check
+ * would have; any other error is given back as it was.
+ */
+function nameTakenOr(error: unknown, name: string): unknown {
+  return isUniqueViolation(error, {
+    sqliteColumns: 'queues.account_id, queues.queue_name',
+    postgresConstraint: 'queues_account_id_queue_name_key',
+  })
+    ? QueueErrors.duplicateName(name)
+    : error;
 }
