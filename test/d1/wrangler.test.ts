@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
-import { WRANGLER_ENTRY } from '../helpers/wrangler.ts';
+import { startLedge, tempDir, type TestLedge } from '../helpers/ledge.ts';
+import { runWrangler } from '../helpers/wrangler.ts';
 import { accountSubdomain, callFunction, functionsPort } from '../workers/helpers.ts';
 
 const WORKER = `export default {
@@ -18,35 +17,14 @@ const WORKER = `export default {
 describe('wrangler d1 against Ledge', () => {
   let ledge: TestLedge;
   let project: string;
-  let home: string;
   let uuid: string;
 
-  const wrangler = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [WRANGLER_ENTRY, ...args],
-        {
-          cwd: project,
-          timeout: 90_000,
-          env: {
-            ...cleanEnv(),
-            HOME: home,
-            XDG_CONFIG_HOME: join(home, '.config'),
-            XDG_CACHE_HOME: join(home, '.cache'),
-            CLOUDFLARE_API_BASE_URL: ledge.apiUrl,
-            CLOUDFLARE_API_TOKEN: ledge.apiToken,
-            CLOUDFLARE_ACCOUNT_ID: ledge.accountId,
-            WRANGLER_SEND_METRICS: 'false',
-            WRANGLER_HIDE_BANNER: 'true',
-            CI: 'true',
-            NO_COLOR: '1',
-          },
-        },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-      child.stdin?.end();
+  const wrangler = (args: string[]) =>
+    runWrangler(args, {
+      apiUrl: ledge.apiUrl,
+      cwd: project,
+      env: { CLOUDFLARE_API_TOKEN: ledge.apiToken, CLOUDFLARE_ACCOUNT_ID: ledge.accountId },
+      timeoutMs: 90_000,
     });
   const ok = async (args: string[]) => {
     const result = await wrangler(args);
@@ -56,7 +34,6 @@ describe('wrangler d1 against Ledge', () => {
 
   beforeAll(async () => {
     ledge = await startLedge({ flags: { functionsProcesses: 1 } });
-    home = tempDir('ledge-wrangler-d1-home-');
     project = tempDir('ledge-wrangler-d1-project-');
     mkdirSync(join(project, 'src'));
     writeFileSync(join(project, 'src/index.js'), WORKER);
