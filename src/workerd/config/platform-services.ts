@@ -7,6 +7,7 @@ import type { Service, Socket, Worker_Binding, Worker_Module } from './types.ts'
 const PLATFORM_COMPATIBILITY_DATE = '2025-01-01';
 export const ROUTER_SERVICE = 'ledge-router';
 const PING_SERVICE = 'ledge-ping';
+export const CACHE_SERVICE = 'ledge-cache';
 
 /** The entry router (isolate/entry-router.ts): forwards each request by Host to the binding the routes name. */
 export function routerService(files: ConfigFiles, bindings: Worker_Binding[]): Service {
@@ -36,6 +37,20 @@ export function pingService(files: ConfigFiles, bindings: Worker_Binding[]): Ser
       modules: PING_MODULES.map((name) => platformModule(files, name)),
       compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
       bindings,
+    },
+  };
+}
+
+/**
+ * The Cache API's backend of every Worker (isolate/void-cache.ts): it keeps nothing, as Cloudflare's cache does on
+ * *.workers.dev. One service per config, shared by name by every script's worker.
+ */
+export function cacheService(files: ConfigFiles): Service {
+  return {
+    name: CACHE_SERVICE,
+    worker: {
+      modules: [{ name: 'void-cache.js', esModule: files.embed('void-cache.js', isolateModule('void-cache')) }],
+      compatibilityDate: PLATFORM_COMPATIBILITY_DATE,
     },
   };
 }

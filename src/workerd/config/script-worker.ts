@@ -16,7 +16,7 @@ import {
   type ScriptContext,
 } from './bindings/index.ts';
 import type { ConfigFiles } from './built.ts';
-import { platformModule } from './platform-services.ts';
+import { cacheService, CACHE_SERVICE, platformModule } from './platform-services.ts';
 import type { Embed, Service, Worker_Module } from './types.ts';
 
 /** workerd's compatibility flag that makes `node:async_hooks` (AsyncLocalStorage) importable. */
@@ -108,9 +108,10 @@ export function scriptWorker(context: ScriptContext, files: ConfigFiles, options
         durableObjectNamespaces: durableObjectNamespaces.length > 0 ? durableObjectNamespaces : undefined,
         durableObjectStorage: parts.find((part) => part.durableObjectStorage)?.durableObjectStorage,
         workflowsEngine: parts.find((part) => part.workflowsEngine)?.workflowsEngine,
+        cacheApiOutbound: { name: CACHE_SERVICE },
       },
     },
-    services: parts.flatMap((part) => part.services ?? []),
+    services: [...parts.flatMap((part) => part.services ?? []), cacheService(files)],
     directories: parts.flatMap((part) => part.directories ?? []),
   };
 }
