@@ -16,7 +16,7 @@ describe('a database created while its engines cannot start', () => {
 
   it("answers 503 (the server's trouble, not the client's)", async () => {
     const db = openDatabase(undefined, join(dir, 'ledge.db'));
-    await applyMigrations(db, allMigrations);
+    await applyMigrations(db, allMigrations, systemClock);
     const account = 'a'.repeat(32);
     await db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (?, ?, ?, ?)', [
       account,

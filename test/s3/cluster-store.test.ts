@@ -60,7 +60,7 @@ describe('cluster store', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase('sqlite');
-    await applyMigrations(database.db, storageMigrations);
+    await applyMigrations(database.db, storageMigrations, systemClock);
     const storage = new StorageService(
       new SqlMetadataStore(database.db, systemClock),
       new FsBlobStore(join(tempDir('ledge-cluster-store-'), 'blobs')),
