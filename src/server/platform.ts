@@ -110,7 +110,7 @@ export async function createPlatform(
   /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
   clock: Clock,
 ): Promise<Platform> {
-  const logger = givenLogger ?? createLogger(config.logLevel, {}, undefined, config.logFormat, clock);
+  const logger = givenLogger ?? createLogger(config.logLevel, clock, {}, undefined, config.logFormat);
   const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { systemClock } from '../../src/shared/clock.ts';
 
-const logger = createLogger('error');
+const logger = createLogger('error', systemClock);
 const origins = Array.from({ length: 300 }, (_, i) => `pool-${i % 10}/origin-${i}`);
 
 /** What every node of a cluster gets from `Cluster`: its share of the origins, leases, other nodes' changes. */

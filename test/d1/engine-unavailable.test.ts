@@ -29,7 +29,7 @@ describe('a database created while its engines cannot start', () => {
       runtimeDir: join(dir, 'r'.repeat(120)),
       dataDir: join(dir, 'engines'),
       kinds: engineKinds({ d1: { maxDatabaseBytes: 1024 * 1024 } }),
-      logger: createLogger('error'),
+      logger: createLogger('error', systemClock),
       clock: systemClock,
       accounts: async () => [],
     });

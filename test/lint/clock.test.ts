@@ -38,10 +38,9 @@ describe('the system clock', () => {
 
   it('is named in src only where the process starts: a part handed no clock is a type error, not the real time', () => {
     // The CLI's context makes it (every command, `ledge server` included, runs on it); the clock module defines
-    // it. Nothing else may fall back on it: the time stamp helper takes the caller's clock. The logger still
-    // defaults to it for the benchmarks' scripts that make one without a clock.
+    // it. Nothing else may fall back on it: the time stamp and logger helpers take the caller's clock.
     const naming = sources.filter(({ text }) => /\bsystemClock\b/.test(text)).map(({ file }) => file);
-    expect(naming).toEqual(['cli/context.ts', 'shared/clock.ts', 'shared/logger.ts']);
+    expect(naming).toEqual(['cli/context.ts', 'shared/clock.ts']);
   });
 
   it('is never a default: no parameter or field of type Clock is optional or has a default value', () => {
@@ -52,6 +51,6 @@ describe('the system clock', () => {
         ),
       ].map((match) => `${file}: ${match[0]}`),
     );
-    expect(defaults).toEqual(['shared/logger.ts: clock: Clock =']);
+    expect(defaults).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { poll } from '../helpers/wait.ts';
@@ -44,7 +45,7 @@ describe.each(Object.keys(CONSUMERS) as (keyof typeof CONSUMERS)[])(
     beforeAll(async () => {
       ledge = await startLedge({
         flags: { functionsProcesses: 1 },
-        logger: createLogger('info', {}, (line) => void lines.push(line), 'json'),
+        logger: createLogger('info', systemClock, {}, (line) => void lines.push(line), 'json'),
       });
       account = `/accounts/${ledge.accountId}`;
       kv = (await api(ledge, 'POST', `${account}/storage/kv/namespaces`, { title: 'seen' })).body.result.id as string;

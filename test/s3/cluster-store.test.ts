@@ -70,7 +70,7 @@ describe('cluster store', () => {
       storage,
       secret: randomBytes(32),
       httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
-      logger: createLogger('error'),
+      logger: createLogger('error', systemClock),
       clock: systemClock,
     });
     await store.start();
