@@ -23,7 +23,7 @@ const dataDir = tempDir('ledge-bench-migration-');
 // First boot creates the account; then the pools are seeded through the pools service itself.
 const boot = await spawnLedge(dataDir);
 await boot.stop();
-const platform = await createPlatform(resolveServerConfig({ dataDir }), createLogger('warn'), systemClock);
+const platform = await createPlatform(resolveServerConfig({ dataDir }), createLogger('warn', systemClock), systemClock);
 const groups = [
   'ops@example.com',
   'oncall@example.com, ops@example.com',

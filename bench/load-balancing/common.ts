@@ -32,7 +32,7 @@ export async function startBenchLedge(): Promise<{
     },
     { LEDGE_BOOTSTRAP_API_TOKEN: BENCH_TOKEN, LEDGE_BOOTSTRAP_ACCOUNT_ID: BENCH_ACCOUNT },
   );
-  const server = await startServer(config, createLogger('warn'), { clock: systemClock });
+  const server = await startServer(config, createLogger('warn', systemClock), { clock: systemClock });
   return {
     server,
     backend: database.backend,

@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const database = await benchDatabase();
   const platform = await createPlatform(
     resolveServerConfig({ dataDir, port: 0, databaseUrl: database.databaseUrl }, env),
-    createLogger('warn'),
+    createLogger('warn', systemClock),
     systemClock,
   );
   const receivers = new Receivers();

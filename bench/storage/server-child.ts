@@ -13,7 +13,7 @@ const config = resolveServerConfig(
     LEDGE_BOOTSTRAP_API_TOKEN: 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
   },
 );
-const server = await startServer(config, createLogger('warn'), { clock: systemClock });
+const server = await startServer(config, createLogger('warn', systemClock), { clock: systemClock });
 const accountId = '0123456789abcdef0123456789abcdef';
 await server.platform.storage.buckets.create(accountId, { name: 'bench' });
 process.stdout.write(

@@ -115,7 +115,7 @@ async function withPlatform(
       (process.env['LEDGE_DATABASE_URL'] || undefined) ??
       rememberedDatabaseUrl(dataDir),
   });
-  const platform = await createPlatform(config, createLogger('warn'), clock);
+  const platform = await createPlatform(config, createLogger('warn', clock), clock);
   try {
     await fn(platform);
   } catch (error) {

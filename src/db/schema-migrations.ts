@@ -1,4 +1,5 @@
 import type { DialectName, SqlDatabase } from './sql.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 
 /**
@@ -18,7 +19,12 @@ const MIGRATION_LOCK = 'ledge:schema-migrations';
  * Applies, in order, every migration not yet recorded, each in its own transaction under one
  * cluster-wide lock, and returns the ids it applied.
  */
-export async function applyMigrations(db: SqlDatabase, migrations: readonly SchemaMigration[]): Promise<string[]> {
+export async function applyMigrations(
+  db: SqlDatabase,
+  migrations: readonly SchemaMigration[],
+  /** Stamps each migration's `applied_at`. */
+  clock: Clock,
+): Promise<string[]> {
   await db.transaction(async (tx) => {
     await tx.lock(MIGRATION_LOCK);
     await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
@@ -30,7 +36,7 @@ export async function applyMigrations(db: SqlDatabase, migrations: readonly Sche
       // Checked again under the lock: another node may have applied it since we last looked.
       if (await tx.get('SELECT id FROM schema_migrations WHERE id = ?', [migration.id])) return false;
       await tx.exec(typeof migration.sql === 'string' ? migration.sql : migration.sql[db.dialect]);
-      await tx.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [migration.id, isoNow()]);
+      await tx.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [migration.id, isoNow(clock)]);
       return true;
     });
     if (applied) ran.push(migration.id);

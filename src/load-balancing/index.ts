@@ -18,7 +18,6 @@ export { createLoadBalancingSubsystem, type LoadBalancingDeps, type LoadBalancin
 export { loadBalancerRoutes, type ZoneResolver } from './load-balancers/routes.ts';
 export {
   LoadBalancerDirectory,
-  hostnameOf,
   type LoadBalancerRoute,
   type RoutePool,
   type PoolHealthState,

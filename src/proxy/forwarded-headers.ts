@@ -90,21 +90,6 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined
   return new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
 }
 
-/** Hostname of a Host header: port stripped, lowercased, a trailing dot dropped; IPv6 brackets kept. */
-export function hostnameOf(host: string | undefined): string {
-  if (!host) return '';
-  let name = host;
-  if (name.startsWith('[')) {
-    const end = name.indexOf(']');
-    name = end > 0 ? name.slice(0, end + 1) : name;
-  } else {
-    const colon = name.indexOf(':');
-    if (colon >= 0) name = name.slice(0, colon);
-  }
-  name = name.toLowerCase();
-  return name.endsWith('.') ? name.slice(0, -1) : name;
-}
-
 /** RFC 3986's host (a bracketed IPv6 address or a reg-name) and an optional port of at most five digits. */
 const HOST_HEADER = /^(?:\[[0-9a-f:.]+\]|[a-z0-9\-._~!$&'()*+,;=%]+)(?::(\d{0,5}))?$/i;
 

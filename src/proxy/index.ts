@@ -12,7 +12,7 @@ export { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 export { adoptClientSocket } from './raw/client-socket.ts';
 export { Endpoint, EndpointRegistry, isFailing, type Origin } from './endpoints.ts';
 export { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
-export { hostnameOf, isValidHostHeader } from './forwarded-headers.ts';
+export { isValidHostHeader } from './forwarded-headers.ts';
 export type { ProxyRoute, ProxyTarget, RequestView, RouteResult, Router } from './route.ts';
 export type { ProxySettings } from './settings.ts';
 export type { ClientHello } from './tls/client-hello.ts';

@@ -13,7 +13,7 @@ import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 import { adoptClientSocket } from './raw/client-socket.ts';
 import { CoarseClock } from './raw/coarse-clock.ts';
-import { hostnameOf } from './forwarded-headers.ts';
+import { hostnameOf } from '../shared/hostname.ts';
 import type { Router } from './route.ts';
 import type { ProxySettings } from './settings.ts';
 import { proxyUpgrade } from './websocket-proxy.ts';

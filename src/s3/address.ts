@@ -1,3 +1,4 @@
+import { hostnameOf } from '../shared/hostname.ts';
 import { S3Errors } from './errors.ts';
 
 /** Which account, bucket and key a request names. */
@@ -16,7 +17,7 @@ const ACCOUNT_LABEL = /^[0-9a-f]{32}$/;
  * (127.0.0.1, localhost) is a bare address and takes path style.
  */
 export function addressOf(hostHeader: string | undefined, rawPath: string): S3Address {
-  const labels = hostname(hostHeader ?? '').split('.');
+  const labels = hostnameOf(hostHeader).split('.');
   let accountId: string | undefined;
   let hostBucket: string | undefined;
   for (let i = 0; i + 1 < labels.length; i++) {
@@ -32,13 +33,6 @@ export function addressOf(hostHeader: string | undefined, rawPath: string): S3Ad
   const bucket = decode(slash === -1 ? path : path.slice(0, slash));
   const key = slash === -1 ? undefined : decode(path.slice(slash + 1));
   return { accountId, bucket: nonEmpty(bucket), key: nonEmpty(key) };
-}
-
-function hostname(host: string): string {
-  const lower = host.toLowerCase();
-  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
-  const colon = lower.lastIndexOf(':');
-  return colon === -1 ? lower : lower.slice(0, colon);
 }
 
 function decode(text: string): string {

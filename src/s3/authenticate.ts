@@ -66,6 +66,7 @@ export async function authenticate(
     query,
     accessKey,
     storage,
+    clock: deps.clock,
     body: () => (body ??= openBody(req, signed, signingKey(accessKey.secret, signed.date, signed.region))),
     bucket: async () => {
       if (address.bucket === undefined) throw S3Errors.noSuchBucket();

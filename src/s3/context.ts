@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodySource, BucketRecord, StorageService } from '../storage/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { RequestBody } from './body.ts';
 import type { S3AccessKey } from './credentials.ts';
 
@@ -14,6 +15,8 @@ export interface S3Request {
   query: URLSearchParams;
   accessKey: S3AccessKey;
   storage: StorageService;
+  /** The platform's time (the dates the answers carry). */
+  clock: Clock;
   /** The decoded, checked body (opened once; operations without a body never call it). */
   body(): RequestBody;
   /** The named bucket of the account, or NoSuchBucket. */

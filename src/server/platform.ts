@@ -105,10 +105,12 @@ export interface Platform {
 
 export async function createPlatform(
   config: ServerConfig,
-  logger: Logger = createLogger(config.logLevel, {}, undefined, config.logFormat),
+  /** The server's own (settings' level and format, on `clock`) when none is given. */
+  givenLogger: Logger | undefined,
   /** The time every background job runs on (tests pass a clock they advance; see src/shared/clock.ts). */
   clock: Clock,
 ): Promise<Platform> {
+  const logger = givenLogger ?? createLogger(config.logLevel, clock, {}, undefined, config.logFormat);
   const publicDomain = config.r2.publicDomain;
   ensureDataDir(config.dataDir);
   const paths = dataPaths(config.dataDir);
@@ -116,9 +118,9 @@ export async function createPlatform(
   let secretBox: SecretBox;
   let blobStore: BlobStore;
   try {
-    await applyMigrations(db, allMigrations);
+    await applyMigrations(db, allMigrations, clock);
     secretBox = loadSecretBox(config.dataDir, config.secretKey);
-    await checkSecretKey(db, secretBox, config.secretKey ? 'LEDGE_SECRET_KEY' : paths.secretKey);
+    await checkSecretKey(db, secretBox, config.secretKey ? 'LEDGE_SECRET_KEY' : paths.secretKey, clock);
     rememberDatabaseUrl(config.dataDir, config.databaseUrl);
     blobStore = await openBlobStore(config, paths.blobs, logger);
   } catch (error) {

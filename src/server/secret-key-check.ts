@@ -1,4 +1,5 @@
 import type { SchemaMigration, SqlDatabase } from '../db/index.ts';
+import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/crypto.ts';
 import { isoNow } from '../shared/time.ts';
 
@@ -15,11 +16,11 @@ export const secretKeyCheckMigrations: readonly SchemaMigration[] = [
  * otherwise seal secrets no other node can open, and fail to open theirs. The first start records the
  * key's fingerprint (an HMAC, not the key).
  */
-export async function checkSecretKey(db: SqlDatabase, box: SecretBox, keySource: string): Promise<void> {
+export async function checkSecretKey(db: SqlDatabase, box: SecretBox, keySource: string, clock: Clock): Promise<void> {
   const fingerprint = box.fingerprint();
   await db.run(
     'INSERT INTO secret_key_check (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING',
-    [fingerprint, isoNow()],
+    [fingerprint, isoNow(clock)],
   );
   const recorded = await db.get<{ fingerprint: string }>('SELECT fingerprint FROM secret_key_check WHERE id = 1');
   if (recorded?.fingerprint !== fingerprint) {

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './clock.ts';
+import type { Clock } from './clock.ts';
 import { isoNow } from './time.ts';
 /**
  * Structured logs on stderr, one record per line: `text` for a person at a terminal (time, level,
@@ -20,12 +20,12 @@ export interface Logger {
 }
 
 export function createLogger(
-  level: LogLevel = 'info',
+  level: LogLevel,
+  /** The records' time (the platform's; a test's manual clock stamps its logs with its own time). */
+  clock: Clock,
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => process.stderr.write(line),
   format: LogFormat = 'json',
-  /** The records' time (the platform's; a test's manual clock stamps its logs with its own time). */
-  clock: Clock = systemClock,
 ): Logger {
   const threshold = LEVELS[level];
   const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
@@ -38,7 +38,7 @@ export function createLogger(
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write, format, clock),
+    child: (fields) => createLogger(level, clock, { ...base, ...fields }, write, format),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostnameOf, type HostHandler } from '../proxy/index.ts';
+import type { HostHandler } from '../proxy/index.ts';
+import { hostnameOf } from '../shared/hostname.ts';
 import type { CertificateDirectory } from './certificate-directory.ts';
 
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';

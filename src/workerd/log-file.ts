@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from './log-limits.ts';
+import type { Clock } from '../shared/clock.ts';
 import { isoNow } from '../shared/time.ts';
 
 /** One read of a history: large enough to be cheap per byte, small enough that no chunk holds the event loop. */
@@ -18,6 +19,7 @@ const NEWLINE = 0x0a;
 export class ScriptLogFile {
   readonly #path: string;
   readonly #onError: (error: unknown) => void;
+  readonly #clock: Clock;
   #pending: string[] = [];
   #pendingBytes = 0;
   #dropped = 0;
@@ -32,9 +34,10 @@ export class ScriptLogFile {
   #rotations = 0;
   #writing: Promise<void> | undefined;
 
-  constructor(path: string, onError: (error: unknown) => void) {
+  constructor(path: string, onError: (error: unknown) => void, clock: Clock) {
     this.#path = path;
     this.#onError = onError;
+    this.#clock = clock;
   }
 
   /** Queues one line (ending in a newline); dropped and counted when LOG_PENDING_BYTES already wait. */
@@ -110,7 +113,7 @@ export class ScriptLogFile {
         let batch = this.#pending.join('');
         let lines = this.#pending.length;
         if (this.#dropped > 0) {
-          batch += droppedNote(this.#dropped);
+          batch += droppedNote(this.#dropped, this.#clock);
           lines++;
         }
         this.#pending = [];
@@ -152,9 +155,9 @@ export class ScriptLogFile {
   }
 }
 
-function droppedNote(count: number): string {
+function droppedNote(count: number, clock: Clock): string {
   const message = `[ledge] ${count} console line(s) of this script were dropped: they came faster than the disk took them`;
-  return `${JSON.stringify({ time: isoNow(), level: 'warn', message: [message] })}\n`;
+  return `${JSON.stringify({ time: isoNow(clock), level: 'warn', message: [message] })}\n`;
 }
 
 async function openIfExists(path: string): Promise<FileHandle | undefined> {

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOG_MARKER } from './isolate/contract.ts';
 import { ScriptLogFile } from './log-file.ts';
+import type { Clock } from '../shared/clock.ts';
 import { WatchCounts } from './watch-counts.ts';
 
 /** One console call of a deployed function. */
@@ -38,12 +39,14 @@ export class FunctionLogHub {
   readonly #watchers = new WatchCounts();
   readonly #files = new Map<string, ScriptLogFile>();
   readonly #onError: (error: unknown) => void;
+  readonly #clock: Clock;
   #onWatch: ((accountId: string, script: string, watched: boolean) => void) | undefined;
   #shared: SharedHistory | undefined;
 
-  constructor(logsDir: string, onError: (error: unknown) => void = () => undefined) {
+  constructor(logsDir: string, onError: (error: unknown) => void, clock: Clock) {
     this.#dir = join(logsDir, 'workers');
     this.#onError = onError;
+    this.#clock = clock;
     this.#events.setMaxListeners(0);
   }
 
@@ -127,7 +130,7 @@ export class FunctionLogHub {
     const key = `${accountId}/${script}`;
     let file = this.#files.get(key);
     if (!file) {
-      file = new ScriptLogFile(join(this.#dir, accountId, `${script}.log`), this.#onError);
+      file = new ScriptLogFile(join(this.#dir, accountId, `${script}.log`), this.#onError, this.#clock);
       this.#files.set(key, file);
     }
     return file;

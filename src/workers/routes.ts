@@ -25,7 +25,6 @@ import { mountCronRoutes } from './crons/cron-routes.ts';
 import type { CronService } from './crons/cron-service.ts';
 import { parseScriptUpload } from './upload.ts';
 import { mountRequestHistoryRoute, type RequestHistory } from './request-history.ts';
-import { isoNow } from '../shared/time.ts';
 
 const CODE = 10021;
 
@@ -51,12 +50,11 @@ export function workerRoutes(
     email: c.get('principal').email,
     source: /wrangler/i.test(c.req.header('user-agent') ?? '') ? 'wrangler' : 'api',
   });
-  const today = () => isoNow().slice(0, 10);
   // The multipart parser buffers what it reads: the cap applies while the body streams in.
   const upload = (c: ApiContext) =>
     parseScriptUpload(
       limitedRequest(c, uploadLimit, () => WorkerErrors.uploadTooLarge(uploadLimit)),
-      today(),
+      workers.today(),
     );
 
   // Ledge's own: whether each deployed script runs on this node, or why not (a script that cannot start

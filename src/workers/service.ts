@@ -197,6 +197,11 @@ export class WorkersService {
     return { manifest, config, ...(binding !== undefined ? { binding } : {}) };
   }
 
+  /** Today's UTC date (YYYY-MM-DD) on the platform's clock: the latest compatibility date a script may name. */
+  today(): string {
+    return isoNow(this.#clock).slice(0, 10);
+  }
+
   async requireScript(accountId: string, name: string): Promise<ScriptRecord> {
     const script = await this.store.getScript(accountId, name);
     if (!script) throw WorkerErrors.scriptNotFound();
@@ -426,7 +431,7 @@ export class WorkersService {
     const [latest] = await this.store.listVersions(accountId, name);
     if (latest && latest.id !== current.id) throw WorkerErrors.latestVersionNotDeployed();
     if (settings.compatibility_date !== undefined) {
-      checkCompatibilityDate(settings.compatibility_date, isoNow(this.#clock).slice(0, 10));
+      checkCompatibilityDate(settings.compatibility_date, this.today());
     }
     if (settings.compatibility_flags !== undefined) checkCompatibilityFlags(settings.compatibility_flags);
     const upload: ScriptUpload = {

@@ -122,8 +122,10 @@ export function createWorkersSubsystem(deps: {
   routedScripts?: (() => Promise<ReadonlySet<string>>) | undefined;
 }): WorkersSubsystem {
   const { settings } = deps;
-  const logs = new FunctionLogHub(deps.paths.logs, (error) =>
-    deps.logger.warn('function log lines could not be kept', { err: error }),
+  const logs = new FunctionLogHub(
+    deps.paths.logs,
+    (error) => deps.logger.warn('function log lines could not be kept', { err: error }),
+    deps.clock,
   );
   const cronStore = new CronStore(deps.db);
   const traces = new TailTraces(resolve(deps.paths.runtime), deps.clock);

@@ -8,7 +8,7 @@ import { systemClock } from '../../src/shared/clock.ts';
 describe.each(BACKENDS)('%s', (backend) => {
   accountStoreConformance(backend, async () => {
     const test = await openTestDatabase(backend);
-    await applyMigrations(test.db, accountMigrations);
+    await applyMigrations(test.db, accountMigrations, systemClock);
     return {
       store: new SqlAccountStore(test.db, systemClock),
       secondStore: new SqlAccountStore(test.reopen(), systemClock),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/index.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { envelopeOf } from '../helpers/envelope.ts';
 import { startLedge, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
@@ -19,7 +20,9 @@ describe('bad input gets a 4xx, never a 5xx', () => {
     // Every log line at debug level, to see how a client that went away is logged.
     ledge = await startLedge({
       flags: { functionsProcesses: 1 },
-      logger: createLogger('debug', {}, (line) => logLines.push(JSON.parse(line) as { level: string; msg: string })),
+      logger: createLogger('debug', systemClock, {}, (line) =>
+        logLines.push(JSON.parse(line) as { level: string; msg: string }),
+      ),
     });
     server = ledge.server;
     expect((await uploadScript(ledge, 'present')).status).toBe(200);

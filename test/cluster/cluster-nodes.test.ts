@@ -5,7 +5,7 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
 import { systemClock } from '../../src/shared/clock.ts';
 
-const logger = createLogger('error');
+const logger = createLogger('error', systemClock);
 const origins = Array.from({ length: 300 }, (_, i) => `pool-${i % 10}/origin-${i}`);
 
 /** What every node of a cluster gets from `Cluster`: its share of the origins, leases, other nodes' changes. */
@@ -31,7 +31,7 @@ describe('Cluster: nodes on one PostgreSQL database', () => {
 
   it('splits the origins between live nodes, and the survivor takes a stopped node’s share', async () => {
     test = await openTestDatabase('postgres');
-    await applyMigrations(test.db, clusterMigrations);
+    await applyMigrations(test.db, clusterMigrations, systemClock);
     const a = await node('node-a');
     const b = await node('node-b');
     await vi.waitFor(
@@ -61,7 +61,7 @@ describe('Cluster: nodes on one PostgreSQL database', () => {
 
   it('gives a job to one node at a time, and announces changes to the others only', async () => {
     test = await openTestDatabase('postgres');
-    await applyMigrations(test.db, clusterMigrations);
+    await applyMigrations(test.db, clusterMigrations, systemClock);
     const a = await node('node-a');
     const b = await node('node-b');
     expect(await a.mayRun('r2-sweep', 60_000)).toBe(true);

@@ -9,12 +9,13 @@ import {
 } from '../../src/cluster/index.ts';
 import { applyMigrations } from '../../src/db/index.ts';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 describe.each(BACKENDS)('cluster stores on %s', (backend) => {
   let test: TestDatabase;
   const open = async () => {
     test = await openTestDatabase(backend);
-    await applyMigrations(test.db, clusterMigrations);
+    await applyMigrations(test.db, clusterMigrations, systemClock);
     return test.db;
   };
   afterEach(async () => test?.close());

@@ -16,7 +16,7 @@ describe('a database created while its engines cannot start', () => {
 
   it("answers 503 (the server's trouble, not the client's)", async () => {
     const db = openDatabase(undefined, join(dir, 'ledge.db'));
-    await applyMigrations(db, allMigrations);
+    await applyMigrations(db, allMigrations, systemClock);
     const account = 'a'.repeat(32);
     await db.run('INSERT INTO accounts (id, name, type, created_on) VALUES (?, ?, ?, ?)', [
       account,
@@ -29,7 +29,7 @@ describe('a database created while its engines cannot start', () => {
       runtimeDir: join(dir, 'r'.repeat(120)),
       dataDir: join(dir, 'engines'),
       kinds: engineKinds({ d1: { maxDatabaseBytes: 1024 * 1024 } }),
-      logger: createLogger('error'),
+      logger: createLogger('error', systemClock),
       clock: systemClock,
       accounts: async () => [],
     });

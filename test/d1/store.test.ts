@@ -3,12 +3,13 @@ import { applyMigrations } from '../../src/db/index.ts';
 import { d1Migrations, SqlD1Store } from '../../src/d1/index.ts';
 import { BACKENDS, type TestDatabase } from '../helpers/backends.ts';
 import { ACCOUNT, OTHER_ACCOUNT, openStoreDatabase } from '../helpers/store-database.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 describe.each(BACKENDS)('D1 database records on %s', (backend) => {
   let test: TestDatabase;
   beforeEach(async () => {
     test = await openStoreDatabase(backend);
-    await applyMigrations(test.db, d1Migrations);
+    await applyMigrations(test.db, d1Migrations, systemClock);
   });
   afterEach(async () => test.close());
 

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../helpers/browser.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
@@ -89,6 +90,29 @@ describe('dashboard in Chromium: Workers KV', () => {
     await page.getByRole('button', { name: 'Delete namespace' }).click();
     await page.getByText('No namespaces yet').waitFor();
     expect(((await (await api('')).json()) as { result: unknown[] }).result).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+  it('offers a value too large to show as a download through the API instead of a text box', async () => {
+    const { page, errors } = await signedInPage();
+    const created = await api('', { method: 'POST', body: JSON.stringify({ title: 'large-values' }) });
+    const { id } = ((await created.json()) as { result: { id: string } }).result;
+    const size = 1.5 * 1024 * 1024;
+    const put = await api(`/${id}/values/dumps%2Fbig.json`, { method: 'PUT', body: 'x'.repeat(size) });
+    expect(put.status).toBe(200);
+
+    await page.goto(`${page.url().split('#')[0]}#/kv/${id}/key/${encodeURIComponent('dumps/big.json')}`);
+    await page.getByRole('heading', { name: 'Key dumps/big.json' }).waitFor();
+    await page.getByText('This value is too large to show here: 1,572,864 bytes (1.5 MiB).').waitFor();
+    expect(await page.locator('textarea#kv-value').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download it' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('big.json');
+    expect(statSync(await download.path()).size).toBe(size);
     expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyMigrations, dialects, type SqlDatabase } from '../../src/db/index.ts';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/backends.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const SCHEMA = {
   id: 'test/0001_counters',
@@ -18,7 +19,7 @@ describe.each(BACKENDS)('the persistence contract on %s', (backend) => {
   const open = async () => {
     test = await openTestDatabase(backend);
     db = test.db;
-    await applyMigrations(db, [SCHEMA]);
+    await applyMigrations(db, [SCHEMA], systemClock);
   };
   afterEach(async () => test?.close());
 
@@ -162,7 +163,7 @@ describe.each(BACKENDS)('the persistence contract on %s', (backend) => {
       { id: 'test/0002_more', sql: 'CREATE TABLE more (id TEXT PRIMARY KEY)' },
       { id: 'test/0003_more_again', sql: 'ALTER TABLE more ADD COLUMN note TEXT' },
     ];
-    const ran = await Promise.all(nodes.map((node) => applyMigrations(node, [SCHEMA, ...extra])));
+    const ran = await Promise.all(nodes.map((node) => applyMigrations(node, [SCHEMA, ...extra], systemClock)));
     expect(ran.flat().sort()).toEqual(['test/0002_more', 'test/0003_more_again']);
     expect(await db.all('SELECT id FROM schema_migrations ORDER BY id')).toHaveLength(3);
   });

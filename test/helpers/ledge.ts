@@ -108,7 +108,7 @@ export async function startLedge(
       ...options.env,
     },
   );
-  const server = await startServer(config, options.logger ?? createLogger('warn'), {
+  const server = await startServer(config, options.logger ?? createLogger('warn', options.clock ?? systemClock), {
     clock: options.clock ?? systemClock,
   });
   return {

@@ -3,6 +3,7 @@ import { loadBalancingMigrations } from '../../src/load-balancing/index.ts';
 import { notificationMigrations } from '../../src/notifications/index.ts';
 import { zoneMigrations } from '../../src/zones/index.ts';
 import { openTestDatabase, type TestDatabase } from './backends.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /** The accounts table the zone, load-balancing and notification tables refer to (its store is tested elsewhere). */
 const ACCOUNTS: SchemaMigration = {
@@ -19,7 +20,11 @@ export const OTHER_ACCOUNT = 'b'.repeat(32);
  */
 export async function openStoreDatabase(backend: DialectName): Promise<TestDatabase & { db: SqlDatabase }> {
   const test = await openTestDatabase(backend);
-  await applyMigrations(test.db, [ACCOUNTS, ...zoneMigrations, ...loadBalancingMigrations, ...notificationMigrations]);
+  await applyMigrations(
+    test.db,
+    [ACCOUNTS, ...zoneMigrations, ...loadBalancingMigrations, ...notificationMigrations],
+    systemClock,
+  );
   for (const id of [ACCOUNT, OTHER_ACCOUNT])
     await test.db.run('INSERT INTO accounts (id, name) VALUES (?, ?)', [id, `account ${id[0]}`]);
   return test;

@@ -24,7 +24,7 @@ describe('the engine host: one workerd per account running the bundled KV and D1
       runtimeDir: join(dir, 'runtime'),
       dataDir: join(dir, 'engines'),
       kinds: engineKinds({ d1: { maxDatabaseBytes: 1024 * 1024 } }),
-      logger: createLogger('error'),
+      logger: createLogger('error', systemClock),
       clock: systemClock,
       accounts: async () => [ACCOUNT_A],
     });

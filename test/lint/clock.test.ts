@@ -30,14 +30,27 @@ describe('the clock lint rule', () => {
 });
 
 describe('the system clock', () => {
+  const src = join(REPO_ROOT, 'src');
+  const sources = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(join(src, file), 'utf8') }));
+
   it('is named in src only where the process starts: a part handed no clock is a type error, not the real time', () => {
-    const src = join(REPO_ROOT, 'src');
-    const naming = readdirSync(src, { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-      .filter((file) => /\bsystemClock\b/.test(readFileSync(join(src, file), 'utf8')))
-      .sort();
     // The CLI's context makes it (every command, `ledge server` included, runs on it); the clock module defines
-    // it; the time stamp and logger helpers default to it for the code that runs before a platform exists.
-    expect(naming).toEqual(['cli/context.ts', 'shared/clock.ts', 'shared/logger.ts', 'shared/time.ts']);
+    // it. Nothing else may fall back on it: the time stamp and logger helpers take the caller's clock.
+    const naming = sources.filter(({ text }) => /\bsystemClock\b/.test(text)).map(({ file }) => file);
+    expect(naming).toEqual(['cli/context.ts', 'shared/clock.ts']);
+  });
+
+  it('is never a default: no parameter or field of type Clock is optional or has a default value', () => {
+    const defaults = sources.flatMap(({ file, text }) =>
+      [
+        ...text.matchAll(
+          /(?<!\b(?:const|let|var)\s+)\b\w+\??\s*:\s*Clock\s*=|\bclock\s*\?\s*:|:\s*Clock\s*\|\s*undefined/g,
+        ),
+      ].map((match) => `${file}: ${match[0]}`),
+    );
+    expect(defaults).toEqual([]);
   });
 });

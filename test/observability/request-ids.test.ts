@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { alerting, createPool } from '../notifications/api-helpers.ts';
@@ -16,7 +17,13 @@ let hooks: WebhookReceiver;
 
 beforeAll(async () => {
   hooks = await startWebhookReceiver();
-  const logger = createLogger('info', {}, (line) => records.push(JSON.parse(line) as Record<string, unknown>), 'json');
+  const logger = createLogger(
+    'info',
+    systemClock,
+    {},
+    (line) => records.push(JSON.parse(line) as Record<string, unknown>),
+    'json',
+  );
   ledge = await startLedge({ logger });
 });
 afterAll(async () => {

@@ -32,7 +32,11 @@ describe.each(BACKENDS)('PublicDomainStore conformance: %s', (backend) => {
   beforeEach(async () => {
     test = await openTestDatabase(backend);
     db = test.db;
-    await applyMigrations(db, [...accountMigrations, ...zoneMigrations, ...storageMigrations, ...r2Migrations]);
+    await applyMigrations(
+      db,
+      [...accountMigrations, ...zoneMigrations, ...storageMigrations, ...r2Migrations],
+      systemClock,
+    );
     await db.run(`INSERT INTO accounts (id, name, type, created_on) VALUES (?, 'A', 'standard', '2026-01-01')`, [
       account,
     ]);

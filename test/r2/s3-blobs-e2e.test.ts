@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../src/storage/index.ts';
 import { createS3Client } from '../../src/storage/s3-client.ts';
 import { newId } from '../../src/shared/ids.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { spawnLedge, startLedge, tempDir, TEST_CREDENTIALS, type TestLedge } from '../helpers/ledge.ts';
@@ -77,7 +78,10 @@ async function swiftObjects(bucket = BLOB_BUCKET, prefix = PREFIX): Promise<Map<
 beforeAll(async () => {
   swift = await startS3Server();
   inspect = createS3Client({ ...swift, bucket: BLOB_BUCKET, prefix: '' });
-  ledge = await startLedge({ ...s3Options(), logger: createLogger('info', {}, (line) => logLines.push(line), 'json') });
+  ledge = await startLedge({
+    ...s3Options(),
+    logger: createLogger('info', systemClock, {}, (line) => logLines.push(line), 'json'),
+  });
 });
 afterAll(async () => {
   await ledge?.close();

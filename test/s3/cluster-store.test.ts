@@ -60,7 +60,7 @@ describe('cluster store', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase('sqlite');
-    await applyMigrations(database.db, storageMigrations);
+    await applyMigrations(database.db, storageMigrations, systemClock);
     const storage = new StorageService(
       new SqlMetadataStore(database.db, systemClock),
       new FsBlobStore(join(tempDir('ledge-cluster-store-'), 'blobs')),
@@ -70,7 +70,7 @@ describe('cluster store', () => {
       storage,
       secret: randomBytes(32),
       httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
-      logger: createLogger('error'),
+      logger: createLogger('error', systemClock),
       clock: systemClock,
     });
     await store.start();

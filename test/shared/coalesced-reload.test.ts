@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CoalescedReload } from '../../src/shared/coalesced-reload.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 /** A load that waits until the test lets it finish, counting its runs. */
@@ -37,7 +38,7 @@ describe('CoalescedReload', () => {
 
   it('logs the failure of a background reload, and the next reload runs again', async () => {
     const lines: string[] = [];
-    const logger = createLogger('error', {}, (line) => lines.push(line), 'json');
+    const logger = createLogger('error', systemClock, {}, (line) => lines.push(line), 'json');
     let fail = true;
     let runs = 0;
     const reload = new CoalescedReload({

@@ -16,7 +16,7 @@ import { systemClock } from '../../src/shared/clock.ts';
 /** A SqlMetadataStore on a fresh database of `backend`, and a second one on another handle. */
 async function sqlStore(backend: DialectName) {
   const test = await openTestDatabase(backend);
-  await applyMigrations(test.db, [...accountMigrations, ...storageMigrations]);
+  await applyMigrations(test.db, [...accountMigrations, ...storageMigrations], systemClock);
   return {
     store: new SqlMetadataStore(test.db, systemClock),
     secondStore: new SqlMetadataStore(test.reopen(), systemClock),

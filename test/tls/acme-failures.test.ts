@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -29,7 +30,7 @@ beforeAll(async () => {
       LEDGE_ACME_INTERVAL_MS: '200',
       LEDGE_ACME_RETRY_MS: '300',
     },
-    logger: createLogger('info', {}, (line) => void logs.push(line)),
+    logger: createLogger('info', systemClock, {}, (line) => void logs.push(line)),
   });
   origin = await NamedOrigin.start('o');
 });

@@ -1,6 +1,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { freshPostgresDatabase } from '../helpers/backends.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -42,7 +43,7 @@ beforeAll(async () => {
           LEDGE_ACME_INTERVAL_MS: '300',
           LEDGE_ACME_RETRY_MS: '300',
         },
-        logger: createLogger('info', {}, (line) => void logs[i]!.push(line)),
+        logger: createLogger('info', systemClock, {}, (line) => void logs[i]!.push(line)),
       }),
     );
   }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CHROMIUM } from '../helpers/browser.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -50,7 +51,7 @@ beforeAll(async () => {
     LEDGE_ACME_INTERVAL_MS: '500',
     LEDGE_ACME_RETRY_MS: '500',
   };
-  const logger = createLogger('info', {}, (line) => void logs.push(line));
+  const logger = createLogger('info', systemClock, {}, (line) => void logs.push(line));
   http01 = await startLedge({ flags: { trafficPort: trafficA, trafficTlsPort: tlsA }, env, logger });
   alpn01 = await startLedge({
     flags: { trafficPort: trafficB, trafficTlsPort: tlsB },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -39,7 +40,7 @@ async function api(method: string, path: string, body?: unknown) {
 }
 
 beforeAll(async () => {
-  ledge = await startLedge({ logger: createLogger('debug', {}, (line) => void logs.push(line)) });
+  ledge = await startLedge({ logger: createLogger('debug', systemClock, {}, (line) => void logs.push(line)) });
   tlsPort = ledge.server.platform.traffic.tlsPort!;
   origin = await NamedOrigin.start('origin-a');
   zoneId = await createZone(ledge, 'example.test');

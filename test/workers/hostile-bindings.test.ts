@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { buildFunctionsConfig, serializeConfig } from '../../src/workerd/config/index.ts';
 import { localBodies } from '../../src/workerd/isolate/local-body.ts';
@@ -174,7 +175,7 @@ describe('a hostile function and the platform it runs on', () => {
     originPort = (origin.address() as { port: number }).port;
     ledge = await startLedge({
       flags: { functionsProcesses: 1, egressDeny: DENIED_RANGE, egressAllow: '127.0.0.1/32' },
-      logger: createLogger('warn', {}, (line) => logLines.push(line)),
+      logger: createLogger('warn', systemClock, {}, (line) => logLines.push(line)),
     });
     tenantB = await tenant(ledge, 'Bravo');
     tenantC = await tenant(ledge, 'Charlie');

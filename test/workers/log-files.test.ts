@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptLogFile } from '../../src/workerd/log-file.ts';
 import { LOG_FILE_BYTES, LOG_PENDING_BYTES } from '../../src/workerd/log-limits.ts';
 import { tempDir } from '../helpers/ledge.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 /**
  * Issue 26 point 5: a script's kept console output used to grow without bound (one tenant wrote 60 MiB) and
@@ -33,7 +34,7 @@ describe('function log files', () => {
   it('a script’s log no longer grows without bound: rotated past LOG_FILE_BYTES, one rotated file kept', async () => {
     const path = join(tempDir('ledge-logs-'), 'acct', 'flood.log');
     const errors: unknown[] = [];
-    const file = new ScriptLogFile(path, (error) => errors.push(error));
+    const file = new ScriptLogFile(path, (error) => errors.push(error), systemClock);
     // 40 MiB of 4 KiB lines, in bursts the size of what one gulp of workerd's stdout brings.
     const lineBytes = lineOf(0, 4000).length;
     const total = Math.ceil((40 * 1024 * 1024) / lineBytes);
@@ -62,7 +63,7 @@ describe('function log files', () => {
     expect(all.chunks).toBeGreaterThan(30);
     expect(all.biggest).toBeLessThanOrEqual(256 * 1024);
     // A server that did not write these files (a restart) finds the same, by reading them backwards once.
-    const restarted = new ScriptLogFile(path, () => undefined);
+    const restarted = new ScriptLogFile(path, () => undefined, systemClock);
     expect(numbers((await read(restarted, 99_999)).text)).toEqual(got);
     expect(numbers((await read(restarted, 99_999)).text)).toEqual(got);
     expect(numbers((await read(restarted, 2)).text)).toEqual(got.slice(-2));
@@ -73,7 +74,7 @@ describe('function log files', () => {
 
   it('lines that come faster than the disk takes them are dropped past LOG_PENDING_BYTES, and a note says how many', async () => {
     const path = join(tempDir('ledge-logs-'), 'acct', 'burst.log');
-    const file = new ScriptLogFile(path, () => undefined);
+    const file = new ScriptLogFile(path, () => undefined, systemClock);
     // All in one turn of the event loop: nothing can be written meanwhile.
     const line = lineOf(1, 10_000);
     const count = Math.ceil((LOG_PENDING_BYTES * 2) / line.length);
@@ -92,7 +93,7 @@ describe('function log files', () => {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'torn.log');
     writeFileSync(path, `${lineOf(1)}{"time":"2026-`);
-    const file = new ScriptLogFile(path, () => undefined);
+    const file = new ScriptLogFile(path, () => undefined, systemClock);
     file.append(lineOf(2));
     await file.flush();
     const { text } = await read(file, 1);
@@ -100,7 +101,7 @@ describe('function log files', () => {
   });
 
   it('an empty or missing history reads as nothing', async () => {
-    const file = new ScriptLogFile(join(tempDir('ledge-logs-'), 'acct', 'none.log'), () => undefined);
+    const file = new ScriptLogFile(join(tempDir('ledge-logs-'), 'acct', 'none.log'), () => undefined, systemClock);
     expect((await read(file, 10)).text).toBe('');
   });
 });

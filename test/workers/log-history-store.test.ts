@@ -19,9 +19,12 @@ describe.each(BACKENDS)('%s: kept function log lines', (backend) => {
 
   async function open() {
     test = await openTestDatabase(backend);
-    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations]);
+    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations], systemClock);
     const store = new SqlLogHistoryStore(test.db);
-    const history = new SharedLogHistory({ store, logger: createLogger('error'), gate: async () => true }, systemClock);
+    const history = new SharedLogHistory(
+      { store, logger: createLogger('error', systemClock), gate: async () => true },
+      systemClock,
+    );
     return { store, history };
   }
   const line = (n: number) => ({ time: new Date(n * 1000).toISOString(), level: 'log', message: [`line ${n}`] });

@@ -108,7 +108,7 @@ describe.each(BACKENDS)('%s: request samples, their roll-up and retention', (bac
 
   it('adds growth into its minute, rolls minutes past 24 hours into hours, and drops hours past 7 days', async () => {
     test = await openTestDatabase(backend);
-    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations]);
+    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations], systemClock);
     const samples = new FunctionSamples(test.db, systemClock);
     const now = Date.UTC(2026, 10, 26, 12, 30, 10);
     const growth = (requests: number) => [

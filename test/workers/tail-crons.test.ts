@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { CronService } from '../../src/workers/crons/cron-service.ts';
 import { CronStore } from '../../src/workers/crons/cron-store.ts';
@@ -37,7 +38,13 @@ describe('Cron Trigger runs in a live tail', () => {
 
   beforeAll(async () => {
     ledge = await startLedge({
-      logger: createLogger('info', {}, (line) => records.push(JSON.parse(line) as Record<string, unknown>), 'json'),
+      logger: createLogger(
+        'info',
+        systemClock,
+        {},
+        (line) => records.push(JSON.parse(line) as Record<string, unknown>),
+        'json',
+      ),
     });
     expect((await uploadScript(ledge, 'ticker', { modules: { 'index.js': WORKER } })).status).toBe(200);
     await enableWorkersDev(ledge, 'ticker');
@@ -130,7 +137,13 @@ describe('Cron Trigger runs in a live tail', () => {
       requireScript: (a, s) => platform.functions.workers.requireScript(a, s),
       runtime: platform.functions.runtime,
       logs: platform.functions.logs,
-      logger: createLogger('info', {}, (line) => records.push(JSON.parse(line) as Record<string, unknown>), 'json'),
+      logger: createLogger(
+        'info',
+        systemClock,
+        {},
+        (line) => records.push(JSON.parse(line) as Record<string, unknown>),
+        'json',
+      ),
       clock,
     });
     const unwire = tailCronRuns(scheduler, platform.functions.traces);

@@ -11,7 +11,7 @@ import { systemClock } from '../../src/shared/clock.ts';
 describe.each(BACKENDS)('%s', (backend) => {
   workerStoreConformance(backend, async () => {
     const test = await openTestDatabase(backend);
-    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations]);
+    await applyMigrations(test.db, [...accountMigrations, ...workerMigrations], systemClock);
     const accounts = new SqlAccountStore(test.db, systemClock);
     const ids: [string, string] = [newId(), newId()];
     for (const id of ids) {

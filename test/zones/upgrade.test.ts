@@ -5,6 +5,7 @@ import { allMigrations } from '../../src/server/migrations.ts';
 import { startLedge, tempDir } from '../helpers/ledge.ts';
 import { poolBody } from '../load-balancing/helpers.ts';
 import { apiClient } from './helpers.ts';
+import { systemClock } from '../../src/shared/clock.ts';
 
 const NEW = ['zones/0001_initial', 'load-balancing/0002_load_balancers'];
 
@@ -16,6 +17,7 @@ describe('zones and load balancers on an existing data dir', () => {
     await applyMigrations(
       before,
       allMigrations.filter((m) => !NEW.includes(m.id)),
+      systemClock,
     );
     await before.close();
 

@@ -7,6 +7,7 @@ import type { PoolStore } from '../pool-store.ts';
 import type { ConfigChangeBus, ConfigChangeListener } from './changes.ts';
 import type { LoadBalancer } from './schemas.ts';
 import type { LoadBalancerStore } from './store.ts';
+import { hostnameOf } from '../../shared/hostname.ts';
 
 /** A pool as the traffic listener needs it: its origins, enabled flags, origin_steering, and its monitor. */
 export interface RoutePool {
@@ -132,12 +133,3 @@ export class LoadBalancerDirectory {
 }
 
 const MAX_CACHED_ROUTES = 10_000;
-
-/** "Example.COM:8080" -> "example.com"; "[::1]:80" -> "::1" (never a load balancer's name). */
-export function hostnameOf(host: string): string {
-  let name = host.trim().toLowerCase();
-  if (name.startsWith('[')) return name.slice(1, name.indexOf(']') >>> 0);
-  const colon = name.lastIndexOf(':');
-  if (colon >= 0) name = name.slice(0, colon);
-  return name.endsWith('.') ? name.slice(0, -1) : name;
-}

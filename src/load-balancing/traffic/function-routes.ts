@@ -1,6 +1,5 @@
 import {
   Endpoint,
-  hostnameOf,
   isValidHostHeader,
   TrafficErrors,
   type ErrorAnswer,
@@ -9,6 +8,7 @@ import {
 } from '../../proxy/index.ts';
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { hostnameOf } from '../../shared/hostname.ts';
 
 /**
  * Workers routes and Custom Domains as the traffic port sees them (injected by the platform: the table

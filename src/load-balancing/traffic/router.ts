@@ -6,8 +6,8 @@ import {
   type HeaderSessions,
   type Pin,
 } from './affinity.ts';
+import { hostnameOf } from '../../shared/hostname.ts';
 import {
-  hostnameOf,
   TrafficErrors,
   type EndpointRegistry,
   type ProxyRoute,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { LedgeError } from '../../shared/errors.ts';
+import { hostnameOf } from '../../shared/hostname.ts';
 import type { Logger } from '../../shared/logger.ts';
 import {
   bodyStream,
@@ -203,16 +204,6 @@ function keyOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Host header -> lowercase hostname without port or trailing dot (as the traffic listener compares it). */
-export function hostnameOf(host: string | undefined): string {
-  if (!host) return '';
-  let name = host;
-  if (name.startsWith('[')) name = name.slice(0, name.indexOf(']') + 1);
-  else if (name.includes(':')) name = name.slice(0, name.indexOf(':'));
-  name = name.toLowerCase();
-  return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
 function single(value: string | string[] | undefined): string | undefined {

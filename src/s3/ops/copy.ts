@@ -138,7 +138,7 @@ export async function uploadPartCopy(request: S3Request, uploadId: string): Prom
       ssec,
     );
     return xmlReply(
-      renderXml('CopyPartResult', { LastModified: isoNow(), ETag: `"${part.md5}"` }),
+      renderXml('CopyPartResult', { LastModified: isoNow(request.clock), ETag: `"${part.md5}"` }),
       200,
       ssecEcho(ssec),
     );

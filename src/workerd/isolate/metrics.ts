@@ -145,7 +145,7 @@ const internal = (request: Request, scheduled: Scheduled) =>
       : scrape();
 
 type EntrypointClass = new (...args: unknown[]) => {
-  fetch(request: Request, ...rest: unknown[]): unknown;
+  fetch?(request: Request, ...rest: unknown[]): unknown;
   scheduled?: (controller: object) => unknown;
 };
 type Handlers = {
@@ -153,15 +153,32 @@ type Handlers = {
   scheduled?: (this: unknown, controller: object, env: unknown, ctx: unknown) => unknown;
 };
 
+/**
+ * The event handlers a Worker may export without fetch() (a queue consumer, a Cron Trigger, a tail consumer).
+ * Such a Worker is wrapped all the same: the ping service's scrapes and invalidations reach every loaded script
+ * by fetch, and without a fetch handler workerd would log "Received a FetchEvent but we lack a handler" for them.
+ */
+const EVENT_HANDLERS = ['scheduled', 'queue', 'tail', 'trace', 'email'] as const;
+const exportsHandler = (target: unknown): boolean =>
+  target !== null &&
+  typeof target === 'object' &&
+  EVENT_HANDLERS.some((name) => typeof (target as Record<string, unknown>)[name] === 'function');
+
+// A Worker without fetch() answers HTTP as workerd does: with this exception.
+const noFetch = () => {
+  throw new Error('Handler does not export a fetch() function.');
+};
+
 /** Wraps the default export so its requests are counted, and a scrape or a scheduled() call is answered. */
 export function instrument(main: unknown): unknown {
-  if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
+  if (typeof main === 'function' && (typeof main.prototype?.fetch === 'function' || exportsHandler(main.prototype))) {
     const Base = main as EntrypointClass;
-    enableCache();
+    if (typeof main.prototype.fetch === 'function') enableCache();
     return class extends Base {
       override fetch(request: Request, ...rest: unknown[]) {
         if (isScrape(request)) return internal(request, this.scheduled && ((c) => this.scheduled!(c)));
-        return timed(() => super.fetch(request, ...rest));
+        if (typeof super.fetch !== 'function') return noFetch();
+        return timed(() => super.fetch!(request, ...rest));
       }
     };
   }
@@ -169,16 +186,16 @@ export function instrument(main: unknown): unknown {
   if (
     handlers !== null &&
     typeof handlers === 'object' &&
-    (typeof handlers.fetch === 'function' || typeof handlers.scheduled === 'function')
+    (typeof handlers.fetch === 'function' || exportsHandler(handlers))
   ) {
-    enableCache();
+    // The cache needs its invalidations answered: only where they were before (fetch or scheduled).
+    if (typeof handlers.fetch === 'function' || typeof handlers.scheduled === 'function') enableCache();
     const fetch = handlers.fetch;
     return Object.assign(Object.create(Object.getPrototypeOf(handlers)), handlers, {
       fetch(this: unknown, request: Request, env: unknown, ctx: unknown) {
         if (isScrape(request))
           return internal(request, handlers.scheduled && ((c) => handlers.scheduled!.call(this, c, env, ctx)));
-        // A Worker with only a scheduled() handler answers HTTP as workerd does without a fetch handler.
-        if (typeof fetch !== 'function') throw new Error('Handler does not export a fetch() function.');
+        if (typeof fetch !== 'function') return noFetch();
         return timed(() => fetch.call(this, request, env, ctx));
       },
     });

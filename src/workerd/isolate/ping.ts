@@ -3,7 +3,7 @@ import { METRICS_HEADER, R2_INVALIDATE_HEADER, R2_INVALIDATE_PATH, SCHEDULED_HEA
 /**
  * The ping service of a process that runs functions: `/` answers the watchdog at once; `/metrics` asks
  * every routed script (SCRIPTS: binding name -> account and script) for its counts and answers them
- * as one JSON array (a script without a fetch handler answers an error, and is left out);
+ * as one JSON array (a script that failed to answer is left out);
  * `/scheduled?a=&s=&cron=&time=` has a script's wrapper run its scheduled() handler. SECRET is the
  * generation's metrics secret (a text binding).
  */
@@ -68,7 +68,7 @@ export default {
         if (response.ok && response.headers.get('content-type') === 'application/json')
           out.push({ ...id, ...(await response.json<object>()) });
       } catch {
-        // A script without a fetch handler (or one that failed) is left out.
+        // A script that failed (its wrapper answers even without a fetch handler: isolate/metrics.ts) is left out.
       }
     }
     return Response.json(out);

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import { state } from '../state.ts';
-import { renderKeys, renderNamespaces, renderValue } from './kv.render.ts';
+import { MAX_SHOWN_VALUE_BYTES, renderKeys, renderNamespaces, renderValue } from './kv.render.ts';
 import { cellTexts, labelled, signedInAs, submit } from './render-testing.ts';
 
 const markup = '<img src=x onerror=alert(1)>';
@@ -127,6 +127,45 @@ describe('Workers KV, drawn from its data', () => {
     expect(labelled<HTMLTextAreaElement>(binary, 'Value').readOnly).toBe(true);
     expect(binary.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled).toBe(true);
     expect(binary.textContent).toContain('not UTF-8 text');
+  });
+
+  it('offers a value over the shown size as a download through the API, never as an editable box', () => {
+    signedInAs(state, {});
+    const save = vi.fn(async () => undefined);
+    const download = '/client/v4/accounts/a/storage/kv/namespaces/ns1/values/big%2Fdump.json';
+    const size = MAX_SHOWN_VALUE_BYTES * 3;
+    const view = renderValue(
+      namespace,
+      { name: 'big/dump.json', metadata: { v: 1 } },
+      { size, download },
+      {
+        save,
+        remove: async () => undefined,
+      },
+    );
+    expect(view.textContent).toContain('This value is too large to show here: 3,145,728 bytes (3.0 MiB).');
+    const link = view.querySelector<HTMLAnchorElement>('a[download]')!;
+    expect([link.textContent, link.getAttribute('href'), link.getAttribute('download')]).toEqual([
+      'Download it',
+      download,
+      'dump.json',
+    ]);
+    expect(view.querySelector('textarea#kv-value')).toBeNull();
+    expect(JSON.parse(labelled<HTMLTextAreaElement>(view, 'Metadata').value)).toEqual({ v: 1 });
+    expect(view.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled).toBe(true);
+    submit(view);
+    expect(save).not.toHaveBeenCalled();
+
+    const unsized = renderValue(
+      namespace,
+      { name: 'k' },
+      { size: undefined, download },
+      {
+        save,
+        remove: async () => undefined,
+      },
+    );
+    expect(unsized.textContent).toContain('too large to show here: more than 1.0 MiB.');
   });
 
   it('disables every write for a read-only token', () => {

@@ -1,4 +1,4 @@
-import { field, formatTime, h, table } from '../dom.ts';
+import { field, formatBytes, formatTime, h, table } from '../dom.ts';
 import { href } from '../router.ts';
 import { confirmDialog, guardForm, notice, pageView, pager, writeButton } from '../ui-kit.ts';
 
@@ -22,6 +22,18 @@ export interface ValueInput {
   metadata: string;
   expiration?: number | undefined;
   expirationTtl?: number | undefined;
+}
+
+/**
+ * The largest value the key page shows (and so loads): a value may be 25 MiB, which a text box neither shows
+ * usefully nor holds without slowing the page. A larger one is offered as a download instead.
+ */
+export const MAX_SHOWN_VALUE_BYTES = 1024 * 1024;
+
+/** A value too large to show: its size (undefined: the answer did not say), and the API address that downloads it. */
+export interface UnshownValue {
+  size: number | undefined;
+  download: string;
 }
 
 /** One page of the namespace list (page-numbered, as the API pages it). */
@@ -185,16 +197,18 @@ export function renderKeys(
 
 /**
  * One key: its value (as text; a value that is not UTF-8 is shown with replacement characters and cannot be
- * edited here, so saving never rewrites bytes the page could not show), its metadata and its expiration.
+ * edited here, so saving never rewrites bytes the page could not show; one over MAX_SHOWN_VALUE_BYTES is a
+ * download link, and cannot be edited here either), its metadata and its expiration.
  */
 export function renderValue(
   namespace: Namespace,
   entry: KeyEntry,
-  value: Uint8Array,
+  value: Uint8Array | UnshownValue,
   actions: { save(input: ValueInput): Promise<unknown>; remove(): Promise<unknown> },
 ): HTMLElement {
   const status = notice();
-  const text = decodeText(value);
+  const unshown = value instanceof Uint8Array ? undefined : value;
+  const text = unshown ? { text: '', binary: true } : decodeText(value as Uint8Array);
   const valueId = 'kv-value';
   const metadataId = 'kv-metadata';
   const valueArea = h('textarea', { id: valueId, rows: '8', spellcheck: 'false', readonly: text.binary });
@@ -215,8 +229,18 @@ export function renderValue(
   const form = h(
     'form',
     { class: 'card' },
-    h('div', { class: 'field' }, h('label', { for: valueId }, 'Value'), valueArea),
-    text.binary
+    unshown
+      ? h(
+          'p',
+          { class: 'notice' },
+          unshown.size === undefined
+            ? `This value is too large to show here: more than ${formatBytes(MAX_SHOWN_VALUE_BYTES)}. `
+            : `This value is too large to show here: ${unshown.size.toLocaleString('en-US')} bytes (${formatBytes(unshown.size)}). `,
+          h('a', { href: unshown.download, download: entry.name.split('/').pop() || 'value' }, 'Download it'),
+          ', or change it with wrangler.',
+        )
+      : h('div', { class: 'field' }, h('label', { for: valueId }, 'Value'), valueArea),
+    text.binary && !unshown
       ? h('p', { class: 'notice' }, 'This value is not UTF-8 text: it is shown here, but only wrangler can change it.')
       : null,
     h(
@@ -233,6 +257,8 @@ export function renderValue(
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
+    // Saving sends the value as the box holds it: never one the page could not show (it would be overwritten).
+    if (text.binary) return;
     status.clear();
     if (metadataArea.value.trim() !== '') {
       try {

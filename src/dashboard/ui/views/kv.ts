@@ -1,14 +1,16 @@
-import { client, del, enc, get, page, post, put } from '../api.ts';
+import { client, del, enc, get, page, post, put, V4 } from '../api.ts';
 import { readEnvelope } from '../../../client/index.ts';
 import { replace } from '../dom.ts';
 import { go, href } from '../router.ts';
 import { acct } from '../state.ts';
 import {
+  MAX_SHOWN_VALUE_BYTES,
   renderKeys,
   renderNamespaces,
   renderValue,
   type KeyEntry,
   type Namespace,
+  type UnshownValue,
   type ValueInput,
 } from './kv.render.ts';
 
@@ -82,11 +84,11 @@ export async function value(main: HTMLElement, id: string, key: string): Promise
     client.raw('GET', valuePath(id, key)),
   ]);
   if (!response.ok) await readEnvelope(response);
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  const shown = await readShown(response, V4 + valuePath(id, key));
   const entry = listed.find((candidate) => candidate.name === key) ?? { name: key };
   replace(
     main,
-    renderValue(namespace, entry, bytes, {
+    renderValue(namespace, entry, shown, {
       save: (input) => writeValue(id, input),
       remove: async () => {
         await del(valuePath(id, key));
@@ -94,6 +96,36 @@ export async function value(main: HTMLElement, id: string, key: string): Promise
       },
     }),
   );
+}
+
+/**
+ * The value's bytes, read no further than MAX_SHOWN_VALUE_BYTES: past that, only its size (when the answer gives its
+ * length) and where to download it.
+ */
+async function readShown(response: Response, download: string): Promise<Uint8Array | UnshownValue> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > MAX_SHOWN_VALUE_BYTES) {
+    await response.body?.cancel();
+    return { size: declared, download };
+  }
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value);
+    size += read.value.byteLength;
+    if (size > MAX_SHOWN_VALUE_BYTES) {
+      await reader.cancel();
+      return { size: Number.isFinite(declared) ? declared : undefined, download };
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /** A value as the API takes it with metadata: multipart `value` and `metadata`, expiration in the query. */
