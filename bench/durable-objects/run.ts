@@ -7,13 +7,13 @@
 // Usage: node bench/durable-objects/run.ts [--seconds 10] [--only ledge,bare,miniflare]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { listArgument, numberArgument } from '../arguments.ts';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
 import { freePort, stop } from '../functions/processes.ts';
-import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts';
+import { cpuPerRequest, cpuSnapshot, loadAverage as load } from '../process-cpu.ts';
 import { startLedge } from '../../test/helpers/ledge.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, uploadScript } from '../../test/workers/helpers.ts';
 import { serializeConfig } from '../../src/workerd/config/serialize.ts';
@@ -74,12 +74,6 @@ async function listening(url: string): Promise<void> {
   }
   throw new Error(`${url} never answered`);
 }
-
-/** The machine's load: the figures of a shared machine mean little without it. */
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(1))
-    .join(' ');
 
 console.log(`load average before: ${load()}`);
 try {

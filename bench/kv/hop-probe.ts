@@ -1,6 +1,6 @@
 // Probe: the bare ceiling split in two workerd processes, the function and the KV engine (behind the same shim
 // Ledge uses) over a unix socket, with no Ledge wrapper: what the hop costs, and each side's CPU per hot GET.
-// Compare with bench/kv/split-probe.ts (Ledge's processes). Usage: node bench/kv/hop-probe.ts
+// Compare with `npm run bench:kv`, which prints each of Ledge's processes. Usage: node bench/kv/hop-probe.ts
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,9 @@
 // Workers KV through a function, side by side in one run (wrk -t1 -c32, keep-alive): Ledge (the function's
 // process -> the account's engines process over a unix socket), the same bundled kv.js in a bare workerd with
 // the function in the same process (no Ledge code: the ceiling), and Miniflare (what `wrangler dev` runs).
-// A hot GET of one 1 KiB key, and PUTs of 1 KiB values over 1,000 keys (p99 recorded).
+// A hot GET of one 1 KiB key, and PUTs of 1 KiB values over 1,000 keys (p99 recorded). Besides req/s, the CPU
+// each process spent per request (/proc utime + stime over the run, divided by the requests), which hardly moves
+// when other work takes the cores of a shared machine, where req/s does.
 // Usage: node bench/kv/run.ts [--seconds 10]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { numberArgument } from '../arguments.ts';
 import { runWrk, type Scenario, type WrkResult } from '../functions/wrk.ts';
-import { freePort, stop, treeCpuMs, workerdCpuMs } from '../functions/processes.ts';
+import { freePort, stop } from '../functions/processes.ts';
+import { cpuPerRequest, cpuSnapshot, loadAverage } from '../process-cpu.ts';
 import { startLedge } from '../../test/helpers/ledge.ts';
 import { accountSubdomain, api, callFunction, enableWorkersDev, uploadScript } from '../../test/workers/helpers.ts';
 import { serializeConfig } from '../../src/workerd/config/serialize.ts';
@@ -20,13 +23,17 @@ const seconds = numberArgument('--seconds', 10);
 const WORKER = join(import.meta.dirname, 'worker.js');
 const VALUE = 'v'.repeat(1024);
 const work = mkdtempSync(join(tmpdir(), 'ledge-kv-bench-'));
-const results: Record<string, { get: WrkResult; put: WrkResult; getCpuMsPerReq: number }> = {};
+type Measured = WrkResult & { cpuUs: Record<string, number> };
+const results: Record<string, { get: Measured; put: Measured }> = {};
 
-/**
- * `cpuMs` reads the CPU a platform's processes spent so far: unlike req/s it hardly moves when other work on a
- * shared machine takes cores away, and it says what a 3x-Miniflare target asks of each request.
- */
-async function measure(name: string, url: string, headers: Record<string, string>, cpuMs: () => number) {
+/** One wrk run with the CPU each process of the server's tree (rooted at `root`) spent per request (µs). */
+async function run(root: number, url: string, scenario: Scenario): Promise<Measured> {
+  const before = cpuSnapshot(root);
+  const result = await runWrk(url, scenario, work, seconds);
+  return { ...result, cpuUs: cpuPerRequest(before, cpuSnapshot(root), result.requestsPerSec * seconds) };
+}
+
+async function measure(name: string, root: number, url: string, headers: Record<string, string>) {
   // The hot key, written once through the function itself (node:http: fetch() would not send this Host).
   const { hostname, port } = new URL(url);
   const host = headers['Host'];
@@ -35,21 +42,12 @@ async function measure(name: string, url: string, headers: Record<string, string
     body: VALUE,
   });
   if (written.status !== 200) throw new Error(`${name}: the hot key was not written (${written.status})`);
-  const get: Scenario = { method: 'GET', path: '/hot', headers };
-  const put: Scenario = { method: 'PUT', path: '/', headers, bodyBytes: 1024, keys: 1000 };
-  const before = cpuMs();
-  const getResult = await runWrk(url, get, work, seconds);
-  const getCpuMsPerReq = (cpuMs() - before) / (getResult.requestsPerSec * seconds);
-  results[name] = { get: getResult, put: await runWrk(url, put, work, seconds), getCpuMsPerReq };
+  const get = await run(root, url, { method: 'GET', path: '/hot', headers });
+  const put = await run(root, url, { method: 'PUT', path: '/', headers, bodyBytes: 1024, keys: 1000 });
+  results[name] = { get, put };
   console.log(name, JSON.stringify(results[name]));
-  const { get: g, put: p } = results[name];
-  if (g.non2xx + p.non2xx + g.errors + p.errors > 0)
+  if (get.non2xx + put.non2xx + get.errors + put.errors > 0)
     throw new Error(`${name}: failed requests, the figures mean nothing`);
-}
-
-function cpuUsageMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
 }
 
 function waitForLine(child: ReturnType<typeof spawn>, stream: 'stdout' | 'stderr', text: string): Promise<void> {
@@ -76,6 +74,7 @@ async function listening(url: string): Promise<void> {
   throw new Error(`${url} never answered`);
 }
 
+console.log(`load average before: ${loadAverage()}`);
 try {
   // Ledge.
   const ledge = await startLedge({ flags: { functionsProcesses: 1 } });
@@ -88,15 +87,11 @@ try {
     if (upload.status !== 200) throw new Error(JSON.stringify(upload.body.errors));
     await enableWorkersDev(ledge, 'kv-bench');
     const port = ledge.server.platform.functions.runtime.port!;
-    // The server runs in this process (its Node CPU counted here; this script idles while wrk runs) and its
-    // workerd processes (the function's, the account's engines) are children.
-    const ledgeCpu = () => workerdCpuMs(process.pid) + cpuUsageMs();
-    await measure(
-      'ledge',
-      `http://127.0.0.1:${port}`,
-      { Host: `kv-bench.${await accountSubdomain(ledge)}.localhost:${port}` },
-      ledgeCpu,
-    );
+    // The server runs in this process (its Node CPU counted as MainThread; this script idles while wrk runs)
+    // and its workerd processes (the function's, the account's engines) are children.
+    await measure('ledge', process.pid, `http://127.0.0.1:${port}`, {
+      Host: `kv-bench.${await accountSubdomain(ledge)}.localhost:${port}`,
+    });
   } finally {
     await ledge.close();
   }
@@ -139,7 +134,7 @@ try {
   });
   try {
     await listening(`http://127.0.0.1:${barePort}/hot`);
-    await measure('bare workerd', `http://127.0.0.1:${barePort}`, {}, () => treeCpuMs(bare.pid!));
+    await measure('bare workerd', bare.pid!, `http://127.0.0.1:${barePort}`, {});
   } finally {
     await stop(bare);
   }
@@ -159,7 +154,7 @@ try {
   );
   try {
     await waitForLine(miniflare, 'stdout', 'ready');
-    await measure('miniflare', `http://127.0.0.1:${mfPort}`, {}, () => treeCpuMs(miniflare.pid!));
+    await measure('miniflare', miniflare.pid!, `http://127.0.0.1:${mfPort}`, {});
   } finally {
     await stop(miniflare);
   }
@@ -171,11 +166,18 @@ try {
     `hot GET: Ledge ${ledgeGet.toFixed(0)} req/s = ${((100 * ledgeGet) / ceiling).toFixed(0)}% of bare workerd ` +
       `(${ceiling.toFixed(0)}), ${(ledgeGet / mfGet).toFixed(1)}x Miniflare (${mfGet.toFixed(0)})`,
   );
+  const cpu = (name: string) => results[name]!.get.cpuUs.total!;
+  console.log(
+    `hot GET CPU per request: Ledge ${cpu('ledge')} µs, bare workerd ${cpu('bare workerd')} µs, ` +
+      `Miniflare ${cpu('miniflare')} µs (${(cpu('miniflare') / cpu('ledge')).toFixed(2)}x Ledge's)`,
+  );
   for (const [name, r] of Object.entries(results)) {
     console.log(
-      `${name}: GET p50 ${r.get.p50Ms} ms p99 ${r.get.p99Ms} ms, CPU ${r.getCpuMsPerReq.toFixed(2)} ms/req; PUT ${r.put.requestsPerSec.toFixed(0)} req/s p99 ${r.put.p99Ms} ms`,
+      `${name}: GET p50 ${r.get.p50Ms} ms p99 ${r.get.p99Ms} ms, CPU µs/request ${JSON.stringify(r.get.cpuUs)}; ` +
+        `PUT ${r.put.requestsPerSec.toFixed(0)} req/s p99 ${r.put.p99Ms} ms, CPU µs/request ${JSON.stringify(r.put.cpuUs)}`,
     );
   }
+  console.log(`load average after: ${loadAverage()}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

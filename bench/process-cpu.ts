@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { treePids } from '../functions/processes.ts';
+import { loadavg } from 'node:os';
+import { treePids } from './functions/processes.ts';
 
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ). */
 const MS_PER_CLOCK_TICK = 10;
@@ -56,4 +57,11 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   }
   perRequest.total = Math.round((total * 1000) / requests);
   return perRequest;
+}
+
+/** The machine's load averages (1, 5, 15 min): the figures of a shared machine mean little without them. */
+export function loadAverage(): string {
+  return loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ');
 }
