@@ -19,7 +19,13 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { createKvSubsystem } from '../kv/index.ts';
-import { EngineHost, engineKinds, QUEUE_RELAY_ENTRYPOINT, type Binding } from '../workerd/index.ts';
+import {
+  EngineHost,
+  engineKinds,
+  QUEUE_RELAY_ENTRYPOINT,
+  type Binding,
+  type EnginesClusterSettings,
+} from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -232,14 +238,16 @@ export async function createPlatform(
           clock,
         })
       : undefined;
+  // The same for the scripts that host Durable Objects: each is a cluster of its own in its account's place.
+  const workerdCluster: EnginesClusterSettings | undefined = clusterStore && {
+    bucketFor: (accountId) => clusterStore.bucketFor(accountId),
+    key: secretBox.deriveKey('workerd cluster key').toString('hex'),
+    host: config.cluster.address,
+    stopTimeoutMs: config.cluster.stopTimeoutMs,
+    timeDivisor: config.cluster.timeDivisor,
+  };
   const engines = new EngineHost({
-    cluster: clusterStore && {
-      bucketFor: (accountId) => clusterStore.bucketFor(accountId),
-      key: secretBox.deriveKey('workerd cluster key').toString('hex'),
-      host: config.cluster.address,
-      stopTimeoutMs: config.cluster.stopTimeoutMs,
-      timeDivisor: config.cluster.timeDivisor,
-    },
+    cluster: workerdCluster,
     runtimeDir: paths.runtime,
     dataDir: join(config.dataDir, 'engines'),
     kinds: engineKinds({ d1: { maxDatabaseBytes: config.d1.maxDatabaseBytes } }),
@@ -306,6 +314,7 @@ export async function createPlatform(
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
+    objectsCluster: workerdCluster,
     clock,
     routedScripts: () => workerRoutes.store.routedScripts(),
   });
