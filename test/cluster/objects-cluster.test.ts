@@ -58,6 +58,17 @@ export default {
 };
 `;
 
+/** A Workflow that does a step, then waits for an event and returns its payload. */
+const FLOW_WORKER = `import { WorkflowEntrypoint } from 'cloudflare:workers';
+export class Flow extends WorkflowEntrypoint {
+  async run(event, step) {
+    await step.do('one', async () => event.payload.n ?? 0);
+    const e = await step.waitForEvent('go', { type: 'go', timeout: '1 hour' });
+    return e.payload;
+  }
+}
+export default { fetch() { return new Response('ok'); } };`;
+
 interface CounterAnswer {
   ok: boolean;
   status: number;
@@ -189,6 +200,46 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     ]);
     expect(await list(one, 'shared')).toEqual([0, 1, 2, 3, 4, 5, 6]);
   }, 120_000);
+
+  it('runs a Workflow instance created through node 1 on one node: node 3 sees it wait, node 2 sends its event', async () => {
+    const [one, two, three] = nodes as [Node, Node, Node];
+    const form = new FormData();
+    form.set(
+      'metadata',
+      JSON.stringify({
+        main_module: 'index.js',
+        compatibility_date: '2025-04-01',
+        bindings: [{ type: 'workflow', name: 'FLOW', workflow_name: 'flow', class_name: 'Flow' }],
+      }),
+    );
+    form.set('index.js', new File([FLOW_WORKER], 'index.js', { type: 'application/javascript+module' }));
+    const uploaded = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/flow-worker`, {
+      method: 'PUT',
+      headers,
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.text()).toBe(200);
+    const base = `/accounts/${ACCOUNT}/workflows/flow`;
+    expect((await call(one, 'PUT', base, { script_name: 'flow-worker', class_name: 'Flow' })).status).toBe(200);
+    const instance = async (node: Node) =>
+      (await call(node, 'GET', `${base}/instances/w1`)).body.result as { status?: string; output?: unknown } | null;
+    // Every node runs the Worker (and so its Workflows engine) before the instance is made.
+    for (const node of nodes) {
+      await waitFor(async () => (await call(node, 'GET', `${base}/instances`)).status === 200, `${node.name} runs it`, {
+        timeoutMs: 60_000,
+      });
+    }
+    const created = await call(one, 'POST', `${base}/instances`, { instance_id: 'w1', params: { n: 2 } });
+    expect(created.status, JSON.stringify(created.body.errors)).toBe(200);
+    await waitFor(async () => (await instance(three))?.status === 'waiting' || undefined, 'node 3 sees w1 wait', {
+      timeoutMs: 60_000,
+    });
+    expect((await call(two, 'POST', `${base}/instances/w1/events/go`, { ok: 1 })).status).toBe(200);
+    await waitFor(async () => (await instance(three))?.status === 'complete' || undefined, 'w1 completes', {
+      timeoutMs: 60_000,
+    });
+    expect((await instance(one))?.output).toBe('{"ok":1}');
+  }, 180_000);
 
   it('runs the object on another node after the owner is killed with SIGKILL, with every acknowledged increment', async () => {
     const [one, two, three] = nodes as [Node, Node, Node];
