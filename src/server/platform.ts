@@ -279,6 +279,8 @@ export async function createPlatform(
     scriptExists: async (accountId, name) =>
       (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
     producers: async (accountId) => queueProducers(await workers.functions.workers.store.listDeployed(), accountId),
+    workerdCluster,
+    nodes: cluster.shared ? cluster : undefined,
   });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.

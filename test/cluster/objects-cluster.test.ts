@@ -69,6 +69,36 @@ export class Flow extends WorkflowEntrypoint {
 }
 export default { fetch() { return new Response('ok'); } };`;
 
+/** A producer of the queue `jobs` and its consumer, which records each message's number in one object. */
+const QUEUE_WORKER = `import { DurableObject } from 'cloudflare:workers';
+export class Seen extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS seen (n INTEGER PRIMARY KEY)');
+  }
+  see(numbers) {
+    for (const n of numbers) this.ctx.storage.sql.exec('INSERT OR IGNORE INTO seen (n) VALUES (?)', n);
+  }
+  list() {
+    return this.ctx.storage.sql.exec('SELECT n FROM seen ORDER BY n').toArray().map((row) => row.n);
+  }
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === '/send') {
+      await env.QUEUE.send({ n: Number(url.searchParams.get('n')) });
+      return new Response('sent');
+    }
+    if (url.pathname === '/seen') return Response.json(await env.SEEN.getByName('all').list());
+    return new Response('not found', { status: 404 });
+  },
+  async queue(batch, env) {
+    await env.SEEN.getByName('all').see(batch.messages.map((message) => message.body.n));
+    batch.ackAll();
+  },
+};`;
+
 interface CounterAnswer {
   ok: boolean;
   status: number;
@@ -240,6 +270,67 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     });
     expect((await instance(one))?.output).toBe('{"ok":1}');
   }, 180_000);
+
+  it('keeps one queue across the nodes: sent through nodes 2 and 3, counted and consumed through node 1', async () => {
+    const [one, two, three] = nodes as [Node, Node, Node];
+    const created = await call(one, 'POST', `/accounts/${ACCOUNT}/queues`, { queue_name: 'jobs' });
+    expect(created.status, JSON.stringify(created.body.errors)).toBe(200);
+    const queue = `/accounts/${ACCOUNT}/queues/${(created.body.result as { queue_id: string }).queue_id}`;
+    const form = new FormData();
+    form.set(
+      'metadata',
+      JSON.stringify({
+        main_module: 'index.js',
+        compatibility_date: '2025-04-01',
+        bindings: [
+          { type: 'queue', name: 'QUEUE', queue_name: 'jobs' },
+          { type: 'durable_object_namespace', name: 'SEEN', class_name: 'Seen' },
+        ],
+        migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Seen'] }] },
+      }),
+    );
+    form.set('index.js', new File([QUEUE_WORKER], 'index.js', { type: 'application/javascript+module' }));
+    const uploaded = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/jobs`, {
+      method: 'PUT',
+      headers,
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.text()).toBe(200);
+    expect(
+      (await call(one, 'POST', `/accounts/${ACCOUNT}/workers/scripts/jobs/subdomain`, { enabled: true })).status,
+    ).toBe(200);
+    const jobs = host.replace(/^counter\./, 'jobs.');
+    for (const node of nodes) {
+      await waitFor(
+        async () => (await callFunctionOn(node.functionsPort, jobs, '/none')).status === 404,
+        `${node.name} serves`,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+    }
+    // No consumer yet: what nodes 2 and 3 send waits in the queue's one shard, which node 1 counts.
+    for (let n = 0; n < 20; n++) {
+      const sent = await callFunctionOn((n % 2 === 0 ? two : three).functionsPort, jobs, `/send?n=${n}`);
+      expect(sent.status, sent.body).toBe(200);
+    }
+    const backlog = async (node: Node) =>
+      ((await call(node, 'GET', `${queue}/metrics`)).body.result as { backlog_count?: number } | null)?.backlog_count;
+    expect(await backlog(one)).toBe(20);
+    const consumer = await call(one, 'POST', `${queue}/consumers`, {
+      type: 'worker',
+      script_name: 'jobs',
+      settings: { batch_size: 5, max_wait_time_ms: 100 },
+    });
+    expect(consumer.status, JSON.stringify(consumer.body.errors)).toBe(200);
+    const seen = async (node: Node) =>
+      JSON.parse((await callFunctionOn(node.functionsPort, jobs, '/seen')).body || '[]') as number[];
+    await waitFor(async () => (await seen(three)).length === 20 || undefined, 'every message consumed', {
+      timeoutMs: 90_000,
+    });
+    expect(await seen(one)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    await waitFor(async () => (await backlog(two)) === 0 || undefined, 'an empty queue', { timeoutMs: 60_000 });
+  }, 240_000);
 
   it('runs the object on another node after the owner is killed with SIGKILL, with every acknowledged increment', async () => {
     const [one, two, three] = nodes as [Node, Node, Node];
