@@ -231,6 +231,56 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     expect(await list(one, 'shared')).toEqual([0, 1, 2, 3, 4, 5, 6]);
   }, 120_000);
 
+  it('fails no request while a new version is deployed under traffic (each node hands over, then runs it)', async () => {
+    const [one] = nodes as [Node];
+    const failures: string[] = [];
+    const written: number[] = [];
+    let next = 10_000;
+    let stopping = false;
+    let turn = 0;
+    const client = async () => {
+      while (!stopping) {
+        const node = nodes[turn++ % nodes.length]!;
+        const n = next++;
+        const answer = await counter(node, '/add', 'redeploy', n);
+        if (answer.ok) written.push(n);
+        else failures.push(`increment ${n} via ${node.name}: ${answer.status} ${answer.body.slice(0, 200)}`);
+      }
+    };
+    const clients = [client(), client()];
+    await waitFor(() => written.length >= 20, 'increments before the deploy', { timeoutMs: 60_000 });
+    for (const version of ['v2', 'v3']) {
+      const form = new FormData();
+      form.set(
+        'metadata',
+        JSON.stringify({
+          main_module: 'index.js',
+          compatibility_date: '2025-04-01',
+          bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
+        }),
+      );
+      form.set(
+        'index.js',
+        new File([`${COUNTER_WORKER}\n// ${version}\n`], 'index.js', { type: 'application/javascript+module' }),
+      );
+      const deployed = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
+        method: 'PUT',
+        headers,
+        body: form,
+      });
+      expect(deployed.status, await deployed.text()).toBe(200);
+      const before = written.length;
+      await waitFor(() => written.length >= before + 30, `increments after ${version}`, { timeoutMs: 90_000 });
+    }
+    stopping = true;
+    await Promise.all(clients);
+    console.info(`redeploys under traffic: ${written.length} increments, ${failures.length} failed requests`);
+    // A call made twice would fail on its number's primary key: no failure also means none ran twice.
+    expect(failures).toEqual([]);
+    const present = new Set(await list(one, 'redeploy'));
+    expect(written.filter((n) => !present.has(n))).toEqual([]);
+  }, 240_000);
+
   it('runs a Workflow instance created through node 1 on one node: node 3 sees it wait, node 2 sends its event', async () => {
     const [one, two, three] = nodes as [Node, Node, Node];
     const form = new FormData();
