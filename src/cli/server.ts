@@ -93,8 +93,12 @@ export function registerServer(program: Command): void {
         }
         const reason = await stop;
         running.platform.logger.info('shutting down', { reason });
-        // Well within 5 s, whatever hangs: workerd dies with this process anyway (see stop-request.ts).
-        forceExitIfSlow(4_000, running.platform.clock, (why) => running.platform.logger.error('stopping now', { why }));
+        // Well within 5 s, whatever hangs: workerd dies with this process anyway (see stop-request.ts). On several
+        // nodes the workerd cluster instances first hand their objects to the other nodes: they get that time too.
+        const handOffMs = running.platform.cluster.shared && config.s3 ? config.cluster.stopTimeoutMs + 2_000 : 0;
+        forceExitIfSlow(4_000 + handOffMs, running.platform.clock, (why) =>
+          running.platform.logger.error('stopping now', { why }),
+        );
         await running.close();
       }),
     );

@@ -3,7 +3,7 @@ import type { SqlDatabase } from '../db/index.ts';
 import type { BackgroundService } from '../shared/background-service.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
-import { EngineHost, queuesEngine, type EngineConsumer } from '../workerd/index.ts';
+import { EngineHost, queuesEngine, type EngineConsumer, type EnginesClusterSettings } from '../workerd/index.ts';
 import { QueueEngineClient } from './engine-client.ts';
 import { QueueErrors } from './errors.ts';
 import { queueRoutes } from './routes.ts';
@@ -34,6 +34,15 @@ export function createQueuesSubsystem(deps: {
   logger: Logger;
   clock: Clock;
   limits?: Partial<QueueLimits> | undefined;
+  /**
+   * Set on several nodes: each account's queue engine is one instance of a workerd cluster (its place in the
+   * cluster store: `engines/<account>/queues/`), so each queue's shard runs on one node at a time.
+   */
+  workerdCluster?: EnginesClusterSettings | undefined;
+  /** The other nodes: a queue or consumer change made on one rebuilds every node's engine (their configs must match). */
+  nodes?:
+    | { announce(topic: string, key: string): void; onRemote(topic: string, listener: (key: string) => void): unknown }
+    | undefined;
   /** Where a consumer script's process serves the queue relay (a stable path, whether it runs yet or not). */
   consumerSocket: (accountId: string, script: string) => string;
   /** The runtime loads consumer scripts with their relay: called once consumers change, before the engine. */
@@ -63,7 +72,16 @@ export function createQueuesSubsystem(deps: {
       ),
     );
   };
+  const cluster = deps.workerdCluster;
   const engines = new EngineHost({
+    // Apart from the account's KV and D1 engines' cluster (another process): a cluster of its own below theirs.
+    cluster: cluster && {
+      ...cluster,
+      bucketFor: (accountId) => {
+        const place = cluster.bucketFor(accountId);
+        return { ...place, bucket: `${place.bucket}/queues` };
+      },
+    },
     runtimeDir: deps.runtimeDir,
     dataDir: deps.dataDir,
     kinds: [
@@ -102,17 +120,35 @@ export function createQueuesSubsystem(deps: {
     deps.logger.warn('a queue engine did not start', { err: error });
     throw QueueErrors.unavailable('the queue engine did not start; try again shortly');
   };
+  const rebuild = async (accountId: string): Promise<void> => {
+    await refresh(accountId);
+    await engines.restart(accountId).catch(unavailable);
+    await wake(accountId);
+  };
   const hooks: QueueHooks = {
-    created: (accountId) => engines.ensure(accountId).catch(unavailable),
+    created: async (accountId) => {
+      await engines.ensure(accountId).catch(unavailable);
+      deps.nodes?.announce(QUEUES_TOPIC, JSON.stringify(['created', accountId]));
+    },
     consumersChanged: async (accountId) => {
       await refresh(accountId);
       await deps.reloadFunctions();
       await engines.restart(accountId).catch(unavailable);
       await wake(accountId);
+      deps.nodes?.announce(QUEUES_TOPIC, JSON.stringify(['changed', accountId]));
     },
     scriptExists: deps.scriptExists,
     producers: deps.producers,
   };
+  // Another node's change: this node's engine for the account starts, or starts again on the new config (the
+  // runtime's own reload comes from the runtime's announcement).
+  deps.nodes?.onRemote(QUEUES_TOPIC, (key) => {
+    const [kind, accountId] = JSON.parse(key) as [string, string];
+    const done = kind === 'created' ? refresh(accountId).then(() => engines.ensure(accountId)) : rebuild(accountId);
+    done.catch((error: unknown) =>
+      deps.logger.warn('a queue engine did not follow a change', { account: accountId, err: error }),
+    );
+  });
   const service = new QueueService({ store, engine, hooks, limits: deps.limits, clock });
   const closer: BackgroundService = { name: 'queue-engine-client', start: () => undefined, stop: () => engine.close() };
   return {
@@ -132,6 +168,9 @@ export function createQueuesSubsystem(deps: {
     mountRoutes: (api) => api.route('/', queueRoutes(service)),
   };
 }
+
+/** Announced when a queue or its consumers change on one node: the others' engines follow. */
+const QUEUES_TOPIC = 'queue_engines';
 
 /** A consumer record as the engine's CONSUMERS entry takes it (seconds where the API says milliseconds). */
 function engineConsumer(record: ConsumerRecord, idOf: Map<string, string>, socket: string): EngineConsumer {

@@ -19,7 +19,13 @@ import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { createKvSubsystem } from '../kv/index.ts';
-import { EngineHost, engineKinds, QUEUE_RELAY_ENTRYPOINT, type Binding } from '../workerd/index.ts';
+import {
+  EngineHost,
+  engineKinds,
+  QUEUE_RELAY_ENTRYPOINT,
+  type Binding,
+  type EnginesClusterSettings,
+} from '../workerd/index.ts';
 import { ObjectChanges, SqlMetadataStore, StorageService, type BlobStore } from '../storage/index.ts';
 import { createR2Subsystem, type R2WireBackend, type TemporaryCredentialService } from '../r2/index.ts';
 import { join } from 'node:path';
@@ -234,14 +240,16 @@ export async function createPlatform(
           clock,
         })
       : undefined;
+  // The same for the scripts that host Durable Objects: each is a cluster of its own in its account's place.
+  const workerdCluster: EnginesClusterSettings | undefined = clusterStore && {
+    bucketFor: (accountId) => clusterStore.bucketFor(accountId),
+    key: secretBox.deriveKey('workerd cluster key').toString('hex'),
+    host: config.cluster.address,
+    stopTimeoutMs: config.cluster.stopTimeoutMs,
+    timeDivisor: config.cluster.timeDivisor,
+  };
   const engines = new EngineHost({
-    cluster: clusterStore && {
-      bucketFor: (accountId) => clusterStore.bucketFor(accountId),
-      key: secretBox.deriveKey('workerd cluster key').toString('hex'),
-      host: config.cluster.address,
-      stopTimeoutMs: config.cluster.stopTimeoutMs,
-      timeDivisor: config.cluster.timeDivisor,
-    },
+    cluster: workerdCluster,
     runtimeDir: paths.runtime,
     dataDir: join(config.dataDir, 'engines'),
     kinds: engineKinds({ d1: { maxDatabaseBytes: config.d1.maxDatabaseBytes } }),
@@ -273,6 +281,8 @@ export async function createPlatform(
     scriptExists: async (accountId, name) =>
       (await workers.functions.workers.store.getScript(accountId, name)) !== undefined,
     producers: async (accountId) => queueProducers(await workers.functions.workers.store.listDeployed(), accountId),
+    workerdCluster,
+    nodes: cluster.shared ? cluster : undefined,
   });
   const workers = createWorkersSubsystem({
     // Where functions are served, and the operator's egress lists their fetch() and connect() follow too.
@@ -308,6 +318,7 @@ export async function createPlatform(
     },
     metrics,
     cluster: cluster.shared ? cluster : undefined,
+    objectsCluster: workerdCluster,
     clock,
     routedScripts: () => workerRoutes.store.routedScripts(),
   });

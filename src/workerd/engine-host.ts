@@ -104,9 +104,7 @@ export class EngineHost implements BackgroundService {
     const all = [...this.#accounts.values()];
     this.#accounts.clear();
     for (const engines of all) engines.timer?.cancel();
-    // An instance of a cluster hands its objects to its peers before it exits: it has its stop timeout for that.
-    const graceMs = this.#deps.cluster ? this.#deps.cluster.stopTimeoutMs + 2_000 : 2_000;
-    await Promise.all(all.map((engines) => engines.process?.stop(graceMs)));
+    await Promise.all(all.map((engines) => engines.process?.stop(this.#graceMs())));
   }
 
   /** Starts the account's engines unless they run; resolves once they listen. */
@@ -146,9 +144,14 @@ export class EngineHost implements BackgroundService {
     if (known) {
       this.#accounts.delete(accountId);
       known.timer?.cancel();
-      await known.process?.stop(2_000);
+      await known.process?.stop(this.#graceMs());
     }
     return this.ensure(accountId);
+  }
+
+  /** An instance of a cluster hands its objects to its peers before it exits: it has its stop timeout for that. */
+  #graceMs(): number {
+    return this.#deps.cluster ? this.#deps.cluster.stopTimeoutMs + 2_000 : 2_000;
   }
 
   /** Named by a hash of the account's id: a unix socket path has at most 107 bytes. */

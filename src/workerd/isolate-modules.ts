@@ -36,7 +36,13 @@ export const SCRIPT_MODULES = [
 /** The module of the ping service, and what it imports. */
 export const PING_MODULES = ['ping', 'contract'] as const;
 export type IsolateModule =
-  (typeof SCRIPT_MODULES)[number] | (typeof PING_MODULES)[number] | 'entry-router' | 'remote-objects' | 'asset-cache' | 'void-cache';
+  | (typeof SCRIPT_MODULES)[number]
+  | (typeof PING_MODULES)[number]
+  | 'entry-router'
+  | 'remote-objects'
+  | 'cluster-objects'
+  | 'asset-cache'
+  | 'void-cache';
 
 const compiled = new Map<IsolateModule, string>();
 /**

@@ -36,6 +36,7 @@ export class ScriptBackend {
   /** Writes the config, starts a process on the socket, waits until it is ready and watched. */
   readonly #launch: (socket: ListeningSocket, beforeKill: () => void) => Promise<WorkerdProcess>;
   readonly #logger: Logger;
+  readonly #stopGraceMs: number | undefined;
   readonly #onRestart: ((reason: 'crash' | 'limit') => void) | undefined;
   #process: WorkerdProcess | undefined;
   #restarting: Promise<void> | undefined;
@@ -57,6 +58,11 @@ export class ScriptBackend {
     /** A second listening socket at `<socketPath>.spare`. */
     spare: ListeningSocket;
     launch: (socket: ListeningSocket, beforeKill: () => void) => Promise<WorkerdProcess>;
+    /**
+     * At least this long from SIGTERM to SIGKILL, whoever stops it: a process that is an instance of a workerd
+     * cluster hands its objects to the other nodes in that time.
+     */
+    stopGraceMs?: number | undefined;
     logger: Logger;
     /** The crash loop's back-off. */
     clock: Clock;
@@ -74,6 +80,7 @@ export class ScriptBackend {
     this.#socket = options.socket;
     this.#spare = options.spare;
     this.#launch = options.launch;
+    this.#stopGraceMs = options.stopGraceMs;
     this.#logger = options.logger;
   }
 
@@ -101,7 +108,7 @@ export class ScriptBackend {
     this.#stopped = true;
     this.#handedOver = true;
     await this.#restarting;
-    await this.#process?.stop();
+    await this.#process?.stop(this.#stopGraceMs);
     // After a limit kill the socket went with the process: the spare (or a new socket) takes the path.
     if (!this.#socket && this.#spare) {
       renameSync(`${this.socketPath}.spare`, this.socketPath);
@@ -126,7 +133,7 @@ export class ScriptBackend {
   async stop(graceMs?: number): Promise<void> {
     this.#stopped = true;
     await this.#restarting;
-    await this.#process?.stop(graceMs);
+    await this.#process?.stop(this.#stopGraceMs === undefined ? graceMs : Math.max(graceMs ?? 0, this.#stopGraceMs));
     if (this.#handedOver) return;
     this.#releaseSocket();
     this.#spare?.handle.close();

@@ -30,7 +30,10 @@ import { callScheduled, type ScheduledOutcome } from './scheduled-call.ts';
 import { callWorkflowEngine, type WorkflowEngineAnswer } from './workflow-call.ts';
 import { WorkerdGroup } from './workerd-group.ts';
 import type { EngineSockets } from './config/bindings/contract.ts';
+import type { ClusterConfig } from './config/types.ts';
 import { isWorkerdNoise } from './workerd-noise.ts';
+import type { EnginesClusterSettings } from './engine-host.ts';
+import { clusterStopGraceMs, scriptClusterConfig } from './objects-cluster.ts';
 import { MissingDurableObjectClassError, missingDurableObjectClass } from './missing-class.ts';
 import { Watchdog } from './watchdog.ts';
 import { WorkerdProcess, workerdMaxCompatibilityDate } from './workerd-process.ts';
@@ -79,6 +82,11 @@ export interface RuntimeDeps {
   durableObjectMaxBytes?: number | undefined;
   /** Root of the accounts' Durable Object storage (`<data>/durable-objects`); without it, objects live in memory. */
   durableObjectsDir?: string | undefined;
+  /**
+   * Set on several nodes: the process of each script that hosts Durable Objects (or Workflows) is one instance of
+   * the script's workerd cluster (objects-cluster.ts), so each object runs on one node at a time.
+   */
+  objectsCluster?: EnginesClusterSettings | undefined;
 }
 
 /** Time the old generation gets to read the requests of connections it accepted before the steering. */
@@ -288,6 +296,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#direct = undefined;
     this.#front = undefined;
     await Promise.all(all.map((p) => p.stop(2_000)));
+    // A clustered backend hands its objects to the other nodes first (ScriptBackend's stopGraceMs).
     await Promise.all([...this.#backends.values()].map((b) => b.stop(2_000)));
     this.#backends.clear();
     for (const socket of this.#sockets ?? []) socket.handle.close();
@@ -580,6 +589,7 @@ export class FunctionsRuntime implements BackgroundService {
           socketPath: paths[index]!,
           spare: sockets[paths.length + index]!,
           launch: (socket, beforeKill) => this.#launchBackend(w, socket, beforeKill),
+          stopGraceMs: this.#clusterOf(w.deployed) && clusterStopGraceMs(this.#deps.objectsCluster!),
           logger: this.#deps.logger,
           clock: this.#deps.clock,
           onRestart: (reason) => this.#deps.metrics?.workerdRestarts.inc({ reason }),
@@ -629,7 +639,8 @@ export class FunctionsRuntime implements BackgroundService {
     try {
       const process = new WorkerdProcess({
         configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, { serveEntrypoints: true }),
-        experimental: needsExperimental(wanted.deployed),
+        // workerd's cluster mode is experimental.
+        experimental: needsExperimental(wanted.deployed) || this.#clusterOf(wanted.deployed) !== undefined,
         socket: socket.handle,
         pingSocket: this.#pingSocketPath(),
         serviceSockets,
@@ -846,6 +857,12 @@ export class FunctionsRuntime implements BackgroundService {
     return deployed.routed && key ? routedScriptKey(key, deployed.script.account_id, deployed.script.name) : undefined;
   }
 
+  /** The script's workerd cluster on several nodes, when it hosts objects (only a backend process does). */
+  #clusterOf(deployed: ScriptToRun): ClusterConfig | undefined {
+    const settings = this.#deps.objectsCluster;
+    return settings && hostsDurableObjects(deployed) ? scriptClusterConfig(settings, deployed) : undefined;
+  }
+
   #scriptConfig(
     dir: string,
     script: ScriptToRun,
@@ -869,6 +886,7 @@ export class FunctionsRuntime implements BackgroundService {
         durableObjectMaxBytes: this.#deps.durableObjectMaxBytes,
         // The upload check never touches the live objects' files (and never runs an alarm of theirs).
         durableObjectsDir: checkOnly ? undefined : this.#deps.durableObjectsDir,
+        cluster: checkOnly ? undefined : this.#clusterOf(script),
         serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),
         serveEntrypoints,
       }),

@@ -18,6 +18,7 @@ import {
   type FunctionsConfig,
   type R2ServiceResolver,
   type EngineSockets,
+  type EnginesClusterSettings,
   type ScriptToRun,
   QUEUE_RELAY_ENTRYPOINT,
 } from '../workerd/index.ts';
@@ -118,6 +119,8 @@ export function createWorkersSubsystem(deps: {
    * queue relay (loaded even off workers.dev).
    */
   queueConsumers?: (() => Promise<ReadonlyMap<string, Record<string, string>>>) | undefined;
+  /** Set on several nodes: scripts that host Durable Objects run in workerd's cluster mode (workerd/objects-cluster.ts). */
+  objectsCluster?: EnginesClusterSettings | undefined;
   /** `account/script` of the scripts Workers routes and Custom Domains name (loaded even off workers.dev). */
   routedScripts?: (() => Promise<ReadonlySet<string>>) | undefined;
 }): WorkersSubsystem {
@@ -140,8 +143,8 @@ export function createWorkersSubsystem(deps: {
       })
     : undefined;
   const servedAssets = assets && new ServedAssets(assets, deps.logger.child({ component: 'assets' }));
-  // Objects keep their storage on this node's disk. Several nodes sharing a database would each run their own
-  // instance of an object: giving each object one owner across nodes is not built yet (docs/durable-objects.md).
+  // Objects keep their storage on this node's disk; on several nodes (objectsCluster) each script that hosts
+  // them is a workerd cluster, whose objects have one owner across the nodes (docs/durable-objects.md).
   const objectsRoot = deps.paths.durableObjects && resolve(deps.paths.durableObjects);
   const durableObjects =
     objectsRoot !== undefined
@@ -169,6 +172,7 @@ export function createWorkersSubsystem(deps: {
     subrequestsPerInvocation: settings.subrequestsPerInvocation,
     durableObjectMaxBytes: settings.durableObjectMaxBytes,
     durableObjectsDir: objectsRoot,
+    objectsCluster: deps.objectsCluster,
   });
   // Isolates' cached objects (isolate/r2-cache.ts) are dropped in every live process before a write to them is answered.
   deps.r2.onObjectsChanged?.((bucket, keys, lists) => invalidateEverywhere(WorkerdProcess.live, bucket, keys, lists));

@@ -12,6 +12,7 @@ import type { Service, Socket, Worker_Binding } from './types.ts';
 import { FUNCTION_V8_FLAGS } from './v8-flags.ts';
 import { isolateModule, SERVICE_EXPORT } from '../isolate-modules.ts';
 import { REMOTE_OBJECTS_MODULE } from '../remote-objects.ts';
+import { CLUSTER_OBJECTS_MODULE } from '../objects-cluster.ts';
 import type { ScriptToRun } from '../script.ts';
 import { DEFAULT_ENTRYPOINT, SERVICE_RPC_HOST, serviceSocketName } from '../service-sockets.ts';
 import { QUEUE_RELAY_ENTRYPOINT, queueRelayService, queueRelayServiceName } from './queue-relay.ts';
@@ -99,6 +100,7 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
       metricsSecret,
       egressRules: rules,
       durableObjectsDir: input.durableObjectsDir,
+      clustered: input.cluster !== undefined,
       engineSockets: input.engineSockets,
       serviceSocket: input.serviceSocket,
     };
@@ -171,23 +173,38 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
     );
     sockets.push(pingSocket());
   }
-  // `script_name` Durable Object bindings are made by an internal module (remote-objects.ts).
+  // `script_name` Durable Object bindings are made by an internal module (remote-objects.ts), and so are a
+  // clustered script's own ones (objects-cluster.ts).
   const remote = scripts.some((d) => (d.remoteObjects?.length ?? 0) > 0);
-  const extensions = remote
-    ? [
-        {
-          modules: [
-            {
-              name: REMOTE_OBJECTS_MODULE,
-              internal: true,
-              esModule: files.embed('remote-objects.js', isolateModule('remote-objects')),
-            },
-          ],
-        },
-      ]
-    : undefined;
+  const modules = [
+    ...(remote
+      ? [
+          {
+            name: REMOTE_OBJECTS_MODULE,
+            internal: true,
+            esModule: files.embed('remote-objects.js', isolateModule('remote-objects')),
+          },
+        ]
+      : []),
+    ...(input.cluster
+      ? [
+          {
+            name: CLUSTER_OBJECTS_MODULE,
+            internal: true,
+            esModule: files.embed('cluster-objects.js', isolateModule('cluster-objects')),
+          },
+        ]
+      : []),
+  ];
+  const extensions = modules.length > 0 ? [{ modules }] : undefined;
   return {
-    config: { services, sockets, v8Flags: FUNCTION_V8_FLAGS, ...(extensions ? { extensions } : {}) },
+    config: {
+      services,
+      sockets,
+      v8Flags: FUNCTION_V8_FLAGS,
+      ...(extensions ? { extensions } : {}),
+      ...(input.cluster ? { cluster: input.cluster } : {}),
+    },
     files: files.list(),
     directories: [...new Set(directories)],
   };

@@ -1,6 +1,7 @@
 import type { EngineSockets } from './bindings/contract.ts';
 import type { ScriptToRun } from '../script.ts';
 import type { FunctionsEgress } from '../network-service.ts';
+import type { ClusterConfig } from './types.ts';
 
 /** What the runtime puts into a workerd `external` service for an r2Bucket binding. */
 export interface WorkerdR2Service {
@@ -73,6 +74,11 @@ export interface FunctionsConfigInput {
   metricsSecret?: string;
   /** Root of the accounts' Durable Object storage; without it, objects keep their storage in memory. */
   durableObjectsDir?: string | undefined;
+  /**
+   * Set for the process of a script that hosts Durable Objects on several nodes: the process is one instance of
+   * the script's workerd cluster (objects-cluster.ts), and its objects' disks are this node's cluster copies.
+   */
+  cluster?: ClusterConfig | undefined;
   /** Where service bindings reach another script's entrypoint (service-sockets.ts serviceSocketPath). */
   serviceSocket?: ((accountId: string, script: string, entrypoint: string) => string) | undefined;
   /**

@@ -40,6 +40,12 @@ export interface ScriptContext {
    * their storage in memory (the upload check, which must never open the live objects' files).
    */
   durableObjectsDir?: string | undefined;
+  /**
+   * The script's process is one instance of its workerd cluster (several nodes): its objects' disks are this
+   * node's copies of the cluster's objects, kept apart from the one-node disks (workerd refuses a disk that
+   * holds objects from before cluster mode).
+   */
+  clustered?: boolean | undefined;
   /** Where the account's data engines listen (engine-host.ts); without it, no KV or D1 binding can be configured. */
   engineSockets?: EngineSockets | undefined;
   /** The stable socket path of another script's entrypoint (service-sockets.ts); unset where none is reachable. */

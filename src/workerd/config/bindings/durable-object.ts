@@ -8,7 +8,8 @@ import {
 } from '../../remote-objects.ts';
 import type { Binding } from '../../script.ts';
 import { SERVICE_RPC_HOST } from '../../service-sockets.ts';
-import { VOID } from '../types.ts';
+import { CLUSTER_OBJECTS_MODULE } from '../../objects-cluster.ts';
+import { VOID, type Worker_Binding } from '../types.ts';
 import type { BindingModule, Contribution, PlatformBindingModule, ScriptContext } from './contract.ts';
 
 type ObjectBinding = Extract<Binding, { type: 'durable_object_namespace' }>;
@@ -20,7 +21,20 @@ type ObjectBinding = Extract<Binding, { type: 'durable_object_namespace' }>;
 export const durableObjectNamespace: BindingModule<ObjectBinding> = (binding, context) =>
   binding.script_name !== undefined && binding.script_name !== context.deployed.script.name
     ? remoteNamespace(binding, context)
-    : { bindings: [{ name: binding.name, durableObjectNamespace: { className: binding.class_name } }] };
+    : { bindings: [ownNamespace(binding.name, binding.class_name, context.clustered)] };
+
+/**
+ * A namespace of a class the script hosts; in a cluster, given through the module that makes a stub's method
+ * call once more when it fails as retryable while a node hands its objects over (isolate/cluster-objects.ts).
+ */
+function ownNamespace(name: string, className: string, clustered: boolean | undefined): Worker_Binding {
+  const namespace = { durableObjectNamespace: { className } };
+  if (!clustered) return { name, ...namespace };
+  return {
+    name,
+    wrapped: { moduleName: CLUSTER_OBJECTS_MODULE, innerBindings: [{ name: 'namespace', ...namespace }] },
+  };
+}
 
 /**
  * Another script's class (remote-objects.ts): a wrapped binding over the host's gate socket for the class
@@ -71,21 +85,22 @@ function remoteNamespace(binding: ObjectBinding, context: ScriptContext): Contri
  * The Durable Object classes the script hosts, each under its namespace id as workerd's `uniqueKey`: the id
  * derives the objects' ids (`idFromName`) and names their directory, so a renamed or transferred class keeps
  * its objects. Their storage is one writable disk per account (`<root>/<account>`), or memory when the config
- * is only checked. Each class also gets a hidden binding for its gate (isolate/object-gate.ts).
+ * is only checked. In a cluster (several nodes) the disk is the script's own, `<root>/<account>/cluster/<script>`:
+ * this node's copy of the objects of the script's cluster (objects-cluster.ts).
+ * Each class also gets a hidden binding for its gate (isolate/object-gate.ts).
  */
-export const durableObjectClasses: PlatformBindingModule = ({ deployed, durableObjectsDir }) => {
+export const durableObjectClasses: PlatformBindingModule = ({ deployed, durableObjectsDir, clustered }) => {
   const classes = deployed.durableObjects ?? [];
   if (classes.length === 0) return { bindings: [] };
   const namespaces = classes.map((c) => ({ className: c.class_name, uniqueKey: c.namespace_id, enableSql: c.sqlite }));
-  const gates = classes.map((c) => ({
-    name: objectGateBinding(c.class_name),
-    durableObjectNamespace: { className: c.class_name },
-  }));
+  const gates = classes.map((c) => ownNamespace(objectGateBinding(c.class_name), c.class_name, clustered));
   if (!durableObjectsDir) {
     return { bindings: gates, durableObjectNamespaces: namespaces, durableObjectStorage: { inMemory: VOID } };
   }
   const account = deployed.script.account_id;
-  const directory = join(durableObjectsDir, account);
+  const directory = clustered
+    ? join(durableObjectsDir, account, 'cluster', deployed.script.name)
+    : join(durableObjectsDir, account);
   const service = `durable-objects:${account}`;
   return {
     bindings: gates,

@@ -96,11 +96,12 @@ export const workflowBinding: BindingModule<Extract<Binding, { type: 'workflow' 
  * script's Workflows disk. Its default export answers the Ledge server through the ping service
  * (config/functions-config.ts); nothing else reaches it.
  */
-export const workflowsEngine: PlatformBindingModule = ({ deployed, durableObjectsDir }) => {
+export const workflowsEngine: PlatformBindingModule = ({ deployed, durableObjectsDir, clustered }) => {
   const workflows = hostedWorkflows(deployed);
   if (workflows.length === 0 || !durableObjectsDir) return { bindings: [] };
   const name = workflowsEngineName(deployed);
-  const directory = workflowsDir(durableObjectsDir, deployed);
+  // In a cluster, this node's copy of the instances of the script's cluster, apart from the one-node disk.
+  const directory = join(workflowsDir(durableObjectsDir, deployed), ...(clustered ? ['cluster'] : []));
   const disk = `${name}:disk`;
   const names = [...new Set(workflows.map((w) => w.workflow_name))];
   const bindings: Worker_Binding[] = [

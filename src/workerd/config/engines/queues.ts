@@ -96,6 +96,8 @@ export function queuesEngine(
         header: QUEUE_HEADER,
         prop: 'queue',
         idPattern: QUEUE_ID,
+        // In a cluster, a call to a shard that is being handed over is made once more (shim.ts).
+        namespaceBinding: 'SHARD',
       });
       const { consumers: configured, delays } = configOf(accountId);
       const consumers: Record<string, unknown> = {};
