@@ -6,6 +6,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { call, type LedgeTarget } from '../notifications/api-helpers.ts';
+import { workerdClusterEnv } from './cluster-helpers.ts';
 
 /** One `ledge server` of the three, restartable on its own data dir. */
 interface Node extends LedgeTarget {
@@ -83,22 +84,7 @@ describe('KV and D1 on three nodes (workerd cluster mode)', () => {
   beforeAll(async () => {
     s3 = await startS3Server();
     database = await freshPostgresDatabase();
-    env = {
-      LEDGE_DATABASE_URL: database.url,
-      LEDGE_SECRET_KEY: randomBytes(32).toString('base64'),
-      LEDGE_S3_ENDPOINT: s3.endpoint,
-      LEDGE_S3_REGION: s3.region,
-      LEDGE_S3_BUCKET: `ledge-${randomBytes(4).toString('hex')}`,
-      LEDGE_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      LEDGE_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      LEDGE_S3_FORCE_PATH_STYLE: 'true',
-      LEDGE_FUNCTIONS_PROCESSES: '1',
-      LEDGE_CLUSTER_HEARTBEAT_MS: '500',
-      // Leases of 10 s instead of 20 s. Not shorter: workerd shortens its bounds on bucket requests by as much, and an
-      // instance whose requests stall past them leaves the cluster (on a loaded test machine, 100 ms at 10 did).
-      LEDGE_CLUSTER_UNSAFE_TIME_DIVISOR: '2',
-      LEDGE_CLUSTER_STOP_TIMEOUT_MS: '4000',
-    };
+    env = workerdClusterEnv(s3, database.url);
     // One at a time: the first bootstraps the account.
     for (const i of [1, 2, 3]) nodes.push(await start(`node-${i}`, tempDir(`ledge-engines-node${i}-`)));
   }, 180_000);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../helpers/backends.ts';
@@ -6,7 +5,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { call, type LedgeTarget } from '../notifications/api-helpers.ts';
-import { callFunctionOn } from './cluster-helpers.ts';
+import { callFunctionOn, workerdClusterEnv } from './cluster-helpers.ts';
 
 /** One `ledge server` of the three, restartable on its own data dir. */
 interface Node extends LedgeTarget {
@@ -149,62 +148,54 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     return JSON.parse(answer.body) as number[];
   }
 
-  beforeAll(async () => {
-    s3 = await startS3Server();
-    database = await freshPostgresDatabase();
-    env = {
-      LEDGE_DATABASE_URL: database.url,
-      LEDGE_SECRET_KEY: randomBytes(32).toString('base64'),
-      LEDGE_S3_ENDPOINT: s3.endpoint,
-      LEDGE_S3_REGION: s3.region,
-      LEDGE_S3_BUCKET: `ledge-${randomBytes(4).toString('hex')}`,
-      LEDGE_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      LEDGE_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      LEDGE_S3_FORCE_PATH_STYLE: 'true',
-      LEDGE_FUNCTIONS_PROCESSES: '1',
-      LEDGE_CLUSTER_HEARTBEAT_MS: '500',
-      // Leases of 10 s instead of 20 s (see engines-cluster.test.ts for why not shorter).
-      LEDGE_CLUSTER_UNSAFE_TIME_DIVISOR: '2',
-      LEDGE_CLUSTER_STOP_TIMEOUT_MS: '4000',
-    };
-    // One at a time: the first bootstraps the account.
-    for (const i of [1, 2, 3]) nodes.push(await start(`node-${i}`, tempDir(`ledge-objects-node${i}-`)));
-
-    const [one] = nodes as [Node];
+  /** Uploads a one-module script through node 1, as wrangler deploys it. */
+  async function upload(name: string, code: string, metadata: { bindings: unknown[]; migrations?: unknown }) {
     const form = new FormData();
-    form.set(
-      'metadata',
-      JSON.stringify({
-        main_module: 'index.js',
-        compatibility_date: '2025-04-01',
-        bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
-        migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] },
-      }),
-    );
-    form.set('index.js', new File([COUNTER_WORKER], 'index.js', { type: 'application/javascript+module' }));
-    const uploaded = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
+    form.set('metadata', JSON.stringify({ main_module: 'index.js', compatibility_date: '2025-04-01', ...metadata }));
+    form.set('index.js', new File([code], 'index.js', { type: 'application/javascript+module' }));
+    const uploaded = await fetch(`${nodes[0]!.apiUrl}/accounts/${ACCOUNT}/workers/scripts/${name}`, {
       method: 'PUT',
       headers,
       body: form,
     });
     expect(uploaded.status, await uploaded.text()).toBe(200);
-    expect(
-      (await call(one, 'POST', `/accounts/${ACCOUNT}/workers/scripts/counter/subdomain`, { enabled: true })).status,
-    ).toBe(200);
-    const subdomain = (
-      (await call(one, 'GET', `/accounts/${ACCOUNT}/workers/subdomain`)).body.result as { subdomain: string }
-    ).subdomain;
-    host = `counter.${subdomain}.localhost`;
-    // Every node serves the deploy made on node 1 (each reads it from the database on the others' announcement).
+  }
+
+  /**
+   * Turns on the script's workers.dev host and waits until every node serves it (each reads the deploy made on
+   * node 1 from the database on its announcement); returns that host.
+   */
+  async function serveOnEveryNode(name: string): Promise<string> {
+    const one = nodes[0]!;
+    const enabled = await call(one, 'POST', `/accounts/${ACCOUNT}/workers/scripts/${name}/subdomain`, {
+      enabled: true,
+    });
+    expect(enabled.status).toBe(200);
+    const result = (await call(one, 'GET', `/accounts/${ACCOUNT}/workers/subdomain`)).body.result;
+    const scriptHost = `${name}.${(result as { subdomain: string }).subdomain}.localhost`;
     for (const node of nodes) {
       await waitFor(
-        async () => (await callFunctionOn(node.functionsPort, host, '/none')).status === 404,
-        `${node.name} serves`,
-        {
-          timeoutMs: 60_000,
-        },
+        async () => (await callFunctionOn(node.functionsPort, scriptHost, '/none')).status === 404,
+        `${node.name} serves ${name}`,
+        { timeoutMs: 60_000 },
       );
     }
+    return scriptHost;
+  }
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    database = await freshPostgresDatabase();
+    env = workerdClusterEnv(s3, database.url);
+    // One at a time: the first bootstraps the account.
+    for (const i of [1, 2, 3]) nodes.push(await start(`node-${i}`, tempDir(`ledge-objects-node${i}-`)));
+
+    const [one] = nodes as [Node];
+    await upload('counter', COUNTER_WORKER, {
+      bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
+      migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] },
+    });
+    host = await serveOnEveryNode('counter');
     // The workerd build in use sometimes aborts an instance at about its first call to another node (an
     // upstream fault, docs/durable-objects.md: the process restarts, the request it served fails). Idempotent
     // reads through nodes 2 and 3 of an object node 1 made open those connections first, retried until they
@@ -260,25 +251,9 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     const clients = [client(), client()];
     await waitFor(() => written.length >= 20, 'increments before the deploy', { timeoutMs: 60_000 });
     for (const version of ['v2', 'v3']) {
-      const form = new FormData();
-      form.set(
-        'metadata',
-        JSON.stringify({
-          main_module: 'index.js',
-          compatibility_date: '2025-04-01',
-          bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
-        }),
-      );
-      form.set(
-        'index.js',
-        new File([`${COUNTER_WORKER}\n// ${version}\n`], 'index.js', { type: 'application/javascript+module' }),
-      );
-      const deployed = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
-        method: 'PUT',
-        headers,
-        body: form,
+      await upload('counter', `${COUNTER_WORKER}\n// ${version}\n`, {
+        bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
       });
-      expect(deployed.status, await deployed.text()).toBe(200);
       const before = written.length;
       await waitFor(() => written.length >= before + 30, `increments after ${version}`, { timeoutMs: 90_000 });
     }
@@ -293,22 +268,9 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
 
   it('runs a Workflow instance created through node 1 on one node: node 3 sees it wait, node 2 sends its event', async () => {
     const [one, two, three] = nodes as [Node, Node, Node];
-    const form = new FormData();
-    form.set(
-      'metadata',
-      JSON.stringify({
-        main_module: 'index.js',
-        compatibility_date: '2025-04-01',
-        bindings: [{ type: 'workflow', name: 'FLOW', workflow_name: 'flow', class_name: 'Flow' }],
-      }),
-    );
-    form.set('index.js', new File([FLOW_WORKER], 'index.js', { type: 'application/javascript+module' }));
-    const uploaded = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/flow-worker`, {
-      method: 'PUT',
-      headers,
-      body: form,
+    await upload('flow-worker', FLOW_WORKER, {
+      bindings: [{ type: 'workflow', name: 'FLOW', workflow_name: 'flow', class_name: 'Flow' }],
     });
-    expect(uploaded.status, await uploaded.text()).toBe(200);
     const base = `/accounts/${ACCOUNT}/workflows/flow`;
     expect((await call(one, 'PUT', base, { script_name: 'flow-worker', class_name: 'Flow' })).status).toBe(200);
     const instance = async (node: Node) =>
@@ -336,39 +298,14 @@ describe('Durable Objects of a user script on three nodes (workerd cluster mode)
     const created = await call(one, 'POST', `/accounts/${ACCOUNT}/queues`, { queue_name: 'jobs' });
     expect(created.status, JSON.stringify(created.body.errors)).toBe(200);
     const queue = `/accounts/${ACCOUNT}/queues/${(created.body.result as { queue_id: string }).queue_id}`;
-    const form = new FormData();
-    form.set(
-      'metadata',
-      JSON.stringify({
-        main_module: 'index.js',
-        compatibility_date: '2025-04-01',
-        bindings: [
-          { type: 'queue', name: 'QUEUE', queue_name: 'jobs' },
-          { type: 'durable_object_namespace', name: 'SEEN', class_name: 'Seen' },
-        ],
-        migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Seen'] }] },
-      }),
-    );
-    form.set('index.js', new File([QUEUE_WORKER], 'index.js', { type: 'application/javascript+module' }));
-    const uploaded = await fetch(`${one.apiUrl}/accounts/${ACCOUNT}/workers/scripts/jobs`, {
-      method: 'PUT',
-      headers,
-      body: form,
+    await upload('jobs', QUEUE_WORKER, {
+      bindings: [
+        { type: 'queue', name: 'QUEUE', queue_name: 'jobs' },
+        { type: 'durable_object_namespace', name: 'SEEN', class_name: 'Seen' },
+      ],
+      migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Seen'] }] },
     });
-    expect(uploaded.status, await uploaded.text()).toBe(200);
-    expect(
-      (await call(one, 'POST', `/accounts/${ACCOUNT}/workers/scripts/jobs/subdomain`, { enabled: true })).status,
-    ).toBe(200);
-    const jobs = host.replace(/^counter\./, 'jobs.');
-    for (const node of nodes) {
-      await waitFor(
-        async () => (await callFunctionOn(node.functionsPort, jobs, '/none')).status === 404,
-        `${node.name} serves`,
-        {
-          timeoutMs: 60_000,
-        },
-      );
-    }
+    const jobs = await serveOnEveryNode('jobs');
     // No consumer yet: what nodes 2 and 3 send waits in the queue's one shard, which node 1 counts.
     for (let n = 0; n < 20; n++) {
       const sent = await callFunctionOn((n % 2 === 0 ? two : three).functionsPort, jobs, `/send?n=${n}`);
