@@ -16,4 +16,4 @@ export { isValidHostHeader } from './forwarded-headers.ts';
 export type { ProxyRoute, ProxyTarget, RequestView, RouteResult, Router } from './route.ts';
 export type { ProxySettings } from './settings.ts';
 export type { ClientHello } from './tls/client-hello.ts';
-export { ciphersFor, type TlsChoice, type TlsTermination } from './tls/terminate.ts';
+export { ciphersFor, type TlsChoice, type TlsCredentials, type TlsTermination } from './tls/terminate.ts';

@@ -1,5 +1,5 @@
-import { createSecureContext, type SecureContext, type SecureVersion } from 'node:tls';
-import { ciphersFor, type TlsChoice, type TlsTermination } from '../proxy/index.ts';
+import type { SecureVersion } from 'node:tls';
+import type { TlsChoice, TlsCredentials, TlsTermination } from '../proxy/index.ts';
 import type { ClientHello } from '../proxy/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { SecretBox } from '../shared/crypto.ts';
@@ -27,8 +27,8 @@ export interface DirectoryDeps {
 
 interface Served {
   certificate: StoredCertificate;
-  key: string;
-  contexts: Map<SecureVersion, SecureContext>;
+  /** The same object while the certificate is unchanged (the TLS port keeps its OpenSSL context by it). */
+  credentials: TlsCredentials;
 }
 
 /**
@@ -40,7 +40,7 @@ interface Served {
 export class CertificateDirectory implements TlsTermination {
   #byHost = new Map<string, Served[]>();
   #policies = new Map<string, ZoneTlsPolicy>();
-  #alpnChallenges = new Map<string, SecureContext>();
+  #alpnChallenges = new Map<string, TlsCredentials>();
   #httpTokens = new Map<string, string>();
   #reloading: Promise<void> | undefined;
   #again = false;
@@ -86,20 +86,19 @@ export class CertificateDirectory implements TlsTermination {
       const served: Served =
         previous && previous.certificate.modified_on === certificate.modified_on
           ? previous
-          : { certificate, key, contexts: new Map() };
+          : { certificate, credentials: { cert: certificate.certificate, key } };
       for (const host of certificate.hosts) byHost.set(host, [...(byHost.get(host) ?? []), served]);
     }
     for (const list of byHost.values()) list.sort(preference);
-    const alpn = new Map<string, SecureContext>();
+    const alpn = new Map<string, TlsCredentials>();
     const tokens = new Map<string, string>();
     for (const challenge of challenges) {
       if (challenge.kind === 'http-01')
         tokens.set(`${challenge.hostname} ${challenge.token}`, challenge.keyAuthorization);
       else if (challenge.material) {
-        alpn.set(
-          challenge.hostname,
-          createSecureContext({ key: challenge.material.key, cert: challenge.material.cert }),
-        );
+        const kept = this.#alpnChallenges.get(challenge.hostname);
+        const { cert, key } = challenge.material;
+        alpn.set(challenge.hostname, kept?.cert === cert && kept.key === key ? kept : { cert, key });
       }
     }
     this.#byHost = byHost;
@@ -157,28 +156,16 @@ export class CertificateDirectory implements TlsTermination {
     const name = hello.serverName;
     if (!name) return undefined;
     if (hello.protocols.includes('acme-tls/1')) {
-      return this.#alpnChallenges.has(name) ? { kind: 'acme', minVersion: 'TLSv1.2' } : undefined;
+      const credentials = this.#alpnChallenges.get(name);
+      return credentials ? { kind: 'acme', minVersion: 'TLSv1.2', credentials } : undefined;
     }
-    if (!this.#served(name)) return undefined;
-    return { kind: 'site', minVersion: VERSIONS[this.policyFor(name).minTlsVersion] };
-  }
-
-  context(serverName: string, kind: TlsChoice['kind']): SecureContext | undefined {
-    if (kind === 'acme') return this.#alpnChallenges.get(serverName);
-    const served = this.#served(serverName);
+    const served = this.#served(name);
     if (!served) return undefined;
-    const minVersion = VERSIONS[this.policyFor(serverName).minTlsVersion];
-    let context = served.contexts.get(minVersion);
-    if (!context) {
-      context = createSecureContext({
-        key: served.key,
-        cert: served.certificate.certificate,
-        minVersion,
-        ciphers: ciphersFor(minVersion),
-      });
-      served.contexts.set(minVersion, context);
-    }
-    return context;
+    return {
+      kind: 'site',
+      minVersion: VERSIONS[this.policyFor(name).minTlsVersion],
+      credentials: served.credentials,
+    };
   }
 }
 

@@ -34,6 +34,13 @@ export function readClientHello(bytes: Buffer): ClientHello | Error | undefined 
 
 /** The handshake bytes of the TLS records at the start of `bytes` (a ClientHello may span records). */
 function handshakeBytes(bytes: Buffer): Buffer | Error | undefined {
+  // Most ClientHellos fit one record: its body is used in place, not copied.
+  if (bytes.length >= 5 && bytes[0] === HANDSHAKE_RECORD) {
+    const length = bytes.readUInt16BE(3);
+    if (bytes.length >= 5 + length && length >= 4 && 4 + bytes.readUIntBE(6, 3) <= length) {
+      return bytes.subarray(5, 5 + length);
+    }
+  }
   const parts: Buffer[] = [];
   let offset = 0;
   while (offset + 5 <= bytes.length) {
@@ -56,12 +63,12 @@ function parseHello(hello: Buffer): ClientHello | Error {
   const result: ClientHello = { serverName: undefined, protocols: [] };
   if (reader.failed) return new Error('malformed TLS ClientHello');
   if (reader.remaining === 0) return result;
-  const extensions = new Reader(reader.bytes(reader.u16()));
+  const extensions = reader.sub(reader.u16());
   while (!extensions.failed && extensions.remaining > 0) {
     const type = extensions.u16();
-    const body = new Reader(extensions.bytes(extensions.u16()));
+    const body = extensions.sub(extensions.u16());
     if (type === SERVER_NAME_EXTENSION) {
-      const list = new Reader(body.bytes(body.u16()));
+      const list = body.sub(body.u16());
       while (!list.failed && list.remaining > 0) {
         const nameType = list.u8();
         const name = list.bytes(list.u16());
@@ -70,7 +77,7 @@ function parseHello(hello: Buffer): ClientHello | Error {
       }
       if (list.failed) return new Error('malformed TLS server_name extension');
     } else if (type === ALPN_EXTENSION) {
-      const list = new Reader(body.bytes(body.u16()));
+      const list = body.sub(body.u16());
       while (!list.failed && list.remaining > 0) result.protocols.push(list.bytes(list.u8()).toString('latin1'));
       if (list.failed) return new Error('malformed TLS ALPN extension');
     }
@@ -79,44 +86,59 @@ function parseHello(hello: Buffer): ClientHello | Error {
   return extensions.failed || reader.failed ? new Error('malformed TLS ClientHello') : result;
 }
 
-/** Big-endian reads that record a read past the end instead of throwing. */
+/**
+ * Big-endian reads that record a read past the end instead of throwing. Numbers are read in place; only
+ * `bytes` makes a view (a handshake reads a dozen extensions, each of them once).
+ */
 class Reader {
   failed = false;
-  #offset = 0;
+  #offset: number;
+  readonly #end: number;
   readonly #buffer: Buffer;
 
-  constructor(buffer: Buffer) {
+  constructor(buffer: Buffer, offset = 0, end = buffer.length) {
     this.#buffer = buffer;
+    this.#offset = offset;
+    this.#end = end;
   }
 
   get remaining(): number {
-    return this.#buffer.length - this.#offset;
+    return this.#end - this.#offset;
   }
 
   u8(): number {
-    return this.#take(1)?.[0] ?? 0;
+    return this.#take(1) ? this.#buffer[this.#offset - 1]! : 0;
   }
 
   u16(): number {
-    const bytes = this.#take(2);
-    return bytes ? bytes.readUInt16BE(0) : 0;
+    return this.#take(2) ? this.#buffer.readUInt16BE(this.#offset - 2) : 0;
   }
 
   bytes(length: number): Buffer {
-    return this.#take(length) ?? Buffer.alloc(0);
+    return this.#take(length) ? this.#buffer.subarray(this.#offset - length, this.#offset) : Buffer.alloc(0);
+  }
+
+  /** A reader of the next `length` bytes (over the same buffer, no view made). */
+  sub(length: number): Reader {
+    if (!this.#take(length)) return new Reader(this.#buffer, 0, 0).#failing();
+    return new Reader(this.#buffer, this.#offset - length, this.#offset);
   }
 
   skip(length: number): void {
     this.#take(length);
   }
 
-  #take(length: number): Buffer | undefined {
-    if (this.failed || this.#offset + length > this.#buffer.length) {
+  #failing(): this {
+    this.failed = true;
+    return this;
+  }
+
+  #take(length: number): boolean {
+    if (this.failed || this.#offset + length > this.#end) {
       this.failed = true;
-      return undefined;
+      return false;
     }
-    const slice = this.#buffer.subarray(this.#offset, this.#offset + length);
     this.#offset += length;
-    return slice;
+    return true;
   }
 }

@@ -1,29 +1,33 @@
 import type { Socket } from 'node:net';
-import {
-  createServer,
-  DEFAULT_CIPHERS,
-  type SecureContext,
-  type SecureVersion,
-  type Server,
-  type TLSSocket,
-} from 'node:tls';
+import { createServer, DEFAULT_CIPHERS, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
 import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
+
+/** A certificate chain and its private key (PEM), as a handshake presents them. */
+export interface TlsCredentials {
+  readonly cert: string;
+  readonly key: string;
+}
 
 /** How a ClientHello is served: a site's certificate (h2, http/1.1) or a TLS-ALPN-01 challenge's (acme-tls/1). */
 export interface TlsChoice {
   kind: 'site' | 'acme';
   /** The lowest protocol the handshake accepts (the zone's min_tls_version). */
   minVersion: SecureVersion;
+  /**
+   * The certificate the handshake presents. The same object for as long as the certificate is unchanged:
+   * the terminator keeps one TLS server (one OpenSSL context) per object, kind and floor.
+   */
+  credentials: TlsCredentials;
 }
 
 /**
  * TLS for a ProxyServer; the product picks from memory. `choose` sees the whole ClientHello (name and ALPN
- * list) before the handshake: undefined refuses it with an `unrecognized_name` alert (as Cloudflare answers
- * a name it has no certificate for). `context` is the certificate for a name (the handshake's SNI callback).
+ * list) before the handshake and gives the certificate, the floor and the protocols of that handshake:
+ * undefined refuses it with an `unrecognized_name` alert (as Cloudflare answers a name it has no
+ * certificate for).
  */
 export interface TlsTermination {
   choose(hello: ClientHello): TlsChoice | undefined;
-  context(serverName: string, kind: TlsChoice['kind']): SecureContext | undefined;
 }
 
 /**
@@ -44,16 +48,19 @@ const ACME_PROTOCOLS = ['acme-tls/1'];
 
 /**
  * Terminates TLS on accepted sockets. The ClientHello is read first (raw bytes, put back unread), so the
- * handshake it gets is decided before it starts: a protocol floor per zone, and the challenge certificate
- * for a TLS-ALPN-01 validation only when the client asks for acme-tls/1 (an SNI callback alone could not
- * see the ALPN list, nor raise the floor). The handshake itself is node:tls's: one tls.Server (never
- * listening) per kind and floor is given the socket, as a listening one would be.
+ * handshake it gets is decided before it starts: the certificate for its name, a protocol floor per zone,
+ * and the challenge certificate for a TLS-ALPN-01 validation only when the client asks for acme-tls/1 (an
+ * SNI callback alone could not see the ALPN list, nor raise the floor). The handshake itself is node:tls's:
+ * one tls.Server (never listening) per certificate, kind and floor is given the socket, as a listening one
+ * would be. The certificate is that server's own, so no SNI callback runs: the callback paused every
+ * handshake for a round trip through JavaScript and a switch of OpenSSL context (~70 µs of CPU each).
  */
 export class TlsTerminator {
   readonly #termination: TlsTermination;
   readonly #timeoutMs: number;
   readonly #secure: (socket: TLSSocket) => void;
-  readonly #servers = new Map<string, Server>();
+  // Weak: the servers of a certificate go with it when the directory drops it (renewed, deleted).
+  readonly #servers = new WeakMap<TlsCredentials, Map<string, Server>>();
 
   constructor(termination: TlsTermination, handshakeTimeoutMs: number, secure: (socket: TLSSocket) => void) {
     this.#termination = termination;
@@ -84,27 +91,33 @@ export class TlsTerminator {
       // The TLS server's handshakeTimeout bounds the rest; left armed, this one would cut a kept-alive TLS
       // connection idle for that long (node:tls refreshes it with the TLS socket's activity).
       socket.setTimeout(0);
+      let server: Server;
+      try {
+        server = this.#server(choice);
+      } catch {
+        // A certificate or key OpenSSL refuses: this handshake fails, the port serves the others.
+        return fail();
+      }
       socket.unshift(received);
-      this.#server(choice).emit('connection', socket);
+      server.emit('connection', socket);
     };
     socket.on('readable', onReadable);
   }
 
   #server(choice: TlsChoice): Server {
-    const key = `${choice.kind}/${choice.minVersion}`;
-    let server = this.#servers.get(key);
+    const { kind, minVersion, credentials } = choice;
+    const key = `${kind}/${minVersion}`;
+    let servers = this.#servers.get(credentials);
+    if (!servers) this.#servers.set(credentials, (servers = new Map()));
+    let server = servers.get(key);
     if (server) return server;
-    const { kind } = choice;
     server = createServer({
-      minVersion: choice.minVersion,
-      ciphers: ciphersFor(choice.minVersion),
+      cert: credentials.cert,
+      key: credentials.key,
+      minVersion,
+      ciphers: ciphersFor(minVersion),
       ALPNProtocols: kind === 'acme' ? ACME_PROTOCOLS : SITE_PROTOCOLS,
       handshakeTimeout: this.#timeoutMs,
-      SNICallback: (name, done) => {
-        const context = this.#termination.context(name.toLowerCase(), kind);
-        if (context) done(null, context);
-        else done(new Error(`no certificate for ${name}`));
-      },
     });
     server.on('secureConnection', (socket: TLSSocket) => {
       // The handshake's bound is over: the listener's own timeouts take the connection from here.
@@ -112,7 +125,7 @@ export class TlsTerminator {
       this.#secure(socket);
     });
     server.on('tlsClientError', (_error, socket) => socket.destroy());
-    this.#servers.set(key, server);
+    servers.set(key, server);
     return server;
   }
 }
