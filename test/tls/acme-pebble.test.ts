@@ -42,22 +42,46 @@ async function servedCertificate(ledge: TestLedge, zoneId: string) {
   return pack?.status === 'active' ? pack : undefined;
 }
 
-beforeAll(async () => {
-  const [trafficA, tlsA, trafficB, tlsB] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  pebble = await startPebble({ httpPort: trafficA, tlsPort: tlsB, validitySeconds: VALIDITY_SECONDS });
+/**
+ * Pebble's validation authority must know the ports it checks before the servers start, so those two are chosen
+ * first: another process may take one in between. The set-up then starts again on new ports.
+ */
+async function startPebbleAndServers(): Promise<void> {
+  // The two ports pebble checks: the plain traffic port of the HTTP-01 server, the TLS port of the TLS-ALPN-01 one.
+  const [trafficA, tlsB] = await Promise.all([freePort(), freePort()]);
+  const started = await startPebble({ httpPort: trafficA, tlsPort: tlsB, validitySeconds: VALIDITY_SECONDS });
   const env = {
-    LEDGE_ACME_DIRECTORY_URL: pebble.directoryUrl,
-    LEDGE_ACME_CA_FILE: pebble.directoryCaFile,
+    LEDGE_ACME_DIRECTORY_URL: started.directoryUrl,
+    LEDGE_ACME_CA_FILE: started.directoryCaFile,
     LEDGE_ACME_INTERVAL_MS: '500',
     LEDGE_ACME_RETRY_MS: '500',
   };
   const logger = createLogger('info', systemClock, {}, (line) => void logs.push(line));
-  http01 = await startLedge({ flags: { trafficPort: trafficA, trafficTlsPort: tlsA }, env, logger });
-  alpn01 = await startLedge({
-    flags: { trafficPort: trafficB, trafficTlsPort: tlsB },
-    env: { ...env, LEDGE_ACME_CHALLENGE: 'tls-alpn-01' },
-    logger,
-  });
+  let first: TestLedge | undefined;
+  try {
+    first = await startLedge({ flags: { trafficPort: trafficA }, env, logger });
+    const second = await startLedge({
+      flags: { trafficTlsPort: tlsB },
+      env: { ...env, LEDGE_ACME_CHALLENGE: 'tls-alpn-01' },
+      logger,
+    });
+    [pebble, http01, alpn01] = [started, first, second];
+  } catch (error) {
+    await first?.close();
+    started.stop();
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await startPebbleAndServers();
+      break;
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('is in use')) throw error;
+    }
+  }
   origin = await NamedOrigin.start('origin-acme');
 });
 
