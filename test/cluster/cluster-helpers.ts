@@ -106,7 +106,9 @@ export async function uploadWorker(
  * The settings of nodes whose engines run as workerd clusters (PostgreSQL + S3), for tests that start the nodes one
  * at a time themselves: one functions process, fast heartbeats, leases of 10 s instead of 20 s. Not shorter: workerd
  * shortens its bounds on bucket requests by as much, and an instance whose requests stall past them leaves the
- * cluster (on a loaded test machine, 100 ms at a divisor of 10 did).
+ * cluster (on a loaded test machine, 100 ms at a divisor of 10 did). The hand-off time is the default one: a
+ * call in a stopping instance retries a retryable failure for about 8.5 s (isolate/cluster-objects.ts), and a
+ * shorter stop ends the process under it (a redeploy under traffic failed one increment with 4 s).
  */
 export function workerdClusterEnv(s3: S3Server, databaseUrl: string): NodeJS.ProcessEnv {
   return {
@@ -121,6 +123,6 @@ export function workerdClusterEnv(s3: S3Server, databaseUrl: string): NodeJS.Pro
     LEDGE_FUNCTIONS_PROCESSES: '1',
     LEDGE_CLUSTER_HEARTBEAT_MS: '500',
     LEDGE_CLUSTER_UNSAFE_TIME_DIVISOR: '2',
-    LEDGE_CLUSTER_STOP_TIMEOUT_MS: '4000',
+    LEDGE_CLUSTER_STOP_TIMEOUT_MS: '8000',
   };
 }
