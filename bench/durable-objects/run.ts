@@ -4,7 +4,7 @@
 // workerd (no Ledge code: the ceiling), and Miniflare (what `wrangler dev` runs).
 // Besides req/s, the CPU each process spent per request (/proc utime + stime over the run, divided by the requests):
 // it hardly moves when other work takes the cores of a shared machine, where req/s does.
-// Usage: node bench/durable-objects/run.ts [--seconds 10] [--only ledge,bare,miniflare]
+// Usage: node bench/durable-objects/run.ts [--seconds 10] [--rounds 3] [--only ledge,bare,miniflare]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,44 +12,70 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { listArgument, numberArgument } from '../arguments.ts';
 import { runWrk, type WrkResult } from '../functions/wrk.ts';
-import { freePort, stop } from '../functions/processes.ts';
-import { cpuPerRequest, cpuSnapshot, loadAverage as load } from '../process-cpu.ts';
+import { freePort, stop, treePids } from '../functions/processes.ts';
+import { cpuPerRequest, cpuSnapshot, loadAverage as load, type CpuSnapshot } from '../process-cpu.ts';
 import { startLedge } from '../../test/helpers/ledge.ts';
 import { accountSubdomain, callFunction, enableWorkersDev, uploadScript } from '../../test/workers/helpers.ts';
 import { serializeConfig } from '../../src/workerd/config/serialize.ts';
 import { workerdBinary } from '../../src/workerd/workerd-process.ts';
 
 const seconds = numberArgument('--seconds', 10);
+/** Rounds of all three, each round in another order: an increment waits for its commit, so one disk-bound run says little. */
+const rounds = numberArgument('--rounds', 3);
 /** `--only ledge,bare,miniflare`: some of the three (the comparison lines need all three). */
 const only = new Set(listArgument('--only') ?? ['ledge', 'bare', 'miniflare']);
 const WORKER = join(import.meta.dirname, 'worker.js');
 const work = mkdtempSync(join(tmpdir(), 'ledge-do-bench-'));
 type Measured = WrkResult & { cpuUs: Record<string, number> };
-const results: Record<string, Measured & { count: number; peek: Measured }> = {};
+interface Round extends Measured {
+  count: number;
+  peek: Measured;
+}
+/** What wrk targets: a base URL, the Host to send, and the pid whose process tree's CPU counts. */
+interface Target {
+  name: string;
+  root: number;
+  url: string;
+  host: string | undefined;
+  close: () => Promise<void>;
+}
+const results: Record<string, Round[]> = {};
 
 /** One wrk run with the CPU each process of the server's tree spent per request (µs). */
-async function run(root: number, url: string, path: string, host: string | undefined): Promise<Measured> {
-  const before = cpuSnapshot(root);
-  const result = await runWrk(url, { method: 'GET', path, headers: host ? { Host: host } : {} }, work, seconds);
-  return { ...result, cpuUs: cpuPerRequest(before, cpuSnapshot(root), result.requestsPerSec * seconds) };
+async function run(target: Target, path: string): Promise<Measured> {
+  const before = snapshotOf(target);
+  const headers: Record<string, string> = target.host ? { Host: target.host } : {};
+  const result = await runWrk(target.url, { method: 'GET', path, headers }, work, seconds);
+  return { ...result, cpuUs: cpuPerRequest(before, snapshotOf(target), result.requestsPerSec * seconds) };
 }
 
-async function measure(name: string, root: number, url: string, host: string | undefined) {
-  const { hostname, port } = new URL(url);
+/** The target's process tree; Ledge runs in this process, whose tree also holds the other targets (left out). */
+function snapshotOf(target: Target): CpuSnapshot {
+  const snapshot = cpuSnapshot(target.root);
+  for (const other of targets) {
+    const theirs = treePids(other.root);
+    if (other !== target && !theirs.includes(target.root)) for (const pid of theirs) snapshot.delete(pid);
+  }
+  return snapshot;
+}
+
+async function measure(target: Target): Promise<void> {
+  const { hostname, port } = new URL(target.url);
   const count = async () => {
-    const answer = await callFunction(Number(port), host ?? hostname, '/');
-    if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.text}`);
+    const answer = await callFunction(Number(port), target.host ?? hostname, '/');
+    if (answer.status !== 200) throw new Error(`${target.name}: ${answer.status} ${answer.text}`);
     return Number(answer.text);
   };
   const before = await count();
-  const result = await run(root, url, '/', host);
+  const result = await run(target, '/');
   // Every counted request incremented the counter exactly once (and the object kept it).
   const after = await count();
-  const peek = await run(root, url, '/peek', host);
-  if (peek.non2xx + peek.errors > 0) throw new Error(`${name}: failed reads, the figures mean nothing`);
-  results[name] = { ...result, count: after - before - 1, peek };
-  console.log(name, JSON.stringify(results[name]));
-  if (result.non2xx + result.errors > 0) throw new Error(`${name}: failed requests, the figures mean nothing`);
+  const peek = await run(target, '/peek');
+  if (peek.non2xx + peek.errors > 0) throw new Error(`${target.name}: failed reads, the figures mean nothing`);
+  const round = { ...result, count: after - before - 1, peek };
+  (results[target.name] ??= []).push(round);
+  console.log(target.name, JSON.stringify(round));
+  if (result.non2xx + result.errors > 0) throw new Error(`${target.name}: failed requests, the figures mean nothing`);
 }
 
 function waitForLine(child: ReturnType<typeof spawn>, text: string): Promise<void> {
@@ -76,19 +102,25 @@ async function listening(url: string): Promise<void> {
 }
 
 console.log(`load average before: ${load()}`);
+const targets: Target[] = [];
 try {
-  if (only.has('ledge')) await measureLedge();
-  if (only.has('bare')) await measureBare();
-  if (only.has('miniflare')) await measureMiniflare();
+  if (only.has('ledge')) targets.push(await startLedgeTarget());
+  if (only.has('bare')) targets.push(await startBare());
+  if (only.has('miniflare')) targets.push(await startMiniflare());
+  for (let round = 0; round < rounds; round++) {
+    // Each round starts with another target, so none is always measured first (or last) on a warming disk.
+    for (let i = 0; i < targets.length; i++) await measure(targets[(round + i) % targets.length]!);
+  }
   if (only.size === 3) compare();
   report();
   console.log(`load average after: ${load()}`);
 } finally {
+  for (const target of targets.reverse()) await target.close().catch((error) => console.error(error));
   rmSync(work, { recursive: true, force: true });
 }
 
 /** Ledge, deployed with its first migration as wrangler would. */
-async function measureLedge() {
+async function startLedgeTarget(): Promise<Target> {
   const ledge = await startLedge({ flags: { functionsProcesses: 1 } });
   try {
     const upload = await uploadScript(ledge, 'do-bench', {
@@ -102,19 +134,16 @@ async function measureLedge() {
     if (upload.status !== 200) throw new Error(JSON.stringify(upload.body.errors));
     await enableWorkersDev(ledge, 'do-bench');
     const port = ledge.server.platform.functions.runtime.port!;
-    await measure(
-      'ledge',
-      process.pid,
-      `http://127.0.0.1:${port}`,
-      `do-bench.${await accountSubdomain(ledge)}.localhost`,
-    );
-  } finally {
+    const host = `do-bench.${await accountSubdomain(ledge)}.localhost`;
+    return { name: 'ledge', root: process.pid, url: `http://127.0.0.1:${port}`, host, close: () => ledge.close() };
+  } catch (error) {
     await ledge.close();
+    throw error;
   }
 }
 
 /** Bare workerd: the same module and class in one process, storage on a local disk. */
-async function measureBare() {
+async function startBare(): Promise<Target> {
   const barePort = await freePort();
   const objects = join(work, 'bare-objects');
   mkdirSync(objects, { recursive: true });
@@ -138,59 +167,81 @@ async function measureBare() {
     }),
   );
   const bare = spawn(workerdBinary(), ['serve', join(work, 'bare.capnp')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const target = {
+    name: 'bare workerd',
+    root: bare.pid!,
+    url: `http://127.0.0.1:${barePort}`,
+    host: undefined,
+    close: () => stop(bare),
+  };
   try {
-    await listening(`http://127.0.0.1:${barePort}/`);
-    await measure('bare workerd', bare.pid!, `http://127.0.0.1:${barePort}`, undefined);
-  } finally {
+    await listening(`${target.url}/`);
+    return target;
+  } catch (error) {
     await stop(bare);
+    throw error;
   }
 }
 
 /** Miniflare (wrangler dev). */
-async function measureMiniflare() {
+async function startMiniflare(): Promise<Target> {
   const mfPort = await freePort();
   const miniflare = spawn(
     process.execPath,
     [join(import.meta.dirname, 'miniflare-server.ts'), String(mfPort), join(work, 'mf'), WORKER],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  const target = {
+    name: 'miniflare',
+    root: miniflare.pid!,
+    url: `http://127.0.0.1:${mfPort}`,
+    host: undefined,
+    close: () => stop(miniflare),
+  };
   try {
     await waitForLine(miniflare, 'ready');
-    await measure('miniflare', miniflare.pid!, `http://127.0.0.1:${mfPort}`, undefined);
-  } finally {
+    return target;
+  } catch (error) {
     await stop(miniflare);
+    throw error;
   }
 }
 
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+function percent(part: number, whole: number): string {
+  return `${((100 * part) / whole).toFixed(0)}%`;
+}
+
+/** Ledge against bare workerd and Miniflare: per round (same minutes), then the medians of those ratios. */
 function compare() {
-  const ceiling = results['bare workerd']!.requestsPerSec;
-  const ledgeRps = results['ledge']!.requestsPerSec;
-  const mfRps = results['miniflare']!.requestsPerSec;
-  console.log(
-    `counter increment: Ledge ${ledgeRps.toFixed(0)} req/s = ${((100 * ledgeRps) / ceiling).toFixed(0)}% of bare ` +
-      `workerd (${ceiling.toFixed(0)}), ${(ledgeRps / mfRps).toFixed(1)}x Miniflare (${mfRps.toFixed(0)})`,
-  );
-  const peekCeiling = results['bare workerd']!.peek.requestsPerSec;
-  const ledgePeek = results['ledge']!.peek.requestsPerSec;
-  console.log(
-    `read (no write): Ledge ${ledgePeek.toFixed(0)} req/s = ${((100 * ledgePeek) / peekCeiling).toFixed(0)}% of bare ` +
-      `workerd (${peekCeiling.toFixed(0)}), ${(ledgePeek / results['miniflare']!.peek.requestsPerSec).toFixed(1)}x Miniflare`,
-  );
-  // CPU per request, bare workerd's over Ledge's: the share of bare workerd's req/s Ledge would reach on cores
-  // of its own (both CPU-bound).
-  const cpu = (name: string, read: boolean) => (read ? results[name]!.peek : results[name]!).cpuUs.total!;
-  for (const read of [false, true])
+  const [ledge, bare, mf] = [results['ledge']!, results['bare workerd']!, results['miniflare']!];
+  for (const read of [false, true]) {
+    const rps = (r: Round) => (read ? r.peek : r).requestsPerSec;
+    const cpu = (r: Round) => (read ? r.peek : r).cpuUs.total!;
+    const ratios = ledge.map((r, i) => rps(r) / rps(bare[i]!));
+    const cpuRatios = ledge.map((r, i) => cpu(bare[i]!) / cpu(r));
     console.log(
-      `${read ? 'read' : 'increment'} CPU per request: Ledge ${cpu('ledge', read)} µs, bare workerd ` +
-        `${cpu('bare workerd', read)} µs (${((100 * cpu('bare workerd', read)) / cpu('ledge', read)).toFixed(0)}%), ` +
-        `Miniflare ${cpu('miniflare', read)} µs`,
+      `${read ? 'read (no write)' : 'counter increment'}: Ledge / bare workerd req/s per round ` +
+        `${ratios.map((x) => percent(x, 1)).join(', ')}, median **${percent(median(ratios), 1)}**; ` +
+        `medians Ledge ${median(ledge.map(rps)).toFixed(0)}, bare ${median(bare.map(rps)).toFixed(0)}, ` +
+        `Miniflare ${median(mf.map(rps)).toFixed(0)} req/s (Ledge ${(median(ledge.map(rps)) / median(mf.map(rps))).toFixed(1)}x)`,
     );
+    // Bare workerd's CPU per request over Ledge's: the share of bare's req/s Ledge would reach on cores of its own.
+    console.log(
+      `${read ? 'read' : 'increment'} CPU per request (medians): Ledge ${median(ledge.map(cpu))} µs, bare workerd ` +
+        `${median(bare.map(cpu))} µs (bare / Ledge per round: ${cpuRatios.map((x) => percent(x, 1)).join(', ')}), ` +
+        `Miniflare ${median(mf.map(cpu))} µs`,
+    );
+  }
 }
 
 function report() {
-  for (const [name, r] of Object.entries(results))
-    console.log(
-      `${name}: increment p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms (counted ${r.count}), CPU µs/request ${JSON.stringify(r.cpuUs)}; ` +
-        `read ${r.peek.requestsPerSec.toFixed(0)} req/s p50 ${r.peek.p50Ms} ms p99 ${r.peek.p99Ms} ms, CPU µs/request ${JSON.stringify(r.peek.cpuUs)}`,
-    );
+  for (const [name, rounds] of Object.entries(results))
+    for (const r of rounds)
+      console.log(
+        `${name}: increment ${r.requestsPerSec.toFixed(0)} req/s p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms (counted ${r.count}), CPU µs/request ${JSON.stringify(r.cpuUs)}; ` +
+          `read ${r.peek.requestsPerSec.toFixed(0)} req/s p50 ${r.peek.p50Ms} ms p99 ${r.peek.p99Ms} ms, CPU µs/request ${JSON.stringify(r.peek.cpuUs)}`,
+      );
 }
