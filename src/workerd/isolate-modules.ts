@@ -21,6 +21,7 @@ export const WRAPPER = '__ledge_main.js';
 export const SCRIPT_MODULES = [
   'contract',
   'console',
+  'invocation',
   'trace',
   'metrics',
   'subrequests',
@@ -103,10 +104,10 @@ export const SERVICE_EXPORT = '__ledgeService';
 
 /**
  * The module workerd starts: runs the platform's modules first (imports run in order: trace.ts brings local
- * bodies, egress and console), then re-exports the user's main, its default export wrapped. Outermost, each
- * invocation's subrequests are counted in a frame of its own (subrequests.ts): the limit module comes after
- * the egress module, which replaces fetch too, so the count wraps the egress check and a refused fetch()
- * counts as a subrequest, as on Cloudflare. Then metrics (metrics.ts), tail traces (trace.ts), and with
+ * bodies, egress and console), then re-exports the user's main, its default export wrapped. Each invocation's
+ * subrequests are counted (subrequests.ts) in its frame (invocation.ts): the limit module comes after the egress
+ * module, which replaces fetch too, so the count wraps the egress check and a refused fetch() counts as a
+ * subrequest, as on Cloudflare. Then metrics (metrics.ts), tail traces (trace.ts) with the frame, and with
  * `hostGuard` (only one script is routed, the socket reaches it directly) the router's 404 for other hosts.
  * Outside all of them, an exception becomes Cloudflare's 1101 page (error-page.ts), once recorded.
  */
@@ -125,7 +126,7 @@ export function wrapperSource(
     : 'main';
   return (
     `import { __ledgeTrace } from ${from('trace')};\n` +
-    `import { limitSubrequests } from ${from('subrequests')};\n` +
+    `import ${from('subrequests')};\n` +
     `import { instrument } from ${from('metrics')};\n` +
     `import { answerExceptions } from ${from('error-page')};\n` +
     (hostGuard ? `import { guardHost } from ${from('host-guard')};\n` : '') +
@@ -157,9 +158,9 @@ export function wrapperSource(
       : '') +
     // Service bindings to the default export reach `served`: without the Host guard (a binding's request
     // carries whatever URL its caller chose).
-    `const served = answerExceptions(limitSubrequests(instrument(__ledgeTrace(main))));\n` +
+    `const served = answerExceptions(instrument(__ledgeTrace(main)));\n` +
     (hostGuard
-      ? `export default answerExceptions(limitSubrequests(instrument(__ledgeTrace(${guard}))));\n`
+      ? `export default answerExceptions(instrument(__ledgeTrace(${guard})));\n`
       : `export default served;\n`) +
     `export { served as ${SERVICE_EXPORT} };\n`
   );

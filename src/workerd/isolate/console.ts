@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AMBIENT_LOG_WINDOW_MS, LOG_BYTES_PER_INVOCATION, LOG_MARKER, LOG_TRUNCATED_NOTE } from './contract.js';
+import { invocation } from './invocation.js';
 import { ACCOUNT_ID, SCRIPT_NAME } from './params.js';
 
 /**
@@ -11,8 +11,8 @@ import { ACCOUNT_ID, SCRIPT_NAME } from './params.js';
  * console.table...) would print the tenant's text untagged, into the server's own log, or forge another
  * script's tagged line. Each invocation may write LOG_BYTES_PER_INVOCATION of console lines, as on
  * Cloudflare (log-limits.ts): past that, one note says the rest is not recorded, and the invocation's tail
- * event is marked truncated. The budget travels with the invocation (an AsyncLocalStorage entered by the
- * handler wrappers of trace.ts), so concurrent requests of one isolate each have their own; output
+ * event is marked truncated. The budget travels with the invocation (invocation.ts), so concurrent requests
+ * of one isolate each have their own; output
  * outside an invocation (module top level) shares one budget per AMBIENT_LOG_WINDOW_MS.
  */
 
@@ -24,8 +24,7 @@ export interface LogBudget {
   left: number;
   over: boolean;
 }
-export const logBudget = new AsyncLocalStorage<LogBudget>();
-export const newBudget = (): LogBudget => ({ left: LOG_BYTES_PER_INVOCATION, over: false });
+const newBudget = (): LogBudget => ({ left: LOG_BYTES_PER_INVOCATION, over: false });
 
 type Level = 'log' | 'info' | 'warn' | 'error' | 'debug';
 /** Where each console call is also kept for the request's tail event (trace.ts sets it). */
@@ -46,7 +45,7 @@ const format = (value: unknown): string => {
 let ambient = newBudget();
 let ambientUntil = -Infinity;
 function budgetNow(): LogBudget {
-  const budget = logBudget.getStore();
+  const budget = invocation.getStore();
   if (budget !== undefined) return budget;
   const now = Date.now();
   if (now >= ambientUntil) {

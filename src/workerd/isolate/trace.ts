@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { env as platformEnv } from 'cloudflare:workers';
 import { withLocalBodies } from './r2.js';
 import './egress.js';
-import { logBudget, newBudget, onConsoleCall, tag, write } from './console.js';
+import { onConsoleCall, tag, write } from './console.js';
+import { invocation, newInvocation } from './invocation.js';
 import {
   EGRESS_BINDING,
   METRICS_SECRET_BINDING,
@@ -234,7 +235,7 @@ async function traced(request: Request, run: () => unknown, ctx: ExecutionContex
       event: { request: { url, method, headers, cf: withPeer ? (request.cf ?? {}) : {} } },
       wallTime: Date.now() - eventTimestamp,
       diagnosticsChannelEvents: [],
-      truncated: logBudget.getStore()?.over === true,
+      truncated: invocation.getStore()?.over === true,
       executionModel: 'stateless',
     };
     if (status !== undefined) event.event.response = { status };
@@ -286,7 +287,7 @@ type EntrypointClass = new (
   fetch?(request: Request, ...rest: unknown[]): unknown;
 };
 const rawEnv = new WeakMap<object, unknown>();
-/** Wraps the user's default export: each invocation traced and given its console budget, `env` without the platform's bindings. */
+/** Wraps the user's default export: each invocation traced and given its own counts (invocation.ts), `env` without the platform's bindings. */
 export function __ledgeTrace(main: unknown): unknown {
   if (typeof main === 'function' && typeof main.prototype?.fetch === 'function') {
     const Base = main as EntrypointClass;
@@ -297,8 +298,8 @@ export function __ledgeTrace(main: unknown): unknown {
       }
       override fetch(request: Request, ...rest: unknown[]) {
         const fetch = super.fetch!;
-        // Each invocation has its own console budget (logBudget, console.ts).
-        return logBudget.run(newBudget(), () =>
+        // Each invocation has its own console budget and subrequest count (invocation.ts).
+        return invocation.run(newInvocation(), () =>
           tracedFetch((req: Request) => fetch.call(this, req, ...rest), this, request, rawEnv.get(this), undefined),
         );
       }
@@ -324,17 +325,17 @@ export function __ledgeTrace(main: unknown): unknown {
     if (typeof value !== 'function') wrapped[key] = value;
     else if (key === 'fetch')
       wrapped.fetch = function (request: Request, env: unknown, ctx: ExecutionContext | undefined) {
-        return logBudget.run(newBudget(), () => tracedFetch(value as FetchHandler, main, request, env, ctx));
+        return invocation.run(newInvocation(), () => tracedFetch(value as FetchHandler, main, request, env, ctx));
       };
     else if (key === 'scheduled')
       wrapped.scheduled = function (controller: unknown, env: unknown, ...rest: unknown[]) {
-        return logBudget.run(newBudget(), () =>
+        return invocation.run(newInvocation(), () =>
           tracedScheduled(value as Handler, main, controller, userEnv(env), rest),
         );
       };
     else
       wrapped[key] = function (event: unknown, env: unknown, ...rest: unknown[]) {
-        return logBudget.run(newBudget(), () => (value as Handler).call(main, event, userEnv(env), ...rest));
+        return invocation.run(newInvocation(), () => (value as Handler).call(main, event, userEnv(env), ...rest));
       };
   }
   return wrapped;
