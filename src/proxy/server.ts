@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-import { adoptClientSocket } from './raw/client-socket.ts';
+import { adoptClientSocket, readTlsIntoSharedBuffer } from './raw/client-socket.ts';
 import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from '../shared/hostname.ts';
 import type { Router } from './route.ts';
@@ -125,7 +125,10 @@ export class ProxyServer {
       if (socket.alpnProtocol === 'h2') return void h2Server!.emit('secureConnection', socket);
       // A TLS-ALPN-01 validation only looks at the certificate.
       if (socket.alpnProtocol === 'acme-tls/1') return void socket.end();
-      connections.add(new ClientConnection(socket, host, false));
+      // (Reads reach the callback from the event loop, after `connection` is set.)
+      const adopted = readTlsIntoSharedBuffer(socket, (chunk) => connection.onRead(chunk));
+      const connection = new ClientConnection(socket, host, adopted);
+      connections.add(connection);
     };
     const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
     // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedge, type TestLedge } from '../helpers/ledge.ts';
+import { makeCertificate } from '../tls/helpers.ts';
 import { createLoadBalancer, createPool, createZone, trafficPort } from './traffic-helpers.ts';
 
 /**
  * Client connections read into one buffer shared by all of them (raw/client-socket.ts): bytes a connection
  * keeps past a read (a partial head, pipelined requests, a body queued for a slow origin, the unread bytes
  * of a hand-off) must be copies, or the next read of any connection overwrites them. Each test keeps such
- * bytes while other connections read different ones, on real loopback sockets.
+ * bytes while other connections read different ones, on real loopback sockets: over plain HTTP, and over
+ * HTTPS on the traffic TLS port, whose TLS sockets deliver their plaintext into the same buffer.
  */
 
 /**
@@ -64,9 +68,17 @@ async function startOrigin(): Promise<{ server: Server; port: number; release: (
   return { server, port: (server.address() as AddressInfo).port, release: () => held?.() };
 }
 
+/** How the raw clients reach the traffic port: plain, or TLS with SNI for the load balancer's host. */
+type Transport = { port: number; tls?: { servername: string; ca: string } };
+
 /** A raw client: writes each piece when told, collects what comes back. */
-function client(port: number): { socket: Socket; text: () => string; until: (part: string) => Promise<string> } {
-  const socket = connect(port, '127.0.0.1');
+function client(transport: Transport): {
+  socket: Socket;
+  text: () => string;
+  until: (part: string) => Promise<string>;
+} {
+  const { port, tls } = transport;
+  const socket = tls ? connectTls({ port, host: '127.0.0.1', ...tls }) : connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   let text = '';
   const waiters: (() => void)[] = [];
@@ -94,17 +106,28 @@ function client(port: number): { socket: Socket; text: () => string; until: (par
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe('load balancer traffic: client reads share one buffer', () => {
+describe.each(['http', 'https'])('load balancer traffic over %s: client reads share one buffer', (scheme) => {
   let ledge: TestLedge;
-  let port: number;
+  let transport: Transport;
   let origin: Awaited<ReturnType<typeof startOrigin>>;
   const host = 'www.shared-read.test';
 
   beforeAll(async () => {
     ledge = await startLedge();
-    port = trafficPort(ledge);
     origin = await startOrigin();
     const zone = await createZone(ledge, 'shared-read.test');
+    if (scheme === 'http') transport = { port: trafficPort(ledge) };
+    else {
+      const cert = makeCertificate([host]);
+      const uploaded = await fetch(`${ledge.apiUrl}/zones/${zone}/custom_certificates`, {
+        method: 'POST',
+        headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ certificate: cert.certificate, private_key: cert.privateKey }),
+      });
+      expect(uploaded.status).toBe(200);
+      const tlsPort = ledge.server.platform.traffic.tlsPort!;
+      transport = { port: tlsPort, tls: { servername: host, ca: readFileSync(cert.caFile, 'utf8') } };
+    }
     const pool = await createPool(ledge, 'shared', [{ name: 'o', address: '127.0.0.1', port: origin.port }]);
     await createLoadBalancer(ledge, zone, { name: host, default_pools: [pool], fallback_pool: pool });
   });
@@ -114,12 +137,12 @@ describe('load balancer traffic: client reads share one buffer', () => {
   });
 
   it('a partial head kept across reads survives other connections reading meanwhile', async () => {
-    const first = client(port);
+    const first = client(transport);
     first.socket.write(`GET /first-path HTTP/1.1\r\nhost: ${host}\r\nx-fill: `);
     // Real time: the partial head reaches the proxy (a read of its own) before the others connect.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const others = Array.from({ length: 4 }, (_, i) => {
-      const other = client(port);
+      const other = client(transport);
       other.socket.write(
         `GET /other-${i}-${'z'.repeat(200)} HTTP/1.1\r\nhost: ${host}\r\nx-fill: ${'y'.repeat(300)}\r\n\r\n`,
       );
@@ -133,14 +156,14 @@ describe('load balancer traffic: client reads share one buffer', () => {
   });
 
   it('pipelined requests waiting behind a slow answer survive other connections reading meanwhile', async () => {
-    const piped = client(port);
+    const piped = client(transport);
     piped.socket.write(
       `GET /slow HTTP/1.1\r\nhost: ${host}\r\n\r\nGET /second-in-line HTTP/1.1\r\nhost: ${host}\r\n\r\n` +
         `GET /third-in-line HTTP/1.1\r\nhost: ${host}\r\n\r\n`,
     );
     // Real time: the pipelined requests reach the proxy before the other connection does.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const other = client(port);
+    const other = client(transport);
     other.socket.write(`GET /${'q'.repeat(120)} HTTP/1.1\r\nhost: ${host}\r\nx-fill: ${'w'.repeat(500)}\r\n\r\n`);
     await other.until('qqq');
     other.socket.destroy();
@@ -156,14 +179,14 @@ describe('load balancer traffic: client reads share one buffer', () => {
     // is not read).
     const body = Buffer.alloc(8 * 1024 * 1024);
     for (let i = 0; i < body.length; i += 4) body.writeUInt32LE((i * 2654435761) >>> 0, i);
-    const upload = client(port);
+    const upload = client(transport);
     upload.socket.write(`PUT /upload HTTP/1.1\r\nhost: ${host}\r\ncontent-length: ${body.length}\r\n\r\n`);
     upload.socket.write(body);
     // Meanwhile the proxy has filled the origin connection's buffers and holds a queued write. Real time:
     // kernel socket buffers filling, with nothing to poll.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const others = Array.from({ length: 20 }, async (_, i) => {
-      const other = client(port);
+      const other = client(transport);
       // Bodies that fill whole reads: every byte of the shared buffer is overwritten.
       const noise = 256 * 1024;
       other.socket.write(`PUT /noise-${i} HTTP/1.1\r\nhost: ${host}\r\ncontent-length: ${noise}\r\n\r\n`);
@@ -179,7 +202,7 @@ describe('load balancer traffic: client reads share one buffer', () => {
   });
 
   it('an HTTP/1.0 request handed to node:http keeps the body bytes read with its head', async () => {
-    const old = client(port);
+    const old = client(transport);
     old.socket.write(`PUT /handed-off HTTP/1.0\r\nhost: ${host}\r\ncontent-length: 11\r\n\r\nhello world`);
     const text = await old.until(' 11');
     expect(text).toContain(`/handed-off ${sha256(Buffer.from('hello world'))} 11`);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { Agent as UndiciAgent, WebSocket as UndiciWebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
@@ -106,6 +108,33 @@ describe('HTTPS on the traffic TLS port with an uploaded certificate', () => {
       expect(request.headers['host']).toBe(`${HOST}:${tlsPort}`);
       expect(Object.keys(request.headers).some((name) => name.startsWith(':'))).toBe(false);
     }
+  });
+
+  it('proxies a WebSocket over HTTPS (the TLS connection handed to node:http, then tunnelled)', async () => {
+    const dispatcher = new UndiciAgent({
+      connect: {
+        ca: readFileSync(cert.caFile, 'utf8'),
+        lookup: (_host, _options, done) => done(null, [{ address: '127.0.0.1', family: 4 }]),
+      },
+    });
+    const socket = new UndiciWebSocket(`wss://${HOST}:${tlsPort}/ws`, { dispatcher });
+    const messages = Array.from({ length: 20 }, (_, i) => `message ${i} ${'m'.repeat(i * 4)}`);
+    const replies: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => {
+        for (const message of messages) socket.send(message);
+      };
+      socket.onmessage = (event: { data: unknown }) => {
+        replies.push(String(event.data));
+        if (replies.length === messages.length) resolve();
+      };
+      socket.onerror = () => reject(new Error('websocket failed'));
+    });
+    expect(replies).toEqual(messages.map((message) => `origin-a: ${message}`));
+    const upgrade = origin.seen.find((request) => request.url === '/ws');
+    expect(upgrade?.headers['x-forwarded-proto']).toBe('https');
+    socket.close();
+    await dispatcher.close();
   });
 
   it("serves a public bucket's custom domain over HTTPS and HTTP/2", async () => {

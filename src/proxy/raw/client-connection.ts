@@ -63,6 +63,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
   readonly #bodyFramer = new BodyFramer();
   #exchange: ProxyExchange | undefined;
   #readingHeads = false;
+  #closeTimer: NodeJS.Timeout | undefined;
   /** Given to node:http: reads (of a socket read with `onread`) become the socket's 'data' from now on. */
   #handedOff = false;
   /** This connection's socket listeners, removed at a hand-off (the socket's other listeners stay). */
@@ -80,7 +81,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.https = host.https;
     const address = socket.remoteAddress ?? '';
     this.clientAddress = address.startsWith('::ffff:') ? address.slice(7) : address;
-    socket.setNoDelay(true);
+    // No setNoDelay here: the listener accepts with noDelay, and the TCP socket under a TLS socket or an
+    // adopted handle is that one (a second setsockopt per connection otherwise).
     this.#listeners = [
       ['end', () => this.#onEnd()],
       ['error', () => socket.destroy()],
@@ -148,7 +150,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
       this.#state = CLOSED;
       this.headStartedAt = 0;
       this.requestStartedAt = 0;
-      setTimeout(() => this.socket.destroy(), 1_000).unref();
+      this.#destroyAfter(1_000);
     } else this.socket.destroy();
   }
 
@@ -307,7 +309,17 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.closeRequested = true;
   }
 
+  /**
+   * Destroys the socket if it is still open after `ms`. The timer goes when the socket closes: left to run
+   * out, it would keep every closed connection (its socket, its TLS state) alive for that long, thousands
+   * of them at a few hundred new connections per second, to be promoted and collected by the old generation.
+   */
+  #destroyAfter(ms: number): void {
+    this.#closeTimer ??= setTimeout(() => this.socket.destroy(), ms).unref();
+  }
+
   #onClose(): void {
+    clearTimeout(this.#closeTimer);
     this.#state = CLOSED;
     this.#exchange?.cancel();
     this.#exchange = undefined;
@@ -319,14 +331,14 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#buffer = undefined;
     this.socket.end();
     // A client that does not close its side in time is cut off.
-    setTimeout(() => this.socket.destroy(), 5_000).unref();
+    this.#destroyAfter(5_000);
   }
 
   #refuse(status: string): void {
     this.#state = CLOSED;
     this.#buffer = undefined;
     if (this.socket.writable) this.socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
-    setTimeout(() => this.socket.destroy(), 1_000).unref();
+    this.#destroyAfter(1_000);
   }
 
   #handOff(): void {

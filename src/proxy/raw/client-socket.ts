@@ -1,4 +1,5 @@
 import { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 /**
  * Client reads land in one buffer shared by every client connection of the process. A read callback runs
@@ -56,4 +57,50 @@ export function adoptClientSocket(accepted: Socket, read: ClientRead): Socket | 
   const socket = new Socket(options as ConstructorParameters<typeof Socket>[0]);
   socket.once('close', () => accepted.destroy());
   return socket;
+}
+
+interface OnreadSymbols {
+  buffer: symbol;
+  callback: symbol;
+  generator: symbol;
+}
+let onreadSymbols: OnreadSymbols | null | undefined;
+
+/**
+ * The keys under which a net.Socket keeps its `onread` option (Node's own symbols, not exported): read off
+ * a socket created with the option. null when this Node keeps them otherwise.
+ */
+function findOnreadSymbols(): OnreadSymbols | null {
+  const probe = new Socket({ onread: { buffer: Buffer.alloc(1), callback: () => true } });
+  const named = (name: string) => Object.getOwnPropertySymbols(probe).find((key) => key.description === name);
+  const [buffer, callback, generator] = [named('kBuffer'), named('kBufferCb'), named('kBufferGen')];
+  return buffer && callback && generator ? { buffer, callback, generator } : null;
+}
+
+/**
+ * Makes a TLS socket whose handshake is done deliver its plaintext as an `onread` socket does: into the
+ * shared buffer, to `read`, with no Buffer, Readable push or 'data' event per read. Node offers `onread`
+ * only to TLS sockets it connects itself; a server-side TLS socket gets the same two settings by hand:
+ * its TLS handle (a StreamBase, as the TCP handle of the plain path) is given the user buffer, and the
+ * socket the keys under which Node's read callback looks for it. Pause and resume then stop and start the
+ * handle's reads, as on the plain path. Must be called before any plaintext is read (in 'secureConnection',
+ * which node:tls emits before the first application data of the connection). False (nothing changed)
+ * when this Node has no such handle or keys, or when plaintext was already queued: the caller then reads
+ * 'data' events.
+ */
+export function readTlsIntoSharedBuffer(socket: TLSSocket, read: ClientRead): boolean {
+  if (onreadSymbols === undefined) onreadSymbols = findOnreadSymbols();
+  const symbols = onreadSymbols;
+  const handle = (socket as unknown as HandleCarrier)._handle;
+  if (!symbols || !handle || typeof handle.useUserBuffer !== 'function' || socket.readableLength > 0) return false;
+  const fields = socket as unknown as Record<symbol, unknown>;
+  // Node sets the three on every socket (null when unused): anything else is a layout this does not know.
+  if (fields[symbols.buffer] !== null || fields[symbols.callback] !== null || fields[symbols.generator] !== null) {
+    return false;
+  }
+  (handle.useUserBuffer as (buffer: Buffer) => void).call(handle, shared);
+  fields[symbols.buffer] = shared;
+  fields[symbols.generator] = null;
+  fields[symbols.callback] = (bytes: number, buffer: Buffer) => read(buffer.subarray(0, bytes));
+  return true;
 }
