@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../helpers/backends.ts';
 import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../helpers/ledge.ts';
@@ -129,5 +130,41 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
     expect(one.ids).toEqual([...one.ids].sort());
     expect(one.pages).toBe(2);
     expect(two.ids).toEqual(one.ids);
+  }, 240_000);
+
+  /** The keys the cluster store holds for the script's objects (owner records, commits), from its database. */
+  async function storedObjectKeys(): Promise<string[]> {
+    const sql = postgres(database.url, { max: 1 });
+    try {
+      const rows = await sql<
+        { key: string }[]
+      >`SELECT key FROM r2_objects WHERE key LIKE ${`engines/${ACCOUNT}/scripts/counter/v1/do/%`}`;
+      return rows.map((row) => row.key);
+    } finally {
+      await sql.end();
+    }
+  }
+
+  it('a deleted class takes its objects out of the cluster store', async () => {
+    expect((await storedObjectKeys()).filter((key) => key.endsWith('/own.json'))).toHaveLength(12);
+    const form = new FormData();
+    form.set(
+      'metadata',
+      JSON.stringify({
+        main_module: 'index.js',
+        compatibility_date: '2025-04-01',
+        bindings: [],
+        migrations: { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Counter'] }] },
+      }),
+    );
+    const code = `export default { fetch() { return new Response('no objects'); } };`;
+    form.set('index.js', new File([code], 'index.js', { type: 'application/javascript+module' }));
+    const uploaded = await fetch(`${nodes[1]!.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
+      method: 'PUT',
+      headers,
+      body: form,
+    });
+    expect(uploaded.status, await uploaded.text()).toBe(200);
+    expect(await storedObjectKeys()).toEqual([]);
   }, 240_000);
 });

@@ -8,9 +8,11 @@ export interface ClusterStorePlace {
   bucket: string;
 }
 
-/** `<object id>/own.json` under a namespace's directory: the object's owner record, one per object ever run. */
-const OWNER_RECORD = /^([0-9a-f]{64})\/own\.json$/;
+/** An object's directory under its namespace's: its id, 64 hex digits. */
+const OBJECT_ID = /^[0-9a-f]{64}$/;
 const LIST_PAGE = 1000;
+/** R2's most keys deleted in one call. */
+const DELETE_BATCH = 1000;
 
 /**
  * The objects of a class whose script runs in workerd's cluster mode, read from the cluster store rather than
@@ -30,24 +32,53 @@ export class ClusterObjects {
 
   /** The class's object ids, sorted, every page read (an owner record per object: a list of keys, no bodies). */
   async ids(accountId: string, scriptName: string, namespaceId: string): Promise<string[]> {
-    const { storage } = this.#place;
-    const bucket = await storage.getBucket(this.#place.accountId, this.#place.bucket);
-    if (!bucket) return [];
-    const prefix = `engines/${accountId}/scripts/${scriptName}/v1/do/`;
-    const key = createHash('sha256').update(namespaceId).digest();
     const ids: string[] = [];
+    await this.#walk(accountId, scriptName, namespaceId, (_key, id, rest) => {
+      if (rest === 'own.json') ids.push(id);
+    });
+    return ids.sort();
+  }
+
+  /**
+   * Deletes everything the cluster store holds for the class's objects (owner records and commits): a deleted
+   * class's data, as its directory goes on one node. Run once no instance hosts the class any more.
+   */
+  async remove(accountId: string, scriptName: string, namespaceId: string): Promise<number> {
+    const keys: string[] = [];
+    await this.#walk(accountId, scriptName, namespaceId, (key) => keys.push(key));
+    const bucket = await this.#bucket();
+    if (!bucket) return 0;
+    for (let i = 0; i < keys.length; i += DELETE_BATCH)
+      await this.#place.storage.objects.delete(bucket, keys.slice(i, i + DELETE_BATCH));
+    return keys.length;
+  }
+
+  #bucket() {
+    return this.#place.storage.getBucket(this.#place.accountId, this.#place.bucket);
+  }
+
+  /** Calls `each` for every key of the class's objects: `<dir>/<id>/<rest>` with an id of the class. */
+  async #walk(
+    accountId: string,
+    scriptName: string,
+    namespaceId: string,
+    each: (key: string, id: string, rest: string) => void,
+  ): Promise<void> {
+    const { storage } = this.#place;
+    const bucket = await this.#bucket();
+    if (!bucket) return;
+    const prefix = `engines/${accountId}/scripts/${scriptName}/v1/do/`;
+    const idKey = createHash('sha256').update(namespaceId).digest();
     let cursor: string | undefined;
     do {
       const page = await storage.list(bucket, { prefix, cursor, limit: LIST_PAGE });
       for (const object of page.objects) {
-        const rest = object.key.slice(prefix.length);
-        const slash = rest.indexOf('/');
-        const id = OWNER_RECORD.exec(rest.slice(slash + 1))?.[1];
-        if (slash > 0 && id !== undefined && belongsTo(id, key)) ids.push(id);
+        const [dir, id, ...rest] = object.key.slice(prefix.length).split('/');
+        if (dir && id && OBJECT_ID.test(id) && rest.length > 0 && belongsTo(id, idKey))
+          each(object.key, id, rest.join('/'));
       }
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor !== undefined);
-    return ids.sort();
   }
 
   /** A page of the class's objects after `cursor` (an object id), as the single-node listing gives it. */

@@ -107,7 +107,9 @@ export class DurableObjectsService {
   }
 
   /** Removes the data of the account's namespaces that no class owns any more (deleted classes or scripts). */
-  async collect(accountId: string): Promise<string[]> {
+  async collect(accountId: string, deleted: readonly NamespaceRecord[] = []): Promise<string[]> {
+    // On several nodes a deleted class's objects are in the cluster store too (every node's copies are there).
+    for (const gone of deleted) await this.cluster?.remove(gone.account_id, gone.script_name, gone.id);
     const keep = new Set((await this.store.forAccount(accountId)).map((r) => r.id));
     return this.storage.sweep(accountId, keep);
   }
