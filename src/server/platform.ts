@@ -17,7 +17,7 @@ import type { SecretBox } from '../shared/crypto.ts';
 import { createMailer, createNotificationsSubsystem, type NotificationService } from '../notifications/index.ts';
 import { LedgeMetrics } from '../shared/ledge-metrics.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
-import { createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
+import { ClusterObjects, createWorkersSubsystem, type FunctionsPlatform } from '../workers/index.ts';
 import { createKvSubsystem } from '../kv/index.ts';
 import {
   EngineHost,
@@ -39,7 +39,13 @@ import { TrafficListener } from '../load-balancing/traffic/index.ts';
 import { createWorkerRoutesSubsystem, type WorkerRoutesSubsystem } from '../worker-routes/index.ts';
 import { ROUTED_SCRIPT_HEADER, routedScriptKey } from '../workers/index.ts';
 import { createDashboard, type Dashboard } from '../dashboard/index.ts';
-import { ClusterStore, createS3Subsystem, type S3Listener } from '../s3/index.ts';
+import {
+  CLUSTER_STORE_ACCOUNT,
+  CLUSTER_STORE_BUCKET,
+  ClusterStore,
+  createS3Subsystem,
+  type S3Listener,
+} from '../s3/index.ts';
 import { createD1Subsystem } from '../d1/index.ts';
 import { createQueuesSubsystem } from '../queues/index.ts';
 import { createWorkflowsSubsystem } from '../workflows/index.ts';
@@ -319,6 +325,8 @@ export async function createPlatform(
     metrics,
     cluster: cluster.shared ? cluster : undefined,
     objectsCluster: workerdCluster,
+    clusterObjects:
+      clusterStore && new ClusterObjects({ storage, accountId: CLUSTER_STORE_ACCOUNT, bucket: CLUSTER_STORE_BUCKET }),
     clock,
     routedScripts: () => workerRoutes.store.routedScripts(),
   });

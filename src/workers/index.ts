@@ -16,3 +16,4 @@ export {
   type WorkersSettings,
   type WorkersSubsystem,
 } from './subsystem.ts';
+export { ClusterObjects } from './durable-objects/cluster-objects.ts';

@@ -372,7 +372,7 @@ export class WorkersService {
       });
     }
     // A deleted class's objects go once no process hosts it any more (the reload stopped the old one).
-    if (objects && objects.plan.deleted.length > 0) await this.durableObjects?.collect(accountId);
+    if (objects && objects.plan.deleted.length > 0) await this.durableObjects?.collect(accountId, objects.plan.deleted);
     const saved = (await this.store.getScript(accountId, name))!;
     return { script: saved, version: stored, deployment };
   }

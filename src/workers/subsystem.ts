@@ -44,6 +44,7 @@ import type { BlobStore } from '../storage/index.ts';
 import { AssetsService } from './assets/service.ts';
 import { DurableObjectsService } from './durable-objects/service.ts';
 import { DurableObjectNamespaceStore } from './durable-objects/store.ts';
+import type { ClusterObjects } from './durable-objects/cluster-objects.ts';
 import { DurableObjectStorage } from './durable-objects/storage.ts';
 import { SqlAssetStore } from './assets/asset-store.ts';
 import { ServedAssets } from './assets/served-assets.ts';
@@ -121,6 +122,8 @@ export function createWorkersSubsystem(deps: {
   queueConsumers?: (() => Promise<ReadonlyMap<string, Record<string, string>>>) | undefined;
   /** Set on several nodes: scripts that host Durable Objects run in workerd's cluster mode (workerd/objects-cluster.ts). */
   objectsCluster?: EnginesClusterSettings | undefined;
+  /** Set with objectsCluster: the objects of every node, read from the cluster store (for the objects list). */
+  clusterObjects?: ClusterObjects | undefined;
   /** `account/script` of the scripts Workers routes and Custom Domains name (loaded even off workers.dev). */
   routedScripts?: (() => Promise<ReadonlySet<string>>) | undefined;
 }): WorkersSubsystem {
@@ -148,7 +151,11 @@ export function createWorkersSubsystem(deps: {
   const objectsRoot = deps.paths.durableObjects && resolve(deps.paths.durableObjects);
   const durableObjects =
     objectsRoot !== undefined
-      ? new DurableObjectsService(new DurableObjectNamespaceStore(deps.db), new DurableObjectStorage(objectsRoot))
+      ? new DurableObjectsService(
+          new DurableObjectNamespaceStore(deps.db),
+          new DurableObjectStorage(objectsRoot),
+          deps.clusterObjects,
+        )
       : undefined;
   const runtime = new FunctionsRuntime({
     config: deps.config,

@@ -23,7 +23,7 @@ const renderNamespace = (r: NamespaceRecord) => ({
 
 /**
  * `GET /accounts/{id}/workers/durable_objects/namespaces` (page/per_page) and `.../namespaces/{id}/objects`
- * (cursor/limit): the account's classes and the objects that have stored data (on this node). Without the
+ * (cursor/limit): the account's classes and the objects that have stored data (on every node). Without the
  * service, the list is empty and no namespace exists.
  */
 export function mountDurableObjectRoutes(app: Hono<AppEnv>, service: DurableObjectsService | undefined): void {
@@ -46,7 +46,7 @@ export function mountDurableObjectRoutes(app: Hono<AppEnv>, service: DurableObje
     if (cursor !== undefined && !OBJECT_ID.test(cursor))
       throw new LedgeError(400, 10001, 'cursor must be the cursor of a previous page');
     const limit = rawLimit === undefined ? OBJECTS_DEFAULT_LIMIT : Number(rawLimit);
-    const listed = await service.storage.listObjects(account(c), namespace.id, { limit, cursor });
+    const listed = await service.listObjects(namespace, { limit, cursor });
     return ok(
       c,
       listed.ids.map((id) => ({ id, hasStoredData: true })),

@@ -3,6 +3,7 @@ import type { Binding, DurableObjectClass, RemoteObjectClass } from '../../worke
 import { DurableObjectErrors } from './errors.ts';
 import { planMigrations, type MigrationPlan } from './plan.ts';
 import type { Migrations, NamespaceRecord } from './schemas.ts';
+import type { ClusterObjects } from './cluster-objects.ts';
 import type { DurableObjectStorage } from './storage.ts';
 import type { DurableObjectNamespaceStore, ScriptClasses } from './store.ts';
 
@@ -20,10 +21,22 @@ export interface PreparedClasses {
 export class DurableObjectsService {
   readonly store: DurableObjectNamespaceStore;
   readonly storage: DurableObjectStorage;
+  /** On several nodes: the objects of every node, from the cluster store (cluster-objects.ts). */
+  readonly cluster: ClusterObjects | undefined;
 
-  constructor(store: DurableObjectNamespaceStore, storage: DurableObjectStorage) {
+  constructor(store: DurableObjectNamespaceStore, storage: DurableObjectStorage, cluster?: ClusterObjects) {
     this.store = store;
     this.storage = storage;
+    this.cluster = cluster;
+  }
+
+  /** A page of a class's objects that have stored data: every node's on several nodes, else this node's. */
+  listObjects(
+    namespace: NamespaceRecord,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ ids: string[]; cursor: string | undefined }> {
+    if (this.cluster) return this.cluster.list(namespace.account_id, namespace.script_name, namespace.id, page);
+    return this.storage.listObjects(namespace.account_id, namespace.id, page);
   }
 
   /**
@@ -94,7 +107,9 @@ export class DurableObjectsService {
   }
 
   /** Removes the data of the account's namespaces that no class owns any more (deleted classes or scripts). */
-  async collect(accountId: string): Promise<string[]> {
+  async collect(accountId: string, deleted: readonly NamespaceRecord[] = []): Promise<string[]> {
+    // On several nodes a deleted class's objects are in the cluster store too (every node's copies are there).
+    for (const gone of deleted) await this.cluster?.remove(gone.account_id, gone.script_name, gone.id);
     const keep = new Set((await this.store.forAccount(accountId)).map((r) => r.id));
     return this.storage.sweep(accountId, keep);
   }
