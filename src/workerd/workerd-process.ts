@@ -27,6 +27,8 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(p
  * are private like the rest of the data dir from the moment they exist.
  */
 const PRIVATE_UMASK = ['/bin/sh', '-c', 'umask 177 && exec "$0" "$@"'];
+/** How long a process that exited before it was ready may still take to close its stderr (its last words). */
+const STDERR_DRAIN_MS = 2_000;
 
 export function spawnBoundToParent(binary: string, args: string[], options: Parameters<typeof spawn>[2]): ChildProcess {
   const command = [...PRIVATE_UMASK, binary, ...args];
@@ -107,6 +109,8 @@ export class WorkerdProcess {
     // crash). The server alone decides: it SIGTERMs workerd, which finishes its requests in flight.
     this.child = spawnBoundToParent(workerdBinary(), args, { stdio: stdio as never, detached: true });
     stdout.attach(this.child.stdout);
+    // 'exit' can come before the last of stderr is read, and a load error is said there.
+    const stderrClosed = new Promise<void>((resolve) => this.child.stderr!.once('close', () => resolve()));
     lines(this.child.stderr!, (line) => {
       this.#stderrTail.push(line);
       if (this.#stderrTail.length > 20) this.#stderrTail.shift();
@@ -140,7 +144,8 @@ export class WorkerdProcess {
       });
       void this.exited.then(async (code) => {
         clearTimeout(timer);
-        await new Promise((r) => setImmediate(r));
+        // Bounded: a process workerd started could still hold the pipe open.
+        await Promise.race([stderrClosed, new Promise((r) => setTimeout(r, STDERR_DRAIN_MS).unref())]);
         reject(new Error(this.errorText() || `workerd exited with code ${code} before it was ready`));
       });
     });

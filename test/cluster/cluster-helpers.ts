@@ -83,15 +83,19 @@ export function callFunctionOn(port: number, host: string, path = '/'): Promise<
   });
 }
 
-/** Uploads a module Worker the way wrangler does (multipart: metadata + one module). */
+/** Uploads a module Worker the way wrangler does (multipart: metadata + one module); `metadata` adds fields. */
 export async function uploadWorker(
   node: LedgeTarget,
   name: string,
   source: string,
   bindings: unknown[] = [],
+  metadata: Record<string, unknown> = {},
 ): Promise<number> {
   const form = new FormData();
-  form.set('metadata', JSON.stringify({ main_module: 'index.js', bindings, compatibility_date: '2025-01-01' }));
+  form.set(
+    'metadata',
+    JSON.stringify({ main_module: 'index.js', bindings, compatibility_date: '2025-01-01', ...metadata }),
+  );
   form.set('index.js', new File([source], 'index.js', { type: 'application/javascript+module' }));
   const response = await fetch(`${node.apiUrl}/accounts/${node.accountId}/workers/scripts/${name}`, {
     method: 'PUT',

@@ -5,7 +5,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { call, type LedgeTarget } from '../notifications/api-helpers.ts';
-import { callFunctionOn, workerdClusterEnv } from './cluster-helpers.ts';
+import { callFunctionOn, uploadWorker, workerdClusterEnv } from './cluster-helpers.ts';
 
 interface Node extends LedgeTarget {
   process: SpawnedLedge;
@@ -56,23 +56,10 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
         functionsPort: Number(spawned.info['functions_port']),
       });
     }
-    const form = new FormData();
-    form.set(
-      'metadata',
-      JSON.stringify({
-        main_module: 'index.js',
-        compatibility_date: '2025-04-01',
-        bindings: [{ type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' }],
-        migrations: { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] },
-      }),
-    );
-    form.set('index.js', new File([COUNTER_WORKER], 'index.js', { type: 'application/javascript+module' }));
-    const uploaded = await fetch(`${nodes[0]!.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
-      method: 'PUT',
-      headers,
-      body: form,
-    });
-    expect(uploaded.status, await uploaded.text()).toBe(200);
+    const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' };
+    const migrations = { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] };
+    const metadata = { compatibility_date: '2025-04-01', migrations };
+    expect(await uploadWorker(nodes[0]!, 'counter', COUNTER_WORKER, [binding], metadata)).toBe(200);
     await call(nodes[0]!, 'POST', `/accounts/${ACCOUNT}/workers/scripts/counter/subdomain`, { enabled: true });
     const result = (await call(nodes[0]!, 'GET', `/accounts/${ACCOUNT}/workers/subdomain`)).body.result;
     host = `counter.${(result as { subdomain: string }).subdomain}.localhost`;
@@ -147,24 +134,10 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
 
   it('a deleted class takes its objects out of the cluster store', async () => {
     expect((await storedObjectKeys()).filter((key) => key.endsWith('/own.json'))).toHaveLength(12);
-    const form = new FormData();
-    form.set(
-      'metadata',
-      JSON.stringify({
-        main_module: 'index.js',
-        compatibility_date: '2025-04-01',
-        bindings: [],
-        migrations: { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Counter'] }] },
-      }),
-    );
     const code = `export default { fetch() { return new Response('no objects'); } };`;
-    form.set('index.js', new File([code], 'index.js', { type: 'application/javascript+module' }));
-    const uploaded = await fetch(`${nodes[1]!.apiUrl}/accounts/${ACCOUNT}/workers/scripts/counter`, {
-      method: 'PUT',
-      headers,
-      body: form,
-    });
-    expect(uploaded.status, await uploaded.text()).toBe(200);
+    const migrations = { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Counter'] }] };
+    const metadata = { compatibility_date: '2025-04-01', migrations };
+    expect(await uploadWorker(nodes[1]!, 'counter', code, [], metadata)).toBe(200);
     expect(await storedObjectKeys()).toEqual([]);
   }, 240_000);
 });
