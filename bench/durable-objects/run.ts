@@ -174,13 +174,7 @@ async function startBare(): Promise<Target> {
     host: undefined,
     close: () => stop(bare),
   };
-  try {
-    await listening(`${target.url}/`);
-    return target;
-  } catch (error) {
-    await stop(bare);
-    throw error;
-  }
+  return whenReady(target, listening(`${target.url}/`));
 }
 
 /** Miniflare (wrangler dev). */
@@ -198,11 +192,16 @@ async function startMiniflare(): Promise<Target> {
     host: undefined,
     close: () => stop(miniflare),
   };
+  return whenReady(target, waitForLine(miniflare, 'ready'));
+}
+
+/** The target once `ready` settles; stopped if it never gets there. */
+async function whenReady(target: Target, ready: Promise<void>): Promise<Target> {
   try {
-    await waitForLine(miniflare, 'ready');
+    await ready;
     return target;
   } catch (error) {
-    await stop(miniflare);
+    await target.close();
     throw error;
   }
 }

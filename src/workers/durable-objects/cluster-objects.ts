@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { StorageService } from '../../storage/index.ts';
+import type { BucketRecord, StorageService } from '../../storage/index.ts';
 
 /** Where the cluster store is: its owner and bucket in Ledge's own storage engine (s3/cluster-store.ts). */
 export interface ClusterStorePlace {
@@ -33,7 +33,9 @@ export class ClusterObjects {
   /** The class's object ids, sorted, every page read (an owner record per object: a list of keys, no bodies). */
   async ids(accountId: string, scriptName: string, namespaceId: string): Promise<string[]> {
     const ids: string[] = [];
-    await this.#walk(accountId, scriptName, namespaceId, (_key, id, rest) => {
+    const bucket = await this.#bucket();
+    if (!bucket) return ids;
+    await this.#walk(bucket, accountId, scriptName, namespaceId, (_key, id, rest) => {
       if (rest === 'own.json') ids.push(id);
     });
     return ids.sort();
@@ -44,10 +46,10 @@ export class ClusterObjects {
    * class's data, as its directory goes on one node. Run once no instance hosts the class any more.
    */
   async remove(accountId: string, scriptName: string, namespaceId: string): Promise<number> {
-    const keys: string[] = [];
-    await this.#walk(accountId, scriptName, namespaceId, (key) => keys.push(key));
     const bucket = await this.#bucket();
     if (!bucket) return 0;
+    const keys: string[] = [];
+    await this.#walk(bucket, accountId, scriptName, namespaceId, (key) => keys.push(key));
     for (let i = 0; i < keys.length; i += DELETE_BATCH)
       await this.#place.storage.objects.delete(bucket, keys.slice(i, i + DELETE_BATCH));
     return keys.length;
@@ -59,14 +61,13 @@ export class ClusterObjects {
 
   /** Calls `each` for every key of the class's objects: `<dir>/<id>/<rest>` with an id of the class. */
   async #walk(
+    bucket: BucketRecord,
     accountId: string,
     scriptName: string,
     namespaceId: string,
     each: (key: string, id: string, rest: string) => void,
   ): Promise<void> {
     const { storage } = this.#place;
-    const bucket = await this.#bucket();
-    if (!bucket) return;
     const prefix = `engines/${accountId}/scripts/${scriptName}/v1/do/`;
     const idKey = createHash('sha256').update(namespaceId).digest();
     let cursor: string | undefined;
