@@ -389,20 +389,11 @@ export class FunctionsRuntime implements BackgroundService {
     for (const key of this.#status.keys()) if (!wanted.some((w) => w.key === key)) this.#status.delete(key);
     for (const key of this.#failed.keys()) if (!wanted.some((w) => w.key === key)) this.#failed.delete(key);
     const [only] = wanted;
-    // A script hosting Durable Objects always runs in one backend process of its own: the direct generation has
-    // several processes, and each object must have exactly one live instance (docs/architecture.md).
-    if (
-      wanted.length === 1 &&
-      only!.deployed.script.workers_dev &&
-      !hostsDurableObjects(only!.deployed) &&
-      !only!.deployed.routed &&
-      // Entrypoints are served by backend processes only (a queue consumer's relay, say).
-      (only!.deployed.entrypoints?.length ?? 0) === 0 &&
-      !this.#knownToFail(only!)
-    ) {
+    if (wanted.length === 1 && this.#runsDirect(only!)) {
       if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
       try {
-        await this.#swapGroup(only!);
+        if (hostsDurableObjects(only!.deployed)) await this.#swapExclusive(only!);
+        else await this.#swapGroup(only!);
         this.#running(only!);
         return { failed };
       } catch (error) {
@@ -418,6 +409,64 @@ export class FunctionsRuntime implements BackgroundService {
     }
     await this.#applyFront(wanted, failed, restartFront);
     return { failed };
+  }
+
+  /**
+   * Whether the server's only script runs on the functions port itself, with no front process forwarding to it.
+   * Entrypoints are served by backend processes only (a queue consumer's relay, say), and so is a script that is
+   * an instance of its workerd cluster on several nodes (it hands its objects over when it stops).
+   */
+  #runsDirect(only: Wanted): boolean {
+    const { deployed } = only;
+    return (
+      deployed.script.workers_dev &&
+      !deployed.routed &&
+      (deployed.entrypoints?.length ?? 0) === 0 &&
+      !(hostsDurableObjects(deployed) && this.#deps.objectsCluster) &&
+      !this.#knownToFail(only)
+    );
+  }
+
+  /**
+   * Direct mode for a script hosting Durable Objects, whose objects must each have exactly one live instance:
+   * what serves the port now stops before the new generation starts (connections wait in the port's backlog
+   * meanwhile; they are not reset), and that generation is one process on every socket of the port. If it cannot
+   * start, the previous version of the same script starts again.
+   */
+  async #swapExclusive(direct: Wanted): Promise<void> {
+    const previous = this.#direct;
+    await this.#stopServing();
+    try {
+      await this.#swapGroup(direct);
+    } catch (error) {
+      if (previous?.key === direct.key) {
+        await this.#swapGroup(previous).catch((again: unknown) =>
+          this.#deps.logger.error('the previous version failed to start again', { script: direct.key, err: again }),
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Stops what serves the functions port (the direct generation, or the front and its backends) and leaves the
+   * port's sockets open, so connections wait in their backlog for what starts next.
+   */
+  async #stopServing(): Promise<void> {
+    const previous = this.#current;
+    const current = this.#sockets;
+    if (!previous || !current) return;
+    const sockets = await this.#freshSockets(previous, current);
+    this.#current = undefined;
+    this.#sockets = sockets;
+    await this.#retire(previous, current, sockets);
+    // The front's backends stop once the front has finished the requests it forwarded to them.
+    const backends = [...this.#backends.values()];
+    this.#backends.clear();
+    await Promise.all(backends.map((b) => b.stop()));
+    if (this.#front) rmSync(this.#front.routesDir, { recursive: true, force: true });
+    this.#front = undefined;
+    this.#direct = undefined;
   }
 
   #knownToFail(wanted: Wanted): boolean {
@@ -449,6 +498,9 @@ export class FunctionsRuntime implements BackgroundService {
    * processes are retired once no router can still pick them.
    */
   async #applyFront(wanted: Wanted[], failed: Map<string, string>, restartFront: boolean): Promise<void> {
+    const wasDirect = this.#direct;
+    // Its objects' next instances are about to start in a backend: the direct process stops first.
+    if (wasDirect && hostsDurableObjects(wasDirect.deployed)) await this.#stopServing();
     const next = new Map<string, ScriptBackend>();
     const quarantined: Wanted[] = [];
     const toStart: Wanted[] = [];
@@ -474,7 +526,7 @@ export class FunctionsRuntime implements BackgroundService {
     // again (going from one script to several) can only be one at random, so it gets one more try before it is
     // quarantined for another script's deploy.
     const again = toStart.filter(
-      (w, index) => started[index]!.status === 'rejected' && this.#direct?.fingerprint === w.fingerprint,
+      (w, index) => started[index]!.status === 'rejected' && wasDirect?.fingerprint === w.fingerprint,
     );
     if (again.length > 0) {
       const retried = await this.#startBackends(again);
@@ -641,7 +693,7 @@ export class FunctionsRuntime implements BackgroundService {
         configPath: this.#scriptConfig(dir, { ...wanted.deployed, entrypoints }, { serveEntrypoints: true }),
         // workerd's cluster mode is experimental.
         experimental: needsExperimental(wanted.deployed) || this.#clusterOf(wanted.deployed) !== undefined,
-        socket: socket.handle,
+        sockets: [socket.handle],
         pingSocket: this.#pingSocketPath(),
         serviceSockets,
         ...this.#processOutput(wanted.key),
@@ -677,18 +729,9 @@ export class FunctionsRuntime implements BackgroundService {
     if (!current || this.#stopped) return;
     const generation = ++this.#generation;
     const previous = this.#current;
-    const { functionsHost, functionsProcesses } = this.#deps.config;
-    // Fresh sockets per generation when steering works and nothing crashed. First pin new connections
-    // to the running generation (indices 0..n-1), so the next sockets' holder never gets one; the new
-    // sockets join the group after them (n..2n-1).
-    const steered =
-      previous?.healthy === true &&
-      (await this.#steering) &&
-      (await steerConnections(current[0]!, { base: 0, count: current.length }));
-    const sockets = steered ? await openListeningSockets(functionsHost, current[0]!.port, functionsProcesses) : current;
-    // Then (the holder is gone) send them to the new sockets: they wait in their backlogs until the new
-    // generation is up, and the old one has all that time to read what it had accepted before.
-    if (steered) await steerConnections(current[0]!, { base: current.length, count: sockets.length });
+    // A script hosting Durable Objects: one process (see #swapExclusive, which has stopped the previous one).
+    const exclusive = direct !== undefined && hostsDurableObjects(direct.deployed);
+    const sockets = await this.#freshSockets(previous, current);
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
     let next: WorkerdGroup;
@@ -696,8 +739,8 @@ export class FunctionsRuntime implements BackgroundService {
       let configPath: string;
       let pingSockets: string[] | undefined;
       if (direct) {
-        configPath = this.#scriptConfig(dir, direct.deployed);
-        pingSockets = sockets.map(() => this.#pingSocketPath());
+        configPath = this.#scriptConfig(dir, direct.deployed, { httpSockets: exclusive ? sockets.length : 1 });
+        pingSockets = (exclusive ? [0] : sockets).map(() => this.#pingSocketPath());
       } else {
         const slots = [...front!.slots].map((index) => ({ index, address: `unix:${this.#slotPath(index)}` }));
         configPath = writeConfig(
@@ -711,6 +754,7 @@ export class FunctionsRuntime implements BackgroundService {
           configPath,
           experimental: direct ? needsExperimental(direct.deployed) : false,
           pingSockets,
+          oneProcess: exclusive,
           ...this.#processOutput(direct?.key ?? 'front'),
           readyTimeoutMs: this.#startTimeoutMs,
         },
@@ -735,17 +779,7 @@ export class FunctionsRuntime implements BackgroundService {
     this.#direct = direct;
     if (direct) this.#front = undefined;
     void next.exited.then(({ process, code }) => this.#onExit(next, process, code));
-    if (previous) {
-      // New connections now go to the new sockets; the old generation finishes the requests it has,
-      // then exits. Waiting for that means that once a deploy answers, no connection can still reach
-      // the old code (keep-alive connections included).
-      this.#retiring.add(previous);
-      const shared = sockets === current ? await this.#steerPastSurvivors(previous, current) : false;
-      if (sockets !== current || shared) await new Promise((r) => setTimeout(r, SETTLE_MS));
-      await previous.stop().finally(() => this.#retiring.delete(previous));
-      if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
-      if (shared) await steerConnections(current[0]!, { base: 0, count: current.length });
-    }
+    if (previous) await this.#retire(previous, current, sockets);
     if (direct && oldFront) {
       // From front mode to one script: the backends and the old routes go once the front has finished.
       const backends = [...this.#backends.values()];
@@ -753,6 +787,39 @@ export class FunctionsRuntime implements BackgroundService {
       await Promise.all(backends.map((b) => b.stop()));
       rmSync(oldFront.routesDir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The sockets the next generation listens on: fresh ones when steering works and nothing crashed, so the
+   * retiring generation never accepts a connection it would then close unread. First new connections are pinned
+   * to the running generation (indices 0..n-1), so the next sockets' holder never gets one; the new sockets join
+   * the group after them (n..2n-1); then (the holder is gone) connections go to them, and wait in their backlogs
+   * until the next generation is up, while the old one has all that time to read what it had accepted before.
+   */
+  async #freshSockets(previous: WorkerdGroup | undefined, current: ListeningSocket[]): Promise<ListeningSocket[]> {
+    const { functionsHost, functionsProcesses } = this.#deps.config;
+    const steered =
+      previous?.healthy === true &&
+      (await this.#steering) &&
+      (await steerConnections(current[0]!, { base: 0, count: current.length }));
+    if (!steered) return current;
+    const sockets = await openListeningSockets(functionsHost, current[0]!.port, functionsProcesses);
+    await steerConnections(current[0]!, { base: current.length, count: sockets.length });
+    return sockets;
+  }
+
+  /**
+   * New connections now go to `sockets`; the previous generation finishes the requests it has, then exits.
+   * Waiting for that means that once a deploy answers, no connection can still reach the old code (keep-alive
+   * connections included). Then the previous sockets close, when they are not the ones in use.
+   */
+  async #retire(previous: WorkerdGroup, current: ListeningSocket[], sockets: ListeningSocket[]): Promise<void> {
+    this.#retiring.add(previous);
+    const shared = sockets === current ? await this.#steerPastSurvivors(previous, current) : false;
+    if (sockets !== current || shared) await new Promise((r) => setTimeout(r, SETTLE_MS));
+    await previous.stop().finally(() => this.#retiring.delete(previous));
+    if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
+    if (shared) await steerConnections(current[0]!, { base: 0, count: current.length });
   }
 
   /**
@@ -866,9 +933,9 @@ export class FunctionsRuntime implements BackgroundService {
   #scriptConfig(
     dir: string,
     script: ScriptToRun,
-    options: { checkOnly?: boolean; serveEntrypoints?: boolean } = {},
+    options: { checkOnly?: boolean; serveEntrypoints?: boolean; httpSockets?: number } = {},
   ): string {
-    const { checkOnly = false, serveEntrypoints = false } = options;
+    const { checkOnly = false, serveEntrypoints = false, httpSockets } = options;
     return writeConfig(
       dir,
       buildFunctionsConfig({
@@ -889,6 +956,7 @@ export class FunctionsRuntime implements BackgroundService {
         cluster: checkOnly ? undefined : this.#clusterOf(script),
         serviceSocket: (account, name, entrypoint) => serviceSocketPath(this.#socketDir(), account, name, entrypoint),
         serveEntrypoints,
+        httpSockets,
       }),
     );
   }

@@ -16,14 +16,21 @@ export class WorkerdGroup {
   /** Resolves when any process exits, with that process and its exit code. */
   readonly exited: Promise<{ process: WorkerdProcess; code: number | null }>;
 
-  /** `pingSockets[i]`: the watchdog's socket of process i, when they run functions themselves. */
+  /**
+   * `pingSockets[i]`: the watchdog's socket of process i, when they run functions themselves. `oneProcess`: a
+   * single process listens on every socket (a script whose Durable Objects must each have one live instance).
+   */
   constructor(
     sockets: readonly { fd: number }[],
-    options: Omit<WorkerdOptions, 'socket' | 'pingSocket'> & { pingSockets?: readonly string[] | undefined },
+    options: Omit<WorkerdOptions, 'sockets' | 'pingSocket'> & {
+      pingSockets?: readonly string[] | undefined;
+      oneProcess?: boolean | undefined;
+    },
   ) {
-    const { pingSockets, ...common } = options;
-    this.processes = sockets.map(
-      (socket, index) => new WorkerdProcess({ ...common, socket, pingSocket: pingSockets?.[index] }),
+    const { pingSockets, oneProcess, ...common } = options;
+    const perProcess = oneProcess ? [sockets] : sockets.map((socket) => [socket]);
+    this.processes = perProcess.map(
+      (own, index) => new WorkerdProcess({ ...common, sockets: own, pingSocket: pingSockets?.[index] }),
     );
     this.ready = Promise.all(this.processes.map((p) => p.ready)).then(
       () => undefined,

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { GulpedOutput } from './gulped-output.ts';
 import { serviceSocketName } from './service-sockets.ts';
+import { httpSocketName } from './config/index.ts';
 
 /** The workerd binary from npm (the ELF itself, not a Node shim, so no extra Node process per generation). */
 export function workerdBinary(): string {
@@ -51,8 +52,11 @@ export interface WorkerdOptions {
   configPath: string;
   /** Runs workerd with --experimental (its `assets` service needs it). */
   experimental?: boolean | undefined;
-  /** An inherited listening socket; without it the config's own address is used (upload checks). */
-  socket?: { fd: number } | undefined;
+  /**
+   * Inherited listening sockets, the config's `http`, `http-1`, ... (see httpSocketName); without them the
+   * config's own address is used (upload checks).
+   */
+  sockets?: readonly { fd: number }[] | undefined;
   /** The unix socket path of the config's "ping" socket (configs with a watchdog, see config.ts). */
   pingSocket?: string | undefined;
   /** Where to bind the config's `svc-<i>` sockets, the entrypoints other scripts bind to (service-sockets.ts). */
@@ -90,15 +94,15 @@ export class WorkerdProcess {
   constructor(options: WorkerdOptions) {
     const args = ['serve', options.configPath, '--control-fd', '3'];
     if (options.experimental) args.push('--experimental');
-    // stdio: 0 ignored, 1 the gulped output's pipe, 2 piped, 3 = control pipe, 4 = the inherited
-    // listening socket. The config's directory is private and lives until workerd is ready.
+    // stdio: 0 ignored, 1 the gulped output's pipe, 2 piped, 3 = control pipe, 4... = the inherited
+    // listening sockets. The config's directory is private and lives until workerd is ready.
     const stdout = new GulpedOutput(dirname(options.configPath), (line) => options.onStdoutLine(line, this));
     this.outputEnded = stdout.ended;
     const stdio: (string | number | object)[] = ['ignore', stdout.stdio, 'pipe', 'pipe'];
-    if (options.socket) {
-      stdio.push(options.socket);
-      args.push('--socket-fd', 'http=4');
-    }
+    options.sockets?.forEach((socket, index) => {
+      stdio.push(socket);
+      args.push('--socket-fd', `${httpSocketName(index)}=${stdio.length - 1}`);
+    });
     this.pingSocket = options.pingSocket;
     if (options.pingSocket) args.push('--socket-addr', `ping=unix:${options.pingSocket}`);
     options.serviceSockets?.forEach((path, index) =>

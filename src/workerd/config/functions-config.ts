@@ -161,7 +161,8 @@ export function buildFunctionsConfig(input: FunctionsConfigInput): BuiltConfig {
   }
   services.push(...workers, ...shared.values());
   if (network) services.push(networkService(network));
-  const sockets: Socket[] = [httpSocket(entry), ...entrypointSockets];
+  const httpSockets = Array.from({ length: input.httpSockets ?? 1 }, (_, index) => httpSocket(entry, index));
+  const sockets: Socket[] = [...httpSockets, ...entrypointSockets];
   if (input.ping) {
     services.push(
       pingService(files, [

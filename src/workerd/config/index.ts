@@ -5,6 +5,7 @@
  */
 export { buildFunctionsConfig } from './functions-config.ts';
 export { buildFrontConfig } from './front-config.ts';
+export { httpSocketName } from './platform-services.ts';
 export { buildEnginesConfig } from './engines-config.ts';
 export { serializeConfig, capnpString } from './serialize.ts';
 export { writeConfig, writeFrontRoutes, type FrontRoutes } from './write.ts';

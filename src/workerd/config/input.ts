@@ -64,6 +64,11 @@ export interface FunctionsConfigInput {
   tailFlagsDir: string;
   /** What functions' fetch() and connect() may reach (workerd's `internet` service); unrestricted without. */
   egress?: FunctionsEgress | undefined;
+  /**
+   * Listening sockets of the functions port the process serves (`http`, `http-1`, ...; default 1): a process that
+   * must be the only one running its script takes every socket of the port's group.
+   */
+  httpSockets?: number | undefined;
   /** Adds the "ping" socket the watchdog probes; each process binds it where --socket-addr says. */
   ping?: boolean;
   /** fetch() calls one invocation may make (isolate/subrequests.ts). */

@@ -55,9 +55,16 @@ export function cacheService(files: ConfigFiles): Service {
   };
 }
 
-/** The socket of the functions port (the supervisor passes it as an inherited fd, so the address is a placeholder). */
-export function httpSocket(service: string): Socket {
-  return { name: 'http', address: '127.0.0.1:0', http: {}, service };
+/** The name of the functions port's socket `index` in a config (the first is `http`). */
+export function httpSocketName(index: number): string {
+  return index === 0 ? 'http' : `http-${index}`;
+}
+
+/**
+ * A socket of the functions port (the supervisor passes it as an inherited fd, so the address is a placeholder).
+ */
+export function httpSocket(service: string, index = 0): Socket {
+  return { name: httpSocketName(index), address: '127.0.0.1:0', http: {}, service };
 }
 
 /** The watchdog's socket: every process binds it where --socket-addr says (the address is a placeholder). */
