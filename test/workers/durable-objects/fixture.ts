@@ -10,8 +10,20 @@ import { DurableObject } from 'cloudflare:workers';
 
 export class Counter extends DurableObject {
   hits = 0;
+  /** Who answers: each live instance of the object has its own. */
+  self = crypto.randomUUID();
+  holding = 0;
   instance() {
     return ++this.hits;
+  }
+  whoami() {
+    return { self: this.self, holding: this.holding };
+  }
+  async hold(ms) {
+    this.holding++;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.holding--;
+    return this.self;
   }
   async increment() {
     const n = ((await this.ctx.storage.get('n')) ?? 0) + 1;
@@ -87,6 +99,8 @@ export default {
     const [, kind, name, action] = url.pathname.split('/');
     if (kind === 'counter') return new Response(String(await env.COUNTER.getByName(name).increment()));
     if (kind === 'instance') return new Response(String(await env.COUNTER.getByName(name).instance()));
+    if (kind === 'whoami') return Response.json(await env.COUNTER.getByName(name).whoami());
+    if (kind === 'hold') return new Response(await env.COUNTER.getByName(name).hold(Number(url.searchParams.get('ms'))));
     if (kind === 'counter-fetch') return env.COUNTER.get(env.COUNTER.idFromName(name)).fetch(request);
     if (kind === 'fill') return new Response(await env.COUNTER.getByName(name).fill(Number(url.searchParams.get('bytes')), url.searchParams.has('key')));
     if (kind === 'env')
