@@ -1,6 +1,6 @@
 // A Durable Object round trip through a function, side by side in one run (wrk -t1 -c32, keep-alive): each
-// request increments one counter object (SQLite-backed) over RPC. Ledge (the front process forwards to the
-// Worker's own process, which hosts the object, storage on the account's disk), the same code in a bare
+// request increments one counter object (SQLite-backed) over RPC. Ledge (the server's only Worker, so its one
+// process serves the functions port itself and hosts the object, storage on the account's disk), the same code in a bare
 // workerd (no Ledge code: the ceiling), and Miniflare (what `wrangler dev` runs).
 // Besides req/s, the CPU each process spent per request (/proc utime + stime over the run, divided by the requests):
 // it hardly moves when other work takes the cores of a shared machine, where req/s does.

@@ -112,7 +112,8 @@ interface Wanted {
  *
  * - With one loaded script on the whole server (the common self-hosted case, and the benchmark), the
  *   generation's processes run it directly on the functions port (`functionsProcesses` processes, each on
- *   its own socket, see workerd-group.ts).
+ *   its own socket, see workerd-group.ts); one process on all of them when it hosts Durable Objects, which
+ *   must each have one live instance (see #swapExclusive).
  * - Otherwise each script runs in a backend process of its own (script-backend.ts: one isolate, so
  *   Cloudflare's per-isolate memory and per-invocation CPU limits are the process's), and front processes
  *   that run only the entry router forward each request by Host. A runaway is answered with 1102 by the
