@@ -546,10 +546,12 @@ export class WorkersService {
       const consumers = withoutConsumer(other.settings.tail_consumers ?? [], name);
       await this.store.updateSettings(accountId, producer.script, { ...other.settings, tail_consumers: consumers });
     }
+    const classes = (await this.durableObjects?.store.forScript(accountId, name))?.classes ?? [];
     if (!(await this.store.deleteScript(accountId, name))) throw WorkerErrors.scriptNotFound();
     await this.#runtime.reload();
-    // Its classes' rows went with it (ON DELETE CASCADE); their objects' data goes now that no process hosts them.
-    await this.durableObjects?.collect(accountId);
+    // Its classes' rows went with it (ON DELETE CASCADE); their objects' data goes now that no process hosts them
+    // (on several nodes, from the cluster store too).
+    await this.durableObjects?.collect(accountId, classes);
     for (const listener of this.#onDeleted) await listener(accountId, name);
   }
 

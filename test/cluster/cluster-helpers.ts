@@ -91,6 +91,17 @@ export async function uploadWorker(
   bindings: unknown[] = [],
   metadata: Record<string, unknown> = {},
 ): Promise<number> {
+  return (await uploadWorkerAnswer(node, name, source, bindings, metadata)).status;
+}
+
+/** uploadWorker's answer whole: its status and its v4 envelope. */
+export async function uploadWorkerAnswer(
+  node: LedgeTarget,
+  name: string,
+  source: string,
+  bindings: unknown[] = [],
+  metadata: Record<string, unknown> = {},
+): Promise<{ status: number; body: { success: boolean; errors: { code: number; message: string }[] } }> {
   const form = new FormData();
   form.set(
     'metadata',
@@ -102,8 +113,7 @@ export async function uploadWorker(
     headers: node.tokenHeaders,
     body: form,
   });
-  await response.arrayBuffer();
-  return response.status;
+  return { status: response.status, body: (await response.json()) as never };
 }
 
 /**

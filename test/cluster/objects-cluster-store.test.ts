@@ -5,7 +5,7 @@ import { spawnLedge, tempDir, TEST_CREDENTIALS, type SpawnedLedge } from '../hel
 import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { call, type LedgeTarget } from '../notifications/api-helpers.ts';
-import { callFunctionOn, uploadWorker, workerdClusterEnv } from './cluster-helpers.ts';
+import { callFunctionOn, uploadWorker, uploadWorkerAnswer, workerdClusterEnv } from './cluster-helpers.ts';
 
 interface Node extends LedgeTarget {
   process: SpawnedLedge;
@@ -33,6 +33,9 @@ export default {
   },
 };
 `;
+
+/** The same Worker after `renamed_classes` Counter -> Tally. */
+const TALLY_WORKER = COUNTER_WORKER.replace('export class Counter', 'export class Tally');
 
 describe('Durable Objects in the cluster store (two nodes)', () => {
   let s3: S3Server;
@@ -75,6 +78,13 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
     await s3?.stop();
   });
 
+  /** The account's Durable Object namespaces, through node 1. */
+  async function namespaces(): Promise<{ id: string; class: string; script: string }[]> {
+    const answer = await call(nodes[0]!, 'GET', `/accounts/${ACCOUNT}/workers/durable_objects/namespaces`);
+    expect(answer.status).toBe(200);
+    return answer.body.result as never;
+  }
+
   /** GET .../namespaces/{ns}/objects through a node, every page (limit 10), as the SDK pages it. */
   async function listedObjects(node: Node, namespaceId: string): Promise<{ ids: string[]; pages: number }> {
     const ids: string[] = [];
@@ -107,8 +117,7 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
         { timeoutMs: 60_000 },
       );
     }
-    const namespaces = await call(nodes[0]!, 'GET', `/accounts/${ACCOUNT}/workers/durable_objects/namespaces`);
-    const [namespace] = namespaces.body.result as { id: string; class: string }[];
+    const [namespace] = await namespaces();
     expect(namespace?.class).toBe('Counter');
     const one = await listedObjects(nodes[0]!, namespace!.id);
     const two = await listedObjects(nodes[1]!, namespace!.id);
@@ -120,24 +129,87 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
   }, 240_000);
 
   /** The keys the cluster store holds for the script's objects (owner records, commits), from its database. */
-  async function storedObjectKeys(): Promise<string[]> {
+  async function storedObjectKeys(script = 'counter'): Promise<string[]> {
     const sql = postgres(database.url, { max: 1 });
     try {
       const rows = await sql<
         { key: string }[]
-      >`SELECT key FROM r2_objects WHERE key LIKE ${`engines/${ACCOUNT}/scripts/counter/v1/do/%`}`;
+      >`SELECT key FROM r2_objects WHERE key LIKE ${`engines/${ACCOUNT}/scripts/${script}/v1/do/%`}`;
       return rows.map((row) => row.key);
     } finally {
       await sql.end();
     }
   }
 
+  it('a renamed class keeps its objects and their data on every node', async () => {
+    const before = await namespaces();
+    const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Tally' };
+    const migrations = {
+      old_tag: 'v1',
+      new_tag: 'v2',
+      steps: [{ renamed_classes: [{ from: 'Counter', to: 'Tally' }] }],
+    };
+    const metadata = { compatibility_date: '2025-04-01', migrations };
+    expect(await uploadWorker(nodes[1]!, 'counter', TALLY_WORKER, [binding], metadata)).toBe(200);
+    const after = await namespaces();
+    expect(after.map((n) => [n.id, n.class])).toEqual([[before[0]!.id, 'Tally']]);
+    // Each object goes on from its stored count (1), through either node, once the new version serves there.
+    for (const [i, node] of nodes.entries()) {
+      const count = await waitFor(
+        async () => {
+          const answer = await callFunctionOn(node.functionsPort, host, `/add?name=object-${i}`);
+          return answer.status === 200 && (JSON.parse(answer.body) as number);
+        },
+        `object-${i} through node ${i + 1}`,
+        { timeoutMs: 60_000 },
+      );
+      expect(count).toBe(2);
+    }
+    expect((await listedObjects(nodes[0]!, after[0]!.id)).ids).toHaveLength(12);
+  }, 240_000);
+
+  it('refuses to transfer a class to another Worker, which would start it empty, and changes nothing', async () => {
+    const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Tally' };
+    const migrations = {
+      new_tag: 'v1',
+      steps: [{ transferred_classes: [{ from: 'Tally', from_script: 'counter', to: 'Tally' }] }],
+    };
+    const metadata = { compatibility_date: '2025-04-01', migrations };
+    const answer = await uploadWorkerAnswer(nodes[0]!, 'receiver', TALLY_WORKER, [binding], metadata);
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors[0]?.code).toBe(10074);
+    expect(answer.body.errors[0]?.message).toContain('several nodes');
+    expect((await namespaces()).map((n) => [n.class, n.script])).toEqual([['Tally', 'counter']]);
+    const scripts = await call(nodes[0]!, 'GET', `/accounts/${ACCOUNT}/workers/scripts/receiver/settings`);
+    expect(scripts.status).toBe(404);
+  });
+
   it('a deleted class takes its objects out of the cluster store', async () => {
     expect((await storedObjectKeys()).filter((key) => key.endsWith('/own.json'))).toHaveLength(12);
     const code = `export default { fetch() { return new Response('no objects'); } };`;
-    const migrations = { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Counter'] }] };
+    const migrations = { old_tag: 'v2', new_tag: 'v3', steps: [{ deleted_classes: ['Tally'] }] };
     const metadata = { compatibility_date: '2025-04-01', migrations };
     expect(await uploadWorker(nodes[1]!, 'counter', code, [], metadata)).toBe(200);
     expect(await storedObjectKeys()).toEqual([]);
+  }, 240_000);
+
+  it('a deleted Worker takes its objects out of the cluster store', async () => {
+    const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' };
+    const migrations = { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] };
+    const metadata = { compatibility_date: '2025-04-01', migrations };
+    expect(await uploadWorker(nodes[0]!, 'second', COUNTER_WORKER, [binding], metadata)).toBe(200);
+    await call(nodes[0]!, 'POST', `/accounts/${ACCOUNT}/workers/scripts/second/subdomain`, { enabled: true });
+    const second = host.replace(/^counter\./, 'second.');
+    for (const [i, node] of nodes.entries()) {
+      await waitFor(
+        async () => (await callFunctionOn(node.functionsPort, second, `/add?name=gone-${i}`)).status === 200,
+        `gone-${i} through node ${i + 1}`,
+        { timeoutMs: 60_000 },
+      );
+    }
+    expect((await storedObjectKeys('second')).filter((key) => key.endsWith('/own.json'))).toHaveLength(2);
+    const deleted = await call(nodes[1]!, 'DELETE', `/accounts/${ACCOUNT}/workers/scripts/second`);
+    expect(deleted.status).toBe(200);
+    expect(await storedObjectKeys('second')).toEqual([]);
   }, 240_000);
 });

@@ -43,5 +43,15 @@ export const DurableObjectErrors = {
         ? `Cannot create binding for class '${clip(className)}' of the Worker '${clip(script)}' because it is not currently configured to implement Durable Objects. Ensure a --new-class migration has been applied to it.`
         : `Cannot create binding for class '${clip(className)}' because the Worker '${clip(script)}' does not exist on this account.`,
     ),
+  /**
+   * `transferred_classes` on several nodes: the class's objects are in its old Worker's workerd cluster, and
+   * nothing moves them into the new Worker's, so the class would start empty there. Refused before anything moves.
+   */
+  transferAcrossClusters: (className: string, script: string) =>
+    new LedgeError(
+      400,
+      10074,
+      `Cannot transfer class '${clip(className)}' from the Worker '${clip(script)}' on a server of several nodes: its objects would be left behind in that Worker's cluster. Transfers between Workers are supported on a single node only.`,
+    ),
   namespaceNotFound: () => new LedgeError(404, 10066, 'This Durable Object namespace does not exist on your account.'),
 };

@@ -90,6 +90,8 @@ export class DurableObjectsService {
       now: input.now,
     });
     const takenFrom = others.filter((r) => plan.classes.some((c) => c.id === r.id));
+    const [across] = takenFrom;
+    if (this.cluster && across) throw DurableObjectErrors.transferAcrossClusters(across.class_name, across.script_name);
     for (const source of takenFrom) {
       // Its old script would still host it (or fail to start): one class, one live instance per object.
       const still = (await input.bindingsOf(source.script_name)).find(

@@ -146,7 +146,7 @@ export const FIRST_MIGRATION = {
 export async function uploadObjects(
   ledge: TestLedge,
   name: string,
-  metadata: { bindings?: unknown[]; migrations?: unknown } = {},
+  metadata: { bindings?: unknown[]; migrations?: unknown; limits?: unknown } = {},
   source = OBJECTS_WORKER,
 ) {
   return uploadScript(ledge, name, {
