@@ -389,7 +389,10 @@ export class FunctionsRuntime implements BackgroundService {
     const failed = new Map<string, string>();
     for (const key of this.#status.keys()) if (!wanted.some((w) => w.key === key)) this.#status.delete(key);
     for (const key of this.#failed.keys()) if (!wanted.some((w) => w.key === key)) this.#failed.delete(key);
-    const [only] = wanted;
+    // A sole script whose latest version failed to start goes on with the previous version it runs directly (after
+    // a crash of that process too), rather than falling to the front, which would have no version of it to run.
+    const previous = this.#direct;
+    const only = wanted[0] && this.#knownToFail(wanted[0]) && previous?.key === wanted[0].key ? previous : wanted[0];
     if (wanted.length === 1 && this.#runsDirect(only!)) {
       if (!restartFront && this.#direct?.fingerprint === only!.fingerprint) return { failed };
       try {

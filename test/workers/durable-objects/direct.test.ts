@@ -192,5 +192,13 @@ describe('a sole Durable Object Worker on the functions port', () => {
     expect((await call('/counter/kept')).text).toBe(String(before + 1));
     expect(runtime().status(ledge.accountId).get('objects')?.state).toBe('running');
     expect(runtime().scriptPids(ledge.accountId, 'objects')).toEqual(runtime().pids);
+    // And after a crash of that process, the previous version is the one that starts again.
+    process.kill(runtime().pids[0]!, 'SIGKILL');
+    const next = await waitFor(async () => {
+      const answer = await call('/counter/kept').catch(() => undefined);
+      return answer && answer.status !== 502 && answer;
+    }, 'the process after the crash');
+    expect(`${next.status} ${next.text}`).toBe(`200 ${before + 2}`);
+    expect(runtime().status(ledge.accountId).get('objects')?.state).toBe('running');
   });
 });
