@@ -236,7 +236,8 @@ export function createWorkersSubsystem(deps: {
   });
   let logHistory: SharedLogHistory | undefined;
   if (cluster) {
-    const reload = coalescedReload(runtime, deps.logger);
+    // Once this node has reloaded for a class or a Worker deleted on another, its copies of their objects go too.
+    const reload = coalescedReload(runtime, deps.logger, () => durableObjects?.sweepNode());
     cluster.onRemote(RUNTIME_TOPIC, () => {
       reload();
       // A deleted script takes its schedules with it.
@@ -301,9 +302,13 @@ function announcingReloads(runtime: FunctionsRuntime, cluster: Cluster): Functio
 /**
  * Reloads for other nodes' changes, a burst of them costing at most two swaps: a change that arrives while a
  * reload is queued or running asks for one more after it (the running one may have read the database before
- * that change committed).
+ * that change committed). `afterwards` runs after each reload that succeeded.
  */
-function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void {
+function coalescedReload(
+  runtime: FunctionsRuntime,
+  logger: Logger,
+  afterwards: () => Promise<void> | undefined,
+): () => void {
   let busy = false;
   let again = false;
   const run = (): void => {
@@ -311,6 +316,7 @@ function coalescedReload(runtime: FunctionsRuntime, logger: Logger): () => void 
     again = false;
     runtime
       .reload()
+      .then(afterwards)
       .catch((error: unknown) => logger.error("reload for another node's change failed", { err: error }))
       .finally(() => {
         busy = false;

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../helpers/backends.ts';
@@ -10,6 +12,7 @@ import { callFunctionOn, uploadWorker, uploadWorkerAnswer, workerdClusterEnv } f
 interface Node extends LedgeTarget {
   process: SpawnedLedge;
   functionsPort: number;
+  dataDir: string;
 }
 
 const ACCOUNT = TEST_CREDENTIALS.accountId;
@@ -57,6 +60,7 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
         accountId: ACCOUNT,
         tokenHeaders: headers,
         functionsPort: Number(spawned.info['functions_port']),
+        dataDir: dir,
       });
     }
     const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' };
@@ -189,8 +193,15 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
     const code = `export default { fetch() { return new Response('no objects'); } };`;
     const migrations = { old_tag: 'v2', new_tag: 'v3', steps: [{ deleted_classes: ['Tally'] }] };
     const metadata = { compatibility_date: '2025-04-01', migrations };
+    const namespaceId = (await namespaces())[0]!.id;
+    const copies = nodes.map((node) =>
+      join(node.dataDir, 'durable-objects', ACCOUNT, 'cluster', 'counter', namespaceId),
+    );
+    for (const copy of copies) expect(existsSync(copy), copy).toBe(true);
     expect(await uploadWorker(nodes[1]!, 'counter', code, [], metadata)).toBe(200);
     expect(await storedObjectKeys()).toEqual([]);
+    // Each node's working copy goes as well: at once on the node that took the deploy, after its reload elsewhere.
+    for (const copy of copies) await waitFor(() => !existsSync(copy), `${copy} removed`, { timeoutMs: 30_000 });
   }, 240_000);
 
   it('a deleted Worker takes its objects out of the cluster store', async () => {
@@ -208,8 +219,11 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
       );
     }
     expect((await storedObjectKeys('second')).filter((key) => key.endsWith('/own.json'))).toHaveLength(2);
+    const copies = nodes.map((node) => join(node.dataDir, 'durable-objects', ACCOUNT, 'cluster', 'second'));
+    for (const copy of copies) expect(existsSync(copy), copy).toBe(true);
     const deleted = await call(nodes[1]!, 'DELETE', `/accounts/${ACCOUNT}/workers/scripts/second`);
     expect(deleted.status).toBe(200);
     expect(await storedObjectKeys('second')).toEqual([]);
+    for (const copy of copies) await waitFor(() => !existsSync(copy), `${copy} removed`, { timeoutMs: 30_000 });
   }, 240_000);
 });

@@ -112,8 +112,16 @@ export class DurableObjectsService {
   async collect(accountId: string, deleted: readonly NamespaceRecord[] = []): Promise<string[]> {
     // On several nodes a deleted class's objects are in the cluster store too (every node's copies are there).
     for (const gone of deleted) await this.cluster?.remove(gone.account_id, gone.script_name, gone.id);
-    const keep = new Set((await this.store.forAccount(accountId)).map((r) => r.id));
-    return this.storage.sweep(accountId, keep);
+    return this.storage.sweep(accountId, () => this.store.forAccount(accountId));
+  }
+
+  /**
+   * Removes this node's copies of objects no class owns any more, in every account: on several nodes, after
+   * this node has reloaded for another node's change (a class or a Worker deleted there).
+   */
+  async sweepNode(): Promise<void> {
+    for (const accountId of await this.storage.accounts())
+      await this.storage.sweep(accountId, () => this.store.forAccount(accountId));
   }
 }
 
