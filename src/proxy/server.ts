@@ -138,7 +138,7 @@ export class ProxyServer {
         // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
         handedOff.add(accepted);
         accepted.once('close', () => handedOff.delete(accepted));
-        return terminator!.accept(accepted);
+        return terminator!.accept(accepted, options.clock.now());
       }
       // (Reads reach the callback from the event loop, after `connection` is set.)
       const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
@@ -164,7 +164,9 @@ export class ProxyServer {
     const clock = options.clock;
     const intervalMs = checkingIntervalMs(timeouts.headersMs);
     const sweep = (): void => {
-      sweepConnections(connections, timeouts, coarseClock.tick(), intervalMs);
+      const now = coarseClock.tick();
+      sweepConnections(connections, timeouts, now, intervalMs);
+      terminator?.sweep(now);
       this.#sweep = clock.schedule(intervalMs, sweep);
     };
     coarseClock.tick();
@@ -211,6 +213,11 @@ function sweepConnections(
   // interval later: one interval more keeps a connection from being closed before it was idle that long.
   const idleBoundMs = timeouts.idleMs + intervalMs;
   for (const connection of connections) {
+    // (Its stamp may be a sweep interval early, as the others.)
+    if (connection.destroyAt !== 0) {
+      if (now - connection.destroyAt >= intervalMs) connection.socket.destroy();
+      continue;
+    }
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
     // own check would have answered it when the bound passed.
