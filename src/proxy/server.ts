@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-import { adoptClientSocket, readTlsIntoSharedBuffer } from './raw/client-socket.ts';
+import { adoptClientSocket, readIntoSharedBuffer } from './raw/client-socket.ts';
 import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from '../shared/hostname.ts';
 import type { Router } from './route.ts';
@@ -126,14 +126,15 @@ export class ProxyServer {
       // A TLS-ALPN-01 validation only looks at the certificate.
       if (socket.alpnProtocol === 'acme-tls/1') return void socket.end();
       // (Reads reach the callback from the event loop, after `connection` is set.)
-      const adopted = readTlsIntoSharedBuffer(socket, (chunk) => connection.onRead(chunk));
+      const adopted = readIntoSharedBuffer(socket, (chunk) => connection.onRead(chunk));
       const connection = new ClientConnection(socket, host, adopted);
       connections.add(connection);
     };
     const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
     // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect
-    // (plain HTTP): the accepted socket must not read before its handle is re-wrapped to read with `onread`.
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: !tls }, (accepted) => {
+    // the accepted socket must not read before it is set to read into the shared buffer (its handle re-wrapped
+    // with `onread` for plain HTTP, the TLS terminator's read of the ClientHello).
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
       if (tls) {
         // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
         handedOff.add(accepted);

@@ -1,5 +1,4 @@
 import { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 
 /**
  * Client reads land in one buffer shared by every client connection of the process. A read callback runs
@@ -78,17 +77,17 @@ function findOnreadSymbols(): OnreadSymbols | null {
 }
 
 /**
- * Makes a TLS socket whose handshake is done deliver its plaintext as an `onread` socket does: into the
- * shared buffer, to `read`, with no Buffer, Readable push or 'data' event per read. Node offers `onread`
- * only to TLS sockets it connects itself; a server-side TLS socket gets the same two settings by hand:
- * its TLS handle (a StreamBase, as the TCP handle of the plain path) is given the user buffer, and the
+ * Makes a socket deliver what it reads as an `onread` socket does: into the shared buffer, to `read`, with
+ * no Buffer, Readable push or 'data' event per read. Node offers `onread` only to sockets it connects
+ * itself; an accepted socket, or a server-side TLS socket, gets the same two settings by hand: its handle
+ * (a StreamBase: the TCP handle, or the TLS handle of a TLS socket) is given the user buffer, and the
  * socket the keys under which Node's read callback looks for it. Pause and resume then stop and start the
- * handle's reads, as on the plain path. Must be called before any plaintext is read (in 'secureConnection',
- * which node:tls emits before the first application data of the connection). False (nothing changed)
- * when this Node has no such handle or keys, or when plaintext was already queued: the caller then reads
- * 'data' events.
+ * handle's reads, as on the plain path. Must be called before anything is read: on a TLS socket in
+ * 'secureConnection' (which node:tls emits before the first application data of the connection), on an
+ * accepted socket before it is resumed (`pauseOnConnect`). False (nothing changed) when this Node has no
+ * such handle or keys, or when bytes were already queued: the caller then reads 'data' events.
  */
-export function readTlsIntoSharedBuffer(socket: TLSSocket, read: ClientRead): boolean {
+export function readIntoSharedBuffer(socket: Socket, read: ClientRead): boolean {
   if (onreadSymbols === undefined) onreadSymbols = findOnreadSymbols();
   const symbols = onreadSymbols;
   const handle = (socket as unknown as HandleCarrier)._handle;
@@ -103,4 +102,17 @@ export function readTlsIntoSharedBuffer(socket: TLSSocket, read: ClientRead): bo
   fields[symbols.generator] = null;
   fields[symbols.callback] = (bytes: number, buffer: Buffer) => read(buffer.subarray(0, bytes));
   return true;
+}
+
+/**
+ * Stops the shared-buffer reads of `readIntoSharedBuffer` on a socket that is about to be wrapped (node:tls
+ * takes over its handle's reads): its reads stop and it is a plain socket again for Node, so bytes put back
+ * with `unshift` are read as from any socket.
+ */
+export function stopReadingIntoSharedBuffer(socket: Socket): void {
+  socket.pause();
+  const symbols = onreadSymbols!;
+  const fields = socket as unknown as Record<symbol, unknown>;
+  fields[symbols.buffer] = null;
+  fields[symbols.callback] = null;
 }

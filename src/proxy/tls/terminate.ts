@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { createServer, DEFAULT_CIPHERS, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
+import { owned, readIntoSharedBuffer, stopReadingIntoSharedBuffer } from '../raw/client-socket.ts';
 import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
 
 /** A certificate chain and its private key (PEM), as a handshake presents them. */
@@ -73,24 +74,32 @@ export class TlsTerminator {
   }
 
   /**
-   * Serves a freshly accepted socket: `secure` gets its TLS socket once the handshake is done. `now` is
-   * the sweep's clock (ms), against which `sweep` bounds the handshake.
+   * Serves a freshly accepted socket, not yet reading (`pauseOnConnect`): `secure` gets its TLS socket once
+   * the handshake is done. `now` is the sweep's clock (ms), against which `sweep` bounds the handshake.
    */
   accept(socket: Socket, now: number): void {
-    let received: Buffer | undefined;
-    const fail = () => socket.destroy();
     this.#handshaking.set(socket, now);
+    const fail = () => socket.destroy();
     socket.on('error', fail);
-    // Paused-mode reads ('readable' + read()), so the bytes can be put back for node:tls.
-    const onReadable = () => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) {
-        received = received ? Buffer.concat([received, chunk]) : chunk;
-      }
-      if (!received) return;
+    let received: Buffer | undefined;
+    let deciding = true;
+    // The first flight is read into the shared read buffer (no Buffer, Readable push, 'readable' event
+    // per read), then put back, copied, for node:tls; without that, with paused-mode reads.
+    const shared = readIntoSharedBuffer(socket, (chunk) => {
+      take(chunk);
+      return true;
+    });
+    const take = (chunk: Buffer) => {
+      // (After a refusal the reads go on until the client's end closes the socket.)
+      if (!deciding) return;
+      received = received ? Buffer.concat([received, chunk]) : chunk;
       const hello = readClientHello(received);
-      if (hello === undefined && received.length <= MAX_CLIENT_HELLO_BYTES + 5) return;
-      socket.off('readable', onReadable);
+      if (hello === undefined && received.length <= MAX_CLIENT_HELLO_BYTES + 5) {
+        received = owned(received);
+        return;
+      }
+      deciding = false;
+      if (!shared) socket.off('readable', onReadable);
       if (!hello || hello instanceof Error) return fail();
       const choice = this.#termination.choose(hello);
       if (!choice) return void socket.end(UNRECOGNIZED_NAME_ALERT);
@@ -102,10 +111,16 @@ export class TlsTerminator {
         // A certificate or key OpenSSL refuses: this handshake fails, the port serves the others.
         return fail();
       }
-      socket.unshift(received);
+      if (shared) stopReadingIntoSharedBuffer(socket);
+      socket.unshift(owned(received));
       server.emit('connection', socket);
     };
-    socket.on('readable', onReadable);
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while (deciding && (chunk = socket.read() as Buffer | null) !== null) take(chunk);
+    };
+    if (shared) socket.resume();
+    else socket.on('readable', onReadable);
   }
 
   /** Closes the connections whose handshake started more than the bound before `now`; forgets closed ones. */
