@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-import { adoptClientSocket, readIntoSharedBuffer } from './raw/client-socket.ts';
+import { readIntoSharedBuffer } from './raw/client-socket.ts';
 import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from '../shared/hostname.ts';
 import type { Router } from './route.ts';
@@ -132,8 +132,7 @@ export class ProxyServer {
     };
     const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
     // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect
-    // the accepted socket must not read before it is set to read into the shared buffer (its handle re-wrapped
-    // with `onread` for plain HTTP, the TLS terminator's read of the ClientHello).
+    // the accepted socket must not read before it is set to read into the shared buffer (raw/client-socket.ts).
     const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
       if (tls) {
         // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
@@ -142,9 +141,9 @@ export class ProxyServer {
         return terminator!.accept(accepted, options.clock.now());
       }
       // (Reads reach the callback from the event loop, after `connection` is set.)
-      const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
-      const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);
-      if (!adopted) accepted.resume();
+      const shared = readIntoSharedBuffer(accepted, (chunk) => connection.onRead(chunk));
+      const connection = new ClientConnection(accepted, host, shared);
+      accepted.resume();
       connections.add(connection);
     });
     this.#handedOff = handedOff;

@@ -23,39 +23,7 @@ export function owned(chunk: Buffer): Buffer {
 export type ClientRead = (chunk: Buffer) => boolean;
 
 interface HandleCarrier {
-  _handle?: { readStart?: unknown; useUserBuffer?: unknown } | null;
-}
-
-/**
- * Re-wraps an accepted client socket (the server's `pauseOnConnect`: it has not read yet) in a socket
- * that reads with `onread` into the shared buffer. Node offers `onread` only for sockets it connects, so
- * the accepted socket's TCP handle is given to a new Socket (`handle`, Node's own way of wrapping an
- * accepted handle); that skips, per read, a new 64 KiB allocation, a Buffer, the Readable's push and the
- * 'data' event (~14% of the CPU per proxied 1 KiB request in a same-run A/B, docs/benchmarks-history.md, 2026-11-24).
- * The new socket is still a plain net.Socket for everything else: writes, pause/resume (which stop and
- * start its reads), 'end', 'close', and the hand-off to node:http (ClientConnection then pushes copies of
- * its reads into the socket, so node:http and the WebSocket pipe get 'data' events as from any socket).
- * The accepted socket stays as the server's count of the connection and is destroyed when the new one
- * closes (`server.close()` waits for it). Returns undefined when this Node has no such handle (the caller
- * then reads the accepted socket with 'data' events, as before).
- */
-export function adoptClientSocket(accepted: Socket, read: ClientRead): Socket | undefined {
-  const carrier = accepted as unknown as HandleCarrier;
-  const handle = carrier._handle;
-  if (!handle || typeof handle.readStart !== 'function' || typeof handle.useUserBuffer !== 'function') return;
-  carrier._handle = null;
-  // `handle` is typed as a BoundSocket, its public use; an accepted TCP handle is what Node passes itself.
-  const options: unknown = {
-    handle,
-    allowHalfOpen: true,
-    onread: {
-      buffer: shared,
-      callback: (bytes: number, buffer: Uint8Array) => read((buffer as Buffer).subarray(0, bytes)),
-    },
-  };
-  const socket = new Socket(options as ConstructorParameters<typeof Socket>[0]);
-  socket.once('close', () => accepted.destroy());
-  return socket;
+  _handle?: { useUserBuffer?: unknown } | null;
 }
 
 interface OnreadSymbols {
