@@ -9,7 +9,6 @@ export type { HostHandler } from './host-handler.ts';
 export { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 export { proxyUpgrade } from './websocket-proxy.ts';
 export { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-export { adoptClientSocket } from './raw/client-socket.ts';
 export { Endpoint, EndpointRegistry, isFailing, type Origin } from './endpoints.ts';
 export { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 export { isValidHostHeader } from './forwarded-headers.ts';

@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-import { adoptClientSocket, readTlsIntoSharedBuffer } from './raw/client-socket.ts';
+import { readIntoSharedBuffer } from './raw/client-socket.ts';
 import { CoarseClock } from './raw/coarse-clock.ts';
 import { hostnameOf } from '../shared/hostname.ts';
 import type { Router } from './route.ts';
@@ -126,24 +126,24 @@ export class ProxyServer {
       // A TLS-ALPN-01 validation only looks at the certificate.
       if (socket.alpnProtocol === 'acme-tls/1') return void socket.end();
       // (Reads reach the callback from the event loop, after `connection` is set.)
-      const adopted = readTlsIntoSharedBuffer(socket, (chunk) => connection.onRead(chunk));
+      const adopted = readIntoSharedBuffer(socket, (chunk) => connection.onRead(chunk));
       const connection = new ClientConnection(socket, host, adopted);
       connections.add(connection);
     };
     const terminator = tls ? new TlsTerminator(tls, options.httpTimeouts.headersMs, serveSecure) : undefined;
     // allowHalfOpen: a client that ends its side after a request still gets the response. pauseOnConnect
-    // (plain HTTP): the accepted socket must not read before its handle is re-wrapped to read with `onread`.
-    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: !tls }, (accepted) => {
+    // the accepted socket must not read before it is set to read into the shared buffer (raw/client-socket.ts).
+    const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
       if (tls) {
         // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
         handedOff.add(accepted);
         accepted.once('close', () => handedOff.delete(accepted));
-        return terminator!.accept(accepted);
+        return terminator!.accept(accepted, options.clock.now());
       }
       // (Reads reach the callback from the event loop, after `connection` is set.)
-      const adopted = adoptClientSocket(accepted, (chunk) => connection.onRead(chunk));
-      const connection = new ClientConnection(adopted ?? accepted, host, adopted !== undefined);
-      if (!adopted) accepted.resume();
+      const shared = readIntoSharedBuffer(accepted, (chunk) => connection.onRead(chunk));
+      const connection = new ClientConnection(accepted, host, shared);
+      accepted.resume();
       connections.add(connection);
     });
     this.#handedOff = handedOff;
@@ -164,7 +164,9 @@ export class ProxyServer {
     const clock = options.clock;
     const intervalMs = checkingIntervalMs(timeouts.headersMs);
     const sweep = (): void => {
-      sweepConnections(connections, timeouts, coarseClock.tick(), intervalMs);
+      const now = coarseClock.tick();
+      sweepConnections(connections, timeouts, now, intervalMs);
+      terminator?.sweep(now);
       this.#sweep = clock.schedule(intervalMs, sweep);
     };
     coarseClock.tick();
@@ -211,6 +213,11 @@ function sweepConnections(
   // interval later: one interval more keeps a connection from being closed before it was idle that long.
   const idleBoundMs = timeouts.idleMs + intervalMs;
   for (const connection of connections) {
+    // (Its stamp may be a sweep interval early, as the others.)
+    if (connection.destroyAt !== 0) {
+      if (now - connection.destroyAt >= intervalMs) connection.socket.destroy();
+      continue;
+    }
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
     // own check would have answered it when the bound passed.

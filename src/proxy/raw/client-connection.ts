@@ -63,7 +63,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
   readonly #bodyFramer = new BodyFramer();
   #exchange: ProxyExchange | undefined;
   #readingHeads = false;
-  #closeTimer: NodeJS.Timeout | undefined;
+  /**
+   * When the listener's sweep destroys the socket if it is still open (coarse ms; 0 = not closing): a
+   * client that does not close its side after the last answer. The sweep rather than a timer per closed
+   * connection, cleared as it closes.
+   */
+  destroyAt = 0;
   /** Given to node:http: reads (of a socket read with `onread`) become the socket's 'data' from now on. */
   #handedOff = false;
   /** This connection's socket listeners, removed at a hand-off (the socket's other listeners stay). */
@@ -309,17 +314,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.closeRequested = true;
   }
 
-  /**
-   * Destroys the socket if it is still open after `ms`. The timer goes when the socket closes: left to run
-   * out, it would keep every closed connection (its socket, its TLS state) alive for that long, thousands
-   * of them at a few hundred new connections per second, to be promoted and collected by the old generation.
-   */
+  /** Has the listener's sweep destroy the socket if it is still open `ms` from now (the first call counts). */
   #destroyAfter(ms: number): void {
-    this.#closeTimer ??= setTimeout(() => this.socket.destroy(), ms).unref();
+    if (this.destroyAt === 0) this.destroyAt = this.#host.coarseClock.now + ms;
   }
 
   #onClose(): void {
-    clearTimeout(this.#closeTimer);
     this.#state = CLOSED;
     this.#exchange?.cancel();
     this.#exchange = undefined;

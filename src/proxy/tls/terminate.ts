@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { createServer, DEFAULT_CIPHERS, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
+import { owned, readIntoSharedBuffer, stopReadingIntoSharedBuffer } from '../raw/client-socket.ts';
 import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
 
 /** A certificate chain and its private key (PEM), as a handshake presents them. */
@@ -54,6 +55,8 @@ const ACME_PROTOCOLS = ['acme-tls/1'];
  * one tls.Server (never listening) per certificate, kind and floor is given the socket, as a listening one
  * would be. The certificate is that server's own, so no SNI callback runs: the callback paused every
  * handshake for a round trip through JavaScript and a switch of OpenSSL context (~70 µs of CPU each).
+ * The handshake's time bound (ClientHello read and handshake) is kept by the listener's sweep (`sweep`),
+ * not by a socket timeout: those armed, refreshed and cleared up to four timers per new connection.
  */
 export class TlsTerminator {
   readonly #termination: TlsTermination;
@@ -61,6 +64,8 @@ export class TlsTerminator {
   readonly #secure: (socket: TLSSocket) => void;
   // Weak: the servers of a certificate go with it when the directory drops it (renewed, deleted).
   readonly #servers = new WeakMap<TlsCredentials, Map<string, Server>>();
+  /** The accepted sockets whose handshake is not done, with when it started (the sweep's clock). */
+  readonly #handshaking = new Map<Socket, number>();
 
   constructor(termination: TlsTermination, handshakeTimeoutMs: number, secure: (socket: TLSSocket) => void) {
     this.#termination = termination;
@@ -68,29 +73,37 @@ export class TlsTerminator {
     this.#secure = secure;
   }
 
-  /** Serves a freshly accepted socket: `secure` gets its TLS socket once the handshake is done. */
-  accept(socket: Socket): void {
-    let received: Buffer | undefined;
+  /**
+   * Serves a freshly accepted socket, not yet reading (`pauseOnConnect`): `secure` gets its TLS socket once
+   * the handshake is done. `now` is the sweep's clock (ms), against which `sweep` bounds the handshake.
+   */
+  accept(socket: Socket, now: number): void {
+    this.#handshaking.set(socket, now);
     const fail = () => socket.destroy();
-    socket.setTimeout(this.#timeoutMs, fail);
     socket.on('error', fail);
-    // Paused-mode reads ('readable' + read()), so the bytes can be put back for node:tls.
-    const onReadable = () => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) {
-        received = received ? Buffer.concat([received, chunk]) : chunk;
-      }
-      if (!received) return;
+    let received: Buffer | undefined;
+    let deciding = true;
+    // The first flight is read into the shared read buffer (no Buffer, Readable push, 'readable' event
+    // per read), then put back, copied, for node:tls; without that, with paused-mode reads.
+    const shared = readIntoSharedBuffer(socket, (chunk) => {
+      take(chunk);
+      return true;
+    });
+    const take = (chunk: Buffer) => {
+      // (After a refusal the reads go on until the client's end closes the socket.)
+      if (!deciding) return;
+      received = received ? Buffer.concat([received, chunk]) : chunk;
       const hello = readClientHello(received);
-      if (hello === undefined && received.length <= MAX_CLIENT_HELLO_BYTES + 5) return;
-      socket.off('readable', onReadable);
+      if (hello === undefined && received.length <= MAX_CLIENT_HELLO_BYTES + 5) {
+        received = owned(received);
+        return;
+      }
+      deciding = false;
+      if (!shared) socket.off('readable', onReadable);
       if (!hello || hello instanceof Error) return fail();
       const choice = this.#termination.choose(hello);
       if (!choice) return void socket.end(UNRECOGNIZED_NAME_ALERT);
       socket.off('error', fail);
-      // The TLS server's handshakeTimeout bounds the rest; left armed, this one would cut a kept-alive TLS
-      // connection idle for that long (node:tls refreshes it with the TLS socket's activity).
-      socket.setTimeout(0);
       let server: Server;
       try {
         server = this.#server(choice);
@@ -98,10 +111,27 @@ export class TlsTerminator {
         // A certificate or key OpenSSL refuses: this handshake fails, the port serves the others.
         return fail();
       }
-      socket.unshift(received);
+      if (shared) stopReadingIntoSharedBuffer(socket);
+      socket.unshift(owned(received));
       server.emit('connection', socket);
     };
-    socket.on('readable', onReadable);
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while (deciding && (chunk = socket.read() as Buffer | null) !== null) take(chunk);
+    };
+    if (shared) socket.resume();
+    else socket.on('readable', onReadable);
+  }
+
+  /** Closes the connections whose handshake started more than the bound before `now`; forgets closed ones. */
+  sweep(now: number): void {
+    for (const [socket, startedAt] of this.#handshaking) {
+      if (socket.destroyed) this.#handshaking.delete(socket);
+      else if (now - startedAt > this.#timeoutMs) {
+        this.#handshaking.delete(socket);
+        socket.destroy();
+      }
+    }
   }
 
   #server(choice: TlsChoice): Server {
@@ -117,11 +147,13 @@ export class TlsTerminator {
       minVersion,
       ciphers: ciphersFor(minVersion),
       ALPNProtocols: kind === 'acme' ? ACME_PROTOCOLS : SITE_PROTOCOLS,
-      handshakeTimeout: this.#timeoutMs,
+      // Bounded by `sweep` (a timeout here would be a timer per handshake, armed, refreshed and cleared).
+      handshakeTimeout: 0,
     });
     server.on('secureConnection', (socket: TLSSocket) => {
-      // The handshake's bound is over: the listener's own timeouts take the connection from here.
-      socket.setTimeout(0);
+      // The handshake's bound is over: the listener's own timeouts take the connection from here. node:tls
+      // keeps the accepted socket it wrapped as `_parent`.
+      this.#handshaking.delete((socket as unknown as { _parent: Socket })._parent);
       this.#secure(socket);
     });
     server.on('tlsClientError', (_error, socket) => socket.destroy());
