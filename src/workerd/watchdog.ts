@@ -7,8 +7,8 @@ import type { LimitExceeded, WorkerdProcess } from './workerd-process.ts';
 /**
  * How often each watched process's CPU time and resident size are read. A function allocating 1 MiB
  * buffers in a loop grows its process by ~100 MiB in 50 ms on this machine; at 50 ms ticks the memory kill
- * overshot the limit by more than a tick's allowance about one run in three (test/workers/isolation). Two
- * /proc reads per process per tick cost little.
+ * overshot the limit by more than a tick's allowance about one run in three (test/workers/isolation). One
+ * /proc read per process per tick (both figures are in /proc/<pid>/stat) costs little.
  */
 const TICK_MS = 20;
 /**
@@ -37,9 +37,8 @@ interface Watched {
   /** When (ms, monotonic) the last ping was sent. */
   pingSentAt: number;
   pingIntervalMs: number;
-  /** /proc/<pid>/stat and statm, opened once and re-read in place (no open and close per tick). */
+  /** /proc/<pid>/stat, opened once and re-read in place (no open and close per tick). */
   stat: ProcFile;
-  statm: ProcFile;
   baselineBytes: number;
   beforeKill: (() => void) | undefined;
 }
@@ -78,7 +77,7 @@ export class Watchdog {
   ): void {
     const pid = process.child.pid;
     if (pid === undefined || !process.running) return;
-    const statm = new ProcFile(`/proc/${pid}/statm`);
+    const stat = new ProcFile(`/proc/${pid}/stat`);
     const watched: Watched = {
       process,
       pid,
@@ -89,9 +88,8 @@ export class Watchdog {
       pingCpuMs: undefined,
       pingSentAt: -Infinity,
       pingIntervalMs: Math.min(MAX_PING_INTERVAL_MS, Math.max(TICK_MS, options.limits.cpuMs / 8)),
-      stat: new ProcFile(`/proc/${pid}/stat`),
-      statm,
-      baselineBytes: residentBytes(statm) ?? 0,
+      stat,
+      baselineBytes: readStat(stat)?.residentBytes ?? 0,
       beforeKill: options.beforeKill,
     };
     this.#watched.add(watched);
@@ -112,7 +110,6 @@ export class Watchdog {
     this.#watched.delete(watched);
     watched.agent.destroy();
     watched.stat.close();
-    watched.statm.close();
   }
 
   #stopTimer(): void {
@@ -123,9 +120,9 @@ export class Watchdog {
   #tick(): void {
     for (const watched of this.#watched) {
       if (!watched.process.running) continue;
-      const cpuMs = cpuTimeMs(watched.stat);
-      if (cpuMs === undefined) continue;
-      const resident = residentBytes(watched.statm) ?? 0;
+      const figures = readStat(watched.stat);
+      if (figures === undefined) continue;
+      const { cpuMs, residentBytes: resident } = figures;
       if (resident - watched.baselineBytes > watched.limits.memoryBytes) {
         this.#kill(watched, 'memory', { resident_mib: Math.round(resident / 2 ** 20) });
       } else if (watched.pingCpuMs === undefined) {
@@ -197,15 +194,16 @@ class ProcFile {
   }
 }
 
-/** utime + stime of a process, from /proc/<pid>/stat (fields 14 and 15; the name before may hold spaces). */
-function cpuTimeMs(stat: ProcFile): number | undefined {
+/**
+ * A process's CPU time (utime + stime, fields 14 and 15 of /proc/<pid>/stat) and resident size (rss, field 24,
+ * in pages: the figure statm gives too). The name before them may hold spaces, so fields count from its `)`.
+ */
+function readStat(stat: ProcFile): { cpuMs: number; residentBytes: number } | undefined {
   const text = stat.read();
   if (!text) return undefined;
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK;
-}
-
-function residentBytes(statm: ProcFile): number | undefined {
-  const text = statm.read();
-  return text ? Number(text.split(' ')[1]) * PAGE_BYTES : undefined;
+  return {
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * MS_PER_CLOCK_TICK,
+    residentBytes: Number(fields[21]) * PAGE_BYTES,
+  };
 }
