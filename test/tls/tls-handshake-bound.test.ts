@@ -2,9 +2,8 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { connect } from 'node:tls';
 import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
-import { makeCertificate } from './helpers.ts';
+import type { TestLedge } from '../helpers/ledge.ts';
+import { startTlsLoadBalancer, type TlsLoadBalancer } from './tls-load-balancer.ts';
 
 /**
  * A TLS connection must finish its handshake within the headers timeout (here 1 s), whether it stalls
@@ -12,28 +11,15 @@ import { makeCertificate } from './helpers.ts';
  * for the client's Finished). The listener's sweep keeps that bound, not a timer per connection.
  */
 const HOST = 'stall.bound.test';
-const cert = makeCertificate([HOST]);
 let ledge: TestLedge;
-let origin: NamedOrigin;
+let served: TlsLoadBalancer;
 
 beforeAll(async () => {
-  ledge = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000' } });
-  origin = await NamedOrigin.start('o');
-  const zoneId = await createZone(ledge, 'bound.test');
-  const pool = await createPool(ledge, 'p', [origin]);
-  await createLoadBalancer(ledge, zoneId, { name: HOST, default_pools: [pool], fallback_pool: pool });
-  const uploaded = await fetch(`${ledge.apiUrl}/zones/${zoneId}/custom_certificates`, {
-    method: 'POST',
-    headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
-    body: JSON.stringify({ certificate: cert.certificate, private_key: cert.privateKey }),
-  });
-  expect(uploaded.status).toBe(200);
+  served = await startTlsLoadBalancer(HOST);
+  ledge = served.ledge;
 });
 
-afterAll(async () => {
-  await ledge?.close();
-  await origin?.stop();
-});
+afterAll(async () => served?.close());
 
 /** The first flight a real TLS client sends for HOST: a whole ClientHello. */
 async function clientHello(): Promise<Buffer> {

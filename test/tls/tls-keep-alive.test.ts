@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startLedge, type TestLedge } from '../helpers/ledge.ts';
-import { createLoadBalancer, createPool, createZone, NamedOrigin } from '../load-balancing/traffic-helpers.ts';
-import { makeCertificate } from './helpers.ts';
+import type { TestLedge } from '../helpers/ledge.ts';
+import { startTlsLoadBalancer, type TlsLoadBalancer } from './tls-load-balancer.ts';
 
 /**
  * The handshake's time bound (the headers timeout, here 1 s) covers the handshake only: a kept-alive HTTPS
@@ -11,28 +10,17 @@ import { makeCertificate } from './helpers.ts';
  * once stayed armed on the accepted socket under the TLS one and closed such a connection after 1 s idle.
  */
 const HOST = 'busy.keep.test';
-const cert = makeCertificate([HOST]);
 let ledge: TestLedge;
-let origin: NamedOrigin;
+let cert: TlsLoadBalancer['cert'];
+let served: TlsLoadBalancer;
 
 beforeAll(async () => {
-  ledge = await startLedge({ env: { LEDGE_HTTP_HEADERS_TIMEOUT_MS: '1000' } });
-  origin = await NamedOrigin.start('o');
-  const zoneId = await createZone(ledge, 'keep.test');
-  const pool = await createPool(ledge, 'p', [origin]);
-  await createLoadBalancer(ledge, zoneId, { name: HOST, default_pools: [pool], fallback_pool: pool });
-  const uploaded = await fetch(`${ledge.apiUrl}/zones/${zoneId}/custom_certificates`, {
-    method: 'POST',
-    headers: { ...ledge.tokenHeaders, 'content-type': 'application/json' },
-    body: JSON.stringify({ certificate: cert.certificate, private_key: cert.privateKey }),
-  });
-  expect(uploaded.status).toBe(200);
+  served = await startTlsLoadBalancer(HOST);
+  ledge = served.ledge;
+  cert = served.cert;
 });
 
-afterAll(async () => {
-  await ledge?.close();
-  await origin?.stop();
-});
+afterAll(async () => served?.close());
 
 /** One GET on an open connection; resolves with the status line once the response's end is read. */
 function get(socket: TLSSocket): Promise<string> {
