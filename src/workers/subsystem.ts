@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { BackgroundService } from '../shared/background-service.ts';
 import type { Subsystem } from '../api-kit/subsystem.ts';
 import type { AccountService } from '../accounts/index.ts';
 import type { SqlDatabase } from '../db/index.ts';
@@ -263,7 +264,16 @@ export function createWorkersSubsystem(deps: {
     // Cron Triggers run scheduled() handlers in the runtime: started after it, stopped before it.
     // Kept log lines are written last, once the runtime that prints them has stopped.
     // The request samples stop before the runtime, so their last scrape still finds the processes.
-    background: [logs, ...(logHistory ? [logHistory] : []), runtime, requestHistory, crons],
+    // Once the runtime has loaded what is deployed, this node's copies of objects that no class owns any more go
+    // (a class or a Worker deleted while this node was down).
+    background: [
+      logs,
+      ...(logHistory ? [logHistory] : []),
+      runtime,
+      ...(durableObjects ? [objectsSweepAtStart(durableObjects)] : []),
+      requestHistory,
+      crons,
+    ],
     mountRoutes: (api) => {
       if (assets) mountAssetSessionRoutes(api, assets);
       mountAssetSummaryRoute(api, workers);
@@ -276,6 +286,10 @@ export function createWorkersSubsystem(deps: {
 }
 
 const RUNTIME_TOPIC = 'workers_runtime';
+
+function objectsSweepAtStart(durableObjects: DurableObjectsService): BackgroundService {
+  return { name: 'durable-objects-sweep', start: () => durableObjects.sweepNode(), stop: () => undefined };
+}
 
 /** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */
 export function tailCronRuns(crons: CronService, traces: TailTraces): () => void {

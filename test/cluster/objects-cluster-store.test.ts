@@ -51,18 +51,7 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
     s3 = await startS3Server();
     database = await freshPostgresDatabase();
     env = workerdClusterEnv(s3, database.url);
-    for (const i of [1, 2]) {
-      const dir = tempDir(`ledge-dostore-node${i}-`);
-      const spawned = await spawnLedge(dir, [], { ...env, LEDGE_NODE_ID: `node-${i}` });
-      nodes.push({
-        process: spawned,
-        apiUrl: spawned.apiUrl,
-        accountId: ACCOUNT,
-        tokenHeaders: headers,
-        functionsPort: Number(spawned.info['functions_port']),
-        dataDir: dir,
-      });
-    }
+    for (const i of [1, 2]) nodes.push(await startNode(i, tempDir(`ledge-dostore-node${i}-`)));
     const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' };
     const migrations = { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] };
     const metadata = { compatibility_date: '2025-04-01', migrations };
@@ -75,6 +64,19 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
         timeoutMs: 60_000,
       });
   }, 240_000);
+
+  /** Starts node `i` on its data dir (again, after a stop). */
+  async function startNode(i: number, dir: string): Promise<Node> {
+    const spawned = await spawnLedge(dir, [], { ...env, LEDGE_NODE_ID: `node-${i}` });
+    return {
+      process: spawned,
+      apiUrl: spawned.apiUrl,
+      accountId: ACCOUNT,
+      tokenHeaders: headers,
+      functionsPort: Number(spawned.info['functions_port']),
+      dataDir: dir,
+    };
+  }
 
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.process.stop()));
@@ -225,5 +227,35 @@ describe('Durable Objects in the cluster store (two nodes)', () => {
     expect(deleted.status).toBe(200);
     expect(await storedObjectKeys('second')).toEqual([]);
     for (const copy of copies) await waitFor(() => !existsSync(copy), `${copy} removed`, { timeoutMs: 30_000 });
+  }, 240_000);
+
+  it('a node that was down when a class was deleted removes its copy of the objects as it starts', async () => {
+    const binding = { type: 'durable_object_namespace', name: 'COUNTER', class_name: 'Counter' };
+    const created = { new_tag: 'v1', steps: [{ new_sqlite_classes: ['Counter'] }] };
+    expect(
+      await uploadWorker(nodes[0]!, 'third', COUNTER_WORKER, [binding], {
+        compatibility_date: '2025-04-01',
+        migrations: created,
+      }),
+    ).toBe(200);
+    await call(nodes[0]!, 'POST', `/accounts/${ACCOUNT}/workers/scripts/third/subdomain`, { enabled: true });
+    const third = host.replace(/^counter\./, 'third.');
+    await waitFor(
+      async () => (await callFunctionOn(nodes[1]!.functionsPort, third, '/add?name=away')).status === 200,
+      'an object run through node 2',
+      { timeoutMs: 60_000 },
+    );
+    const namespaceId = (await namespaces()).find((n) => n.script === 'third')!.id;
+    const copy = join(nodes[1]!.dataDir, 'durable-objects', ACCOUNT, 'cluster', 'third', namespaceId);
+    expect(existsSync(copy), copy).toBe(true);
+    await nodes[1]!.process.stop();
+    const deleted = { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Counter'] }] };
+    const code = `export default { fetch() { return new Response('no objects'); } };`;
+    expect(
+      await uploadWorker(nodes[0]!, 'third', code, [], { compatibility_date: '2025-04-01', migrations: deleted }),
+    ).toBe(200);
+    expect(existsSync(copy)).toBe(true);
+    nodes[1] = await startNode(2, nodes[1]!.dataDir);
+    await waitFor(() => !existsSync(copy), `${copy} removed at start`, { timeoutMs: 30_000 });
   }, 240_000);
 });
