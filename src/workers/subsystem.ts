@@ -270,7 +270,7 @@ export function createWorkersSubsystem(deps: {
       logs,
       ...(logHistory ? [logHistory] : []),
       runtime,
-      ...(durableObjects ? [objectsSweepAtStart(durableObjects)] : []),
+      ...(durableObjects ? [objectsSweepAtStart(durableObjects, deps.logger)] : []),
       requestHistory,
       crons,
     ],
@@ -287,8 +287,13 @@ export function createWorkersSubsystem(deps: {
 
 const RUNTIME_TOPIC = 'workers_runtime';
 
-function objectsSweepAtStart(durableObjects: DurableObjectsService): BackgroundService {
-  return { name: 'durable-objects-sweep', start: () => durableObjects.sweepNode(), stop: () => undefined };
+/** The sweep runs beside serving, not before it: start-up does not wait for a walk of every account's files. */
+function objectsSweepAtStart(durableObjects: DurableObjectsService, logger: Logger): BackgroundService {
+  const start = () =>
+    void durableObjects
+      .sweepNode()
+      .catch((error: unknown) => logger.warn("sweeping this node's Durable Object copies failed", { err: error }));
+  return { name: 'durable-objects-sweep', start, stop: () => undefined };
 }
 
 /** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */

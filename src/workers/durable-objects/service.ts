@@ -116,12 +116,11 @@ export class DurableObjectsService {
   }
 
   /**
-   * Removes this node's copies of objects no class owns any more, in every account: on several nodes, after
-   * this node has reloaded for another node's change (a class or a Worker deleted there).
+   * Removes this node's copies of objects no class owns any more, in every account: as the node starts, and on
+   * several nodes after it has reloaded for another node's change (a class or a Worker deleted there).
    */
   async sweepNode(): Promise<void> {
-    for (const accountId of await this.storage.accounts())
-      await this.storage.sweep(accountId, () => this.store.forAccount(accountId));
+    for (const accountId of await this.storage.accounts()) await this.collect(accountId);
   }
 }
 
