@@ -155,13 +155,15 @@ export class AcmeManager implements BackgroundService {
       const failures = base.failures + 1;
       const delay = Math.min(deps.settings.retryMs * 2 ** (failures - 1), MAX_RETRY_MS);
       const message = clip(error instanceof Error ? error.message : String(error), 500);
+      // One reading of the clock, so next_attempt_on - modified_on is exactly the delay.
+      const failedAt = deps.clock.now();
       await deps.orders.put({
         ...base,
         failures,
         status: 'failed',
         last_error: message,
-        next_attempt_on: toIso(deps.clock.now() + delay),
-        modified_on: isoNow(deps.clock),
+        next_attempt_on: toIso(failedAt + delay),
+        modified_on: toIso(failedAt),
       });
       deps.logger.warn('ACME order failed', { hostname, error: message, failures, retry_in_ms: delay });
     }
