@@ -6,8 +6,10 @@
 // reported), each a `wrk -t1 -c32 -d<seconds>s`; both present the same ECDSA P-256 certificate and both
 // proxies get one thread. wrk sends the URL's host as SNI: it runs in a private mount namespace whose
 // /etc/hosts names the sites (needs root, as the rest of the benches' machine setup).
+// Each proxy first serves each scenario for --warm-up seconds, unmeasured: Ledge's CPU per request keeps
+// falling for its first ~20-30 s under load (the JIT, the heap's sizing), and a server runs far longer.
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
-// Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 3 --only route,lb,handshake,plain,plain-close --cpu-prof <dir>]
+// Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close --cpu-prof <dir>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +30,7 @@ const text = (name: string) => {
 const number = (name: string, fallback: number) => Number(text(name) ?? fallback);
 const SECONDS = number('--seconds', 10);
 const ROUNDS = number('--rounds', 3);
-const WARM_UP = number('--warm-up', 3);
+const WARM_UP = number('--warm-up', 10);
 const CPU_PROFILE_DIR = text('--cpu-prof');
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -37,7 +39,8 @@ const ROUTE_HOST = `www.${ZONE}`;
 const LB_HOST = `lb.${ZONE}`;
 const SCRIPT = 'bench-site';
 
-type Proxy = 'ledge' | 'haproxy' | 'node-tls';
+type Proxy = 'ledge' | 'haproxy' | 'node-tls' | 'node-proxy';
+const PROXIES: readonly Proxy[] = ['ledge', 'haproxy', 'node-tls', 'node-proxy'];
 interface Ports {
   plain: number;
   tls: number;
@@ -47,7 +50,7 @@ interface BenchScenario {
   name: string;
   url: (ports: Ports) => string;
   request: Omit<Scenario, 'hostsFile'>;
-  /** Node's TLS floor (node-tls-floor.ts) runs too. */
+  /** Node's floors run too: node:tls answering alone (node-tls-floor.ts) and proxying (node-tls-proxy-floor.ts). */
   floor?: boolean;
 }
 
@@ -121,13 +124,20 @@ async function main() {
       },
     );
     children.push(floor);
-    const floorPort = Number(
-      await new Promise<string>((resolveLine) => createInterface({ input: floor.stdout! }).once('line', resolveLine)),
+    const proxyFloor = spawn(
+      process.execPath,
+      [join(ROOT, 'bench/tls/node-tls-proxy-floor.ts'), cert.certificateFile, cert.keyFile, String(origin)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    children.push(proxyFloor);
+    const portOf = async (child: ChildProcess) =>
+      Number(await new Promise<string>((line) => createInterface({ input: child.stdout! }).once('line', line)));
+    const [floorPort, proxyFloorPort] = [await portOf(floor), await portOf(proxyFloor)];
     const ports: Record<Proxy, Ports> = {
       ledge: { plain: ledge.trafficPort, tls: ledge.tlsPort },
       haproxy: { plain: haproxyPlain, tls: haproxyTls },
       'node-tls': { plain: 0, tls: floorPort },
+      'node-proxy': { plain: 0, tls: proxyFloorPort },
     };
     // The proxy's own CPU: HAProxy's process; Ledge's process tree without its workerd children (the Worker's
     // CPU is spent for both proxies alike).
@@ -138,9 +148,10 @@ async function main() {
         return cpu.userMs + cpu.systemMs;
       },
       'node-tls': () => treeCpuMs(floor.pid!),
+      'node-proxy': () => treeCpuMs(proxyFloor.pid!),
     };
     const proxiesOf = (scenario: BenchScenario): Proxy[] =>
-      scenario.floor ? ['ledge', 'haproxy', 'node-tls'] : ['ledge', 'haproxy'];
+      scenario.floor ? [...PROXIES] : ['ledge', 'haproxy'];
     await new Promise((r) => setTimeout(r, 1_000));
     const run = async (proxy: Proxy, scenario: BenchScenario, seconds: number): Promise<Measured> => {
       const before = cpuMs[proxy]();
@@ -165,7 +176,7 @@ async function main() {
           if (result.errors > 0 || result.non2xx > 0) {
             console.error(`${proxy} ${scenario.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx`);
           }
-          const byProxy = results.get(scenario.name) ?? { ledge: [], haproxy: [], 'node-tls': [] };
+          const byProxy = results.get(scenario.name) ?? { ledge: [], haproxy: [], 'node-tls': [], 'node-proxy': [] };
           byProxy[proxy].push(result);
           results.set(scenario.name, byProxy);
           console.error(
@@ -196,7 +207,7 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
   for (const [scenario, byProxy] of results) {
     const baseRps = median(byProxy.haproxy.map((r) => r.requestsPerSec));
     const baseP99 = median(byProxy.haproxy.map((r) => r.p99Ms));
-    for (const proxy of ['ledge', 'haproxy', 'node-tls'] as const) {
+    for (const proxy of PROXIES) {
       if (byProxy[proxy].length === 0) continue;
       const rps = median(byProxy[proxy].map((r) => r.requestsPerSec));
       const p50 = median(byProxy[proxy].map((r) => r.p50Ms));
@@ -210,6 +221,7 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
   }
   console.log('\nTargets: HTTPS >= 80% of HAProxy req/s with p99 <= 1.5x; plain HTTP >= 86%, p99 <= 1.38x.');
   console.log('node-tls: node:tls alone answering 1 KiB (no HTTP parsing, no proxying): the floor of HTTPS in Node.');
+  console.log('node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).');
 }
 
 /** nginx serving the 1 KiB file (the load balancer's origin for both proxies). */
