@@ -22,7 +22,8 @@ import { missingEntrypoint, serviceSocketPath, withServedEntrypoints } from './s
 import { limitsFor, type ProcessLimits } from './limits.ts';
 import type { ReloadReport, ScriptRuntimeStatus } from './script.ts';
 import { loadFailureDetail } from './load-error.ts';
-import { openListeningSockets, openUnixSockets, steerConnections, type ListeningSocket } from './listen-socket.ts';
+import { openUnixSockets, type ListeningSocket } from './listen-socket.ts';
+import { PortGenerations } from './port-generations.ts';
 import type { FunctionLogHub } from './log-hub.ts';
 import type { TailTraces } from './tail-traces.ts';
 import { claimFunctionsPort, type PortClaim } from './port-claim.ts';
@@ -89,8 +90,6 @@ export interface RuntimeDeps {
   objectsCluster?: EnginesClusterSettings | undefined;
 }
 
-/** Time the old generation gets to read the requests of connections it accepted before the steering. */
-const SETTLE_MS = 100;
 /**
  * How long a replaced backend keeps serving after the routes table changed: the routers re-read it at most
  * every 100 ms (isolate/entry-router.ts), and a request that read the old table must still reach its process.
@@ -132,12 +131,10 @@ export class FunctionsRuntime implements BackgroundService {
   readonly #deps: RuntimeDeps;
   readonly #maxDate = workerdMaxCompatibilityDate();
   readonly #startTimeoutMs: number;
-  /** The running generation's sockets: one per workerd process, indices 0..n-1 of the port's group. */
-  #sockets: ListeningSocket[] | undefined;
+  /** The functions port's sockets, handed from generation to generation. */
+  readonly #ports: PortGenerations;
   /** Keeps other servers off the functions port while this one runs (see claimFunctionsPort). */
   #claim: PortClaim | undefined;
-  /** Whether each generation gets its own steered sockets (see steerConnections); else they share them. */
-  #steering: Promise<boolean> = Promise.resolve(false);
   /** The processes on the functions port: the one script itself (direct), or the front. */
   #current: WorkerdGroup | undefined;
   /** What `#current` is: the fingerprint of the script it runs (direct), or the front's slots and table. */
@@ -152,7 +149,6 @@ export class FunctionsRuntime implements BackgroundService {
   readonly #status = new Map<string, ScriptRuntimeStatus>();
   /** Upload checks that passed: the same config again loads without a throwaway workerd (loaded-before.ts). */
   readonly #loadedBefore = new LoadedBefore();
-  readonly #retiring = new Set<WorkerdGroup>();
   #queue: Promise<unknown> = Promise.resolve();
   #generation = 0;
   #stopped = false;
@@ -166,11 +162,12 @@ export class FunctionsRuntime implements BackgroundService {
     this.#deps = deps;
     this.#startTimeoutMs = deps.startTimeoutMs ?? 15_000;
     this.#watchdog = new Watchdog(deps.logger);
+    this.#ports = new PortGenerations(deps.config.functionsHost, deps.config.functionsProcesses);
   }
 
   /** The port functions are served on (known once started; the real one when configured as 0). */
   get port(): number | undefined {
-    return this.#sockets?.[0]?.port;
+    return this.#ports.port;
   }
 
   /** The process ids of the running generation on the functions port (tests kill them to check the restart). */
@@ -253,14 +250,12 @@ export class FunctionsRuntime implements BackgroundService {
     this.#stopped = false;
     const { functionsHost, functionsPort, functionsProcesses } = this.#deps.config;
     this.#claim = await claimFunctionsPort(functionsHost, functionsPort, this.#deps.config.functionsPortSetting);
-    let sockets: ListeningSocket[];
     try {
-      sockets = await openListeningSockets(functionsHost, functionsPort, functionsProcesses);
+      await this.#ports.open(functionsPort);
     } catch (error) {
       this.#releaseClaim();
       throw error;
     }
-    this.#sockets = sockets;
     let report: ReloadReport;
     try {
       report = await this.reload();
@@ -268,23 +263,15 @@ export class FunctionsRuntime implements BackgroundService {
       await this.stop();
       throw error;
     }
-    // Spread connections evenly over the processes (the kernel's own hash can be lopsided with few
-    // sockets), and learn whether swaps can be steered. After the first generation serves, so the
-    // python3 it spawns does not compete with workerd's start for the CPU (time to first response).
-    this.#steering = steerConnections(sockets[0]!, { base: 0, count: sockets.length }).then((steering) => {
-      if (!steering) {
-        this.#deps.logger.warn(
-          'python3 not found: workerd generations share their sockets, so a redeploy may reset connections opened during the swap',
-        );
-      }
-      return steering;
-    });
+    // After the first generation serves, so the python3 it spawns does not compete with workerd's start for
+    // the CPU (time to first response).
+    this.#ports.learnSteering(this.#deps.logger);
     for (const [key, reason] of report.failed) {
       this.#deps.logger.warn('a function could not start and is quarantined', { script: key, reason });
     }
     this.#deps.logger.info('functions runtime started', {
       port: this.port,
-      processes: sockets.length,
+      processes: functionsProcesses,
       ms: Math.round(this.#deps.clock.monotonic() - started),
     });
   }
@@ -292,7 +279,7 @@ export class FunctionsRuntime implements BackgroundService {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#queue;
-    const all = [this.#current, ...this.#retiring].filter((g): g is WorkerdGroup => g !== undefined);
+    const all = [this.#current, ...this.#ports.retiring].filter((g): g is WorkerdGroup => g !== undefined);
     this.#current = undefined;
     this.#direct = undefined;
     this.#front = undefined;
@@ -300,8 +287,7 @@ export class FunctionsRuntime implements BackgroundService {
     // A clustered backend hands its objects to the other nodes first (ScriptBackend's stopGraceMs).
     await Promise.all([...this.#backends.values()].map((b) => b.stop(2_000)));
     this.#backends.clear();
-    for (const socket of this.#sockets ?? []) socket.handle.close();
-    this.#sockets = undefined;
+    this.#ports.close();
     this.#watchdog.stop();
     if (this.#sockDir) rmSync(this.#sockDir, { recursive: true, force: true });
     this.#sockDir = undefined;
@@ -323,7 +309,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   #enqueue(restartFront: boolean): Promise<ReloadReport> {
-    if (!this.#sockets || this.#stopped) return Promise.resolve({ failed: new Map() });
+    if (!this.#ports.sockets || this.#stopped) return Promise.resolve({ failed: new Map() });
     const run = this.#queue.then(() => this.#apply(restartFront));
     this.#queue = run.catch(() => undefined);
     return run;
@@ -379,7 +365,7 @@ export class FunctionsRuntime implements BackgroundService {
   }
 
   async #apply(restartFront: boolean): Promise<ReloadReport> {
-    if (!this.#sockets || this.#stopped) return { failed: new Map() };
+    if (!this.#ports.sockets || this.#stopped) return { failed: new Map() };
     const deployed = withServedEntrypoints(await this.#deps.deployed());
     const wanted = deployed.filter(isLoaded).map((d) => ({
       key: scriptKey(d.script.account_id, d.script.name),
@@ -458,12 +444,10 @@ export class FunctionsRuntime implements BackgroundService {
    */
   async #stopServing(): Promise<void> {
     const previous = this.#current;
-    const current = this.#sockets;
-    if (!previous || !current) return;
-    const sockets = await this.#freshSockets(previous, current);
+    if (!previous || !this.#ports.sockets) return;
+    const sockets = await this.#ports.next(previous);
     this.#current = undefined;
-    this.#sockets = sockets;
-    await this.#retire(previous, current, sockets);
+    await this.#ports.handOver(previous, sockets);
     // The front's backends stop once the front has finished the requests it forwarded to them.
     const backends = [...this.#backends.values()];
     this.#backends.clear();
@@ -729,13 +713,12 @@ export class FunctionsRuntime implements BackgroundService {
    * closing socket, and the survivors serve until it is up.
    */
   async #swapGroup(direct: Wanted | undefined, front?: { slots: Set<number>; routesDir: string }): Promise<void> {
-    const current = this.#sockets;
-    if (!current || this.#stopped) return;
+    if (!this.#ports.sockets || this.#stopped) return;
     const generation = ++this.#generation;
     const previous = this.#current;
     // A script hosting Durable Objects: one process (see #swapExclusive, which has stopped the previous one).
     const exclusive = direct !== undefined && hostsDurableObjects(direct.deployed);
-    const sockets = await this.#freshSockets(previous, current);
+    const sockets = await this.#ports.next(previous);
     // The config holds decrypted secrets: it lives on disk (0600) only until workerd has read it.
     const dir = join(this.#deps.runtimeDir, `gen-${generation}`);
     let next: WorkerdGroup;
@@ -767,23 +750,17 @@ export class FunctionsRuntime implements BackgroundService {
       if (direct)
         for (const process of next.processes) this.#watch(process, limitsFor(direct.deployed), { generation });
     } catch (error) {
-      if (sockets !== current) {
-        // Back to the running generation; connections already queued on the new sockets are lost. They
-        // are the last of the group, so closing them from the end moves no other socket's index.
-        await steerConnections(current[0]!, { base: 0, count: current.length });
-        for (const socket of [...sockets].reverse()) socket.handle.close();
-      }
+      await this.#ports.abandon(sockets);
       throw error;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
     const oldFront = this.#front;
     this.#current = next;
-    this.#sockets = sockets;
     this.#direct = direct;
     if (direct) this.#front = undefined;
     void next.exited.then(({ process, code }) => this.#onExit(next, process, code));
-    if (previous) await this.#retire(previous, current, sockets);
+    await this.#ports.handOver(previous, sockets);
     if (direct && oldFront) {
       // From front mode to one script: the backends and the old routes go once the front has finished.
       const backends = [...this.#backends.values()];
@@ -791,69 +768,6 @@ export class FunctionsRuntime implements BackgroundService {
       await Promise.all(backends.map((b) => b.stop()));
       rmSync(oldFront.routesDir, { recursive: true, force: true });
     }
-  }
-
-  /**
-   * The sockets the next generation listens on: fresh ones when steering works and nothing crashed, so the
-   * retiring generation never accepts a connection it would then close unread. First new connections are pinned
-   * to the running generation (indices 0..n-1), so the next sockets' holder never gets one; the new sockets join
-   * the group after them (n..2n-1); then (the holder is gone) connections go to them, and wait in their backlogs
-   * until the next generation is up, while the old one has all that time to read what it had accepted before.
-   */
-  async #freshSockets(previous: WorkerdGroup | undefined, current: ListeningSocket[]): Promise<ListeningSocket[]> {
-    const { functionsHost, functionsProcesses } = this.#deps.config;
-    const steered =
-      previous?.healthy === true &&
-      (await this.#steering) &&
-      (await steerConnections(current[0]!, { base: 0, count: current.length }));
-    if (!steered) return current;
-    const sockets = await openListeningSockets(functionsHost, current[0]!.port, functionsProcesses);
-    await steerConnections(current[0]!, { base: current.length, count: sockets.length });
-    return sockets;
-  }
-
-  /**
-   * New connections now go to `sockets`; the previous generation finishes the requests it has, then exits.
-   * Waiting for that means that once a deploy answers, no connection can still reach the old code (keep-alive
-   * connections included). Then the previous sockets close, when they are not the ones in use.
-   */
-  async #retire(previous: WorkerdGroup, current: ListeningSocket[], sockets: ListeningSocket[]): Promise<void> {
-    this.#retiring.add(previous);
-    const shared = sockets === current ? await this.#steerPastSurvivors(previous, current) : false;
-    if (sockets !== current || shared) await new Promise((r) => setTimeout(r, SETTLE_MS));
-    await previous.stop().finally(() => this.#retiring.delete(previous));
-    if (sockets !== current) await this.#closeRetiredSockets(current, sockets.length);
-    if (shared) await steerConnections(current[0]!, { base: 0, count: current.length });
-  }
-
-  /**
-   * After a crash the new generation shares the old one's sockets, and a survivor that is SIGTERMed closes
-   * the connections it accepted but has not read a request from yet (workerd drains that way). So, before
-   * the SIGTERM, new connections go only to the socket of a process that died: no survivor accepts there,
-   * so in the settle time the survivors read what they accepted and nothing new reaches them. Returns
-   * whether it steered (the caller spreads connections over all sockets again after the retirement).
-   */
-  async #steerPastSurvivors(previous: WorkerdGroup, sockets: ListeningSocket[]): Promise<boolean> {
-    const dead = previous.processes.findIndex((p) => !p.running);
-    if (dead < 0 || !(await this.#steering)) return false;
-    return steerConnections(sockets[0]!, { base: dead, count: 1 });
-  }
-
-  /**
-   * Closes the retired sockets (indices 0..n-1; the live ones are n..n+m-1) without a new connection
-   * ever reaching one. Closing a socket moves the last one of the group into its slot, so closing them
-   * from index n-1 down shifts the live range down by one each time; before each close, connections go
-   * to the live sockets whose index is the same before and after it. With one live socket there is no
-   * such index: the kernel then falls back to its hash over what remains, which is only the live socket
-   * once the retired one is gone (the close detaches it at once).
-   */
-  async #closeRetiredSockets(retired: ListeningSocket[], live: number): Promise<void> {
-    for (let index = retired.length - 1; index >= 0; index--) {
-      if (live > 1) await steerConnections(retired[index]!, { base: index + 1, count: live - 1 });
-      retired[index]!.handle.close();
-    }
-    const [first] = this.#sockets ?? [];
-    if (first) await steerConnections(first, { base: 0, count: live });
   }
 
   /** A process on the functions port exited on its own: a new generation of the same kind replaces it. */
