@@ -150,8 +150,7 @@ async function main() {
       'node-tls': () => treeCpuMs(floor.pid!),
       'node-proxy': () => treeCpuMs(proxyFloor.pid!),
     };
-    const proxiesOf = (scenario: BenchScenario): Proxy[] =>
-      scenario.floor ? [...PROXIES] : ['ledge', 'haproxy'];
+    const proxiesOf = (scenario: BenchScenario): Proxy[] => (scenario.floor ? [...PROXIES] : ['ledge', 'haproxy']);
     await new Promise((r) => setTimeout(r, 1_000));
     const run = async (proxy: Proxy, scenario: BenchScenario, seconds: number): Promise<Measured> => {
       const before = cpuMs[proxy]();
