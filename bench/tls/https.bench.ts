@@ -9,7 +9,8 @@
 // Each proxy first serves each scenario for --warm-up seconds, unmeasured: Ledge's CPU per request keeps
 // falling for its first ~20-30 s under load (the JIT, the heap's sizing), and a server runs far longer.
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
-// Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close --cpu-prof <dir>]
+// Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close
+//   --cpu-prof <dir> --ledge-node-flags "<flags>"] (the flags go to Ledge's Node, e.g. "--perf-basic-prof" for perf)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ const SECONDS = number('--seconds', 10);
 const ROUNDS = number('--rounds', 3);
 const WARM_UP = number('--warm-up', 10);
 const CPU_PROFILE_DIR = text('--cpu-prof');
+const LEDGE_NODE_FLAGS = (text('--ledge-node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const ZONE = 'bench.test';
@@ -282,6 +284,7 @@ async function startLedge(dataDir: string) {
     process.execPath,
     [
       ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
+      ...LEDGE_NODE_FLAGS,
       join(ROOT, 'src/cli/main.ts'),
       ...benchServerArgs(ROOT, dataDir, 0, 0),
       '--functions-processes',
