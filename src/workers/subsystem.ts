@@ -287,13 +287,18 @@ export function createWorkersSubsystem(deps: {
 
 const RUNTIME_TOPIC = 'workers_runtime';
 
-/** The sweep runs beside serving, not before it: start-up does not wait for a walk of every account's files. */
+/**
+ * The sweep runs beside serving, not before it: start-up does not wait for a walk of every account's files.
+ * Stopping waits for it, so it never reads a database or directory that shutdown is closing.
+ */
 function objectsSweepAtStart(durableObjects: DurableObjectsService, logger: Logger): BackgroundService {
-  const start = () =>
-    void durableObjects
+  let running: Promise<void> = Promise.resolve();
+  const start = () => {
+    running = durableObjects
       .sweepNode()
       .catch((error: unknown) => logger.warn("sweeping this node's Durable Object copies failed", { err: error }));
-  return { name: 'durable-objects-sweep', start, stop: () => undefined };
+  };
+  return { name: 'durable-objects-sweep', start, stop: () => running };
 }
 
 /** Cron Trigger runs (on schedule or triggered) reach the script's open tail sessions as scheduled events. */
