@@ -10,7 +10,9 @@
 // falling for its first ~20-30 s under load (the JIT, the heap's sizing), and a server runs far longer.
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
 // Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close
-//   --cpu-prof <dir> --ledge-node-flags "<flags>"] (the flags go to Ledge's Node, e.g. "--perf-basic-prof" for perf)
+//   --cpu-prof <dir> --ledge-node-flags "<flags>" --perf <dir>] (the flags go to the Node of Ledge and of the
+//   node:tls proxy floor, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
+//   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +35,7 @@ const SECONDS = number('--seconds', 10);
 const ROUNDS = number('--rounds', 3);
 const WARM_UP = number('--warm-up', 10);
 const CPU_PROFILE_DIR = text('--cpu-prof');
+const PERF_DIR = text('--perf');
 const LEDGE_NODE_FLAGS = (text('--ledge-node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -128,7 +131,13 @@ async function main() {
     children.push(floor);
     const proxyFloor = spawn(
       process.execPath,
-      [join(ROOT, 'bench/tls/node-tls-proxy-floor.ts'), cert.certificateFile, cert.keyFile, String(origin)],
+      [
+        ...LEDGE_NODE_FLAGS,
+        join(ROOT, 'bench/tls/node-tls-proxy-floor.ts'),
+        cert.certificateFile,
+        cert.keyFile,
+        String(origin),
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(proxyFloor);
@@ -154,9 +163,29 @@ async function main() {
     };
     const proxiesOf = (scenario: BenchScenario): Proxy[] => (scenario.floor ? [...PROXIES] : ['ledge', 'haproxy']);
     await new Promise((r) => setTimeout(r, 1_000));
-    const run = async (proxy: Proxy, scenario: BenchScenario, seconds: number): Promise<Measured> => {
+    let perfRuns = 0;
+    const perfPids: Partial<Record<Proxy, number>> = { ledge: ledge.child.pid, 'node-proxy': proxyFloor.pid };
+    const run = async (proxy: Proxy, scenario: BenchScenario, seconds: number, measured = false): Promise<Measured> => {
       const before = cpuMs[proxy]();
+      const perfFile = PERF_DIR && measured && perfPids[proxy] ? `${proxy}-${scenario.key}-${++perfRuns}.data` : '';
+      // perf samples the run's middle seconds (it starts with wrk and stops a second before it).
+      const perf = perfFile
+        ? spawn(
+            'perf',
+            ['record', '-F', '999', '-g', '-q', '-p', String(perfPids[proxy]), '-o', join(PERF_DIR!, perfFile)].concat([
+              '--',
+              'sleep',
+              String(seconds - 1),
+            ]),
+            { stdio: 'ignore' },
+          )
+        : undefined;
       const result = await runWrk(scenario.url(ports[proxy]), { ...scenario.request, hostsFile }, work, seconds);
+      if (perf) {
+        if (perf.exitCode === null) await new Promise((r) => perf.once('exit', r));
+        const requests = Math.round(result.requestsPerSec * (seconds - 1));
+        console.error(`perf: ${join(PERF_DIR!, perfFile)} holds ~${requests} requests (perf report -i <file>)`);
+      }
       const requests = Math.max(1, result.requestsPerSec * seconds);
       return { ...result, cpuUsPerRequest: ((cpuMs[proxy]() - before) * 1000) / requests };
     };
@@ -173,7 +202,7 @@ async function main() {
       for (const scenario of SCENARIOS) {
         const order = round % 2 === 1 ? proxiesOf(scenario) : proxiesOf(scenario).reverse();
         for (const proxy of order) {
-          const result = await run(proxy, scenario, SECONDS);
+          const result = await run(proxy, scenario, SECONDS, true);
           if (result.errors > 0 || result.non2xx > 0) {
             console.error(`${proxy} ${scenario.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx`);
           }

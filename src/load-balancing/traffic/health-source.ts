@@ -29,6 +29,8 @@ export class HealthSource {
   readonly #pending = new Map<string, Promise<PoolHealthSnapshot>>();
   readonly #unsubscribe: () => void;
   readonly #clock: Clock;
+  /** The last synchronous answer per list of pools (the route cache keeps one list per load balancer). */
+  readonly #lastAnswer = new WeakMap<readonly Pool[], ReadonlyMap<string, PoolHealthSnapshot>>();
 
   constructor(reader: HealthReader, bus: HealthEventBus, clock: Clock) {
     this.#reader = reader;
@@ -41,8 +43,13 @@ export class HealthSource {
    * Fresh snapshots of these pools by id: synchronous when all are cached (the hot path), else a promise
    * that reads only the pools not cached.
    */
-  snapshots(pools: readonly Pool[]): Map<string, PoolHealthSnapshot> | Promise<Map<string, PoolHealthSnapshot>> {
+  snapshots(
+    pools: readonly Pool[],
+  ): ReadonlyMap<string, PoolHealthSnapshot> | Promise<ReadonlyMap<string, PoolHealthSnapshot>> {
     const now = this.#clock.now();
+    // The hot path asks again and again for the same pools, whose snapshots change about once a second.
+    const last = this.#lastAnswer.get(pools);
+    if (last && pools.every((pool) => this.peek(pool.id, now) === last.get(pool.id))) return last;
     const found = new Map<string, PoolHealthSnapshot>();
     const missing: string[] = [];
     for (const pool of pools) {
@@ -50,7 +57,10 @@ export class HealthSource {
       if (snapshot) found.set(pool.id, snapshot);
       else missing.push(pool.id);
     }
-    if (missing.length === 0) return found;
+    if (missing.length === 0) {
+      this.#lastAnswer.set(pools, found);
+      return found;
+    }
     return Promise.all(missing.map((id) => this.#load(id))).then((loaded) => {
       missing.forEach((id, index) => found.set(id, loaded[index]!));
       return found;

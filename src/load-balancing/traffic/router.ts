@@ -16,6 +16,7 @@ import {
 } from '../../proxy/index.ts';
 import type { HealthSource, PoolHealthSnapshot } from './health-source.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
+import type { Pool } from '../pool-schemas.ts';
 import type { RouteCache } from './route-cache.ts';
 import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext, type Target } from './steering.ts';
 import type { Random } from './weighted-pick.ts';
@@ -93,10 +94,18 @@ function routeResolved(
   if (!lb.enabled) return TrafficErrors.disabled(host);
   const unimplemented = unimplementedSteering(lb.steering_policy);
   if (unimplemented !== undefined) return TrafficErrors.steeringNotImplemented(unimplemented);
-  const pools = resolved.fallback ? [...resolved.pools, resolved.fallback] : resolved.pools;
-  const snapshots = deps.health.snapshots(pools);
-  if (snapshots instanceof Map) return steer(deps, req, https, resolved, snapshots);
-  return snapshots.then((health) => steer(deps, req, https, resolved, health));
+  const snapshots = deps.health.snapshots(poolsWithFallback(resolved));
+  if (snapshots instanceof Promise) return snapshots.then((health) => steer(deps, req, https, resolved, health));
+  return steer(deps, req, https, resolved, snapshots);
+}
+
+/** A resolved load balancer's pools and fallback pool: one array per resolved entry (read per request). */
+const allPools = new WeakMap<ResolvedLoadBalancer, readonly Pool[]>();
+function poolsWithFallback(resolved: ResolvedLoadBalancer): readonly Pool[] {
+  if (!resolved.fallback) return resolved.pools;
+  let pools = allPools.get(resolved);
+  if (!pools) allPools.set(resolved, (pools = [...resolved.pools, resolved.fallback]));
+  return pools;
 }
 
 function steer(
