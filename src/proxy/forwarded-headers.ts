@@ -1,3 +1,4 @@
+import { hostnameOf } from '../shared/hostname.ts';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { RequestView } from './route.ts';
 
@@ -30,6 +31,7 @@ export function incomingView(req: IncomingMessage): RequestView {
   const address = clientAddress(req);
   return {
     host: req.headers.host,
+    hostname: hostnameOf(req.headers.host),
     target: req.url ?? '/',
     clientAddress: address,
     header: (name) => {

@@ -4,6 +4,8 @@ import type { ErrorAnswer } from './error-answers.ts';
 /** What routing reads of a request, from node:http's IncomingMessage or the raw data plane's parsed head. */
 export interface RequestView {
   host: string | undefined;
+  /** The hostname of `host` as every listener compares it (shared/hostname.ts's hostnameOf), read once. */
+  hostname: string;
   /** The request target as sent (origin form `/path?query`, or absolute form). */
   target: string;
   clientAddress: string;

@@ -105,9 +105,7 @@ export class ProxyServer {
     const host: ClientHost = {
       deps,
       coarseClock,
-      servedElsewhere: hostHandler
-        ? (hostHeader, target) => hostHandler.claims(hostnameOf(hostHeader), target)
-        : () => false,
+      servedElsewhere: hostHandler ? (hostname, target) => hostHandler.claims(hostname, target) : () => false,
       forget: (connection) => connections.delete(connection),
       https: options.tls !== undefined,
       handOff: (socket, unread) => {

@@ -5,10 +5,10 @@ import {
   type ErrorAnswer,
   type ProxyRoute,
   type ProxyTarget,
+  type RequestView,
 } from '../../proxy/index.ts';
 import type { EgressPolicy } from '../../egress/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { hostnameOf } from '../../shared/hostname.ts';
 
 /**
  * Workers routes and Custom Domains as the traffic port sees them (injected by the platform: the table
@@ -71,9 +71,10 @@ export class FunctionRouter {
     return this.#routes.match(hostname, target, https) !== undefined;
   }
 
-  /** The route for a request a script serves (`host`: the Host header as sent); undefined: none does. */
-  route(host: string | undefined, target: string, https: boolean): ProxyRoute | ErrorAnswer | undefined {
-    const script = this.#routes.match(hostnameOf(host), target, https);
+  /** The route for a request a script serves; undefined: none does. */
+  route(request: RequestView, https: boolean): ProxyRoute | ErrorAnswer | undefined {
+    const script = this.#routes.match(request.hostname, request.target, https);
+    const host = request.host;
     if (script === undefined) return undefined;
     // The script's request.url is built from the Host as sent: one no URL can hold is the client's mistake.
     if (host !== undefined && !isValidHostHeader(host)) return TrafficErrors.badHost();

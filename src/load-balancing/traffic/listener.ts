@@ -98,8 +98,7 @@ export class TrafficListener {
     const common = {
       host: options.host,
       route: functions
-        ? (request: Request, https: boolean) =>
-            functions.route(request.host, request.target, https) ?? routeRequest(routing, request, https)
+        ? (request: Request, https: boolean) => functions.route(request, https) ?? routeRequest(routing, request, https)
         : (request: Request, https: boolean) => routeRequest(routing, request, https),
       egress: options.egress,
       settings: options.settings,

@@ -6,7 +6,6 @@ import {
   type HeaderSessions,
   type Pin,
 } from './affinity.ts';
-import { hostnameOf } from '../../shared/hostname.ts';
 import {
   TrafficErrors,
   type EndpointRegistry,
@@ -76,7 +75,7 @@ export interface RouterDeps {
  * request), and with a Promise when one of them has to be read.
  */
 export function routeRequest(deps: RouterDeps, req: RequestView, https: boolean): RouteResult | Promise<RouteResult> {
-  const host = hostnameOf(req.host);
+  const host = req.hostname;
   const cached = deps.routes.peek(host);
   if (cached) return routeResolved(deps, req, https, host, cached.value);
   return deps.routes.resolve(host).then((resolved) => routeResolved(deps, req, https, host, resolved));

@@ -1,3 +1,4 @@
+import { hostnameOf } from '../../shared/hostname.ts';
 import type { Socket } from 'node:net';
 import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
@@ -28,7 +29,7 @@ export interface ClientHost {
   /** Gives the connection to node:http (upgrades, HTTP/1.0, Expect), with the bytes not yet handled. */
   handOff(socket: Socket, unread: Buffer | undefined): void;
   /** Whether a request for this Host is served by the listener's host handler (public buckets) on node:http. */
-  servedElsewhere(host: string | undefined, target: string): boolean;
+  servedElsewhere(hostname: string, target: string): boolean;
   forget(connection: ClientConnection): void;
   /** The connections came over TLS (the traffic TLS port): X-Forwarded-Proto and cookie attributes. */
   https: boolean;
@@ -60,6 +61,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
   #buffer: Buffer | undefined;
   #scanFrom = 0;
   #request: RequestHead | undefined;
+  /** The hostname of the request being served (hostnameOf its Host header). */
+  #hostname = '';
   readonly #bodyFramer = new BodyFramer();
   #exchange: ProxyExchange | undefined;
   #readingHeads = false;
@@ -109,6 +112,10 @@ export class ClientConnection implements ExchangeClient, RequestView {
   // RequestView, for routing.
   get host(): string | undefined {
     return this.#request?.host;
+  }
+
+  get hostname(): string {
+    return this.#hostname;
   }
 
   get target(): string {
@@ -233,11 +240,12 @@ export class ClientConnection implements ExchangeClient, RequestView {
       return false;
     }
     this.#scanFrom = 0;
+    const hostname = hostnameOf(request.host);
     if (
       request.upgrade ||
       request.minor === 0 ||
       request.expect ||
-      this.#host.servedElsewhere(request.host, request.target)
+      this.#host.servedElsewhere(hostname, request.target)
     ) {
       this.#handOff();
       return false;
@@ -245,6 +253,7 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#buffer = end < buffer.length ? buffer.subarray(end) : undefined;
     this.headStartedAt = 0;
     this.#request = request;
+    this.#hostname = hostname;
     this.closeRequested = request.close;
     this.requestComplete = request.body === 'none';
     // The request timeout bounds receiving the request (as node:http's), not a long answer to it.

@@ -211,8 +211,24 @@ export function parseRequestHead(buffer: Buffer, start: number, end: number): Re
 }
 
 /** Header names whose lines a response relay may drop, by length: other lines are never read by name. */
-const DROPPABLE_LENGTHS = new Uint8Array(32);
-for (const name of [...HOP_BY_HOP, 'content-length']) DROPPABLE_LENGTHS[name.length] = 1;
+const DROPPABLE_BY_LENGTH: (string[] | undefined)[] = [];
+for (const name of [...HOP_BY_HOP, 'content-length']) (DROPPABLE_BY_LENGTH[name.length] ??= []).push(name);
+
+/**
+ * The droppable name (lowercase) that the header name at `from` of `buffer`, `length` bytes long, is in any
+ * letter case; undefined for any other name. Compared byte by byte: no string is made of the name.
+ */
+function droppableName(buffer: Buffer, from: number, length: number): string | undefined {
+  const candidates = DROPPABLE_BY_LENGTH[length];
+  if (candidates === undefined) return undefined;
+  for (const candidate of candidates) {
+    let i = 0;
+    // (Names are tokens: setting bit 0x20 lowercases a letter and leaves '-' as it is.)
+    while (i < length && (buffer[from + i]! | 0x20) === candidate.charCodeAt(i)) i++;
+    if (i === length) return candidate;
+  }
+  return undefined;
+}
 
 export function parseResponseHead(buffer: Buffer, start: number, end: number): ResponseHead {
   const stop = end - 4;
@@ -244,9 +260,8 @@ export function parseResponseHead(buffer: Buffer, start: number, end: number): R
   for (let at = fieldsStart; at < length;) {
     const colon = colonAt(buffer, start, stop, at);
     const next = lineEndAt(buffer, start, stop, colon);
-    const nameLength = colon - at;
-    if (nameLength < 32 && DROPPABLE_LENGTHS[nameLength] === 1) {
-      const name = text.slice(at, colon).toLowerCase();
+    const name = droppableName(buffer, start + at, colon - at);
+    if (name !== undefined) {
       if (name === 'content-length') {
         const value = fieldValue(text, colon, next);
         if (contentLength !== undefined && contentLength !== value) throw new HeadError('conflicting Content-Length');
