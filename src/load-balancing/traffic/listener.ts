@@ -89,8 +89,9 @@ export class TrafficListener {
     const behindRoutes = (handler: HostHandler | undefined, https: boolean): HostHandler | undefined =>
       handler && functions
         ? {
+            // (The handler's own claim first: for most requests it is no, and the routes need not be read.)
             claims: (hostname, target) =>
-              !functions.claims(hostname, target, https) && handler.claims(hostname, target),
+              handler.claims(hostname, target) && !functions.claims(hostname, target, https),
             handle: (req, res, next) => handler.handle(req, res, next),
           }
         : handler;
