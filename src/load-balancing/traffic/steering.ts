@@ -54,9 +54,9 @@ interface TakingTraffic {
   enabled: readonly Origin[];
 }
 /**
- * Per pool object (the route cache reads new ones at least every 500 ms) and health snapshot: the origins
- * enabled with a weight, and those of them the monitor does not hold unhealthy. Computed once per snapshot
- * rather than filtered twice per request.
+ * Per pool object (shared and never changed: a configuration change makes new ones, see
+ * load-balancers/directory.ts) and health snapshot: the origins enabled with a weight, and those of them the
+ * monitor does not hold unhealthy. Computed once per snapshot rather than filtered twice per request.
  */
 const takingTraffic = new WeakMap<Pool, TakingTraffic>();
 
