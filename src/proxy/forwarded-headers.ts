@@ -1,5 +1,5 @@
-import { hostnameOf } from '../shared/hostname.ts';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { hostnameOf } from '../shared/hostname.ts';
 import type { RequestView } from './route.ts';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 7.6.1); upgrades add theirs back. */

@@ -74,8 +74,8 @@ export class FunctionRouter {
   /** The route for a request a script serves; undefined: none does. */
   route(request: RequestView, https: boolean): ProxyRoute | ErrorAnswer | undefined {
     const script = this.#routes.match(request.hostname, request.target, https);
-    const host = request.host;
     if (script === undefined) return undefined;
+    const host = request.host;
     // The script's request.url is built from the Host as sent: one no URL can hold is the client's mistake.
     if (host !== undefined && !isValidHostHeader(host)) return TrafficErrors.badHost();
     const endpoint = this.#functionsEndpoint();

@@ -29,7 +29,7 @@ export class HealthSource {
   readonly #pending = new Map<string, Promise<PoolHealthSnapshot>>();
   readonly #unsubscribe: () => void;
   readonly #clock: Clock;
-  /** The last synchronous answer per list of pools (the route cache keeps one list per load balancer). */
+  /** The last synchronous answer per list of pools (the router keeps one list per resolved load balancer). */
   readonly #lastAnswer = new WeakMap<readonly Pool[], ReadonlyMap<string, PoolHealthSnapshot>>();
 
   constructor(reader: HealthReader, bus: HealthEventBus, clock: Clock) {

@@ -1,5 +1,5 @@
-import { hostnameOf } from '../../shared/hostname.ts';
 import type { Socket } from 'node:net';
+import { hostnameOf } from '../../shared/hostname.ts';
 import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, whenRouted, type RequestView, type RouteResult } from '../route.ts';

@@ -273,7 +273,8 @@ export function parseResponseHead(buffer: Buffer, start: number, end: number): R
         chunked = /(?:^|,)\s*chunked\s*$/i.test(fieldValue(text, colon, next));
         if (!chunked) head.close = true;
         lines.push(at, next + 2, TE_LINE);
-      } else if (HOP_BY_HOP.has(name)) {
+      } else {
+        // (Any other droppable name is hop-by-hop.)
         if (name === 'connection') readConnection(fieldValue(text, colon, next), head);
         lines.push(at, next + 2, HOP_LINE);
       }
