@@ -59,8 +59,7 @@ export function downstreamHead(
   setCookie: string | undefined,
   close: boolean,
 ): string {
-  const reason = response.reason || STATUS_CODES[response.status] || '';
-  let head = `HTTP/1.1 ${response.status} ${reason}\r\n`;
+  let head = statusLine(response);
   const { text, lines } = response;
   const chunked = response.framing === 'chunked';
   let from = response.fieldsStart;
@@ -78,6 +77,61 @@ export function downstreamHead(
   if (setCookie) head += `set-cookie: ${setCookie}\r\n`;
   if (close) head += 'connection: close\r\n';
   return `${head}\r\n`;
+}
+
+/**
+ * What `downstreamHead` gives, followed by the body bytes the same read brought, as one buffer for one write.
+ * `buffer` holds the origin's head from offset 0 (as parsed) and then the body up to `bodyEnd`. The kept
+ * lines are copied from the origin's bytes in runs (the status line too when it already reads as the one
+ * `downstreamHead` writes): no string is made of the head and only added lines are encoded. With no line
+ * added, the last run goes on through the blank line and the body.
+ */
+export function downstreamResponse(
+  response: ResponseHead,
+  hasBody: boolean,
+  setCookie: string | undefined,
+  close: boolean,
+  buffer: Buffer,
+  bodyEnd: number,
+): Buffer {
+  const { text, lines } = response;
+  const chunked = response.framing === 'chunked';
+  // (A status below 100, e.g. `012`, would not read back the same.)
+  const status = response.minor === 1 && response.reason !== '' && response.status >= 100 ? '' : statusLine(response);
+  let added = setCookie ? `set-cookie: ${setCookie}\r\n` : '';
+  if (close) added += 'connection: close\r\n';
+  // The kept runs of the origin's head as [from, to) offsets; then the rest of the head from `from`.
+  const runs: number[] = [];
+  let from = status === '' ? 0 : response.fieldsStart;
+  let size = status.length + added.length;
+  for (let i = 0; i < lines.length; i += 3) {
+    const kind = lines[i + 2];
+    if (kind === TE_LINE ? chunked && hasBody : kind === LENGTH_LINE && !chunked) continue;
+    const start = lines[i]!;
+    if (start > from) {
+      runs.push(from, start);
+      size += start - from;
+    }
+    from = lines[i + 1]!;
+  }
+  // Where the blank line that ends the head starts (the last line's CRLF comes before it).
+  const blankLine = text.length + 2;
+  size += bodyEnd - from;
+  const out = Buffer.allocUnsafe(size);
+  let at = status === '' ? 0 : out.write(status, 0, 'latin1');
+  for (let i = 0; i < runs.length; i += 2) at += buffer.copy(out, at, runs[i]!, runs[i + 1]!);
+  if (added === '') {
+    buffer.copy(out, at, from, bodyEnd);
+    return out;
+  }
+  if (from < blankLine) at += buffer.copy(out, at, from, blankLine);
+  at += out.write(added, at, 'latin1');
+  buffer.copy(out, at, Math.max(from, blankLine), bodyEnd);
+  return out;
+}
+
+function statusLine(response: ResponseHead): string {
+  return `HTTP/1.1 ${response.status} ${response.reason || STATUS_CODES[response.status] || ''}\r\n`;
 }
 
 /** One of the data plane's own answers (Cloudflare's shape) as HTTP/1.1 head and body, to write as latin1. */

@@ -13,7 +13,7 @@ import {
   type RequestHead,
   type ResponseHead,
 } from './head-parser.ts';
-import { downstreamHead, upstreamHead } from './heads.ts';
+import { downstreamHead, downstreamResponse, upstreamHead } from './heads.ts';
 import { OriginConnection, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
@@ -236,7 +236,6 @@ export class ProxyExchange implements OriginUser {
     client.markActive();
     this.#closeClient = client.closeRequested || !client.requestComplete || (hasBody && response.framing === 'close');
     const cookie = this.#target === route.target ? route.setCookie : route.retryCookie(this.#target);
-    const head = downstreamHead(response, hasBody, cookie, this.#closeClient);
     let taken: number;
     try {
       taken = this.#framer.consume(buffer, end);
@@ -251,18 +250,14 @@ export class ProxyExchange implements OriginUser {
     }
     if (end + taken < buffer.length) this.#originReusable = false;
     let flowing: boolean;
-    if (taken === 0) {
-      flowing = client.socket.write(head, 'latin1');
-    } else if (taken <= COALESCE_BYTES) {
+    if (taken <= COALESCE_BYTES) {
       // One write (one syscall) for the head and the first body bytes: the whole answer when it is small.
-      const headBytes = Buffer.byteLength(head, 'latin1');
-      const out = Buffer.allocUnsafe(headBytes + taken);
-      out.write(head, 0, 'latin1');
-      buffer.copy(out, headBytes, end, end + taken);
-      flowing = client.socket.write(out);
+      flowing = client.socket.write(
+        downstreamResponse(response, hasBody, cookie, this.#closeClient, buffer, end + taken),
+      );
     } else {
       client.socket.cork();
-      client.socket.write(head, 'latin1');
+      client.socket.write(downstreamHead(response, hasBody, cookie, this.#closeClient), 'latin1');
       flowing = client.socket.write(buffer.subarray(end, end + taken));
       client.socket.uncork();
       this.#noteRetained();
