@@ -12,7 +12,10 @@
 // Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close
 //   --cpu-prof <dir> --ledge-node-flags "<flags>" --perf <dir>] (the flags go to the Node of Ledge and of the
 //   node:tls proxy floor, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
-//   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol)
+//   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol;
+//   --perf-stat <events> counts perf events in each measured run of those two and prints them per request, e.g.
+//   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read";
+//   --node-proxy data-plane runs Ledge's proxy engine alone (bench/tls/data-plane-proxy.ts) in the floor's place)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +39,9 @@ const ROUNDS = number('--rounds', 3);
 const WARM_UP = number('--warm-up', 10);
 const CPU_PROFILE_DIR = text('--cpu-prof');
 const PERF_DIR = text('--perf');
+const PERF_STAT_EVENTS = text('--perf-stat');
+/** What runs as node-proxy: the node:tls proxy floor, or `data-plane` (Ledge's proxy engine alone). */
+const NODE_PROXY = text('--node-proxy') ?? 'floor';
 const LEDGE_NODE_FLAGS = (text('--ledge-node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -100,6 +106,15 @@ interface Measured extends WrkResult {
   cpuUsPerRequest: number;
 }
 
+/** `perf stat -x,` output: each event's count divided by the requests of the run. */
+function printPerEvent(proxy: Proxy, file: string, requests: number): void {
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [count, , event] = line.split(',');
+    if (!event || !/^\d+$/.test(count ?? '')) continue;
+    console.error(`perf stat ${proxy}: ${event} ${(Number(count) / requests).toFixed(2)} per request`);
+  }
+}
+
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'ledge-tls-bench-'));
   const children: ChildProcess[] = [];
@@ -133,7 +148,7 @@ async function main() {
       process.execPath,
       [
         ...LEDGE_NODE_FLAGS,
-        join(ROOT, 'bench/tls/node-tls-proxy-floor.ts'),
+        join(ROOT, NODE_PROXY === 'data-plane' ? 'bench/tls/data-plane-proxy.ts' : 'bench/tls/node-tls-proxy-floor.ts'),
         cert.certificateFile,
         cert.keyFile,
         String(origin),
@@ -180,7 +195,22 @@ async function main() {
             { stdio: 'ignore' },
           )
         : undefined;
+      const statFile = PERF_STAT_EVENTS && measured && perfPids[proxy] ? join(work, `perf-stat-${proxy}.csv`) : '';
+      const stat = statFile
+        ? spawn(
+            'perf',
+            ['stat', '-x', ',', '-e', PERF_STAT_EVENTS!, '-p', String(perfPids[proxy]), '-o', statFile, '--'].concat([
+              'sleep',
+              String(seconds - 1),
+            ]),
+            { stdio: 'ignore' },
+          )
+        : undefined;
       const result = await runWrk(scenario.url(ports[proxy]), { ...scenario.request, hostsFile }, work, seconds);
+      if (stat) {
+        if (stat.exitCode === null) await new Promise((r) => stat.once('exit', r));
+        printPerEvent(proxy, statFile, result.requestsPerSec * (seconds - 1));
+      }
       if (perf) {
         if (perf.exitCode === null) await new Promise((r) => perf.once('exit', r));
         const requests = Math.round(result.requestsPerSec * (seconds - 1));
@@ -251,7 +281,11 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
   }
   console.log('\nTargets: HTTPS >= 80% of HAProxy req/s with p99 <= 1.5x; plain HTTP >= 86%, p99 <= 1.38x.');
   console.log('node-tls: node:tls alone answering 1 KiB (no HTTP parsing, no proxying): the floor of HTTPS in Node.');
-  console.log('node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).');
+  console.log(
+    NODE_PROXY === 'data-plane'
+      ? "node-proxy: Ledge's proxy engine alone (src/proxy/, TLS included) with a fixed route, in a process of its own."
+      : 'node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).',
+  );
 }
 
 /** nginx serving the 1 KiB file (the load balancer's origin for both proxies). */

@@ -1,0 +1,51 @@
+// Ledge's data plane alone: the proxy engine (src/proxy/: ProxyServer, its TLS termination, raw client and
+// origin connections) with a router that always answers the same origin, in a process of its own. Beside
+// the node:tls proxy floor and the whole of Ledge (`npm run bench:https -- --node-proxy data-plane`), it
+// splits what Ledge spends over the floor into the engine's share and the rest's (load balancer routing,
+// steering, health, the platform's process).
+// Usage (by the bench): node bench/tls/data-plane-proxy.ts <certificate.pem> <key.pem> <origin port>;
+// prints its port.
+import { readFileSync } from 'node:fs';
+import { EgressPolicy, parseCidr } from '../../src/egress/index.ts';
+import { Endpoint, ProxyServer, type ProxyRoute, type TlsChoice } from '../../src/proxy/index.ts';
+import { systemClock } from '../../src/shared/clock.ts';
+import { DEFAULT_HTTP_TIMEOUTS } from '../../src/shared/http-timeouts.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+
+const [certificateFile, keyFile, originPort] = process.argv.slice(2);
+const egress = new EgressPolicy({ allow: [parseCidr('127.0.0.1/32')] }, systemClock);
+const endpoint = new Endpoint('127.0.0.1', Number(originPort), 60_000, egress, systemClock);
+const target = { endpoint };
+const route: ProxyRoute = {
+  target,
+  hostFor: () => undefined,
+  retryTarget: () => undefined,
+  retryCookie: () => undefined,
+  answered: () => {},
+};
+const choice: TlsChoice = {
+  kind: 'site',
+  minVersion: 'TLSv1.2',
+  credentials: { cert: readFileSync(certificateFile!, 'utf8'), key: readFileSync(keyFile!, 'utf8') },
+};
+const server = new ProxyServer({
+  host: '127.0.0.1',
+  port: 0,
+  route: () => route,
+  egress,
+  settings: {
+    connectTimeoutMs: 5_000,
+    responseTimeoutMs: 100_000,
+    idleTimeoutMs: 60_000,
+    maxResponseHeaderBytes: 64 * 1024,
+  },
+  httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
+  logger: createLogger('warn', systemClock),
+  portSetting: { flag: '--port', env: 'PORT' },
+  what: 'data plane bench',
+  clock: systemClock,
+  tls: { choose: () => choice },
+});
+await server.start();
+console.log(server.port);
+process.on('SIGTERM', () => process.exit(0));
