@@ -45,11 +45,11 @@ export class HealthSource {
    */
   snapshots(
     pools: readonly Pool[],
+    now = this.#clock.now(),
   ): ReadonlyMap<string, PoolHealthSnapshot> | Promise<ReadonlyMap<string, PoolHealthSnapshot>> {
-    const now = this.#clock.now();
     // The hot path asks again and again for the same pools, whose snapshots change about once a second.
     const last = this.#lastAnswer.get(pools);
-    if (last && pools.every((pool) => this.peek(pool.id, now) === last.get(pool.id))) return last;
+    if (last && this.#unchanged(pools, last, now)) return last;
     const found = new Map<string, PoolHealthSnapshot>();
     const missing: string[] = [];
     for (const pool of pools) {
@@ -65,6 +65,12 @@ export class HealthSource {
       missing.forEach((id, index) => found.set(id, loaded[index]!));
       return found;
     });
+  }
+
+  /** Whether every pool's fresh snapshot is the one in `last`. */
+  #unchanged(pools: readonly Pool[], last: ReadonlyMap<string, PoolHealthSnapshot>, now: number): boolean {
+    for (const pool of pools) if (this.peek(pool.id, now) !== last.get(pool.id)) return false;
+    return true;
   }
 
   peek(poolId: string, now = this.#clock.now()): PoolHealthSnapshot | undefined {

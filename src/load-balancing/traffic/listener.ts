@@ -81,6 +81,7 @@ export class TrafficListener {
       endpoints: new EndpointRegistry(options.settings.idleTimeoutMs, options.egress, options.clock),
       sessions: new HeaderSessions(options.clock),
       random: Math.random,
+      clock: options.clock,
     };
     const functions = options.functionRoutes
       ? new FunctionRouter(options.functionRoutes, options.settings.idleTimeoutMs, options.egress, options.clock)

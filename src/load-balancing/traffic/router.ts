@@ -19,6 +19,7 @@ import type { Pool } from '../pool-schemas.ts';
 import type { RouteCache } from './route-cache.ts';
 import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext, type Target } from './steering.ts';
 import type { Random } from './weighted-pick.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 /** Where a request goes, and what the session affinity needs written back: the proxy engine's route. */
 export class Route implements ProxyRoute<Target> {
@@ -45,7 +46,8 @@ export class Route implements ProxyRoute<Target> {
 
   /** Another origin after a connection failure, by the same steering (the failed one avoided). */
   retryTarget(failed: Target): Target | undefined {
-    return chooseTarget(this.ctx, failed);
+    // (At the time of the retry, not of the request: passive health may have changed since.)
+    return chooseTarget({ ...this.ctx, now: undefined }, failed);
   }
 
   /** A cookie session whose first origin failed is pinned to the one that answered. */
@@ -66,6 +68,8 @@ export interface RouterDeps {
   endpoints: EndpointRegistry;
   sessions: HeaderSessions;
   random: Random;
+  /** The data plane's time (the listener's clock, which the caches and endpoints read too). */
+  clock: Clock;
 }
 
 /**
@@ -76,8 +80,10 @@ export interface RouterDeps {
  */
 export function routeRequest(deps: RouterDeps, req: RequestView, https: boolean): RouteResult | Promise<RouteResult> {
   const host = req.hostname;
-  const cached = deps.routes.peek(host);
-  if (cached) return routeResolved(deps, req, https, host, cached.value);
+  // One reading of the clock for the route cache, the health snapshots and passive health.
+  const now = deps.clock.now();
+  const cached = deps.routes.peek(host, now);
+  if (cached) return routeResolved(deps, req, https, host, cached.value, now);
   return deps.routes.resolve(host).then((resolved) => routeResolved(deps, req, https, host, resolved));
 }
 
@@ -87,15 +93,18 @@ function routeResolved(
   https: boolean,
   host: string,
   resolved: ResolvedLoadBalancer | undefined,
+  now = deps.clock.now(),
 ): RouteResult | Promise<RouteResult> {
   if (!resolved) return TrafficErrors.unknownHost(host);
   const lb = resolved.loadBalancer;
   if (!lb.enabled) return TrafficErrors.disabled(host);
   const unimplemented = unimplementedSteering(lb.steering_policy);
   if (unimplemented !== undefined) return TrafficErrors.steeringNotImplemented(unimplemented);
-  const snapshots = deps.health.snapshots(poolsWithFallback(resolved));
-  if (snapshots instanceof Promise) return snapshots.then((health) => steer(deps, req, https, resolved, health));
-  return steer(deps, req, https, resolved, snapshots);
+  const snapshots = deps.health.snapshots(poolsWithFallback(resolved), now);
+  if (snapshots instanceof Promise) {
+    return snapshots.then((health) => steer(deps, req, https, resolved, health, deps.clock.now()));
+  }
+  return steer(deps, req, https, resolved, snapshots, now);
 }
 
 /** A resolved load balancer's pools and fallback pool: one array per resolved entry (read per request). */
@@ -113,6 +122,7 @@ function steer(
   https: boolean,
   resolved: ResolvedLoadBalancer,
   health: ReadonlyMap<string, PoolHealthSnapshot>,
+  now: number,
 ): RouteResult {
   const lb = resolved.loadBalancer;
   const ctx: SteeringContext = {
@@ -121,6 +131,8 @@ function steer(
     clientAddress: req.clientAddress,
     endpoints: deps.endpoints,
     random: deps.random,
+    avoidFailing: true,
+    now,
   };
 
   const mode = affinityMode(lb);

@@ -14,9 +14,9 @@ export function unimplementedSteering(policy: string | undefined): string | unde
 
 /** Where one attempt goes. */
 export interface Target {
-  pool: Pool;
-  origin: Origin;
-  endpoint: Endpoint;
+  readonly pool: Pool;
+  readonly origin: Origin;
+  readonly endpoint: Endpoint;
 }
 
 export interface SteeringContext {
@@ -45,7 +45,11 @@ export function usableOrigins(
   if (ignoreHealth || !ctx.avoidFailing) return origins;
   const now = ctx.now ?? ctx.endpoints.clock.now();
   const failing = (origin: Origin) => isFailing(ctx.endpoints.for(origin), now);
-  return origins.some(failing) ? origins.filter((origin) => !failing(origin)) : origins;
+  // (A loop first: on the hot path no origin is failing, and no closure or array is made.)
+  for (const origin of origins) {
+    if (isFailing(ctx.endpoints.for(origin), now)) return origins.filter((candidate) => !failing(candidate));
+  }
+  return origins;
 }
 
 interface TakingTraffic {
@@ -88,12 +92,11 @@ export function poolIsServing(ctx: SteeringContext, pool: Pool, snapshot: PoolHe
  * adaptive_routing.failover_across_pools. `hashAll` forces hash steering (ip_cookie's first pick).
  */
 export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = false): Target | undefined {
-  // Origins that just refused a connection are passed over while any other can take the request.
-  const now = ctx.endpoints.clock.now();
-  return (
-    chooseAmong({ ...ctx, avoidFailing: true, now }, avoid, hashAll) ??
-    chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll)
-  );
+  // Origins that just refused a connection are passed over while any other can take the request. (A context
+  // that already avoids them at a given time, as the router makes one per request, is used as it is.)
+  const now = ctx.now ?? ctx.endpoints.clock.now();
+  const avoiding = ctx.avoidFailing === true && ctx.now === now ? ctx : { ...ctx, avoidFailing: true, now };
+  return chooseAmong(avoiding, avoid, hashAll) ?? chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll);
 }
 
 function chooseAmong(ctx: SteeringContext, avoid: Target | undefined, hashAll: boolean): Target | undefined {
@@ -102,9 +105,10 @@ function chooseAmong(ctx: SteeringContext, avoid: Target | undefined, hashAll: b
     const same = chooseOrigin(ctx, avoid.pool, avoid.endpoint, hashAll);
     if (same || !resolved.loadBalancer.adaptive_routing?.failover_across_pools) return same;
   }
-  const serving = resolved.pools.filter(
-    (pool) => pool.id !== avoid?.pool.id && poolIsServing(ctx, pool, ctx.health.get(pool.id)),
-  );
+  const serving: Pool[] = [];
+  for (const pool of resolved.pools) {
+    if (pool.id !== avoid?.pool.id && poolIsServing(ctx, pool, ctx.health.get(pool.id))) serving.push(pool);
+  }
   for (const pool of orderPools(ctx, serving)) {
     const target = chooseOrigin(ctx, pool, avoid?.endpoint, hashAll);
     if (target) return target;
@@ -155,17 +159,35 @@ export function chooseOrigin(
 ): Target | undefined {
   let origins = usableOrigins(ctx, pool, ctx.health.get(pool.id), ignoreHealth);
   if (avoid) origins = origins.filter((origin) => ctx.endpoints.for(origin) !== avoid);
-  const weight = (origin: Origin) => origin.weight;
   let origin: Origin | undefined;
   const policy = hashAll ? 'hash' : (pool.origin_steering?.policy ?? 'random');
   if (origins.length === 1) origin = origins[0];
-  else if (policy === 'hash') origin = pickByHash(origins, ctx.clientAddress, (o) => o.name, weight);
+  else if (policy === 'hash') origin = pickByHash(origins, ctx.clientAddress, (o) => o.name, originWeight);
   else if (policy === 'least_outstanding_requests')
-    origin = pickLeastLoaded(origins, (o) => ctx.endpoints.for(o).outstanding, weight, ctx.random);
+    origin = pickLeastLoaded(origins, (o) => ctx.endpoints.for(o).outstanding, originWeight, ctx.random);
   else if (policy === 'least_connections')
-    origin = pickLeastLoaded(origins, (o) => ctx.endpoints.for(o).connections, weight, ctx.random);
-  else origin = pickWeighted(origins, weight, ctx.random);
-  return origin ? { pool, origin, endpoint: ctx.endpoints.for(origin) } : undefined;
+    origin = pickLeastLoaded(origins, (o) => ctx.endpoints.for(o).connections, originWeight, ctx.random);
+  else origin = pickWeighted(origins, originWeight, ctx.random);
+  return origin ? targetOf(ctx.endpoints, pool, origin) : undefined;
+}
+
+function originWeight(origin: Origin): number {
+  return origin.weight;
+}
+
+/**
+ * Targets are never changed once made: one per origin object (of one pool object, see `takingTraffic`) and
+ * endpoint is kept, rather than a new one per request.
+ */
+const targets = new WeakMap<Origin, Target>();
+
+function targetOf(endpoints: EndpointRegistry, pool: Pool, origin: Origin): Target {
+  const endpoint = endpoints.for(origin);
+  const known = targets.get(origin);
+  if (known && known.pool === pool && known.endpoint === endpoint) return known;
+  const target: Target = { pool, origin, endpoint };
+  targets.set(origin, target);
+  return target;
 }
 
 /**
@@ -184,5 +206,5 @@ export function pinnedTarget(steering: SteeringContext, poolId: string, originNa
   if (!isFallbackOnly && !poolIsServing(ctx, pool, snapshot)) return undefined;
   if (isFallbackOnly && resolved.pools.some((p) => poolIsServing(ctx, p, ctx.health.get(p.id)))) return undefined;
   const origin = usableOrigins(ctx, pool, snapshot).find((candidate) => candidate.name === originName);
-  return origin ? { pool, origin, endpoint: ctx.endpoints.for(origin) } : undefined;
+  return origin ? targetOf(ctx.endpoints, pool, origin) : undefined;
 }
