@@ -64,3 +64,38 @@ describe('the header lines of a response head', () => {
     }
   });
 });
+
+describe('the status line of a response head', () => {
+  const parse = (line: string) => {
+    const head = Buffer.from(`xx ${line}\r\nContent-Length: 0\r\n\r\n`, 'latin1');
+    return parseResponseHead(head, 3, head.length);
+  };
+
+  it('reads the version, the status and the reason, which may be empty, absent or unusual', () => {
+    expect(parse('HTTP/1.1 200 OK')).toMatchObject({ minor: 1, status: 200, reason: 'OK' });
+    expect(parse('HTTP/1.0 404 Not Found')).toMatchObject({ minor: 0, status: 404, reason: 'Not Found' });
+    expect(parse('HTTP/1.1 503')).toMatchObject({ status: 503, reason: '' });
+    expect(parse('HTTP/1.1 204 ')).toMatchObject({ status: 204, reason: '' });
+    expect(parse('HTTP/1.1 299 A\tb \xe9\xff ~')).toMatchObject({ status: 299, reason: 'A\tb \xe9\xff ~' });
+  });
+
+  it('refuses any other version, a status not of three digits, a reason not after one space, a control', () => {
+    for (const line of [
+      'HTTP/1.2 200 OK',
+      'HTTP/2 200 OK',
+      'http/1.1 200 OK',
+      'HTTP/1.1 20 OK',
+      'HTTP/1.1 2000 OK',
+      'HTTP/1.1 2x0 OK',
+      'HTTP/1.1  200 OK',
+      'HTTP/1.1 200OK',
+      'HTTP/1.1 200\tOK',
+      'HTTP/1.1 200 O\x7fK',
+      'HTTP/1.1 200 O\rK',
+      'HTTP/1.1',
+      '',
+    ]) {
+      expect(() => parse(line), JSON.stringify(line)).toThrow(HeadError);
+    }
+  });
+});

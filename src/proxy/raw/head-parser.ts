@@ -75,7 +75,6 @@ export class HeadError extends Error {}
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const REQUEST_TARGET = /^[\x21-\x7e\x80-\xff]+$/;
 const DIGITS = /^\d{1,15}$/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([\t\x20-\x7e\x80-\xff]*))?$/;
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 
@@ -121,6 +120,29 @@ function byteClass(characters: string, ...ranges: [number, number][]): Uint8Arra
 function firstLineEnd(text: string): number {
   const at = text.indexOf('\r\n');
   return at < 0 ? text.length : at;
+}
+
+/**
+ * The status of a status line `HTTP/1.0` or `HTTP/1.1`, a space, three digits, then nothing or a space and a
+ * reason of field characters (tabs, visible characters, obs-text): `lineEnd` long at `start` of `buffer`
+ * (`text`: the head as latin1). Else a HeadError. Read byte by byte: no regular expression, no slice.
+ */
+function statusOf(buffer: Buffer, start: number, text: string, lineEnd: number): number {
+  const minor = text.charCodeAt(7);
+  if (lineEnd < 12 || !text.startsWith('HTTP/1.') || (minor !== 0x30 && minor !== 0x31) || text[8] !== ' ') {
+    throw new HeadError('malformed status line');
+  }
+  let status = 0;
+  for (let i = 9; i < 12; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) throw new HeadError('malformed status line');
+    status = status * 10 + digit;
+  }
+  if (lineEnd > 12 && text[12] !== ' ') throw new HeadError('malformed status line');
+  for (let i = start + 13; i < start + lineEnd; i++) {
+    if (FIELD_BYTES[buffer[i]!] !== 1) throw new HeadError('malformed status line');
+  }
+  return status;
 }
 
 /** The value of the header line whose colon is at `colon` and which ends at `end`, without surrounding spaces. */
@@ -234,14 +256,12 @@ export function parseResponseHead(buffer: Buffer, start: number, end: number): R
   const stop = end - 4;
   const text = buffer.toString('latin1', start, stop);
   const lineEnd = firstLineEnd(text);
-  // (STATUS_LINE allows no control character.)
-  const statusLine = STATUS_LINE.exec(text.slice(0, lineEnd));
-  if (!statusLine) throw new HeadError('malformed status line');
+  const status = statusOf(buffer, start, text, lineEnd);
   const fieldsStart = lineEnd + 2;
-  const minor = Number(statusLine[1]);
+  const minor = text.charCodeAt(7) - 0x30;
   const head: ResponseHead = {
-    status: Number(statusLine[2]),
-    reason: statusLine[3] ?? '',
+    status,
+    reason: lineEnd > 13 ? text.slice(13, lineEnd) : '',
     minor,
     framing: 'close',
     contentLength: 0,
