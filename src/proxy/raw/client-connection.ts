@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { hostnameOf } from '../../shared/hostname.ts';
 import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
-import { isErrorAnswer, whenRouted, type RequestView, type RouteResult } from '../route.ts';
+import { isErrorAnswer, type RequestView, type RouteResult } from '../route.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
 import { isBorrowed, owned } from './client-socket.ts';
 import type { CoarseClock } from './coarse-clock.ts';
@@ -261,16 +261,26 @@ export class ClientConnection implements ExchangeClient, RequestView {
     if (request.body === 'length') this.#bodyFramer.length(request.contentLength);
     else if (request.body === 'chunked') this.#bodyFramer.chunked();
     this.#state = ROUTING;
-    const deps = this.#host.deps;
-    whenRouted(
-      () => deps.route(this, this.https),
-      (route) => this.#routed(request, route),
-      (error: unknown) => {
-        deps.logger.error('load balancer routing failed', { host: request.host, err: error });
-        if (this.#request === request) this.answer(TrafficErrors.internal());
-      },
-    );
+    // (As route.ts's whenRouted, without its three closures per request.)
+    let route: RouteResult | Promise<RouteResult>;
+    try {
+      route = this.#host.deps.route(this, this.https);
+    } catch (error) {
+      this.#routingFailed(request, error);
+      return true;
+    }
+    if (route instanceof Promise) {
+      route.then(
+        (routed) => this.#routed(request, routed),
+        (error: unknown) => this.#routingFailed(request, error),
+      );
+    } else this.#routed(request, route);
     return true;
+  }
+
+  #routingFailed(request: RequestHead, error: unknown): void {
+    this.#host.deps.logger.error('load balancer routing failed', { host: request.host, err: error });
+    if (this.#request === request) this.answer(TrafficErrors.internal());
   }
 
   #routed(request: RequestHead, route: RouteResult): void {
