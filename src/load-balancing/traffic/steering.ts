@@ -44,10 +44,11 @@ export function usableOrigins(
   const origins = originsTakingTraffic(pool, snapshot, ignoreHealth);
   if (ignoreHealth || !ctx.avoidFailing) return origins;
   const now = ctx.now ?? ctx.endpoints.clock.now();
-  const failing = (origin: Origin) => isFailing(ctx.endpoints.for(origin), now);
-  // (A loop first: on the hot path no origin is failing, and no closure or array is made.)
+  // (A loop first: on the hot path no origin is failing, and no array is made.)
   for (const origin of origins) {
-    if (isFailing(ctx.endpoints.for(origin), now)) return origins.filter((candidate) => !failing(candidate));
+    if (isFailing(ctx.endpoints.for(origin), now)) {
+      return origins.filter((candidate) => !isFailing(ctx.endpoints.for(candidate), now));
+    }
   }
   return origins;
 }
@@ -95,7 +96,7 @@ export function chooseTarget(ctx: SteeringContext, avoid?: Target, hashAll = fal
   // Origins that just refused a connection are passed over while any other can take the request. (A context
   // that already avoids them at a given time, as the router makes one per request, is used as it is.)
   const now = ctx.now ?? ctx.endpoints.clock.now();
-  const avoiding = ctx.avoidFailing === true && ctx.now === now ? ctx : { ...ctx, avoidFailing: true, now };
+  const avoiding = ctx.avoidFailing === true && ctx.now !== undefined ? ctx : { ...ctx, avoidFailing: true, now };
   return chooseAmong(avoiding, avoid, hashAll) ?? chooseAmong({ ...ctx, avoidFailing: false, now }, avoid, hashAll);
 }
 
