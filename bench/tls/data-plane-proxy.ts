@@ -1,12 +1,13 @@
 // Ledge's data plane alone: the proxy engine (src/proxy/: ProxyServer, its TLS termination, raw client and
 // origin connections) with a router that always answers the same origin, in a process of its own. Beside
 // the node:tls proxy floor and the whole of Ledge (`npm run bench:https -- --node-proxy data-plane`), it
-// splits what Ledge spends over the floor into the engine's share and the rest's (load balancer routing,
-// steering, health, the platform's process).
+// splits what Ledge spends over the floor into the engine's share and the rest's (the load balancer's routing:
+// route cache, health snapshots, steering; and the Workers routes and public-bucket claims before it).
 // Usage (by the bench): node bench/tls/data-plane-proxy.ts <certificate.pem> <key.pem> <origin port>;
 // prints its port.
 import { readFileSync } from 'node:fs';
 import { EgressPolicy, parseCidr } from '../../src/egress/index.ts';
+import { DEFAULT_TRAFFIC_SETTINGS } from '../../src/load-balancing/traffic/index.ts';
 import { Endpoint, ProxyServer, type ProxyRoute, type TlsChoice } from '../../src/proxy/index.ts';
 import { systemClock } from '../../src/shared/clock.ts';
 import { DEFAULT_HTTP_TIMEOUTS } from '../../src/shared/http-timeouts.ts';
@@ -14,7 +15,13 @@ import { createLogger } from '../../src/shared/logger.ts';
 
 const [certificateFile, keyFile, originPort] = process.argv.slice(2);
 const egress = new EgressPolicy({ allow: [parseCidr('127.0.0.1/32')] }, systemClock);
-const endpoint = new Endpoint('127.0.0.1', Number(originPort), 60_000, egress, systemClock);
+const endpoint = new Endpoint(
+  '127.0.0.1',
+  Number(originPort),
+  DEFAULT_TRAFFIC_SETTINGS.idleTimeoutMs,
+  egress,
+  systemClock,
+);
 const target = { endpoint };
 const route: ProxyRoute = {
   target,
@@ -33,12 +40,8 @@ const server = new ProxyServer({
   port: 0,
   route: () => route,
   egress,
-  settings: {
-    connectTimeoutMs: 5_000,
-    responseTimeoutMs: 100_000,
-    idleTimeoutMs: 60_000,
-    maxResponseHeaderBytes: 64 * 1024,
-  },
+  // The load balancer's own bounds, as Ledge runs them by default.
+  settings: DEFAULT_TRAFFIC_SETTINGS,
   httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
   logger: createLogger('warn', systemClock),
   portSetting: { flag: '--port', env: 'PORT' },
