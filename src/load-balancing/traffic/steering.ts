@@ -196,7 +196,8 @@ function targetOf(endpoints: EndpointRegistry, pool: Pool, origin: Origin): Targ
  * serving (or the fallback in use), and the origin itself is usable (not even failing passively).
  */
 export function pinnedTarget(steering: SteeringContext, poolId: string, originName: string): Target | undefined {
-  const ctx = { ...steering, avoidFailing: true };
+  // (The router's per-request context already avoids failing origins.)
+  const ctx = steering.avoidFailing === true ? steering : { ...steering, avoidFailing: true };
   const { resolved } = ctx;
   const pool =
     resolved.pools.find((candidate) => candidate.id === poolId) ??

@@ -124,10 +124,10 @@ function firstLineEnd(text: string): number {
 
 /**
  * The status of a status line `HTTP/1.0` or `HTTP/1.1`, a space, three digits, then nothing or a space and a
- * reason of field characters (tabs, visible characters, obs-text): `lineEnd` long at `start` of `buffer`
- * (`text`: the head as latin1). Else a HeadError. Read byte by byte: no regular expression, no slice.
+ * reason of field characters (tabs, visible characters, obs-text): the first `lineEnd` characters of `text`
+ * (a head as latin1). Else a HeadError. Read character by character: no regular expression, no slice.
  */
-function statusOf(buffer: Buffer, start: number, text: string, lineEnd: number): number {
+function statusOf(text: string, lineEnd: number): number {
   const minor = text.charCodeAt(7);
   if (lineEnd < 12 || !text.startsWith('HTTP/1.') || (minor !== 0x30 && minor !== 0x31) || text[8] !== ' ') {
     throw new HeadError('malformed status line');
@@ -139,8 +139,8 @@ function statusOf(buffer: Buffer, start: number, text: string, lineEnd: number):
     status = status * 10 + digit;
   }
   if (lineEnd > 12 && text[12] !== ' ') throw new HeadError('malformed status line');
-  for (let i = start + 13; i < start + lineEnd; i++) {
-    if (FIELD_BYTES[buffer[i]!] !== 1) throw new HeadError('malformed status line');
+  for (let i = 13; i < lineEnd; i++) {
+    if (FIELD_BYTES[text.charCodeAt(i)] !== 1) throw new HeadError('malformed status line');
   }
   return status;
 }
@@ -256,7 +256,7 @@ export function parseResponseHead(buffer: Buffer, start: number, end: number): R
   const stop = end - 4;
   const text = buffer.toString('latin1', start, stop);
   const lineEnd = firstLineEnd(text);
-  const status = statusOf(buffer, start, text, lineEnd);
+  const status = statusOf(text, lineEnd);
   const fieldsStart = lineEnd + 2;
   const minor = text.charCodeAt(7) - 0x30;
   const head: ResponseHead = {

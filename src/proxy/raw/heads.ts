@@ -61,22 +61,32 @@ export function downstreamHead(
 ): string {
   let head = statusLine(response);
   const { text, lines } = response;
-  const chunked = response.framing === 'chunked';
   let from = response.fieldsStart;
   for (let i = 0; i < lines.length; i += 3) {
-    const kind = lines[i + 2];
-    // Only a chunked body keeps its coding line (a body until close is relayed plain); chunked framing
-    // wins over a Content-Length sent with it (RFC 9112 6.3), while HEAD and 304 answers keep theirs.
-    if (kind === TE_LINE ? chunked && hasBody : kind === LENGTH_LINE && !chunked) continue;
+    if (keepsLine(response, lines[i + 2]!, hasBody)) continue;
     const start = lines[i]!;
     if (start > from) head += text.slice(from, start);
     from = lines[i + 1]!;
   }
   // The head's last line has no CRLF in `text`.
   if (from < text.length) head += `${text.slice(from)}\r\n`;
-  if (setCookie) head += `set-cookie: ${setCookie}\r\n`;
-  if (close) head += 'connection: close\r\n';
-  return `${head}\r\n`;
+  return `${head}${addedLines(setCookie, close)}\r\n`;
+}
+
+/**
+ * Whether a droppable line of this kind is relayed all the same: only a chunked body keeps its coding line (a
+ * body until close is relayed plain); chunked framing wins over a Content-Length sent with it (RFC 9112 6.3),
+ * while HEAD and 304 answers keep theirs.
+ */
+function keepsLine(response: ResponseHead, kind: number, hasBody: boolean): boolean {
+  const chunked = response.framing === 'chunked';
+  return kind === TE_LINE ? chunked && hasBody : kind === LENGTH_LINE && !chunked;
+}
+
+/** The lines the relay adds at the end of the head: the affinity cookie, the close of this connection. */
+function addedLines(setCookie: string | undefined, close: boolean): string {
+  const cookie = setCookie ? `set-cookie: ${setCookie}\r\n` : '';
+  return close ? `${cookie}connection: close\r\n` : cookie;
 }
 
 /**
@@ -95,18 +105,15 @@ export function downstreamResponse(
   bodyEnd: number,
 ): Buffer {
   const { text, lines } = response;
-  const chunked = response.framing === 'chunked';
   // (A status below 100, e.g. `012`, would not read back the same.)
   const status = response.minor === 1 && response.reason !== '' && response.status >= 100 ? '' : statusLine(response);
-  let added = setCookie ? `set-cookie: ${setCookie}\r\n` : '';
-  if (close) added += 'connection: close\r\n';
+  const added = addedLines(setCookie, close);
   // The kept runs of the origin's head as [from, to) offsets; then the rest of the head from `from`.
   const runs: number[] = [];
   let from = status === '' ? 0 : response.fieldsStart;
   let size = status.length + added.length;
   for (let i = 0; i < lines.length; i += 3) {
-    const kind = lines[i + 2];
-    if (kind === TE_LINE ? chunked && hasBody : kind === LENGTH_LINE && !chunked) continue;
+    if (keepsLine(response, lines[i + 2]!, hasBody)) continue;
     const start = lines[i]!;
     if (start > from) {
       runs.push(from, start);
