@@ -364,9 +364,16 @@ async function startLedge(dataDir: string) {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const line = await new Promise<string>((resolveLine) =>
-    createInterface({ input: child.stdout! }).once('line', resolveLine),
-  );
+  // (The first JSON line: V8 tracing flags in --ledge-node-flags print to stdout too.)
+  const line = await new Promise<string>((resolveLine) => {
+    const lines = createInterface({ input: child.stdout! });
+    const onLine = (text: string) => {
+      if (!text.startsWith('{')) return;
+      lines.off('line', onLine);
+      resolveLine(text);
+    };
+    lines.on('line', onLine);
+  });
   const info = JSON.parse(line) as {
     api_url: string;
     traffic_port: number;

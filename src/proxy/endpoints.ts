@@ -40,6 +40,7 @@ export class Endpoint {
   /** A connection to it failed: it is passed over for PASSIVE_FAILURE_MS. */
   markFailed(): void {
     this.failedAt = this.clock.now();
+    passiveFailureCount++;
   }
 
   /**
@@ -95,6 +96,13 @@ export class Endpoint {
  * probe marks it down. After that the next request tries it again.
  */
 export const PASSIVE_FAILURE_MS = 2_000;
+
+/** Connection failures marked so far in this process: what steering worked out ahead is stale once it moves. */
+let passiveFailureCount = 0;
+
+export function passiveFailures(): number {
+  return passiveFailureCount;
+}
 
 export function isFailing(endpoint: Endpoint, now: number): boolean {
   return endpoint.failedAt !== 0 && now - endpoint.failedAt < PASSIVE_FAILURE_MS;

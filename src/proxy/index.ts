@@ -9,7 +9,14 @@ export type { HostHandler } from './host-handler.ts';
 export { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 export { proxyUpgrade } from './websocket-proxy.ts';
 export { ClientConnection, type ClientHost } from './raw/client-connection.ts';
-export { Endpoint, EndpointRegistry, isFailing, type Origin } from './endpoints.ts';
+export {
+  Endpoint,
+  EndpointRegistry,
+  isFailing,
+  PASSIVE_FAILURE_MS,
+  passiveFailures,
+  type Origin,
+} from './endpoints.ts';
 export { TrafficErrors, type ErrorAnswer } from './error-answers.ts';
 export { isValidHostHeader } from './forwarded-headers.ts';
 export type { ProxyRoute, ProxyTarget, RequestView, RouteResult, Router } from './route.ts';

@@ -29,6 +29,8 @@ export class HealthSource {
   readonly #pending = new Map<string, Promise<PoolHealthSnapshot>>();
   readonly #unsubscribe: () => void;
   readonly #clock: Clock;
+  /** Moves whenever a cached snapshot is dropped or replaced: what was worked out from the old ones is stale. */
+  #version = 0;
   /** The last synchronous answer per list of pools (the router keeps one list per resolved load balancer). */
   readonly #lastAnswer = new WeakMap<readonly Pool[], ReadonlyMap<string, PoolHealthSnapshot>>();
 
@@ -73,12 +75,24 @@ export class HealthSource {
     return true;
   }
 
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Until when these snapshots are fresh (then they are read again). */
+  freshUntil(snapshots: ReadonlyMap<string, PoolHealthSnapshot>): number {
+    let until = Number.POSITIVE_INFINITY;
+    for (const snapshot of snapshots.values()) until = Math.min(until, snapshot.at + HEALTH_TTL_MS);
+    return until;
+  }
+
   peek(poolId: string, now = this.#clock.now()): PoolHealthSnapshot | undefined {
     const snapshot = this.#cache.get(poolId);
     return snapshot && now - snapshot.at < HEALTH_TTL_MS ? snapshot : undefined;
   }
 
   clear(): void {
+    this.#version++;
     this.#cache.clear();
     this.#pending.clear();
   }
@@ -89,6 +103,7 @@ export class HealthSource {
   }
 
   #forget(poolId: string): void {
+    this.#version++;
     this.#cache.delete(poolId);
     this.#pending.delete(poolId);
   }
@@ -103,6 +118,7 @@ export class HealthSource {
       const snapshot = { poolHealthy: pool?.healthy ?? true, unhealthyOrigins, at: this.#clock.now() };
       // Only kept if no event dropped this pool while it was read.
       if (this.#pending.get(poolId) === pending) {
+        this.#version++;
         this.#cache.set(poolId, snapshot);
         this.#pending.delete(poolId);
       }

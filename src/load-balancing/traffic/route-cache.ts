@@ -1,14 +1,17 @@
 import { toResolved, type LoadBalancerDirectory, type ResolvedLoadBalancer } from './directory.ts';
 import type { Clock } from '../../shared/clock.ts';
+import type { SteeringPlan } from './steering-plan.ts';
 
 /** Entries are re-read at least this often, so a configuration change is seen within 1 s even unsignalled. */
 const ROUTE_TTL_MS = 500;
 /** Hostnames nobody configured are remembered too (scanners), but the cache stays bounded. */
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
-  value: ResolvedLoadBalancer | undefined;
-  at: number;
+export interface RouteCacheEntry {
+  readonly value: ResolvedLoadBalancer | undefined;
+  readonly at: number;
+  /** The router's steering worked out for this entry's load balancer (it goes with the entry). */
+  plan: SteeringPlan | undefined;
 }
 
 /**
@@ -18,7 +21,7 @@ interface Entry {
  */
 export class RouteCache {
   readonly #directory: LoadBalancerDirectory;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, RouteCacheEntry>();
   readonly #pending = new Map<string, Promise<ResolvedLoadBalancer | undefined>>();
   #generation = 0;
   readonly #unsubscribe: () => void;
@@ -31,7 +34,7 @@ export class RouteCache {
   }
 
   /** The cached answer when fresh (no await on the hot path), else undefined. */
-  peek(hostname: string, now = this.#clock.now()): Entry | undefined {
+  peek(hostname: string, now = this.#clock.now()): RouteCacheEntry | undefined {
     const entry = this.#entries.get(hostname);
     return entry && now - entry.at < ROUTE_TTL_MS ? entry : undefined;
   }
@@ -73,6 +76,6 @@ export class RouteCache {
 
   #store(hostname: string, value: ResolvedLoadBalancer | undefined): void {
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(hostname, { value, at: this.#clock.now() });
+    this.#entries.set(hostname, { value, at: this.#clock.now(), plan: undefined });
   }
 }

@@ -7,60 +7,21 @@ import {
   type Pin,
 } from './affinity.ts';
 import {
+  passiveFailures,
   TrafficErrors,
   type EndpointRegistry,
-  type ProxyRoute,
   type RequestView,
   type RouteResult,
 } from '../../proxy/index.ts';
 import type { HealthSource, PoolHealthSnapshot } from './health-source.ts';
 import type { ResolvedLoadBalancer } from './directory.ts';
+import { Route } from './lb-route.ts';
 import type { Pool } from '../pool-schemas.ts';
-import type { RouteCache } from './route-cache.ts';
-import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext, type Target } from './steering.ts';
+import type { RouteCache, RouteCacheEntry } from './route-cache.ts';
+import { makePlan, planHolds, plannedRoute } from './steering-plan.ts';
+import { chooseTarget, pinnedTarget, unimplementedSteering, type SteeringContext } from './steering.ts';
 import type { Random } from './weighted-pick.ts';
 import type { Clock } from '../../shared/clock.ts';
-
-/** Where a request goes, and what the session affinity needs written back: the proxy engine's route. */
-export class Route implements ProxyRoute<Target> {
-  readonly ctx: SteeringContext;
-  readonly target: Target;
-  /** Set-Cookie for a new cookie session. */
-  readonly setCookie: string | undefined;
-  /** Header-affinity key to record once the origin answered. */
-  readonly headerKey: string | undefined;
-  readonly #sessions: HeaderSessions;
-
-  constructor(ctx: SteeringContext, target: Target, sessions: HeaderSessions, setCookie?: string, headerKey?: string) {
-    this.ctx = ctx;
-    this.target = target;
-    this.#sessions = sessions;
-    this.setCookie = setCookie;
-    this.headerKey = headerKey;
-  }
-
-  /** The origin's `header.Host`, when set, replaces the client's. */
-  hostFor(target: Target): string | undefined {
-    return target.origin.header?.Host[0];
-  }
-
-  /** Another origin after a connection failure, by the same steering (the failed one avoided). */
-  retryTarget(failed: Target): Target | undefined {
-    // (At the time of the retry, not of the request: passive health may have changed since.)
-    return chooseTarget({ ...this.ctx, now: undefined }, failed);
-  }
-
-  /** A cookie session whose first origin failed is pinned to the one that answered. */
-  retryCookie(target: Target): string | undefined {
-    const lb = this.ctx.resolved.loadBalancer;
-    const mode = affinityMode(lb);
-    return mode === 'cookie' || mode === 'ip_cookie' ? affinityCookie(lb, target, false) : undefined;
-  }
-
-  answered(target: Target): void {
-    if (this.headerKey) this.#sessions.set(this.ctx.resolved.loadBalancer, this.headerKey, target);
-  }
-}
 
 export interface RouterDeps {
   routes: RouteCache;
@@ -83,7 +44,14 @@ export function routeRequest(deps: RouterDeps, req: RequestView, https: boolean)
   // One reading of the clock for the route cache, the health snapshots and passive health.
   const now = deps.clock.now();
   const cached = deps.routes.peek(host, now);
-  if (cached) return routeResolved(deps, req, https, host, cached.value, now);
+  if (cached) {
+    // The hot path: the steering worked out for this load balancer still holds.
+    const plan = cached.plan;
+    if (plan !== undefined && plan.routes.length > 0 && planHolds(plan, now, deps.health.version, passiveFailures())) {
+      return plannedRoute(plan, deps.random);
+    }
+    return routeResolved(deps, req, https, host, cached.value, now, cached);
+  }
   return deps.routes.resolve(host).then((resolved) => routeResolved(deps, req, https, host, resolved));
 }
 
@@ -94,6 +62,7 @@ function routeResolved(
   host: string,
   resolved: ResolvedLoadBalancer | undefined,
   now = deps.clock.now(),
+  entry?: RouteCacheEntry,
 ): RouteResult | Promise<RouteResult> {
   if (!resolved) return TrafficErrors.unknownHost(host);
   const lb = resolved.loadBalancer;
@@ -104,7 +73,7 @@ function routeResolved(
   if (snapshots instanceof Promise) {
     return snapshots.then((health) => steer(deps, req, https, resolved, health, deps.clock.now()));
   }
-  return steer(deps, req, https, resolved, snapshots, now);
+  return steer(deps, req, https, resolved, snapshots, now, entry);
 }
 
 /** A resolved load balancer's pools and fallback pool: one array per resolved entry (read per request). */
@@ -123,9 +92,10 @@ function steer(
   resolved: ResolvedLoadBalancer,
   health: ReadonlyMap<string, PoolHealthSnapshot>,
   now: number,
+  entry?: RouteCacheEntry,
 ): RouteResult {
   const lb = resolved.loadBalancer;
-  const ctx: SteeringContext = {
+  const ctx: SteeringContext & { now: number } = {
     resolved,
     health,
     clientAddress: req.clientAddress,
@@ -137,6 +107,17 @@ function steer(
 
   const mode = affinityMode(lb);
   if (mode === 'none') {
+    if (entry) {
+      // Worked out once (the routes it keeps know no client), then reused while it holds.
+      const failures = passiveFailures();
+      const version = deps.health.version;
+      const plan = entry.plan;
+      if (plan === undefined || !planHolds(plan, now, version, failures)) {
+        const shared = { ...ctx, clientAddress: '' };
+        entry.plan = makePlan(shared, deps.sessions, { version, freshUntil: deps.health.freshUntil(health) }, failures);
+      }
+      if (entry.plan!.routes.length > 0) return plannedRoute(entry.plan!, deps.random);
+    }
     const target = chooseTarget(ctx);
     return target ? new Route(ctx, target, deps.sessions) : TrafficErrors.noHealthyPool();
   }

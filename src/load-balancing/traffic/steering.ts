@@ -182,7 +182,7 @@ function originWeight(origin: Origin): number {
  */
 const targets = new WeakMap<Origin, Target>();
 
-function targetOf(endpoints: EndpointRegistry, pool: Pool, origin: Origin): Target {
+export function targetOf(endpoints: EndpointRegistry, pool: Pool, origin: Origin): Target {
   const endpoint = endpoints.for(origin);
   const known = targets.get(origin);
   if (known && known.pool === pool && known.endpoint === endpoint) return known;
