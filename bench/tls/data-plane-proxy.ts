@@ -3,9 +3,13 @@
 // the node:tls proxy floor and the whole of Ledge (`npm run bench:https -- --node-proxy data-plane`), it
 // splits what Ledge spends over the floor into the engine's share and the rest's (the load balancer's routing:
 // route cache, health snapshots, steering; and the Workers routes and public-bucket claims before it).
+// LEDGE_BENCH_DATA_PLANE=polluted first runs the rest of a server's kinds of I/O through Node's internals
+// (pollute.ts), as a Ledge process has; `worker` does that, then serves from a worker thread (an isolate of
+// its own, whose copy of Node's internals saw only the data plane).
 // Usage (by the bench): node bench/tls/data-plane-proxy.ts <certificate.pem> <key.pem> <origin port>;
 // prints its port.
 import { readFileSync } from 'node:fs';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { EgressPolicy, parseCidr } from '../../src/egress/index.ts';
 import { DEFAULT_TRAFFIC_SETTINGS } from '../../src/load-balancing/traffic/index.ts';
 import { Endpoint, ProxyServer, type ProxyRoute, type TlsChoice } from '../../src/proxy/index.ts';
@@ -14,41 +18,52 @@ import { DEFAULT_HTTP_TIMEOUTS } from '../../src/shared/http-timeouts.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 const [certificateFile, keyFile, originPort] = process.argv.slice(2);
-const egress = new EgressPolicy({ allow: [parseCidr('127.0.0.1/32')] }, systemClock);
-const endpoint = new Endpoint(
-  '127.0.0.1',
-  Number(originPort),
-  DEFAULT_TRAFFIC_SETTINGS.idleTimeoutMs,
-  egress,
-  systemClock,
-);
-const target = { endpoint };
-const route: ProxyRoute = {
-  target,
-  hostFor: () => undefined,
-  retryTarget: () => undefined,
-  retryCookie: () => undefined,
-  answered: () => {},
-};
-const choice: TlsChoice = {
-  kind: 'site',
-  minVersion: 'TLSv1.2',
-  credentials: { cert: readFileSync(certificateFile!, 'utf8'), key: readFileSync(keyFile!, 'utf8') },
-};
-const server = new ProxyServer({
-  host: '127.0.0.1',
-  port: 0,
-  route: () => route,
-  egress,
-  // The load balancer's own bounds, as Ledge runs them by default.
-  settings: DEFAULT_TRAFFIC_SETTINGS,
-  httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
-  logger: createLogger('warn', systemClock),
-  portSetting: { flag: '--port', env: 'PORT' },
-  what: 'data plane bench',
-  clock: systemClock,
-  tls: { choose: () => choice },
-});
-await server.start();
-console.log(server.port);
-process.on('SIGTERM', () => process.exit(0));
+const mode = process.env['LEDGE_BENCH_DATA_PLANE'] ?? 'alone';
+if (isMainThread && mode !== 'alone') await (await import('./pollute.ts')).polluteNodeInternals();
+if (isMainThread && mode === 'worker') {
+  const worker = new Worker(new URL(import.meta.url), { argv: process.argv.slice(2) });
+  worker.once('message', (port: number) => console.log(port));
+  process.on('SIGTERM', () => process.exit(0));
+} else await serve();
+
+async function serve(): Promise<void> {
+  const egress = new EgressPolicy({ allow: [parseCidr('127.0.0.1/32')] }, systemClock);
+  const endpoint = new Endpoint(
+    '127.0.0.1',
+    Number(originPort),
+    DEFAULT_TRAFFIC_SETTINGS.idleTimeoutMs,
+    egress,
+    systemClock,
+  );
+  const target = { endpoint };
+  const route: ProxyRoute = {
+    target,
+    hostFor: () => undefined,
+    retryTarget: () => undefined,
+    retryCookie: () => undefined,
+    answered: () => {},
+  };
+  const choice: TlsChoice = {
+    kind: 'site',
+    minVersion: 'TLSv1.2',
+    credentials: { cert: readFileSync(certificateFile!, 'utf8'), key: readFileSync(keyFile!, 'utf8') },
+  };
+  const server = new ProxyServer({
+    host: '127.0.0.1',
+    port: 0,
+    route: () => route,
+    egress,
+    // The load balancer's own bounds, as Ledge runs them by default.
+    settings: DEFAULT_TRAFFIC_SETTINGS,
+    httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
+    logger: createLogger('warn', systemClock),
+    portSetting: { flag: '--port', env: 'PORT' },
+    what: 'data plane bench',
+    clock: systemClock,
+    tls: { choose: () => choice },
+  });
+  await server.start();
+  if (isMainThread) console.log(server.port);
+  else parentPort!.postMessage(server.port);
+  process.on('SIGTERM', () => process.exit(0));
+}

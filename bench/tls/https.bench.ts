@@ -14,8 +14,10 @@
 //   node:tls proxy floor, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
 //   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol;
 //   --perf-stat <events> counts perf events in each measured run of those two and prints them per request, e.g.
-//   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read";
-//   --node-proxy data-plane runs Ledge's proxy engine alone (bench/tls/data-plane-proxy.ts) in the floor's place)
+//   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read").
+// Beside the load balancer's scenarios run Node's floors (node:tls answering alone, a minimal node:tls proxy) and
+// Ledge's proxy engine alone (bench/tls/data-plane-proxy.ts: `data-plane`), so one run splits Ledge's CPU per
+// request into Node's, the engine's and the rest's (routing).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,8 +42,6 @@ const WARM_UP = number('--warm-up', 10);
 const CPU_PROFILE_DIR = text('--cpu-prof');
 const PERF_DIR = text('--perf');
 const PERF_STAT_EVENTS = text('--perf-stat');
-/** What runs as node-proxy: the node:tls proxy floor, or `data-plane` (Ledge's proxy engine alone). */
-const NODE_PROXY = text('--node-proxy') ?? 'floor';
 const LEDGE_NODE_FLAGS = (text('--ledge-node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const TOKEN = 'bench-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
@@ -50,8 +50,8 @@ const ROUTE_HOST = `www.${ZONE}`;
 const LB_HOST = `lb.${ZONE}`;
 const SCRIPT = 'bench-site';
 
-type Proxy = 'ledge' | 'haproxy' | 'node-tls' | 'node-proxy';
-const PROXIES: readonly Proxy[] = ['ledge', 'haproxy', 'node-tls', 'node-proxy'];
+type Proxy = 'ledge' | 'haproxy' | 'node-tls' | 'node-proxy' | 'data-plane';
+const PROXIES: readonly Proxy[] = ['ledge', 'haproxy', 'node-tls', 'node-proxy', 'data-plane'];
 interface Ports {
   plain: number;
   tls: number;
@@ -61,7 +61,10 @@ interface BenchScenario {
   name: string;
   url: (ports: Ports) => string;
   request: Omit<Scenario, 'hostsFile'>;
-  /** Node's floors run too: node:tls answering alone (node-tls-floor.ts) and proxying (node-tls-proxy-floor.ts). */
+  /**
+   * Node's floors run too: node:tls answering alone (node-tls-floor.ts) and proxying (node-tls-proxy-floor.ts);
+   * and Ledge's proxy engine alone (data-plane-proxy.ts).
+   */
   floor?: boolean;
 }
 
@@ -144,26 +147,29 @@ async function main() {
       },
     );
     children.push(floor);
-    const proxyFloor = spawn(
-      process.execPath,
-      [
-        ...LEDGE_NODE_FLAGS,
-        join(ROOT, NODE_PROXY === 'data-plane' ? 'bench/tls/data-plane-proxy.ts' : 'bench/tls/node-tls-proxy-floor.ts'),
-        cert.certificateFile,
-        cert.keyFile,
-        String(origin),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const nodeProxy = (script: string) =>
+      spawn(
+        process.execPath,
+        [...LEDGE_NODE_FLAGS, join(ROOT, script), cert.certificateFile, cert.keyFile, String(origin)],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+    const proxyFloor = nodeProxy('bench/tls/node-tls-proxy-floor.ts');
     children.push(proxyFloor);
+    const dataPlane = nodeProxy('bench/tls/data-plane-proxy.ts');
+    children.push(dataPlane);
     const portOf = async (child: ChildProcess) =>
       Number(await new Promise<string>((line) => createInterface({ input: child.stdout! }).once('line', line)));
-    const [floorPort, proxyFloorPort] = [await portOf(floor), await portOf(proxyFloor)];
+    const [floorPort, proxyFloorPort, dataPlanePort] = [
+      await portOf(floor),
+      await portOf(proxyFloor),
+      await portOf(dataPlane),
+    ];
     const ports: Record<Proxy, Ports> = {
       ledge: { plain: ledge.trafficPort, tls: ledge.tlsPort },
       haproxy: { plain: haproxyPlain, tls: haproxyTls },
       'node-tls': { plain: 0, tls: floorPort },
       'node-proxy': { plain: 0, tls: proxyFloorPort },
+      'data-plane': { plain: 0, tls: dataPlanePort },
     };
     // The proxy's own CPU: HAProxy's process; Ledge's process tree without its workerd children (the Worker's
     // CPU is spent for both proxies alike).
@@ -175,11 +181,16 @@ async function main() {
       },
       'node-tls': () => treeCpuMs(floor.pid!),
       'node-proxy': () => treeCpuMs(proxyFloor.pid!),
+      'data-plane': () => treeCpuMs(dataPlane.pid!),
     };
     const proxiesOf = (scenario: BenchScenario): Proxy[] => (scenario.floor ? [...PROXIES] : ['ledge', 'haproxy']);
     await new Promise((r) => setTimeout(r, 1_000));
     let perfRuns = 0;
-    const perfPids: Partial<Record<Proxy, number>> = { ledge: ledge.child.pid, 'node-proxy': proxyFloor.pid };
+    const perfPids: Partial<Record<Proxy, number>> = {
+      ledge: ledge.child.pid,
+      'node-proxy': proxyFloor.pid,
+      'data-plane': dataPlane.pid,
+    };
     const run = async (proxy: Proxy, scenario: BenchScenario, seconds: number, measured = false): Promise<Measured> => {
       const before = cpuMs[proxy]();
       const perfFile = PERF_DIR && measured && perfPids[proxy] ? `${proxy}-${scenario.key}-${++perfRuns}.data` : '';
@@ -236,7 +247,13 @@ async function main() {
           if (result.errors > 0 || result.non2xx > 0) {
             console.error(`${proxy} ${scenario.name}: ${result.errors} socket errors, ${result.non2xx} non-2xx`);
           }
-          const byProxy = results.get(scenario.name) ?? { ledge: [], haproxy: [], 'node-tls': [], 'node-proxy': [] };
+          const byProxy = results.get(scenario.name) ?? {
+            ledge: [],
+            haproxy: [],
+            'node-tls': [],
+            'node-proxy': [],
+            'data-plane': [],
+          };
           byProxy[proxy].push(result);
           results.set(scenario.name, byProxy);
           console.error(
@@ -262,8 +279,10 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
     `\nHTTPS vs HAProxy, wrk -t1 -c32 -d${SECONDS}s, median of ${ROUNDS} interleaved rounds ` +
       `(${new Date().toISOString()}, load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`,
   );
-  console.log('| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | p99 vs HAProxy | proxy CPU us/req |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| scenario | proxy | req/s | p50 ms | p99 ms | req/s vs HAProxy | same round | p99 vs HAProxy | proxy CPU us/req |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [scenario, byProxy] of results) {
     const baseRps = median(byProxy.haproxy.map((r) => r.requestsPerSec));
     const baseP99 = median(byProxy.haproxy.map((r) => r.p99Ms));
@@ -273,18 +292,21 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
       const p50 = median(byProxy[proxy].map((r) => r.p50Ms));
       const p99 = median(byProxy[proxy].map((r) => r.p99Ms));
       const cpu = median(byProxy[proxy].map((r) => r.cpuUsPerRequest));
+      // Each round's ratio to HAProxy's run of the same round (minutes apart at most, not the whole run apart):
+      // the machine's speed drifts between rounds, and this median is the one that drift moves least.
+      const sameRound = median(byProxy[proxy].map((r, i) => r.requestsPerSec / byProxy.haproxy[i]!.requestsPerSec));
       console.log(
         `| ${scenario} | ${proxy} | ${rps.toFixed(0)} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ` +
-          `${((rps / baseRps) * 100).toFixed(0)}% | ${(p99 / baseP99).toFixed(2)}x | ${cpu.toFixed(0)} |`,
+          `${((rps / baseRps) * 100).toFixed(0)}% | ${(sameRound * 100).toFixed(0)}% | ${(p99 / baseP99).toFixed(2)}x | ` +
+          `${cpu.toFixed(0)} |`,
       );
     }
   }
   console.log('\nTargets: HTTPS >= 80% of HAProxy req/s with p99 <= 1.5x; plain HTTP >= 86%, p99 <= 1.38x.');
   console.log('node-tls: node:tls alone answering 1 KiB (no HTTP parsing, no proxying): the floor of HTTPS in Node.');
+  console.log('node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).');
   console.log(
-    NODE_PROXY === 'data-plane'
-      ? "node-proxy: Ledge's proxy engine alone (src/proxy/, TLS included) with a fixed route, in a process of its own."
-      : 'node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).',
+    "data-plane: Ledge's proxy engine alone (src/proxy/, TLS included) with a fixed route, in a process of its own.",
   );
 }
 
