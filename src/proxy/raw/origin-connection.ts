@@ -5,14 +5,28 @@ import type { ProxySettings } from '../settings.ts';
 /** Idle kept-alive connections per origin endpoint; more are closed when their exchange ends. */
 const MAX_IDLE_PER_ENDPOINT = 128;
 /**
- * Each origin connection reads into a buffer of its own: small while answers are small, grown when a read
- * fills it (a large body is streaming: 256 KiB reads cut the reads and writes per MiB by 4 against Node's
- * 64 KiB, measured 700-900 -> 570-590 us of CPU per 1 MiB answer), and small again once the connection is
- * idle (after its next read: Node asks for the next buffer after each read), so idle connections hold
- * 16 KiB each, or 256 KiB for one that has not read since its last large answer.
+ * Reads of a response head (and of whatever body comes with it) land in one buffer shared by every origin
+ * connection of the process, as client reads do (client-socket.ts): a read callback runs to its end before
+ * libuv reads another socket, and the exchange copies what it keeps (a partial head) or writes (the client's
+ * answer is built in a buffer of its own, see heads.ts `downstreamResponse`). One warm buffer rather than one
+ * per connection, which under load were each cold when read into. Apart from the client side's: writing to a
+ * TLS client inside an origin read callback may hand the client's connection its next request at once.
+ */
+const SHARED_READ_BYTES = 64 * 1024;
+const sharedReads = Buffer.allocUnsafe(SHARED_READ_BYTES);
+/**
+ * While a body streams (`streaming`), the connection reads into a buffer of its own, whose bytes the relay
+ * writes to the client without a copy: small while the reads are, grown when a read fills it (256 KiB reads
+ * cut the reads and writes per MiB by 4 against Node's 64 KiB, measured 700-900 -> 570-590 us of CPU per 1 MiB
+ * answer), and dropped once the connection is idle again, so an idle connection holds no read buffer.
  */
 const SMALL_READ_BYTES = 16 * 1024;
 const LARGE_READ_BYTES = 256 * 1024;
+
+/** Bytes of the shared read buffer are only valid until the read callback returns. */
+export function isSharedOriginRead(chunk: Buffer): boolean {
+  return chunk.buffer === sharedReads.buffer;
+}
 
 /** The exchange currently using an origin connection: it gets the socket's events. */
 export interface OriginUser {
@@ -44,7 +58,12 @@ export class OriginConnection {
    * to the client that is queued, not yet in the kernel): the next read then gets a new buffer.
    */
   retained = false;
-  #readBuffer = Buffer.allocUnsafe(SMALL_READ_BYTES);
+  /**
+   * The exchange relays a body that has more to come: reads go to the connection's own buffer (set by the
+   * exchange after the read that brought the head; cleared when the connection goes idle).
+   */
+  streaming = false;
+  #readBuffer: Buffer | undefined;
   #connectTimer: NodeJS.Timeout | undefined;
   #responseTimer: NodeJS.Timeout | undefined;
 
@@ -62,7 +81,7 @@ export class OriginConnection {
       // proxying itself for small answers.
       // (Node asks for the next buffer after each callback.)
       onread: {
-        buffer: () => this.#readBuffer,
+        buffer: () => (this.streaming ? (this.#readBuffer ??= Buffer.allocUnsafe(SMALL_READ_BYTES)) : sharedReads),
         callback: (bytes: number, buffer: Uint8Array) => {
           this.#onRead(bytes, buffer as Buffer);
           return true;
@@ -106,7 +125,7 @@ export class OriginConnection {
     // Bytes while idle: the origin broke the protocol; this connection cannot carry another request.
     if (!user) return void this.destroy();
     user.onOriginData(buffer.subarray(0, bytes));
-    // (Unless the exchange ended and the connection went idle meanwhile: shrink() replaced the buffer.)
+    // (Unless the exchange ended and the connection went idle meanwhile: shrink() dropped the buffer.)
     if (this.#readBuffer === buffer) {
       if (bytes === buffer.length && buffer.length < LARGE_READ_BYTES) {
         this.#readBuffer = Buffer.allocUnsafe(LARGE_READ_BYTES);
@@ -115,9 +134,10 @@ export class OriginConnection {
     this.retained = false;
   }
 
-  /** Back to a small read buffer while idle (see SMALL_READ_BYTES). */
+  /** Idle: reads go to the shared buffer again, and the own buffer goes (see SMALL_READ_BYTES). */
   shrink(): void {
-    if (this.#readBuffer.length > SMALL_READ_BYTES) this.#readBuffer = Buffer.allocUnsafe(SMALL_READ_BYTES);
+    this.streaming = false;
+    this.#readBuffer = undefined;
   }
 
   get connecting(): boolean {
