@@ -64,6 +64,8 @@ export class OriginConnection {
    */
   streaming = false;
   #readBuffer: Buffer | undefined;
+  /** The last read into the shared buffer filled it: a large body streams, read it in large reads at once. */
+  #sharedReadFilled = false;
   #connectTimer: NodeJS.Timeout | undefined;
   #responseTimer: NodeJS.Timeout | undefined;
 
@@ -81,7 +83,7 @@ export class OriginConnection {
       // proxying itself for small answers.
       // (Node asks for the next buffer after each callback.)
       onread: {
-        buffer: () => (this.streaming ? (this.#readBuffer ??= Buffer.allocUnsafe(SMALL_READ_BYTES)) : sharedReads),
+        buffer: () => (this.streaming ? this.#ownBuffer() : sharedReads),
         callback: (bytes: number, buffer: Uint8Array) => {
           this.#onRead(bytes, buffer as Buffer);
           return true;
@@ -125,6 +127,7 @@ export class OriginConnection {
     // Bytes while idle: the origin broke the protocol; this connection cannot carry another request.
     if (!user) return void this.destroy();
     user.onOriginData(buffer.subarray(0, bytes));
+    if (buffer === sharedReads) this.#sharedReadFilled = bytes === buffer.length;
     // (Unless the exchange ended and the connection went idle meanwhile: shrink() dropped the buffer.)
     if (this.#readBuffer === buffer) {
       if (bytes === buffer.length && buffer.length < LARGE_READ_BYTES) {
@@ -132,6 +135,11 @@ export class OriginConnection {
       } else if (this.retained) this.#readBuffer = Buffer.allocUnsafe(buffer.length);
     }
     this.retained = false;
+  }
+
+  #ownBuffer(): Buffer {
+    this.#readBuffer ??= Buffer.allocUnsafe(this.#sharedReadFilled ? LARGE_READ_BYTES : SMALL_READ_BYTES);
+    return this.#readBuffer;
   }
 
   /** Idle: reads go to the shared buffer again, and the own buffer goes (see SMALL_READ_BYTES). */
