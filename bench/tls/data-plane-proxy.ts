@@ -1,6 +1,6 @@
 // Ledge's data plane alone: the proxy engine (src/proxy/: ProxyServer, its TLS termination, raw client and
 // origin connections) with a router that always answers the same origin, in a process of its own. Beside
-// the node:tls proxy floor and the whole of Ledge (`npm run bench:https -- --node-proxy data-plane`), it
+// the node:tls proxy floor and the whole of Ledge (`npm run bench:https` runs it as `data-plane`), it
 // splits what Ledge spends over the floor into the engine's share and the rest's (the load balancer's routing:
 // route cache, health snapshots, steering; and the Workers routes and public-bucket claims before it).
 // LEDGE_BENCH_DATA_PLANE=polluted first runs the rest of a server's kinds of I/O through Node's internals
