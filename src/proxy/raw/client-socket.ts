@@ -1,22 +1,22 @@
 import { Socket } from 'node:net';
+import { SharedReadBuffer } from './shared-read-buffer.ts';
 
 /**
- * Client reads land in one buffer shared by every client connection of the process. A read callback runs
- * to its end before libuv reads another socket, so the buffer is free again after each callback; whatever
- * a connection keeps past its callback (a partial head, pipelined bytes, a body chunk queued for the
- * origin) is copied out first (`owned`). 64 KiB: what Node reads at most per read from a plain socket.
+ * Client reads land in one buffer shared by every client connection of the process (see SharedReadBuffer).
+ * 64 KiB: what Node reads at most per read from a plain socket.
  */
 const CLIENT_READ_BYTES = 64 * 1024;
-const shared = Buffer.allocUnsafe(CLIENT_READ_BYTES);
+const clientReads = new SharedReadBuffer(CLIENT_READ_BYTES);
+const shared = clientReads.bytes;
 
 /** Bytes of the shared read buffer are only valid until the read callback returns. */
 export function isBorrowed(chunk: Buffer): boolean {
-  return chunk.buffer === shared.buffer;
+  return clientReads.holds(chunk);
 }
 
 /** `chunk`, copied when it lies in the shared read buffer (to keep it past the read callback). */
 export function owned(chunk: Buffer): Buffer {
-  return chunk.buffer === shared.buffer ? Buffer.from(chunk) : chunk;
+  return clientReads.owned(chunk);
 }
 
 /** Bytes read from a client; false stops reading until the socket is resumed. */

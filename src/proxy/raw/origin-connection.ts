@@ -1,19 +1,21 @@
 import { connect, type Socket } from 'node:net';
 import type { Endpoint } from '../endpoints.ts';
 import type { ProxySettings } from '../settings.ts';
+import { SharedReadBuffer } from './shared-read-buffer.ts';
 
 /** Idle kept-alive connections per origin endpoint; more are closed when their exchange ends. */
 const MAX_IDLE_PER_ENDPOINT = 128;
 /**
  * Reads of a response head (and of whatever body comes with it) land in one buffer shared by every origin
- * connection of the process, as client reads do (client-socket.ts): a read callback runs to its end before
- * libuv reads another socket, and the exchange copies what it keeps (a partial head) or writes (the client's
- * answer is built in a buffer of its own, see heads.ts `downstreamResponse`). One warm buffer rather than one
- * per connection, which under load were each cold when read into. Apart from the client side's: writing to a
- * TLS client inside an origin read callback may hand the client's connection its next request at once.
+ * connection of the process (see SharedReadBuffer), as client reads do: the exchange copies what it keeps (a
+ * partial head) or writes (the client's answer is built in a buffer of its own, see heads.ts
+ * `downstreamResponse`). One warm buffer rather than one per connection, which under load were each cold when
+ * read into. Apart from the client side's: writing to a TLS client inside an origin read callback may hand the
+ * client's connection its next request at once.
  */
 const SHARED_READ_BYTES = 64 * 1024;
-const sharedReads = Buffer.allocUnsafe(SHARED_READ_BYTES);
+const originReads = new SharedReadBuffer(SHARED_READ_BYTES);
+const sharedReads = originReads.bytes;
 /**
  * While a body streams (`streaming`), the connection reads into a buffer of its own, whose bytes the relay
  * writes to the client without a copy: small while the reads are, grown when a read fills it (256 KiB reads
@@ -23,9 +25,13 @@ const sharedReads = Buffer.allocUnsafe(SHARED_READ_BYTES);
 const SMALL_READ_BYTES = 16 * 1024;
 const LARGE_READ_BYTES = 256 * 1024;
 
-/** Bytes of the shared read buffer are only valid until the read callback returns. */
-export function isSharedOriginRead(chunk: Buffer): boolean {
-  return chunk.buffer === sharedReads.buffer;
+/**
+ * Origin bytes to hand to a write, which may keep them queued past the read callback: a copy when they lie in
+ * the shared read buffer (the reads of a streaming body land in the connection's own, so nothing is copied on
+ * the way a body normally goes).
+ */
+export function ownedOriginBytes(chunk: Buffer): Buffer {
+  return originReads.owned(chunk);
 }
 
 /** The exchange currently using an origin connection: it gets the socket's events. */

@@ -14,7 +14,7 @@ import {
   type ResponseHead,
 } from './head-parser.ts';
 import { downstreamHead, downstreamResponse, upstreamHead } from './heads.ts';
-import { isSharedOriginRead, OriginConnection, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
+import { OriginConnection, ownedOriginBytes, returnIdle, takeIdle, type OriginUser } from './origin-connection.ts';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 /** A response's first body bytes up to this size are copied behind its head and sent in one write. */
@@ -258,7 +258,7 @@ export class ProxyExchange implements OriginUser {
     } else {
       client.socket.cork();
       client.socket.write(downstreamHead(response, hasBody, cookie, this.#closeClient), 'latin1');
-      flowing = client.socket.write(keepable(buffer.subarray(end, end + taken)));
+      flowing = client.socket.write(ownedOriginBytes(buffer.subarray(end, end + taken)));
       client.socket.uncork();
       this.#noteRetained();
     }
@@ -282,7 +282,7 @@ export class ProxyExchange implements OriginUser {
     if (start + taken < chunk.length) this.#originReusable = false;
     this.#client.markActive();
     const flowing = this.#client.socket.write(
-      keepable(start === 0 && taken === chunk.length ? chunk : chunk.subarray(start, start + taken)),
+      ownedOriginBytes(start === 0 && taken === chunk.length ? chunk : chunk.subarray(start, start + taken)),
     );
     this.#noteRetained();
     if (this.#framer.done) return this.#complete();
@@ -352,13 +352,4 @@ export class ProxyExchange implements OriginUser {
     origin.user = undefined;
     origin.destroy();
   }
-}
-
-/**
- * Bytes to hand to a write, which may keep them queued past the read callback: a copy when they lie in the
- * shared origin read buffer (the reads of a streaming body land in the connection's own, see
- * origin-connection.ts, so this copies nothing on the way a body normally goes).
- */
-function keepable(bytes: Buffer): Buffer {
-  return isSharedOriginRead(bytes) ? Buffer.from(bytes) : bytes;
 }
