@@ -245,18 +245,15 @@ function haproxyConfigText(port: number, origins: number[]): string {
 }
 
 async function startLedge(dataDir: string): Promise<{ child: ChildProcess; apiUrl: string; trafficPort: number }> {
+  // Through bin/ledge, as `npm start` runs it (the launcher sets Node's flags); it execs Node, so the child's
+  // PID is the server's.
   const child = spawn(
-    process.execPath,
-    [
-      ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
-      join(ROOT, 'src/cli/main.ts'),
-      ...benchServerArgs(ROOT, dataDir, 0, 0),
-      '--functions-processes',
-      '1',
-    ],
+    join(ROOT, 'bin/ledge'),
+    [...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
     {
       env: {
         ...process.env,
+        ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir ${resolve(CPU_PROFILE_DIR)}` } : {}),
         LEDGE_LOG_LEVEL: 'warn',
         LEDGE_CONFIG_DIR: join(dataDir, 'config'),
         LEDGE_BOOTSTRAP_API_TOKEN: TOKEN,

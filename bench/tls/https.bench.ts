@@ -10,8 +10,8 @@
 // falling for its first ~20-30 s under load (the JIT, the heap's sizing), and a server runs far longer.
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
 // Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close
-//   --cpu-prof <dir> --ledge-node-flags "<flags>" --perf <dir>] (the flags go to the Node of Ledge and of the
-//   node:tls proxy floor, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
+//   --cpu-prof <dir> --ledge-node-flags "<flags>" --perf <dir>] (the flags go to the Node of Ledge, through
+//   NODE_OPTIONS as Ledge runs from bin/ledge, and to the node:tls floors, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
 //   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol;
 //   --perf-stat <events> counts perf events in each measured run of those two and prints them per request, e.g.
 //   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read").
@@ -365,19 +365,19 @@ function haproxyConfig(ports: Ports, pem: string, origin: number, functionsPort:
 }
 
 async function startLedge(dataDir: string) {
+  // Through bin/ledge, as `npm start` runs it (the launcher sets Node's flags); it execs Node, so the child's
+  // PID is the server's. The bench's own flags for that Node go through NODE_OPTIONS.
+  const nodeOptions = [
+    ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
+    ...LEDGE_NODE_FLAGS,
+  ];
   const child = spawn(
-    process.execPath,
-    [
-      ...(CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROFILE_DIR)] : []),
-      ...LEDGE_NODE_FLAGS,
-      join(ROOT, 'src/cli/main.ts'),
-      ...benchServerArgs(ROOT, dataDir, 0, 0),
-      '--functions-processes',
-      '1',
-    ],
+    join(ROOT, 'bin/ledge'),
+    [...benchServerArgs(ROOT, dataDir, 0, 0), '--functions-processes', '1'],
     {
       env: {
         ...process.env,
+        ...(nodeOptions.length > 0 ? { NODE_OPTIONS: nodeOptions.join(' ') } : {}),
         LEDGE_LOG_LEVEL: 'warn',
         LEDGE_CONFIG_DIR: join(dataDir, 'config'),
         LEDGE_BOOTSTRAP_API_TOKEN: TOKEN,

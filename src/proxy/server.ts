@@ -9,6 +9,7 @@ import { stopGracefully } from '../shared/http-listener/stop.ts';
 import { checkingIntervalMs, type HttpTimeouts } from '../shared/http-timeouts.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { HostHandler } from './host-handler.ts';
+import { ChurnList } from './churn-list.ts';
 import { proxyRequest, type ProxyDeps } from './http-proxy.ts';
 import { ClientConnection, type ClientHost } from './raw/client-connection.ts';
 import { readIntoSharedBuffer } from './raw/client-socket.ts';
@@ -57,8 +58,8 @@ export class ProxyServer {
   readonly #options: ProxyServerOptions;
   #server: Server | undefined;
   #httpServer: HttpServer | undefined;
-  readonly #connections = new Set<ClientConnection>();
-  #handedOff = new Set<Socket>();
+  readonly #connections = new ChurnList<ClientConnection>();
+  #handedOff = new ChurnList<HandedOffSocket>();
   #sweep: ClockTimer | undefined;
   #port: number | undefined;
 
@@ -98,7 +99,7 @@ export class ProxyServer {
             : '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
     });
-    const handedOff = new Set<Socket>();
+    const handedOff = new ChurnList<HandedOffSocket>();
     const connections = this.#connections;
     // Started here, at the clock's time: connections are stamped with it before the first sweep.
     const coarseClock = new CoarseClock(options.clock);
@@ -106,11 +107,10 @@ export class ProxyServer {
       deps,
       coarseClock,
       servedElsewhere: hostHandler ? (hostname, target) => hostHandler.claims(hostname, target) : () => false,
-      forget: (connection) => connections.delete(connection),
+      forget: (connection) => connections.remove(connection),
       https: options.tls !== undefined,
       handOff: (socket, unread) => {
-        handedOff.add(socket);
-        socket.once('close', () => handedOff.delete(socket));
+        trackHandedOff(handedOff, socket);
         socket.pause();
         if (unread) socket.unshift(unread);
         httpServer.emit('connection', socket);
@@ -134,8 +134,7 @@ export class ProxyServer {
     const server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (accepted) => {
       if (tls) {
         // Counted as handed off from the start (a stop destroys it), whatever serves it after the handshake.
-        handedOff.add(accepted);
-        accepted.once('close', () => handedOff.delete(accepted));
+        trackHandedOff(handedOff, accepted);
         return terminator!.accept(accepted, options.clock.now());
       }
       // (Reads reach the callback from the event loop, after `connection` is set.)
@@ -186,12 +185,14 @@ export class ProxyServer {
     // connections finish outside node:http); requests in flight get the grace of stop.ts.
     await stopGracefully(server, {
       closeIdle: () => {
-        for (const connection of connections) if (connection.idle) connection.socket.destroy();
+        connections.forEach((connection) => {
+          if (connection.idle) connection.socket.destroy();
+        });
         httpServer?.closeIdleConnections();
       },
       closeAll: () => {
-        for (const connection of connections) connection.socket.destroy();
-        for (const socket of handedOff) socket.destroy();
+        connections.forEach((connection) => connection.socket.destroy());
+        handedOff.forEach((entry) => entry.socket.destroy());
       },
       recheckIdleMs: 100,
     });
@@ -202,7 +203,7 @@ export class ProxyServer {
 
 /** The client-side bounds of the raw data plane, as node:http enforces them on its servers. */
 function sweepConnections(
-  connections: Set<ClientConnection>,
+  connections: ChurnList<ClientConnection>,
   timeouts: HttpTimeouts,
   now: number,
   intervalMs: number,
@@ -210,11 +211,11 @@ function sweepConnections(
   // A stamp is the coarse clock's time at the last sweep, so the byte it marks may have gone up to a sweep
   // interval later: one interval more keeps a connection from being closed before it was idle that long.
   const idleBoundMs = timeouts.idleMs + intervalMs;
-  for (const connection of connections) {
+  connections.forEach((connection) => {
     // (Its stamp may be a sweep interval early, as the others.)
     if (connection.destroyAt !== 0) {
       if (now - connection.destroyAt >= intervalMs) connection.socket.destroy();
-      continue;
+      return;
     }
     // The headers and request timeouts first: a head or request past its bound is answered 408 even when
     // the connection is also past the idle timeout by the time a (late) sweep looks at it, as node:http's
@@ -224,5 +225,17 @@ function sweepConnections(
       connection.timedOut();
     } else if (now - connection.lastActive > idleBoundMs) connection.socket.destroy();
     else if (connection.idle && now - connection.idleSince > timeouts.keepAliveMs) connection.socket.destroy();
-  }
+  });
+}
+
+/** A socket served by something other than the raw data plane (node:http, node:tls), until it closes. */
+interface HandedOffSocket {
+  readonly socket: Socket;
+  listIndex: number;
+}
+
+function trackHandedOff(handedOff: ChurnList<HandedOffSocket>, socket: Socket): void {
+  const entry: HandedOffSocket = { socket, listIndex: -1 };
+  handedOff.add(entry);
+  socket.once('close', () => handedOff.remove(entry));
 }

@@ -4,7 +4,7 @@ import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, type RequestView, type RouteResult } from '../route.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
-import { isBorrowed, owned } from './client-socket.ts';
+import { isBorrowed, owned, stopReadingIntoSharedBufferAfterClose } from './client-socket.ts';
 import type { CoarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
@@ -56,6 +56,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
   idleSince: number;
   /** When a byte last went either way (coarse ms): the idle timeout. */
   lastActive: number;
+  /** Its place in the listener's list of connections. */
+  listIndex = -1;
   readonly #host: ClientHost;
   #state = READING_HEAD;
   #buffer: Buffer | undefined;
@@ -343,6 +345,14 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#exchange?.cancel();
     this.#exchange = undefined;
     this.#host.forget(this);
+    // Node's own objects of a closed socket (its handle's wrappers) can outlive it through young-generation
+    // collections, up to the next full one: what the socket still points to lives on with them. So the
+    // socket lets go of this connection, and this connection of what it read.
+    const socket = this.socket;
+    for (const [event, listener] of this.#listeners) socket.off(event, listener);
+    stopReadingIntoSharedBufferAfterClose(socket);
+    this.#request = undefined;
+    this.#buffer = undefined;
   }
 
   #close(): void {

@@ -84,3 +84,15 @@ export function stopReadingIntoSharedBuffer(socket: Socket): void {
   fields[symbols.buffer] = null;
   fields[symbols.callback] = null;
 }
+
+const IGNORE_READ: ClientRead = () => true;
+
+/**
+ * Drops the read callback of a closed socket read with `readIntoSharedBuffer`, and with it whatever the
+ * callback holds (nothing is read after the close).
+ */
+export function stopReadingIntoSharedBufferAfterClose(socket: Socket): void {
+  const fields = socket as unknown as Record<symbol, unknown>;
+  if (onreadSymbols && typeof fields[onreadSymbols.callback] === 'function')
+    fields[onreadSymbols.callback] = IGNORE_READ;
+}

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { createServer, DEFAULT_CIPHERS, type SecureVersion, type Server, type TLSSocket } from 'node:tls';
+import { ChurnList } from '../churn-list.ts';
 import { owned, readIntoSharedBuffer, stopReadingIntoSharedBuffer } from '../raw/client-socket.ts';
 import { MAX_CLIENT_HELLO_BYTES, readClientHello, type ClientHello } from './client-hello.ts';
 
@@ -41,6 +42,18 @@ export function ciphersFor(minVersion: SecureVersion): string | undefined {
   return minVersion === 'TLSv1' || minVersion === 'TLSv1.1' ? `${DEFAULT_CIPHERS}:@SECLEVEL=0` : undefined;
 }
 
+/** An accepted socket whose handshake is bounded by the sweep. */
+interface Handshake {
+  readonly socket: Socket;
+  /** The sweep's clock when it was accepted (ms). */
+  readonly startedAt: number;
+  listIndex: number;
+}
+
+// The handshake of an accepted socket, kept on the socket: node:tls hands the TLS socket over with it.
+const HANDSHAKE = Symbol('handshake');
+type HandshakingSocket = Socket & { [HANDSHAKE]?: Handshake };
+
 // A fatal TLS alert record (level 2) "unrecognized_name" (112), in TLS 1.0 framing as any version reads it.
 const UNRECOGNIZED_NAME_ALERT = Buffer.from([21, 3, 1, 0, 2, 2, 112]);
 
@@ -65,7 +78,7 @@ export class TlsTerminator {
   // Weak: the servers of a certificate go with it when the directory drops it (renewed, deleted).
   readonly #servers = new WeakMap<TlsCredentials, Map<string, Server>>();
   /** The accepted sockets whose handshake is not done, with when it started (the sweep's clock). */
-  readonly #handshaking = new Map<Socket, number>();
+  readonly #handshaking = new ChurnList<Handshake>();
 
   constructor(termination: TlsTermination, handshakeTimeoutMs: number, secure: (socket: TLSSocket) => void) {
     this.#termination = termination;
@@ -78,7 +91,9 @@ export class TlsTerminator {
    * the handshake is done. `now` is the sweep's clock (ms), against which `sweep` bounds the handshake.
    */
   accept(socket: Socket, now: number): void {
-    this.#handshaking.set(socket, now);
+    const handshake: Handshake = { socket, startedAt: now, listIndex: -1 };
+    this.#handshaking.add(handshake);
+    (socket as HandshakingSocket)[HANDSHAKE] = handshake;
     const fail = () => socket.destroy();
     socket.on('error', fail);
     let received: Buffer | undefined;
@@ -125,13 +140,13 @@ export class TlsTerminator {
 
   /** Closes the connections whose handshake started more than the bound before `now`; forgets closed ones. */
   sweep(now: number): void {
-    for (const [socket, startedAt] of this.#handshaking) {
-      if (socket.destroyed) this.#handshaking.delete(socket);
-      else if (now - startedAt > this.#timeoutMs) {
-        this.#handshaking.delete(socket);
-        socket.destroy();
+    this.#handshaking.forEach((handshake) => {
+      if (handshake.socket.destroyed) this.#handshaking.remove(handshake);
+      else if (now - handshake.startedAt > this.#timeoutMs) {
+        this.#handshaking.remove(handshake);
+        handshake.socket.destroy();
       }
-    }
+    });
   }
 
   #server(choice: TlsChoice): Server {
@@ -153,7 +168,8 @@ export class TlsTerminator {
     server.on('secureConnection', (socket: TLSSocket) => {
       // The handshake's bound is over: the listener's own timeouts take the connection from here. node:tls
       // keeps the accepted socket it wrapped as `_parent`.
-      this.#handshaking.delete((socket as unknown as { _parent: Socket })._parent);
+      const handshake = (socket as unknown as { _parent: HandshakingSocket })._parent[HANDSHAKE];
+      if (handshake) this.#handshaking.remove(handshake);
       this.#secure(socket);
     });
     server.on('tlsClientError', (_error, socket) => socket.destroy());
