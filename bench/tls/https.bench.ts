@@ -11,8 +11,9 @@
 // Needs haproxy, nginx and wrk (`apt-get install -y haproxy nginx wrk`).
 // Usage: npm run bench:https -- [--seconds 10 --rounds 3 --warm-up 10 --only route,lb,handshake,plain,plain-close
 //   --cpu-prof <dir> --ledge-node-flags "<flags>" --perf <dir>] (the flags go to the Node of Ledge, through
-//   NODE_OPTIONS as Ledge runs from bin/ledge, and to the node:tls floors, e.g. "--perf-basic-prof" for perf; --perf records each measured run of those two with
-//   `perf record -g` into <dir>, with the number of requests it covers, to compare their CPU per request by symbol;
+//   NODE_OPTIONS as Ledge runs from bin/ledge, and to the node:tls floors, e.g. "--perf-basic-prof" for perf;
+//   --perf records each measured run of those two with `perf record -g` into <dir>, with the number of requests
+//   it covers, to compare their CPU per request by symbol;
 //   --perf-stat <events> counts perf events in each measured run of those two and prints them per request, e.g.
 //   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read").
 // Beside the load balancer's scenarios run Node's floors (node:tls answering alone, a minimal node:tls proxy) and

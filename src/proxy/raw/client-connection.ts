@@ -4,7 +4,7 @@ import { TrafficErrors, type ErrorAnswer } from '../error-answers.ts';
 import type { ProxyDeps } from '../http-proxy.ts';
 import { isErrorAnswer, type RequestView, type RouteResult } from '../route.ts';
 import { BodyFramer, FramingError } from './body-framer.ts';
-import { isBorrowed, owned, stopReadingIntoSharedBufferAfterClose } from './client-socket.ts';
+import { isBorrowed, owned, stopReadingIntoSharedBuffer } from './client-socket.ts';
 import type { CoarseClock } from './coarse-clock.ts';
 import { hasBareLineFeed, HeadError, headEnd, headerValue, parseRequestHead, type RequestHead } from './head-parser.ts';
 import { errorResponse } from './heads.ts';
@@ -348,9 +348,8 @@ export class ClientConnection implements ExchangeClient, RequestView {
     // Node's own objects of a closed socket (its handle's wrappers) can outlive it through young-generation
     // collections, up to the next full one: what the socket still points to lives on with them. So the
     // socket lets go of this connection, and this connection of what it read.
-    const socket = this.socket;
-    for (const [event, listener] of this.#listeners) socket.off(event, listener);
-    stopReadingIntoSharedBufferAfterClose(socket);
+    this.#removeListeners();
+    stopReadingIntoSharedBuffer(this.socket);
     this.#request = undefined;
     this.#buffer = undefined;
   }
@@ -375,9 +374,13 @@ export class ClientConnection implements ExchangeClient, RequestView {
     this.#buffer = undefined;
     this.#state = CLOSED;
     this.#handedOff = true;
-    const socket = this.socket;
-    for (const [event, listener] of this.#listeners) socket.off(event, listener);
+    this.#removeListeners();
     this.#host.forget(this);
-    this.#host.handOff(socket, unread);
+    this.#host.handOff(this.socket, unread);
+  }
+
+  /** Takes this connection's listeners off its socket (the socket's other listeners stay). */
+  #removeListeners(): void {
+    for (const [event, listener] of this.#listeners) this.socket.off(event, listener);
   }
 }

@@ -73,26 +73,16 @@ export function readIntoSharedBuffer(socket: Socket, read: ClientRead): boolean 
 }
 
 /**
- * Stops the shared-buffer reads of `readIntoSharedBuffer` on a socket that is about to be wrapped (node:tls
- * takes over its handle's reads): its reads stop and it is a plain socket again for Node, so bytes put back
- * with `unshift` are read as from any socket.
+ * Stops the shared-buffer reads of `readIntoSharedBuffer` on a socket: one about to be wrapped (node:tls takes
+ * over its handle's reads), which is then a plain socket again for Node, so bytes put back with `unshift` are
+ * read as from any socket; or one that closed, which so lets go of its read callback and what that holds.
+ * Nothing to do on a socket that never read so.
  */
 export function stopReadingIntoSharedBuffer(socket: Socket): void {
+  const symbols = onreadSymbols;
+  if (!symbols) return;
   socket.pause();
-  const symbols = onreadSymbols!;
   const fields = socket as unknown as Record<symbol, unknown>;
   fields[symbols.buffer] = null;
   fields[symbols.callback] = null;
-}
-
-const IGNORE_READ: ClientRead = () => true;
-
-/**
- * Drops the read callback of a closed socket read with `readIntoSharedBuffer`, and with it whatever the
- * callback holds (nothing is read after the close).
- */
-export function stopReadingIntoSharedBufferAfterClose(socket: Socket): void {
-  const fields = socket as unknown as Record<symbol, unknown>;
-  if (onreadSymbols && typeof fields[onreadSymbols.callback] === 'function')
-    fields[onreadSymbols.callback] = IGNORE_READ;
 }
