@@ -6,8 +6,9 @@
 // LEDGE_BENCH_DATA_PLANE=polluted first runs the rest of a server's kinds of I/O through Node's internals
 // (pollute.ts), as a Ledge process has; `worker` does that, then serves from a worker thread (an isolate of
 // its own, whose copy of Node's internals saw only the data plane).
+// A second listener serves the same without TLS (the plain load balancer's engine).
 // Usage (by the bench): node bench/tls/data-plane-proxy.ts <certificate.pem> <key.pem> <origin port>;
-// prints its port.
+// prints its TLS port and its plain port.
 import { readFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { EgressPolicy, parseCidr } from '../../src/egress/index.ts';
@@ -22,7 +23,7 @@ const mode = process.env['LEDGE_BENCH_DATA_PLANE'] ?? 'alone';
 if (isMainThread && mode !== 'alone') await (await import('./pollute.ts')).polluteNodeInternals();
 if (isMainThread && mode === 'worker') {
   const worker = new Worker(new URL(import.meta.url), { argv: process.argv.slice(2) });
-  worker.once('message', (port: number) => console.log(port));
+  worker.once('message', (ports: string) => console.log(ports));
   process.on('SIGTERM', () => process.exit(0));
 } else await serve();
 
@@ -48,22 +49,26 @@ async function serve(): Promise<void> {
     minVersion: 'TLSv1.2',
     credentials: { cert: readFileSync(certificateFile!, 'utf8'), key: readFileSync(keyFile!, 'utf8') },
   };
-  const server = new ProxyServer({
-    host: '127.0.0.1',
-    port: 0,
-    route: () => route,
-    egress,
-    // The load balancer's own bounds, as Ledge runs them by default.
-    settings: DEFAULT_TRAFFIC_SETTINGS,
-    httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
-    logger: createLogger('warn', systemClock),
-    portSetting: { flag: '--port', env: 'PORT' },
-    what: 'data plane bench',
-    clock: systemClock,
-    tls: { choose: () => choice },
-  });
-  await server.start();
-  if (isMainThread) console.log(server.port);
-  else parentPort!.postMessage(server.port);
+  const listener = (tls: boolean) =>
+    new ProxyServer({
+      host: '127.0.0.1',
+      port: 0,
+      route: () => route,
+      egress,
+      // The load balancer's own bounds, as Ledge runs them by default.
+      settings: DEFAULT_TRAFFIC_SETTINGS,
+      httpTimeouts: DEFAULT_HTTP_TIMEOUTS,
+      logger: createLogger('warn', systemClock),
+      portSetting: { flag: '--port', env: 'PORT' },
+      what: 'data plane bench',
+      clock: systemClock,
+      ...(tls ? { tls: { choose: () => choice } } : {}),
+    });
+  const [secure, plain] = [listener(true), listener(false)];
+  await secure.start();
+  await plain.start();
+  const ports = `${secure.port} ${plain.port}`;
+  if (isMainThread) console.log(ports);
+  else parentPort!.postMessage(ports);
   process.on('SIGTERM', () => process.exit(0));
 }

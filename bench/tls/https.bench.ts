@@ -16,9 +16,9 @@
 //   it covers, to compare their CPU per request by symbol;
 //   --perf-stat <events> counts perf events in each measured run of those two and prints them per request, e.g.
 //   "raw_syscalls:sys_enter,syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_read").
-// Beside the load balancer's scenarios run Node's floors (node:tls answering alone, a minimal node:tls proxy) and
-// Ledge's proxy engine alone (bench/tls/data-plane-proxy.ts: `data-plane`), so one run splits Ledge's CPU per
-// request into Node's, the engine's and the rest's (routing).
+// Beside the load balancer's scenarios run Node's floors (node:tls answering alone, and a minimal Node proxy, over
+// TLS or plain HTTP as the scenario) and Ledge's proxy engine alone (bench/tls/data-plane-proxy.ts: `data-plane`),
+// so one run splits Ledge's CPU per request into Node's, the engine's and the rest's (routing).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,8 @@ const SCRIPT = 'bench-site';
 
 type Proxy = 'ledge' | 'haproxy' | 'node-tls' | 'node-proxy' | 'data-plane';
 const PROXIES: readonly Proxy[] = ['ledge', 'haproxy', 'node-tls', 'node-proxy', 'data-plane'];
+const TLS_FLOORS: readonly Proxy[] = ['node-tls', 'node-proxy', 'data-plane'];
+const PLAIN_FLOORS: readonly Proxy[] = ['node-proxy', 'data-plane'];
 interface Ports {
   plain: number;
   tls: number;
@@ -63,10 +65,11 @@ interface BenchScenario {
   url: (ports: Ports) => string;
   request: Omit<Scenario, 'hostsFile'>;
   /**
-   * Node's floors run too: node:tls answering alone (node-tls-floor.ts) and proxying (node-tls-proxy-floor.ts);
-   * and Ledge's proxy engine alone (data-plane-proxy.ts).
+   * What runs beside Ledge and HAProxy: Node's floors, node:tls answering alone (node-tls-floor.ts) and a
+   * minimal Node proxy (node-tls-proxy-floor.ts, TLS or plain); and Ledge's proxy engine alone
+   * (data-plane-proxy.ts).
    */
-  floor?: boolean;
+  floors?: readonly Proxy[];
 }
 
 const ALL_SCENARIOS: BenchScenario[] = [
@@ -81,20 +84,21 @@ const ALL_SCENARIOS: BenchScenario[] = [
     name: 'HTTPS load balancer, GET 1 KiB',
     url: (p) => `https://${LB_HOST}:${p.tls}`,
     request: { method: 'GET', path: '/1k.bin', headers: {} },
-    floor: true,
+    floors: TLS_FLOORS,
   },
   {
     key: 'handshake',
     name: 'new TLS handshakes (LB, Connection: close)',
     url: (p) => `https://${LB_HOST}:${p.tls}`,
     request: { method: 'GET', path: '/1k.bin', headers: { Connection: 'close' } },
-    floor: true,
+    floors: TLS_FLOORS,
   },
   {
     key: 'plain',
     name: 'plain HTTP load balancer, GET 1 KiB',
     url: (p) => `http://127.0.0.1:${p.plain}`,
     request: { method: 'GET', path: '/1k.bin', headers: { Host: LB_HOST } },
+    floors: PLAIN_FLOORS,
   },
   {
     // What a new connection costs without TLS: the part of a handshake's figure that is not the handshake.
@@ -102,6 +106,7 @@ const ALL_SCENARIOS: BenchScenario[] = [
     name: 'new plain connections (LB, Connection: close)',
     url: (p) => `http://127.0.0.1:${p.plain}`,
     request: { method: 'GET', path: '/1k.bin', headers: { Host: LB_HOST, Connection: 'close' } },
+    floors: PLAIN_FLOORS,
   },
 ];
 const SCENARIOS = ALL_SCENARIOS.filter((s) => text('--only')?.split(',').includes(s.key) ?? true);
@@ -158,19 +163,18 @@ async function main() {
     children.push(proxyFloor);
     const dataPlane = nodeProxy('bench/tls/data-plane-proxy.ts');
     children.push(dataPlane);
-    const portOf = async (child: ChildProcess) =>
-      Number(await new Promise<string>((line) => createInterface({ input: child.stdout! }).once('line', line)));
-    const [floorPort, proxyFloorPort, dataPlanePort] = [
-      await portOf(floor),
-      await portOf(proxyFloor),
-      await portOf(dataPlane),
-    ];
+    // Each prints its TLS port, then its plain one if it has one.
+    const portsOf = async (child: ChildProcess): Promise<Ports> => {
+      const line = await new Promise<string>((read) => createInterface({ input: child.stdout! }).once('line', read));
+      const [tls, plain] = line.split(' ').map(Number);
+      return { tls: tls!, plain: plain ?? 0 };
+    };
     const ports: Record<Proxy, Ports> = {
       ledge: { plain: ledge.trafficPort, tls: ledge.tlsPort },
       haproxy: { plain: haproxyPlain, tls: haproxyTls },
-      'node-tls': { plain: 0, tls: floorPort },
-      'node-proxy': { plain: 0, tls: proxyFloorPort },
-      'data-plane': { plain: 0, tls: dataPlanePort },
+      'node-tls': await portsOf(floor),
+      'node-proxy': await portsOf(proxyFloor),
+      'data-plane': await portsOf(dataPlane),
     };
     // The proxy's own CPU: HAProxy's process; Ledge's process tree without its workerd children (the Worker's
     // CPU is spent for both proxies alike).
@@ -184,7 +188,7 @@ async function main() {
       'node-proxy': () => treeCpuMs(proxyFloor.pid!),
       'data-plane': () => treeCpuMs(dataPlane.pid!),
     };
-    const proxiesOf = (scenario: BenchScenario): Proxy[] => (scenario.floor ? [...PROXIES] : ['ledge', 'haproxy']);
+    const proxiesOf = (scenario: BenchScenario): Proxy[] => ['ledge', 'haproxy', ...(scenario.floors ?? [])];
     await new Promise((r) => setTimeout(r, 1_000));
     let perfRuns = 0;
     const perfPids: Partial<Record<Proxy, number>> = {
@@ -305,9 +309,13 @@ function report(results: Map<string, Record<Proxy, Measured[]>>) {
   }
   console.log('\nTargets: HTTPS >= 80% of HAProxy req/s with p99 <= 1.5x; plain HTTP >= 86%, p99 <= 1.38x.');
   console.log('node-tls: node:tls alone answering 1 KiB (no HTTP parsing, no proxying): the floor of HTTPS in Node.');
-  console.log('node-proxy: node:tls relaying to the same origin, nothing else (no routing, checks or timeouts).');
   console.log(
-    "data-plane: Ledge's proxy engine alone (src/proxy/, TLS included) with a fixed route, in a process of its own.",
+    'node-proxy: Node relaying to the same origin (node:tls, or node:net on the plain scenarios), nothing else ' +
+      '(no routing, checks or timeouts).',
+  );
+  console.log(
+    "data-plane: Ledge's proxy engine alone (src/proxy/, with its TLS on the HTTPS scenarios) with a fixed route, " +
+      'in a process of its own.',
   );
 }
 

@@ -7,11 +7,12 @@
 // it costs ~30% more CPU per request. https.bench.ts runs it beside Ledge and HAProxy in the load balancer
 // and handshake scenarios: what is left between it and Ledge is Ledge's own work per request.
 // (One request per read: wrk -c32 sends one at a time per connection; nginx answers with Content-Length.)
-// Usage (by the bench): node bench/tls/node-tls-proxy-floor.ts <certificate.pem> <key.pem> <origin port>;
-// prints its port.
+// It serves the same on a second, plain-HTTP port: the floor of the plain load balancer and of new plain
+// connections. Usage (by the bench): node bench/tls/node-tls-proxy-floor.ts <certificate.pem> <key.pem>
+// <origin port>; prints its TLS port and its plain port.
 import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { createServer, type TLSSocket } from 'node:tls';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { readIntoSharedBuffer } from '../../src/proxy/raw/client-socket.ts';
 
 const [certificateFile, keyFile, originPort] = process.argv.slice(2);
@@ -21,7 +22,7 @@ interface Origin {
   socket: Socket;
   /** Bytes of the answer still to come; -1 before its head. */
   remaining: number;
-  client: TLSSocket | undefined;
+  client: Socket | undefined;
   close: boolean;
 }
 const idle: Origin[] = [];
@@ -56,23 +57,34 @@ function connectOrigin(): Origin {
   return origin;
 }
 
-const server = createServer(
+/** Serves a client connection (TLS, or plain on the second port): each request relayed to the origin. */
+function serveClient(socket: Socket, scheme: 'https' | 'http'): void {
+  socket.on('error', () => socket.destroy());
+  const onRequest = (chunk: Buffer) => {
+    const text = chunk.toString('latin1', 0, chunk.indexOf(HEAD_END));
+    const close = /\r\nconnection: *close/i.test(text);
+    const lines = text.split('\r\n').filter((line) => !/^connection:/i.test(line));
+    const origin = idle.pop() ?? connectOrigin();
+    origin.client = socket;
+    origin.close = close;
+    origin.socket.write(`${lines.join('\r\n')}\r\nx-forwarded-proto: ${scheme}\r\n\r\n`, 'latin1');
+    return true;
+  };
+  if (!readIntoSharedBuffer(socket, onRequest)) socket.on('data', onRequest);
+}
+
+const tlsServer = createTlsServer(
   { cert: readFileSync(certificateFile!), key: readFileSync(keyFile!), ALPNProtocols: ['http/1.1'] },
-  (socket) => {
-    socket.on('error', () => socket.destroy());
-    const onRequest = (chunk: Buffer) => {
-      const text = chunk.toString('latin1', 0, chunk.indexOf(HEAD_END));
-      const close = /\r\nconnection: *close/i.test(text);
-      const lines = text.split('\r\n').filter((line) => !/^connection:/i.test(line));
-      const origin = idle.pop() ?? connectOrigin();
-      origin.client = socket;
-      origin.close = close;
-      origin.socket.write(`${lines.join('\r\n')}\r\nx-forwarded-proto: https\r\n\r\n`, 'latin1');
-      return true;
-    };
-    if (!readIntoSharedBuffer(socket, onRequest)) socket.on('data', onRequest);
-  },
+  (socket) => serveClient(socket, 'https'),
 );
-server.listen(0, '127.0.0.1', () => console.log((server.address() as { port: number }).port));
+// Plain sockets are accepted paused, so that they read into the shared buffer from their first byte.
+const plainServer = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => {
+  serveClient(socket, 'http');
+  socket.resume();
+});
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+tlsServer.listen(0, '127.0.0.1', () =>
+  plainServer.listen(0, '127.0.0.1', () => console.log(`${portOf(tlsServer)} ${portOf(plainServer)}`)),
+);
 // A clean exit on the bench's SIGTERM, so that --cpu-prof and the like write their files.
 process.on('SIGTERM', () => process.exit(0));
