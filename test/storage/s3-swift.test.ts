@@ -149,15 +149,20 @@ describe('S3BlobStore on Swift', () => {
       const blobsOfBatch = await Promise.all(Array.from({ length: 50 }, () => blobs.write(chunked(Buffer.from('x')))));
       for (const blob of blobsOfBatch) written.add(blob.blobId);
     }
-    const listed = async () => {
-      const found = new Set<string>();
-      for await (const blob of blobs.list()) found.add(blob.blobId);
-      return found;
+    // Swift lists eventually: a listing is read again, within a bound, until it has the expected size.
+    const listed = async (size: number) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const found = new Set<string>();
+        for await (const blob of blobs.list()) found.add(blob.blobId);
+        if (found.size === size || Date.now() > deadline) return found;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     };
-    expect(await listed()).toEqual(written);
+    expect(await listed(written.size)).toEqual(written);
     // 1050 ids and one that names nothing: two DeleteObjects requests, the unknown id ignored.
     await blobs.delete([...written, newId()]);
-    expect(await listed()).toEqual(new Set());
+    expect(await listed(0)).toEqual(new Set());
   });
 
   it('removeTemporaryBefore aborts stale multipart uploads of blobs, and only those', async () => {
