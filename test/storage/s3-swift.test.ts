@@ -25,6 +25,7 @@ import { startS3Server, type S3Server } from '../helpers/s3-server.ts';
 import { blobStoreConformance } from './conformance/blob-store.ts';
 import { engineConformance } from './conformance/engine.ts';
 import { systemClock } from '../../src/shared/clock.ts';
+import { poll } from '../helpers/wait.ts';
 
 const MiB = 1024 * 1024;
 const BUCKET = 'ledge-blobs';
@@ -151,13 +152,14 @@ describe('S3BlobStore on Swift', () => {
     }
     // Swift lists eventually: a listing is read again, within a bound, until it has the expected size.
     const listed = async (size: number) => {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const found = new Set<string>();
+      let found = new Set<string>();
+      const read = async () => {
+        found = new Set<string>();
         for await (const blob of blobs.list()) found.add(blob.blobId);
-        if (found.size === size || Date.now() > deadline) return found;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+        return found.size === size;
+      };
+      await poll(read, { timeoutMs: 10_000, everyMs: 100 });
+      return found;
     };
     expect(await listed(written.size)).toEqual(written);
     // 1050 ids and one that names nothing: two DeleteObjects requests, the unknown id ignored.

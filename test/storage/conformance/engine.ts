@@ -11,6 +11,7 @@ import {
 import type { LedgeError } from '../../../src/shared/errors.ts';
 import { SMALL_BODY_BYTES as INLINE_BODY_LIMIT } from '../../../src/shared/http-listener/small-body.ts';
 import { systemClock } from '../../../src/shared/clock.ts';
+import { poll } from '../../helpers/wait.ts';
 
 export interface EngineFixture {
   store: MetadataStore;
@@ -59,11 +60,12 @@ export function engineConformance(name: string, create: () => Promise<EngineFixt
     };
     /** Expects `expected` blobs in the store (on an eventually-listing store, once its listing settles). */
     const expectBlobCount = async (expected: number) => {
-      const deadline = Date.now() + (fixture.listsEventually ? LISTING_SETTLE_MS : 0);
       let count = await blobCount();
-      while (count !== expected && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        count = await blobCount();
+      if (count !== expected && fixture.listsEventually) {
+        await poll(async () => (count = await blobCount()) === expected, {
+          timeoutMs: LISTING_SETTLE_MS,
+          everyMs: 100,
+        });
       }
       expect(count, 'blobs in the store').toBe(expected);
     };
